@@ -2,6 +2,7 @@
 
     python benchmarks/compile_train.py [--backend inductor] [--only gpt,mlp,cnn] [--steps 10]
                                        [--skip-torch-compile] [--gen-tokens 32] [--threads N] [--cpu-time]
+                                       [--compile-step] [--skip-gen]
 
 Workloads are benchmarks/train_step.py's (MLP, LeNet-style CNN, 4-layer GPT with AdamW). "compiled" means the
 loss function (forward + loss) goes through `ember.compile(loss_fn, backend=...)` / `torch.compile(loss_fn)`; its
@@ -16,6 +17,8 @@ compile). Also:
   compiler ran (0 when every kernel came from the disk cache), how many graphs were lowered (0 when the graph
   cache, ember/_inductor/fxgraph_cache.py, held them all) and its hits; where PYTHONDONTWRITEBYTECODE is set
   (this sandbox), also with bytecode cached, as users run it;
+- --compile-step: a further ember row, `ember_compile_step`, with `ember.compile(opt.step)` too (the captured
+  optimizer update, written in place by generated kernels);
 - --cpu-time: step times as process CPU time (on a loaded machine wall time mostly measures waiting for a core);
 - GPT greedy generation, 16 sequences with a sliding 64-token window (every call has the same shape), no grad:
   tokens/s of ember compiled, ember eager and torch eager.
@@ -42,16 +45,17 @@ import numpy as np  # noqa: E402
 CLOCK = [time.perf_counter]
 
 
-def train(lib, name, steps, compile_fn=None):
+def train(lib, name, steps, compile_fn=None, compile_step=False):
     lib.manual_seed(0)
     model, opt, loss_fn = WORKLOADS[name](lib)
     f = compile_fn(loss_fn) if compile_fn is not None else loss_fn
+    opt_step = compile_fn(opt.step) if compile_step else opt.step
 
     def step():
         opt.zero_grad(set_to_none=True)
         loss = f()
         loss.backward()
-        opt.step()
+        opt_step()
         return loss
 
     row = {}
@@ -154,6 +158,9 @@ def main(argv=None):
     ap.add_argument("--skip-torch-compile", action="store_true")
     ap.add_argument("--gen-tokens", type=int, default=32)
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--compile-step", action="store_true",
+                    help="also ember.compile(opt.step) (row ember_compile_step: loss and optimizer step compiled)")
+    ap.add_argument("--skip-gen", action="store_true", help="skip the generation measurement")
     ap.add_argument("--cpu-time", action="store_true",
                     help="step times as process CPU time (steadier than wall time on a loaded machine)")
     ap.add_argument("--warm-child", action="store_true", help=argparse.SUPPRESS)
@@ -190,6 +197,10 @@ def main(argv=None):
         ember._dynamo.reset()
         rows[name]["ember_compile"] = train(ember, name, args.steps,
                                             lambda f: ember.compile(f, backend=args.backend))
+        if args.compile_step:
+            ember._dynamo.reset()
+            rows[name]["ember_compile_step"] = train(ember, name, args.steps,
+                                                     lambda f: ember.compile(f, backend=args.backend), True)
         if torch is not None and not args.skip_torch_compile:
             torch._dynamo.reset()
             rows[name]["torch_compile"] = train(torch, name, args.steps, torch.compile)
@@ -198,6 +209,9 @@ def main(argv=None):
             for other in ("torch_eager", "torch_compile", "ember_eager"):
                 if "step_ms" in r.get(other, {}):
                     r[f"ember_compile_vs_{other}"] = round(r["ember_compile"]["step_ms"] / r[other]["step_ms"], 2)
+                    if "step_ms" in r.get("ember_compile_step", {}):
+                        r[f"ember_compile_step_vs_{other}"] = round(r["ember_compile_step"]["step_ms"] /
+                                                                    r[other]["step_ms"], 2)
     out["train"] = rows
     if "gpt" in names:
         g = rows["gpt"]
@@ -212,6 +226,9 @@ def main(argv=None):
             _warm(args.backend, env)
             out["warm_start_gpt_train_step_bytecode_cached"] = _warm(args.backend, env)
     ember._dynamo.reset()
+    if args.skip_gen:
+        print(json.dumps(out, indent=1))
+        return out
     gen = {"ember_eager": generation(ember, args.gen_tokens),
            "ember_compile": generation(ember, args.gen_tokens, lambda m: ember.compile(m, backend=args.backend))}
     if torch is not None:

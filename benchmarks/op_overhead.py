@@ -1,6 +1,6 @@
 """Per-op overhead on tiny tensors: median microseconds per call, ember vs torch vs numpy.
 
-    python benchmarks/op_overhead.py [--json out.json] [--profile]
+    python benchmarks/op_overhead.py [--json out.json] [--profile] [--cpu-min] [--no-import]
 
 Workloads (issue 2): `a + b`, `relu`, 8x8 matmul, `x.sum()`, `a + b` with requires_grad, on
 4-element tensors; plus `import ember` (and numpy, torch) in fresh interpreters, with bytecode cached and
@@ -14,12 +14,19 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 import timeit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
 
+CPU_MIN = "--cpu-min" in sys.argv   # min CPU time over the rounds: comparable between runs on a loaded machine
+
+
 def median_us(stmt, glb, number=2000, repeat=15):
+    if CPU_MIN:
+        times = timeit.Timer(stmt, globals=glb, timer=time.process_time).repeat(number=number, repeat=repeat)
+        return min(times) / number * 1e6
     times = timeit.repeat(stmt, number=number, repeat=repeat, globals=glb)
     return statistics.median(times) / number * 1e6
 
@@ -101,16 +108,21 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--json")
     p.add_argument("--profile", action="store_true", help="print a cProfile of 20k `a + b` calls")
+    p.add_argument("--cpu-min", action="store_true", help="min CPU time per round instead of the median wall time")
+    p.add_argument("--no-import", action="store_true", help="skip the import-time rows")
     args = p.parse_args()
     import numpy as np
     import ember
-    report = {"ember": bench(ember), "ember import ms": import_ms("ember"), "numpy import ms": import_ms("numpy")}
+    report = {"ember": bench(ember)}
+    if not args.no_import:
+        report.update({"ember import ms": import_ms("ember"), "numpy import ms": import_ms("numpy")})
     na, nb = np.ones(4, np.float32), np.ones(4, np.float32)
     report["numpy"] = {"a + b": round(median_us("na + nb", {"na": na, "nb": nb}), 3)}
     try:
         import torch
         report["torch"] = bench(torch)
-        report["torch import ms"] = import_ms("torch", runs=3)
+        if not args.no_import:
+            report["torch import ms"] = import_ms("torch", runs=3)
         report["ratio ember/torch"] = {k: round(v / report["torch"][k], 2) for k, v in report["ember"].items()
                                        if isinstance(v, float) and isinstance(report["torch"].get(k), float)}
     except ImportError:

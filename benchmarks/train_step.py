@@ -104,7 +104,7 @@ def gpt_plain(lib):
     return gpt(lib, "plain")
 
 
-def generate_tokens_per_s(lib, new_tokens=48, attention="plain"):
+def generate_tokens_per_s(lib, new_tokens=48, attention="plain", clock=time.perf_counter):
     """Greedy generation at batch 1 without a KV cache (the whole prefix runs again for every token), as
     tokens per second: the per-op overhead of a forward of ~200 small ops decides it."""
     lib.manual_seed(0)
@@ -112,11 +112,11 @@ def generate_tokens_per_s(lib, new_tokens=48, attention="plain"):
     idx = lib.tensor([[1, 2, 3, 4]])
     with lib.no_grad():
         model(idx)                                      # warm-up
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(new_tokens):
             nxt = model(idx[:, -64:])[:, -1, :].argmax(-1, keepdim=True)
             idx = lib.cat([idx, nxt], dim=1)
-        return new_tokens / (time.perf_counter() - t0)
+        return new_tokens / (clock() - t0)
 
 
 WORKLOADS = {"mlp": mlp, "cnn": cnn, "gpt": gpt, "gpt_plain": gpt_plain}
@@ -154,6 +154,8 @@ def main(argv=None):
     import ember
     import torch
     torch.set_num_threads(args.threads or len(os.sched_getaffinity(0)))
+    if args.threads:
+        ember.set_num_threads(args.threads)     # both libraries alike (ember's pool and numpy's BLAS)
     clock = time.process_time if args.cpu_time else time.perf_counter
     results = {}
     for name in args.only.split(","):
@@ -161,7 +163,7 @@ def main(argv=None):
         if name == "generate":
             for libname, lib in (("torch", torch), ("ember", ember)):
                 row[f"{libname}_tokens_per_s"] = round(float(np.median(
-                    [generate_tokens_per_s(lib) for _ in range(3)])), 1)
+                    [generate_tokens_per_s(lib, clock=clock) for _ in range(3)])), 1)
             row["ratio"] = round(row["ember_tokens_per_s"] / row["torch_tokens_per_s"], 2)
             results[name] = row
             print(name, json.dumps(row), file=sys.stderr)

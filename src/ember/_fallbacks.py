@@ -58,7 +58,7 @@ def _inplace_or_view_fallback(op, below):
     def kernel(*args, **kwargs):
         for get in written:          # inference tensors refuse in-place writes outside inference_mode
             t = get(args, kwargs)
-            if t.__class__ is not list and t is not None and t._vc is INFERENCE_VC:
+            if t.__class__ is not list and t.__class__ is not tuple and t is not None and t._vc is INFERENCE_VC:
                 INFERENCE_VC.check_write()
         out = op.redispatch(below, *args, **kwargs)
         for get in written:

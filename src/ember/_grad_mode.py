@@ -16,10 +16,11 @@ def is_grad_enabled():
 
 def _set_enabled(mode):
     state.grad_enabled = bool(mode)
+    # only the Autograd bit changes, which does not count in tls.KEYS_ACTIVE: the plain slot is enough
     if mode:
-        state.exclude &= ~AUTOGRAD_BIT
+        state._exclude &= ~AUTOGRAD_BIT
     else:
-        state.exclude |= AUTOGRAD_BIT
+        state._exclude |= AUTOGRAD_BIT
 
 
 class _DecoratorContextManager:

@@ -11,12 +11,16 @@ import numbers
 from ._core.symint import SymInt
 from ._core import dtype as D
 from ._ops import ops
+from ._core.dispatch_keys import AUTOGRAD_BIT
+from ._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ._core.tensor_impl import TensorImpl as Tensor
 from .functional import tensor as _tensor
 
 _aten = ops.aten
 _select = _aten.select.int
 _slice = _aten.slice.Tensor
+_select_cache = _select._dispatch_cache
+_slice_cache = _slice._dispatch_cache
 _INVALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
             "(got {})")
 
@@ -167,6 +171,14 @@ def _basic(self, index):
     size = self._size
     if index.__class__ is int:
         if size and -size[0] <= index < size[0]:
+            if not _KEYS_ACTIVE[0]:
+                # select.int's dispatch inlined (OpOverload.__call__ for one tensor argument; see _ops.py)
+                ks = self._ks
+                if ks & AUTOGRAD_BIT:
+                    ks &= ~_tls._exclude
+                k = _select_cache.get(ks)
+                if k is not None:
+                    return k(self, 0, index)
             return _select(self, 0, index)
         return None
     if index.__class__ is not tuple or len(index) > len(size):
@@ -187,7 +199,14 @@ def _basic(self, index):
                 return None
             result = _select(result, dim, x)
         else:
-            result = _slice(result, dim, x.start, x.stop, 1 if x.step is None else x.step)
+            step = 1 if x.step is None else x.step
+            k = None
+            if not _KEYS_ACTIVE[0]:
+                ks = result._ks
+                if ks & AUTOGRAD_BIT:
+                    ks &= ~_tls._exclude
+                k = _slice_cache.get(ks)
+            result = (_slice if k is None else k)(result, dim, x.start, x.stop, step)
             dim += 1
     return result
 

@@ -9,7 +9,7 @@ Registering a kernel clears the caches.
 """
 import importlib
 
-from ._core.tls import state
+from ._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state
 from ._arg_parser import bind_packet_call
 from ._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ._core.dispatch_keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey,
@@ -147,7 +147,7 @@ def _keyset(args, kwargs):
                         ks |= t._ks
     if not ks & (CPU_BIT | META_BIT):
         ks |= BACKEND_SELECT_BIT
-    return (ks | state.include) & ~state.exclude
+    return (ks | state._include) & ~state._exclude
 
 
 class OpOverload:
@@ -195,9 +195,9 @@ class OpOverload:
 
     # -- calling
     def __call__(self, *args, **kwargs):
-        # inlined common case of _keyset: all positional args are tensors or scalars, no kwargs
-        ks = 0
+        # inlined common case of _keyset: positional args only (tensors, scalars, lists of tensors)
         if not kwargs:
+            ks = 0
             for a in args:
                 if a.__class__ in _TENSOR_TYPES:
                     ks |= a._ks
@@ -205,7 +205,17 @@ class OpOverload:
                     for t in a:
                         if t.__class__ in _TENSOR_TYPES:
                             ks |= t._ks
-        ks = (ks | state.include) & ~state.exclude if ks & _BACKEND_BITS else _keyset(args, kwargs)
+            if ks & _BACKEND_BITS:
+                if _KEYS_ACTIVE[0]:
+                    ks = (ks | state._include) & ~state._exclude
+                elif ks & AUTOGRAD_BIT:           # only grad mode can be in the thread's sets: see _core/tls
+                    ks &= ~state._exclude
+                try:
+                    k = self._dispatch_cache[ks]
+                except KeyError:
+                    k = self._resolve(ks)
+                return k(*args)
+        ks = _keyset(args, kwargs)
         try:
             k = self._dispatch_cache[ks]
         except KeyError:

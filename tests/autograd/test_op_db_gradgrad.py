@@ -294,7 +294,13 @@ NO_SECOND_ORDER_PARITY = {"linalg.svd": "signs of singular vectors differ betwee
                           "svd": "as linalg.svd (the legacy svd returns the same vectors, V for Vh)",
                           "as_strided_scatter": "torch's grad for self is grad's slice region (zeros elsewhere), which "
                                                 "is not the derivative; ember's is grad with the region zeroed, "
-                                                "checked by gradcheck/gradgradcheck"}
+                                                "checked by gradcheck/gradgradcheck",
+}
+# per sample: (predicate on the SampleInput, reason)
+NO_SECOND_ORDER_PARITY_FOR = {
+    "ldexp": (lambda s: any(getattr(x, "dtype", None) is not None and np.asarray(x).dtype.kind in "iu" for x in s.args),
+              "an integer exponent: torch's LdexpBackward0 raises 2 to it in integer arithmetic, so its grad for self "
+              "is 0 where other < 0 (torch 2.13 bug); ember's is grad * 2**other, checked by gradcheck/gradgradcheck")}
 
 
 def _parity_db(op, samples):
@@ -305,6 +311,8 @@ def _parity_db(op, samples):
         pytest.skip(NO_SECOND_ORDER_PARITY[op.name])
     ran = 0
     for s in samples[:2]:
+        if op.name in NO_SECOND_ORDER_PARITY_FOR and NO_SECOND_ORDER_PARITY_FOR[op.name][0](s):
+            continue
         arrays = _differentiable(s, op)
         ins = [_f64(a) for a in arrays]
         if not _usable(_db_fn(op, s), ins):

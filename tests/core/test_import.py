@@ -52,6 +52,9 @@ _HEAVY = (
     "ember.kernels.cpu.elementwise", "ember.kernels.meta", "ember.kernels.decompositions",
     "ember._generated.autograd_registrations", "ember._generated.nn_functions", "ember._generated.linalg_functions",
     "numpy.random", "concurrent.futures", "logging", "secrets", "ml_dtypes", "yaml", "sympy", "mpi4py",
+    "ember.distributions", "ember.fft", "ember.special", "ember.return_types", "ember.overrides",
+    "ember.utils.tensorboard", "ember.nn.functional", "ember.optim.lr_scheduler",
+    "zlib", "mmap", "subprocess", "tempfile", "json",
 )
 
 

@@ -13,7 +13,7 @@ from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicO
 from ember.fx.experimental.proxy_tensor import make_fx
 from ember.testing import assert_close
 
-from ._op_db_util import flat, ops_with_samples
+from ._op_db_util import assert_listed_entries_exist, flat, ops_with_samples, run_listed
 
 _DYNAMIC = (DynamicOutputShapeException, "output shape depends on the data (torch raises the same)")
 XFAIL = {
@@ -121,11 +121,8 @@ def test_out_variant_functionalized(op):
 
 
 def _run_listed(op, check):
-    if op.name in XFAIL:
-        exc, reason = XFAIL[op.name]
-        try:
-            check()
-        except exc:
-            pytest.xfail(reason)
-        return
-    check()
+    run_listed(op, XFAIL, check)
+
+
+def test_xfail_list_names_real_ops():
+    assert_listed_entries_exist(XFAIL)

@@ -114,3 +114,75 @@ def test_every_mode_compiles_and_matches_eager(mode):
     ember.testing.assert_close(y, _f(x.detach()))
     y.sum().backward()
     ember.testing.assert_close(x.grad, 2 * (2 * x.detach()).cos())
+
+
+def test_unread_options_warn_and_read_ones_do_not():
+    for key in config.UNREAD:
+        with pytest.warns(UserWarning, match=f"option '{key}' is accepted"):
+            InductorWrapper(options={key: config.get_type(key)() if config.get_type(key) is not tuple else ()})
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        InductorWrapper(options={"cpp.threads": 1, "max_autotune": True})
+        InductorWrapper(mode="max-autotune")                 # a mode's own values: documented, not warned
+
+
+def test_options_apply_to_the_lazily_compiled_backward(monkeypatch):
+    """AOT autograd compiles the backward on the first backward, after ember.compile's call has returned: the
+    options still apply (compile_fx snapshots the config)."""
+    from ember._inductor import compile_fx as cfx
+    seen = []
+    real = cfx.compile_fx_inner
+
+    def spy(gm, example_inputs, **kw):
+        seen.append(config.cpp.threads)
+        return real(gm, example_inputs, **kw)
+    monkeypatch.setattr(cfx, "compile_fx_inner", spy)
+    from ember._dynamo.backends import registry
+    monkeypatch.setitem(registry._BACKENDS, "inductor", lambda gm, ex: cfx.compile_fx(gm, ex, inner_compile=spy))
+    x = ember.randn(4, 3, requires_grad=True)
+    out = ember.compile(lambda t: (t.sin() * 2).sum(), options={"cpp.threads": 1})(x)
+    out.backward()
+    assert seen == [1, 1] and config.cpp.threads == -1
+
+
+def test_max_autotune_times_variants_and_stores_the_choice(tmp_path, monkeypatch):
+    from ember._dynamo.utils import counters
+    from ember._inductor import autotune
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(config, "fx_graph_cache", False)
+    x = ember.randn(64, 48, 40)
+
+    def f(t):
+        return (t * 2).sum((0, 1)) + t.softmax(-1).amax(-1).sum()
+    out = ember.compile(f, mode="max-autotune")(x)
+    ember.testing.assert_close(out, f(x), rtol=1e-4, atol=1e-3)
+    assert counters["inductor"]["autotuned_graphs"] == 1
+    stored = list((tmp_path / "autotune").glob("*.json"))
+    assert len(stored) == 1
+    import json
+    rec = json.loads(stored[0].read_text())
+    assert rec["params"] in autotune.VARIANTS and len(rec["seconds"]) >= 2
+    ember._dynamo.reset()
+    out = ember.compile(f, mode="max-autotune")(x)          # the stored choice: no timing
+    ember.testing.assert_close(out, f(x), rtol=1e-4, atol=1e-3)
+    assert counters["inductor"]["autotune_cache_hit"] == 1 and counters["inductor"]["autotuned_graphs"] == 0
+
+
+def test_max_autotune_leaves_in_place_updates_untimed():
+    from ember._dynamo.utils import counters
+    model = ember.nn.Linear(3, 2)
+    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    twin = ember.nn.Linear(3, 2)
+    twin.load_state_dict(model.state_dict())
+    topt = ember.optim.SGD(twin.parameters(), lr=0.1, momentum=0.9)
+    step = ember.compile(topt.step, mode="max-autotune")
+    for _ in range(2):
+        for m, o in ((model, opt), (twin, topt)):
+            o.zero_grad()
+            m(ember.ones(4, 3)).sum().backward()
+        opt.step()
+        step()
+    for p, q in zip(model.parameters(), twin.parameters()):
+        ember.testing.assert_close(q, p, rtol=0, atol=0)      # the update ran once per step, not per variant
+    assert counters["inductor"]["autotuned_graphs"] == 0

@@ -542,3 +542,54 @@ def test_softmax_long_float32_row_keeps_float32_accuracy(log):
     e = np.exp(xd - xd.max())
     ref = np.log(e / e.sum()) if log else e / e.sum()
     np.testing.assert_allclose(y, ref, rtol=2e-6, atol=0)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_softmax_strided_2d_forward_and_backward_match_torch(torch, dt, log, dim):
+    """A transposed (non-contiguous) matrix takes the numpy paths with C on and off, whose 2-D blocks are
+    reduced along either dim; the backward also with a grad that is contiguous while the output is not,
+    and with a stride-0 (broadcast) grad."""
+    a = RNG.standard_normal((7, 5)).astype(dt)
+    w = RNG.standard_normal((5, 7)).astype(dt)
+    fn = "log_softmax" if log else "softmax"
+
+    def run(lib, grad_kind):
+        x = lib.tensor(a).t().requires_grad_()
+        y = getattr(lib, fn)(x, dim)
+        if grad_kind == "dense":
+            (y * lib.tensor(w)).sum().backward()
+        else:                                   # d(sum over the other dim) * w: an expanded grad
+            (y.sum(1 - dim) * lib.tensor(w[:, 0] if dim == 0 else w[0])).sum().backward()
+        return y.detach().numpy(), x.grad.numpy()
+
+    for kind in ("dense", "broadcast"):
+        want = run(torch, kind)
+        on, off = both_paths(lambda: run(ember, kind))
+        for got in (on, off):
+            for g, t in zip(got, want):
+                assert_same(g, t, dt)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_backward_data_with_mixed_layouts_matches_torch(torch, dt, log):
+    """_softmax_backward_data / _log_softmax_backward_data called with one of grad_output and output
+    transposed (non-contiguous) and the other contiguous, over the last dim and dim 0, C on and off."""
+    name = "_log_softmax_backward_data" if log else "_softmax_backward_data"
+    g, y = RNG.standard_normal((6, 4)).astype(dt), RNG.random((6, 4)).astype(dt)
+    tdt = getattr(torch, np.dtype(dt).name)
+    for dim in (-1, 0):
+        for g_t, y_t in ((True, False), (False, True)):
+            def args(lib, tensor):
+                gg = tensor(g.T.copy()).t() if g_t else tensor(g)
+                yy = tensor(y.T.copy()).t() if y_t else tensor(y)
+                return gg, yy
+            want = getattr(torch.ops.aten, name)(*args(torch, torch.tensor), dim, tdt).numpy()
+            edt = getattr(ember, np.dtype(dt).name)
+            on, off = both_paths(lambda: getattr(ember.ops.aten, name)(*args(ember, ember.tensor), dim, edt).numpy())
+            assert_same(on, want, dt)
+            assert_same(off, want, dt)

@@ -37,3 +37,21 @@ def test_softmax_rows_with_pos_inf_or_all_neg_inf_are_nan(dim):
         e, t = getattr(ember, f)(x, dim), getattr(torch, f)(tx, dim)
         assert np.isnan(t.numpy()).any()
         close(e, t)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_backward_of_a_broadcast_grad_matches_torch(fn, dim):
+    """The grad reaching softmax's backward is often an expanded tensor (a sum over a dim, or .sum() itself:
+    stride 0) while the saved output is contiguous: the backward kernels take mixed layouts."""
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(7).standard_normal((4, 6))
+    w = np.linspace(-1.0, 2.0, 6 if dim == -1 else 4)
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = getattr(lib, fn)(x, dim)
+        (y.sum(dim=0 if dim == -1 else 1) * lib.tensor(w)).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)

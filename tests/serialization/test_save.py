@@ -334,3 +334,28 @@ def test_deflated_checkpoint_loads_without_a_second_copy(tmp_path, source, monke
     # one copy of the record (the storage) plus pieces of about 1 MiB of compressed input and
     # inflated output; reading the record whole before copying it would need twice its size
     assert w.nbytes <= peak < w.nbytes * 5 // 4, peak
+
+
+def test_mmap_load_reads_the_archive_through_the_mapping(tmp_path, monkeypatch):
+    """With mmap=True the zip directory is read from the stream once and every record's local header
+    and bytes come from the mapping: the number of reads does not grow with the number of tensors."""
+    from ember.serialization import _serialization
+    sd = {f"t{i}": ember.tensor(np.full(3, i, dtype=np.float32)) for i in range(60)}
+    p = tmp_path / "many.pt"
+    save(sd, p)
+    reads = []
+    real_open = _serialization._open_for_read
+
+    class Counting(io.BufferedReader):
+        def read(self, n=-1):
+            reads.append(n)
+            return super().read(n)
+
+    def counting_open(f):
+        stream, path, close = real_open(f)
+        stream.close()
+        return Counting(io.FileIO(path, "rb")), path, True
+    monkeypatch.setattr(_serialization, "_open_for_read", counting_open)
+    back = load(p, mmap=True)
+    assert [back[f"t{i}"].tolist() for i in range(60)] == [[float(i)] * 3 for i in range(60)]
+    assert len(reads) < 10, reads

@@ -23,7 +23,7 @@ import yaml
 
 from .model import NATIVE_DIR, PYTHON_MODULES
 from .gen_python import _default, _is_tensor, emit_functions
-from _schema import ListType, OptionalType
+from _schema import BaseTy, BaseType, ListType, OptionalType
 
 DERIVATIVES_DIR = os.path.join(NATIVE_DIR, "derivatives")
 FORMULAS_DIR = os.path.join(os.path.dirname(NATIVE_DIR), "autograd", "formulas")
@@ -168,10 +168,12 @@ class Entry:
             raise ValueError(f"derivatives: {self.name}: complex must be exact or not_implemented, not {cx!r}")
         self.complex_mode = {"conj": "conj", "exact": None, "not_implemented": "raise"}[cx]
         # `node:` the Node class name when torch's numbering differs from ember's file order
-        # (remainder.Tensor is RemainderBackward1 in torch because remainder.Scalar comes first there)
+        # (remainder.Tensor is RemainderBackward1 in torch because remainder.Scalar comes first there);
+        # torch names the nodes of the *_copy views after the view's: TBackward0_copy
         self.node = raw.get("node")
-        if self.node is not None and not re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]+", str(self.node)):
-            raise ValueError(f"derivatives: {self.name}: node must look like FooBackward<N>, not {self.node!r}")
+        if self.node is not None and not re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]+(_copy)?", str(self.node)):
+            raise ValueError(f"derivatives: {self.name}: node must look like FooBackward<N>[_copy], not "
+                             f"{self.node!r}")
         for k, v in raw.items():
             if k in ("name", "output_differentiability", "result", "complex", "node"):
                 continue
@@ -285,6 +287,42 @@ def _argtuple(fn):
     a = fn.func.arguments
     names = [_py(x.name) for x in list(a.flat_positional) + list(a.flat_kwarg_only)]
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+
+def _kernel_below(fn, op, indent="    "):
+    """Lines binding `_k` to the kernel below Autograd for this call: the key set of the tensor arguments (those
+    a tensor can bind to: Tensor, Scalar, int, float) minus Autograd and above, then the op's dispatch cache,
+    inlined (what `op.redispatch(below_ks(args), ...)` does). A list argument, a thread with dispatch keys
+    included or excluded, or no backend key takes below_ks's general computation."""
+    a = fn.func.arguments
+    names = []
+    for x in list(a.flat_positional) + list(a.flat_kwarg_only):
+        b = x.type.elem if isinstance(x.type, OptionalType) else x.type
+        if not isinstance(b, BaseType):
+            if isinstance(b, ListType) and isinstance(b.elem, BaseType) and b.elem.name in (
+                    BaseTy.bool, BaseTy.float, BaseTy.str):
+                continue          # lists no tensor binds to
+            return None
+        if b.name in (BaseTy.Tensor, BaseTy.Scalar, BaseTy.int, BaseTy.SymInt, BaseTy.float):
+            names.append(_py(x.name))
+    if not names:
+        return None
+    lines = []
+    for i, v in enumerate(names):
+        if i == 0:
+            lines.append(f"_ks = {v}._ks if {v}.__class__ in _TENSOR_TYPES else 0")
+        else:
+            lines.append(f"if {v}.__class__ in _TENSOR_TYPES:")
+            lines.append(f"    _ks |= {v}._ks")
+    lines += ["if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:",
+              f"    _ks = _below_ks({_argtuple(fn)})",
+              "else:",
+              "    _ks &= _BELOW_AUTOGRAD_OR_PYTHON",
+              "try:",
+              f"    _k = {op}._dispatch_cache[_ks]",
+              "except KeyError:",
+              f"    _k = {op}._resolve(_ks)"]
+    return [indent + ln for ln in lines]
 
 
 def _call(fn):
@@ -597,8 +635,15 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w(f"    _g{i} = " + (f"_rg({a.name})" if e.is_list(a) else f"_getattr({a.name}, '_requires_grad', False)"))
     rgs = [rg_of[a.name] for a in e.inputs]
     w.w(f"    _need = {' or '.join(rgs) if rgs else 'False'}")
-    w.w("    if not _need:")
-    w.w(f"        return {op}.redispatch(_below_ks({args}), {_call(fn)})")
+    below = _kernel_below(fn, op)
+    if below:
+        for line in below:
+            w.w(line)
+        w.w("    if not _need:")
+        w.w(f"        return _k({_call(fn)})")
+    else:
+        w.w("    if not _need:")
+        w.w(f"        return {op}.redispatch(_below_ks({args}), {_call(fn)})")
     w.w(f"    _n = {cls}()")
     edges = []
     for a in e.inputs:
@@ -620,7 +665,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             val = expr
         w.w(f"    if {cond}:")
         w.w(f"        _n.s_{n} = {val}")
-    w.w(f"    _res = {op}.redispatch(_below_ks({args}), {_call(fn)})")
+    w.w(f"    _res = _k({_call(fn)})" if below else f"    _res = {op}.redispatch(_below_ks({args}), {_call(fn)})")
     if inplace:
         w.w("    _rebase_history(self, _n)")
     elif e.output_mask is not None:
@@ -734,6 +779,10 @@ PRELUDE = [
     "                                           fw_seed as _fw_seed, fw_transpose as _fw_transpose,",
     "                                           fw_transpose_multi as _fw_transpose_multi,",
     "                                           enable_grad as _fw_enable_grad)",
+    "from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES",
+    "from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS",
+    "from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE",
+    "from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON",
     "_getattr = _bi.getattr",
 ]
 

@@ -222,16 +222,25 @@ class Overload:
         call = f"{opvar}({self.call_args(self.fn)})"
         wrap = (lambda c: f"{rtvar}(*{c})") if rtvar else (lambda c: c)
         fast = self.defaults_check()
+        direct = self.direct_dispatch(opvar, wrap)
         if fast and not self.factory:
             # keyword-only arguments left at their defaults are not passed: the op sees only the
             # positional arguments (a cheaper call, and what a mode logging the call would show)
             lines.append(f"if out is None and {fast}:" if self.out_fn else f"if {fast}:")
-            lines.append(f"    return {wrap(opvar + '(' + self.call_args(self.fn, positional_only=True) + ')')}")
+            if direct:
+                lines += ["    " + ln for ln in direct]
+            else:
+                lines.append(f"    return {wrap(opvar + '(' + self.call_args(self.fn, positional_only=True) + ')')}")
         if check:
             lines += self.arg_checks(kwonly=True)
         if self.out_fn:
             lines.append("if out is not None:")
-            if check and len(self.out_names) == 1 and not self.numbers_anywhere:
+            list_out = len(self.out_fn.func.arguments.out) == 1 and "[]" in str(self.out_fn.func.arguments.out[0].type)
+            if check and len(self.out_names) == 1 and not self.numbers_anywhere and list_out:
+                lines.append("    if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):")
+                lines.append(f"        raise _bad_arg({str(self.fn.func.name.name)!r}, 'out', None, 'tuple of Tensors', "
+                             "out)")
+            elif check and len(self.out_names) == 1 and not self.numbers_anywhere:
                 lines.append("    if not isinstance(out, TensorImpl):")
                 lines.append(f"        raise _bad_arg({str(self.fn.func.name.name)!r}, 'out', None, 'Tensor', out)")
             outcall = f"{outvar}({self.call_args(self.out_fn, out=True)})"
@@ -241,9 +250,63 @@ class Overload:
             lines.append("if requires_grad:")
             lines.append("    r.requires_grad_()")
             lines.append("return r")
+        elif direct and not self.fn.func.arguments.flat_kwarg_only:
+            lines += direct           # no keyword-only arguments (out= went above): the call is positional
         else:
             lines.append(f"return {wrap(call)}")
         return "\n".join(indent + ln for ln in lines)
+
+    def direct_dispatch(self, opvar, wrap):
+        """Lines calling the op's kernel for a positional-only call straight from the op's dispatch cache
+        (the OpOverload.__call__ work inlined for this schema: the key set is the OR of the arguments that
+        can be tensors; see _ops.py), or None where that call is not one (a list parameter, whose tensors
+        the dispatcher would have to look through). Anything but a plain key set in the cache, a thread
+        with dispatch keys included or excluded (modes, autocast, fake tensors: tls.KEYS_ACTIVE), or no
+        tensor argument takes the OpOverload call, so every op is still dispatched and seen."""
+        if self.factory or self.varargs:
+            return None
+        args = []
+        for x in self.fn.func.arguments.flat_positional:
+            b = _base(x.type)
+            if not isinstance(b, BaseType):
+                return None
+            v = "self" if x.name == "self" and self.method else self.pyname(x)
+            n = b.name
+            if n == BaseTy.Tensor:
+                # the argument checks (or the matcher) let only a tensor through a non-optional Tensor parameter
+                # that takes no number; a method's `self` is not checked
+                sure = not (self.method and v == "self") and not (
+                    isinstance(x.type, OptionalType) or x.default == "None" or x.name in self.scalar_ok)
+                args.append((v, sure))
+            elif n in (BaseTy.int, BaseTy.SymInt, BaseTy.float, BaseTy.Scalar):
+                args.append((v, False))      # a 0-dim tensor binds here too
+            elif n not in (BaseTy.bool, BaseTy.str, BaseTy.ScalarType, BaseTy.Layout, BaseTy.Device,
+                           BaseTy.MemoryFormat):
+                return None
+        if not args:
+            return None
+        lines = []
+        for i, (v, sure) in enumerate(args):
+            if sure:
+                lines.append(f"_ks = {v}._ks" if i == 0 else f"_ks |= {v}._ks")
+            elif i == 0:
+                lines.append(f"_ks = {v}._ks if {v}.__class__ in _TENSOR_TYPES else 0")
+            else:
+                lines.append(f"if {v}.__class__ in _TENSOR_TYPES:")
+                lines.append(f"    _ks |= {v}._ks")
+        call_args = self.call_args(self.fn, positional_only=True)
+        cache = "_c" + opvar[3:]
+        lines += ["if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
+                  "    if _ks & _AUTOGRAD_BIT:",
+                  "        _ks &= ~_tls._exclude",
+                  "    try:",
+                  f"        _k = {cache}[_ks]",
+                  "    except KeyError:",
+                  "        pass",
+                  "    else:",
+                  f"        return {wrap('_k(' + call_args + ')')}",
+                  f"return {wrap(opvar + '(' + call_args + ')')}"]
+        return lines
 
     def matcher_body(self, indent="    "):
         checks = []
@@ -317,7 +380,8 @@ def _bad_cond(v, t, default, numbers_ok):
         n = b.name
         if n == BaseTy.Tensor:
             c = f"{pre}{v}.__class__ not in _TENSOR_TYPES"
-            return (c + f" and not _is_num({v})" if numbers_ok else c), "Tensor"
+            return (c + f" and {v}.__class__ is not float and {v}.__class__ is not int and not _is_num({v})"
+                    if numbers_ok else c), "Tensor"
         if n in (BaseTy.int, BaseTy.SymInt):
             return f"{pre}{v}.__class__ is not int and not _is_int({v})", "int"
         if n == BaseTy.float:
@@ -440,6 +504,7 @@ def _ops_imports(groups):
         ov = n.overload_name or "default"
         lines.append(f"{var} = getattr(_ops.aten.{n.name}, {ov!r})" if keyword.iskeyword(ov)
                      else f"{var} = _ops.aten.{n.name}.{ov}")
+        lines.append(f"_c{var[3:]} = {var}._dispatch_cache")
     return lines
 
 
@@ -467,6 +532,35 @@ def _emit_group(pyname, defname, ovs, lines, method):
     lines.append(f"_{defname}_sigs = {sigs!r}")
     lines.append("")
     lines.append(f"def {defname}(*args, **kwargs):")
+    # the first overload an argument-less call can bind (every parameter defaulted, or a `*size` one)
+    bare = next((i for i, ov in enumerate(ovs) if all(x.default is not None or (ov.varargs and x is ov.positional[0])
+                                                      for x in ov.positional + ov.kwonly)), None)
+    if method and bare is not None and not ovs[bare].varargs:
+        # `x.sum()`: a method call with no argument binds the first overload taking none (the loop below
+        # would reach it with an exact fit: an argument-less call raises TypeError in the matchers before it)
+        lines.append("    if not kwargs and len(args) == 1:")
+        lines.append(f"        return _{defname}_b{bare}(args[0])")
+    v0 = ovs[0]
+    if (method and v0.varargs and not v0.factory and len(v0.fn.func.arguments.flat_positional) == 2
+            and all(x.default is not None for x in v0.kwonly) and not v0.out_fn):
+        # `x.view(2, 3)`: ints after self bind the first overload's `*size` exactly (the loop below would call it
+        # first), and with ints only no tensor hides in the list: its op's kernel straight from the dispatch cache
+        # (the key set of self; see Overload.direct_dispatch)
+        op0 = _opvar(v0.fn)
+        lines += ["    if not kwargs and len(args) > 1:",
+                  "        for _a in args[1:]:",
+                  "            if _a.__class__ is not int:",
+                  "                break",
+                  "        else:",
+                  "            _self = args[0]",
+                  "            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
+                  "                _ks = _self._ks",
+                  "                if _ks & _AUTOGRAD_BIT:",
+                  "                    _ks &= ~_tls._exclude",
+                  f"                _k = _c{op0[3:]}.get(_ks)",
+                  "                if _k is not None:",
+                  "                    return _k(_self, args[1:])",
+                  f"            return _{defname}_b0(*args)"]
     lines.append("    best = None")
     lines.append(f"    for c, b in _{defname}_ovs:")
     lines.append("        try:")
@@ -497,6 +591,8 @@ def _imports(extra=""):
     return [HEADER, "from .. import _ops as _opsmod",
             "from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)",
             "from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl",
+            "from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS",
+            "from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
             "                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)"]
 

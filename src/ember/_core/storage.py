@@ -62,8 +62,12 @@ class UntypedStorage:
         v = self._views
         v.append(weakref.ref(tensor))
         if len(v) >= self._views_cap:
-            v[:] = [r for r in v if r() is not None]
-            self._views_cap = max(64, 2 * len(v))
+            self._sweep_views()
+
+    def _sweep_views(self):
+        v = self._views
+        v[:] = [r for r in v if r() is not None]
+        self._views_cap = max(64, 2 * len(v))
 
     def __getstate__(self):
         """Pickle/copy the bytes, not the (process-local, weak) list of views."""

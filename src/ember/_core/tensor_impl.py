@@ -10,6 +10,8 @@ on any subclass (Parameter, a fake tensor) make that subclass.
 On cpu a tensor caches `_np`, a numpy ndarray viewing exactly its elements in the storage; kernels
 read and write through it. A tensor made from a fresh numpy result creates its storage lazily.
 """
+import weakref
+
 import numpy as np
 
 from . import dtype as _dt
@@ -22,6 +24,7 @@ from .strides import contiguous_strides, is_contiguous, is_channels_last, is_non
 from .tls import state as _tls
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
+_weakref = weakref.ref
 _INFERENCE = [0]   # threads currently in inference_mode: constructors check the thread-local flag only then
 
 
@@ -129,7 +132,10 @@ class TensorImpl:
         self._stride = stride if stride.__class__ is tuple else tuple(stride)
         self._ks = _CPU_KS
         self._np = arr
-        storage._track(self)
+        views = storage._views          # storage._track(self), inlined
+        views.append(_weakref(self))
+        if len(views) >= storage._views_cap:
+            storage._sweep_views()
         if _INFERENCE[0] and _tls.inference_mode:
             self._vc = INFERENCE_VC
         return self

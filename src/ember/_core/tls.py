@@ -1,14 +1,52 @@
-"""Thread-local dispatch state: included/excluded dispatch keys and grad mode (c10/core/impl/LocalDispatchKeySet)."""
+"""Thread-local dispatch state: included/excluded dispatch keys and grad mode (c10/core/impl/LocalDispatchKeySet).
+
+`include` and `exclude` are properties: setting them also keeps `KEYS_ACTIVE[0]`, the number of threads whose
+include set is not empty or whose exclude set holds more than the Autograd key (grad mode). While it is 0 the
+dispatcher's fast paths skip reading these thread-local sets (a thread-local read costs as much as the rest of
+a key-set computation); they then consult `_exclude` only for a tensor that has the Autograd key. The hot paths
+read the plain `_include` / `_exclude` slots directly.
+"""
 import threading
+
+from .dispatch_keys import AUTOGRAD_BIT
+
+KEYS_ACTIVE = [0]
+_count_lock = threading.Lock()
 
 
 class _State(threading.local):
     def __init__(self):
-        self.include = 0        # DispatchKeySet bits forced on
-        self.exclude = 0        # DispatchKeySet bits forced off
+        self._include = 0       # DispatchKeySet bits forced on
+        self._exclude = 0       # DispatchKeySet bits forced off
+        self._counted = False   # this thread is counted in KEYS_ACTIVE
         self.grad_enabled = True
         self.inference_mode = False
         self.mode_stack = []    # active TorchDispatchMode objects, innermost last
+
+    @property
+    def include(self):
+        return self._include
+
+    @include.setter
+    def include(self, bits):
+        self._include = bits
+        self._recount()
+
+    @property
+    def exclude(self):
+        return self._exclude
+
+    @exclude.setter
+    def exclude(self, bits):
+        self._exclude = bits
+        self._recount()
+
+    def _recount(self):
+        active = bool(self._include or self._exclude & ~AUTOGRAD_BIT)
+        if active is not self._counted:
+            with _count_lock:
+                KEYS_ACTIVE[0] += 1 if active else -1
+            self._counted = active
 
 
 state = _State()

@@ -3,6 +3,8 @@
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
+from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
+from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
@@ -10,882 +12,1904 @@ from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt_
 _ops = _opsmod.ops
 
 _op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
+_c__adaptive_avg_pool2d_default = _op__adaptive_avg_pool2d_default._dispatch_cache
 _op__adaptive_avg_pool3d_default = _ops.aten._adaptive_avg_pool3d.default
+_c__adaptive_avg_pool3d_default = _op__adaptive_avg_pool3d_default._dispatch_cache
 _op__conj_default = _ops.aten._conj.default
+_c__conj_default = _op__conj_default._dispatch_cache
 _op__ctc_loss_Tensor = _ops.aten._ctc_loss.Tensor
+_c__ctc_loss_Tensor = _op__ctc_loss_Tensor._dispatch_cache
 _op__ctc_loss_default = _ops.aten._ctc_loss.default
+_c__ctc_loss_default = _op__ctc_loss_default._dispatch_cache
 _op__embedding_bag_default = _ops.aten._embedding_bag.default
+_c__embedding_bag_default = _op__embedding_bag_default._dispatch_cache
 _op__fft_c2c_default = _ops.aten._fft_c2c.default
+_c__fft_c2c_default = _op__fft_c2c_default._dispatch_cache
 _op__fft_c2c_out = _ops.aten._fft_c2c.out
+_c__fft_c2c_out = _op__fft_c2c_out._dispatch_cache
 _op__fft_c2r_default = _ops.aten._fft_c2r.default
+_c__fft_c2r_default = _op__fft_c2r_default._dispatch_cache
 _op__fft_c2r_out = _ops.aten._fft_c2r.out
+_c__fft_c2r_out = _op__fft_c2r_out._dispatch_cache
 _op__fft_r2c_default = _ops.aten._fft_r2c.default
+_c__fft_r2c_default = _op__fft_r2c_default._dispatch_cache
 _op__fft_r2c_out = _ops.aten._fft_r2c.out
+_c__fft_r2c_out = _op__fft_r2c_out._dispatch_cache
 _op__linalg_eigh_default = _ops.aten._linalg_eigh.default
+_c__linalg_eigh_default = _op__linalg_eigh_default._dispatch_cache
 _op__linalg_eigh_eigenvalues = _ops.aten._linalg_eigh.eigenvalues
+_c__linalg_eigh_eigenvalues = _op__linalg_eigh_eigenvalues._dispatch_cache
 _op__linalg_svd_U = _ops.aten._linalg_svd.U
+_c__linalg_svd_U = _op__linalg_svd_U._dispatch_cache
 _op__linalg_svd_default = _ops.aten._linalg_svd.default
+_c__linalg_svd_default = _op__linalg_svd_default._dispatch_cache
 _op__log_softmax_backward_data_default = _ops.aten._log_softmax_backward_data.default
+_c__log_softmax_backward_data_default = _op__log_softmax_backward_data_default._dispatch_cache
 _op__log_softmax_default = _ops.aten._log_softmax.default
+_c__log_softmax_default = _op__log_softmax_default._dispatch_cache
 _op__lu_with_info_default = _ops.aten._lu_with_info.default
+_c__lu_with_info_default = _op__lu_with_info_default._dispatch_cache
 _op__neg_view_default = _ops.aten._neg_view.default
+_c__neg_view_default = _op__neg_view_default._dispatch_cache
 _op__scaled_dot_product_flash_attention_for_cpu_default = _ops.aten._scaled_dot_product_flash_attention_for_cpu.default
+_c__scaled_dot_product_flash_attention_for_cpu_default = _op__scaled_dot_product_flash_attention_for_cpu_default._dispatch_cache
 _op__softmax_backward_data_default = _ops.aten._softmax_backward_data.default
+_c__softmax_backward_data_default = _op__softmax_backward_data_default._dispatch_cache
 _op__softmax_default = _ops.aten._softmax.default
+_c__softmax_default = _op__softmax_default._dispatch_cache
 _op__standard_gamma_default = _ops.aten._standard_gamma.default
+_c__standard_gamma_default = _op__standard_gamma_default._dispatch_cache
 _op__standard_gamma_grad_default = _ops.aten._standard_gamma_grad.default
+_c__standard_gamma_grad_default = _op__standard_gamma_grad_default._dispatch_cache
 _op__to_copy_default = _ops.aten._to_copy.default
+_c__to_copy_default = _op__to_copy_default._dispatch_cache
 _op__unique2_default = _ops.aten._unique2.default
+_c__unique2_default = _op__unique2_default._dispatch_cache
 _op__weight_norm_default = _ops.aten._weight_norm.default
+_c__weight_norm_default = _op__weight_norm_default._dispatch_cache
 _op__weight_norm_interface_default = _ops.aten._weight_norm_interface.default
+_c__weight_norm_interface_default = _op__weight_norm_interface_default._dispatch_cache
 _op_abs__default = _ops.aten.abs_.default
+_c_abs__default = _op_abs__default._dispatch_cache
 _op_abs_default = _ops.aten.abs.default
+_c_abs_default = _op_abs_default._dispatch_cache
 _op_abs_out = _ops.aten.abs.out
+_c_abs_out = _op_abs_out._dispatch_cache
 _op_absolute_default = _ops.aten.absolute.default
+_c_absolute_default = _op_absolute_default._dispatch_cache
 _op_absolute_out = _ops.aten.absolute.out
+_c_absolute_out = _op_absolute_out._dispatch_cache
 _op_acos__default = _ops.aten.acos_.default
+_c_acos__default = _op_acos__default._dispatch_cache
 _op_acos_default = _ops.aten.acos.default
+_c_acos_default = _op_acos_default._dispatch_cache
 _op_acos_out = _ops.aten.acos.out
+_c_acos_out = _op_acos_out._dispatch_cache
 _op_acosh__default = _ops.aten.acosh_.default
+_c_acosh__default = _op_acosh__default._dispatch_cache
 _op_acosh_default = _ops.aten.acosh.default
+_c_acosh_default = _op_acosh_default._dispatch_cache
 _op_acosh_out = _ops.aten.acosh.out
+_c_acosh_out = _op_acosh_out._dispatch_cache
 _op_adaptive_avg_pool1d_default = _ops.aten.adaptive_avg_pool1d.default
+_c_adaptive_avg_pool1d_default = _op_adaptive_avg_pool1d_default._dispatch_cache
 _op_adaptive_max_pool1d_default = _ops.aten.adaptive_max_pool1d.default
+_c_adaptive_max_pool1d_default = _op_adaptive_max_pool1d_default._dispatch_cache
 _op_add_Tensor = _ops.aten.add.Tensor
+_c_add_Tensor = _op_add_Tensor._dispatch_cache
 _op_add_out = _ops.aten.add.out
+_c_add_out = _op_add_out._dispatch_cache
 _op_addbmm_default = _ops.aten.addbmm.default
+_c_addbmm_default = _op_addbmm_default._dispatch_cache
 _op_addbmm_out = _ops.aten.addbmm.out
+_c_addbmm_out = _op_addbmm_out._dispatch_cache
 _op_addcdiv_default = _ops.aten.addcdiv.default
+_c_addcdiv_default = _op_addcdiv_default._dispatch_cache
 _op_addcdiv_out = _ops.aten.addcdiv.out
+_c_addcdiv_out = _op_addcdiv_out._dispatch_cache
 _op_addcmul_default = _ops.aten.addcmul.default
+_c_addcmul_default = _op_addcmul_default._dispatch_cache
 _op_addcmul_out = _ops.aten.addcmul.out
+_c_addcmul_out = _op_addcmul_out._dispatch_cache
 _op_addmm_default = _ops.aten.addmm.default
+_c_addmm_default = _op_addmm_default._dispatch_cache
 _op_addmm_out = _ops.aten.addmm.out
+_c_addmm_out = _op_addmm_out._dispatch_cache
 _op_addmv_default = _ops.aten.addmv.default
+_c_addmv_default = _op_addmv_default._dispatch_cache
 _op_addmv_out = _ops.aten.addmv.out
+_c_addmv_out = _op_addmv_out._dispatch_cache
 _op_addr_default = _ops.aten.addr.default
+_c_addr_default = _op_addr_default._dispatch_cache
 _op_addr_out = _ops.aten.addr.out
+_c_addr_out = _op_addr_out._dispatch_cache
 _op_adjoint_default = _ops.aten.adjoint.default
+_c_adjoint_default = _op_adjoint_default._dispatch_cache
+_op_alias_copy_default = _ops.aten.alias_copy.default
+_c_alias_copy_default = _op_alias_copy_default._dispatch_cache
+_op_alias_copy_out = _ops.aten.alias_copy.out
+_c_alias_copy_out = _op_alias_copy_out._dispatch_cache
 _op_alias_default = _ops.aten.alias.default
+_c_alias_default = _op_alias_default._dispatch_cache
 _op_all_all_out = _ops.aten.all.all_out
+_c_all_all_out = _op_all_all_out._dispatch_cache
 _op_all_default = _ops.aten.all.default
+_c_all_default = _op_all_default._dispatch_cache
 _op_all_dim = _ops.aten.all.dim
+_c_all_dim = _op_all_dim._dispatch_cache
 _op_all_dims = _ops.aten.all.dims
+_c_all_dims = _op_all_dims._dispatch_cache
 _op_all_dims_out = _ops.aten.all.dims_out
+_c_all_dims_out = _op_all_dims_out._dispatch_cache
 _op_all_out = _ops.aten.all.out
+_c_all_out = _op_all_out._dispatch_cache
 _op_allclose_default = _ops.aten.allclose.default
+_c_allclose_default = _op_allclose_default._dispatch_cache
 _op_alpha_dropout_default = _ops.aten.alpha_dropout.default
+_c_alpha_dropout_default = _op_alpha_dropout_default._dispatch_cache
 _op_amax_default = _ops.aten.amax.default
+_c_amax_default = _op_amax_default._dispatch_cache
 _op_amax_out = _ops.aten.amax.out
+_c_amax_out = _op_amax_out._dispatch_cache
 _op_amin_default = _ops.aten.amin.default
+_c_amin_default = _op_amin_default._dispatch_cache
 _op_amin_out = _ops.aten.amin.out
+_c_amin_out = _op_amin_out._dispatch_cache
 _op_aminmax_default = _ops.aten.aminmax.default
+_c_aminmax_default = _op_aminmax_default._dispatch_cache
 _op_aminmax_out = _ops.aten.aminmax.out
+_c_aminmax_out = _op_aminmax_out._dispatch_cache
 _op_angle_default = _ops.aten.angle.default
+_c_angle_default = _op_angle_default._dispatch_cache
 _op_angle_out = _ops.aten.angle.out
+_c_angle_out = _op_angle_out._dispatch_cache
 _op_any_all_out = _ops.aten.any.all_out
+_c_any_all_out = _op_any_all_out._dispatch_cache
 _op_any_default = _ops.aten.any.default
+_c_any_default = _op_any_default._dispatch_cache
 _op_any_dim = _ops.aten.any.dim
+_c_any_dim = _op_any_dim._dispatch_cache
 _op_any_dims = _ops.aten.any.dims
+_c_any_dims = _op_any_dims._dispatch_cache
 _op_any_dims_out = _ops.aten.any.dims_out
+_c_any_dims_out = _op_any_dims_out._dispatch_cache
 _op_any_out = _ops.aten.any.out
+_c_any_out = _op_any_out._dispatch_cache
 _op_arange_default = _ops.aten.arange.default
+_c_arange_default = _op_arange_default._dispatch_cache
 _op_arange_out = _ops.aten.arange.out
+_c_arange_out = _op_arange_out._dispatch_cache
 _op_arange_start = _ops.aten.arange.start
+_c_arange_start = _op_arange_start._dispatch_cache
 _op_arange_start_out = _ops.aten.arange.start_out
+_c_arange_start_out = _op_arange_start_out._dispatch_cache
 _op_arange_start_step = _ops.aten.arange.start_step
+_c_arange_start_step = _op_arange_start_step._dispatch_cache
 _op_arccos__default = _ops.aten.arccos_.default
+_c_arccos__default = _op_arccos__default._dispatch_cache
 _op_arccos_default = _ops.aten.arccos.default
+_c_arccos_default = _op_arccos_default._dispatch_cache
 _op_arccos_out = _ops.aten.arccos.out
+_c_arccos_out = _op_arccos_out._dispatch_cache
 _op_arccosh__default = _ops.aten.arccosh_.default
+_c_arccosh__default = _op_arccosh__default._dispatch_cache
 _op_arccosh_default = _ops.aten.arccosh.default
+_c_arccosh_default = _op_arccosh_default._dispatch_cache
 _op_arccosh_out = _ops.aten.arccosh.out
+_c_arccosh_out = _op_arccosh_out._dispatch_cache
 _op_arcsin__default = _ops.aten.arcsin_.default
+_c_arcsin__default = _op_arcsin__default._dispatch_cache
 _op_arcsin_default = _ops.aten.arcsin.default
+_c_arcsin_default = _op_arcsin_default._dispatch_cache
 _op_arcsin_out = _ops.aten.arcsin.out
+_c_arcsin_out = _op_arcsin_out._dispatch_cache
 _op_arcsinh__default = _ops.aten.arcsinh_.default
+_c_arcsinh__default = _op_arcsinh__default._dispatch_cache
 _op_arcsinh_default = _ops.aten.arcsinh.default
+_c_arcsinh_default = _op_arcsinh_default._dispatch_cache
 _op_arcsinh_out = _ops.aten.arcsinh.out
+_c_arcsinh_out = _op_arcsinh_out._dispatch_cache
 _op_arctan2_default = _ops.aten.arctan2.default
+_c_arctan2_default = _op_arctan2_default._dispatch_cache
 _op_arctan2_out = _ops.aten.arctan2.out
+_c_arctan2_out = _op_arctan2_out._dispatch_cache
 _op_arctan__default = _ops.aten.arctan_.default
+_c_arctan__default = _op_arctan__default._dispatch_cache
 _op_arctan_default = _ops.aten.arctan.default
+_c_arctan_default = _op_arctan_default._dispatch_cache
 _op_arctan_out = _ops.aten.arctan.out
+_c_arctan_out = _op_arctan_out._dispatch_cache
 _op_arctanh__default = _ops.aten.arctanh_.default
+_c_arctanh__default = _op_arctanh__default._dispatch_cache
 _op_arctanh_default = _ops.aten.arctanh.default
+_c_arctanh_default = _op_arctanh_default._dispatch_cache
 _op_arctanh_out = _ops.aten.arctanh.out
+_c_arctanh_out = _op_arctanh_out._dispatch_cache
 _op_argmax_default = _ops.aten.argmax.default
+_c_argmax_default = _op_argmax_default._dispatch_cache
 _op_argmax_out = _ops.aten.argmax.out
+_c_argmax_out = _op_argmax_out._dispatch_cache
 _op_argmin_default = _ops.aten.argmin.default
+_c_argmin_default = _op_argmin_default._dispatch_cache
 _op_argmin_out = _ops.aten.argmin.out
+_c_argmin_out = _op_argmin_out._dispatch_cache
 _op_argsort_default = _ops.aten.argsort.default
+_c_argsort_default = _op_argsort_default._dispatch_cache
 _op_argsort_stable = _ops.aten.argsort.stable
+_c_argsort_stable = _op_argsort_stable._dispatch_cache
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
+_c_argsort_stable_out = _op_argsort_stable_out._dispatch_cache
 _op_argwhere_default = _ops.aten.argwhere.default
+_c_argwhere_default = _op_argwhere_default._dispatch_cache
+_op_as_strided_copy_default = _ops.aten.as_strided_copy.default
+_c_as_strided_copy_default = _op_as_strided_copy_default._dispatch_cache
+_op_as_strided_copy_out = _ops.aten.as_strided_copy.out
+_c_as_strided_copy_out = _op_as_strided_copy_out._dispatch_cache
 _op_as_strided_default = _ops.aten.as_strided.default
+_c_as_strided_default = _op_as_strided_default._dispatch_cache
 _op_as_strided_scatter_default = _ops.aten.as_strided_scatter.default
+_c_as_strided_scatter_default = _op_as_strided_scatter_default._dispatch_cache
 _op_asin__default = _ops.aten.asin_.default
+_c_asin__default = _op_asin__default._dispatch_cache
 _op_asin_default = _ops.aten.asin.default
+_c_asin_default = _op_asin_default._dispatch_cache
 _op_asin_out = _ops.aten.asin.out
+_c_asin_out = _op_asin_out._dispatch_cache
 _op_asinh__default = _ops.aten.asinh_.default
+_c_asinh__default = _op_asinh__default._dispatch_cache
 _op_asinh_default = _ops.aten.asinh.default
+_c_asinh_default = _op_asinh_default._dispatch_cache
 _op_asinh_out = _ops.aten.asinh.out
+_c_asinh_out = _op_asinh_out._dispatch_cache
 _op_atan2_default = _ops.aten.atan2.default
+_c_atan2_default = _op_atan2_default._dispatch_cache
 _op_atan2_out = _ops.aten.atan2.out
+_c_atan2_out = _op_atan2_out._dispatch_cache
 _op_atan__default = _ops.aten.atan_.default
+_c_atan__default = _op_atan__default._dispatch_cache
 _op_atan_default = _ops.aten.atan.default
+_c_atan_default = _op_atan_default._dispatch_cache
 _op_atan_out = _ops.aten.atan.out
+_c_atan_out = _op_atan_out._dispatch_cache
 _op_atanh__default = _ops.aten.atanh_.default
+_c_atanh__default = _op_atanh__default._dispatch_cache
 _op_atanh_default = _ops.aten.atanh.default
+_c_atanh_default = _op_atanh_default._dispatch_cache
 _op_atanh_out = _ops.aten.atanh.out
+_c_atanh_out = _op_atanh_out._dispatch_cache
 _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
+_c_avg_pool1d_default = _op_avg_pool1d_default._dispatch_cache
 _op_baddbmm_default = _ops.aten.baddbmm.default
+_c_baddbmm_default = _op_baddbmm_default._dispatch_cache
 _op_baddbmm_out = _ops.aten.baddbmm.out
+_c_baddbmm_out = _op_baddbmm_out._dispatch_cache
 _op_batch_norm_default = _ops.aten.batch_norm.default
+_c_batch_norm_default = _op_batch_norm_default._dispatch_cache
 _op_bernoulli_default = _ops.aten.bernoulli.default
+_c_bernoulli_default = _op_bernoulli_default._dispatch_cache
 _op_bernoulli_out = _ops.aten.bernoulli.out
+_c_bernoulli_out = _op_bernoulli_out._dispatch_cache
 _op_bernoulli_p = _ops.aten.bernoulli.p
+_c_bernoulli_p = _op_bernoulli_p._dispatch_cache
 _op_bilinear_default = _ops.aten.bilinear.default
+_c_bilinear_default = _op_bilinear_default._dispatch_cache
 _op_binary_cross_entropy_with_logits_default = _ops.aten.binary_cross_entropy_with_logits.default
+_c_binary_cross_entropy_with_logits_default = _op_binary_cross_entropy_with_logits_default._dispatch_cache
 _op_bincount_default = _ops.aten.bincount.default
+_c_bincount_default = _op_bincount_default._dispatch_cache
 _op_binomial_default = _ops.aten.binomial.default
+_c_binomial_default = _op_binomial_default._dispatch_cache
 _op_bitwise_and_Scalar = _ops.aten.bitwise_and.Scalar
+_c_bitwise_and_Scalar = _op_bitwise_and_Scalar._dispatch_cache
 _op_bitwise_and_Scalar_Tensor = _ops.aten.bitwise_and.Scalar_Tensor
+_c_bitwise_and_Scalar_Tensor = _op_bitwise_and_Scalar_Tensor._dispatch_cache
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
+_c_bitwise_and_Tensor = _op_bitwise_and_Tensor._dispatch_cache
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
+_c_bitwise_and_Tensor_out = _op_bitwise_and_Tensor_out._dispatch_cache
 _op_bitwise_left_shift_Scalar_Tensor = _ops.aten.bitwise_left_shift.Scalar_Tensor
+_c_bitwise_left_shift_Scalar_Tensor = _op_bitwise_left_shift_Scalar_Tensor._dispatch_cache
 _op_bitwise_left_shift_Scalar_Tensor_out = _ops.aten.bitwise_left_shift.Scalar_Tensor_out
+_c_bitwise_left_shift_Scalar_Tensor_out = _op_bitwise_left_shift_Scalar_Tensor_out._dispatch_cache
 _op_bitwise_left_shift_Tensor = _ops.aten.bitwise_left_shift.Tensor
+_c_bitwise_left_shift_Tensor = _op_bitwise_left_shift_Tensor._dispatch_cache
 _op_bitwise_left_shift_Tensor_Scalar = _ops.aten.bitwise_left_shift.Tensor_Scalar
+_c_bitwise_left_shift_Tensor_Scalar = _op_bitwise_left_shift_Tensor_Scalar._dispatch_cache
 _op_bitwise_left_shift_Tensor_Scalar_out = _ops.aten.bitwise_left_shift.Tensor_Scalar_out
+_c_bitwise_left_shift_Tensor_Scalar_out = _op_bitwise_left_shift_Tensor_Scalar_out._dispatch_cache
 _op_bitwise_left_shift_Tensor_out = _ops.aten.bitwise_left_shift.Tensor_out
+_c_bitwise_left_shift_Tensor_out = _op_bitwise_left_shift_Tensor_out._dispatch_cache
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
+_c_bitwise_not_default = _op_bitwise_not_default._dispatch_cache
 _op_bitwise_not_out = _ops.aten.bitwise_not.out
+_c_bitwise_not_out = _op_bitwise_not_out._dispatch_cache
 _op_bitwise_or_Scalar = _ops.aten.bitwise_or.Scalar
+_c_bitwise_or_Scalar = _op_bitwise_or_Scalar._dispatch_cache
 _op_bitwise_or_Scalar_Tensor = _ops.aten.bitwise_or.Scalar_Tensor
+_c_bitwise_or_Scalar_Tensor = _op_bitwise_or_Scalar_Tensor._dispatch_cache
 _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
+_c_bitwise_or_Tensor = _op_bitwise_or_Tensor._dispatch_cache
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
+_c_bitwise_or_Tensor_out = _op_bitwise_or_Tensor_out._dispatch_cache
 _op_bitwise_right_shift_Scalar_Tensor = _ops.aten.bitwise_right_shift.Scalar_Tensor
+_c_bitwise_right_shift_Scalar_Tensor = _op_bitwise_right_shift_Scalar_Tensor._dispatch_cache
 _op_bitwise_right_shift_Scalar_Tensor_out = _ops.aten.bitwise_right_shift.Scalar_Tensor_out
+_c_bitwise_right_shift_Scalar_Tensor_out = _op_bitwise_right_shift_Scalar_Tensor_out._dispatch_cache
 _op_bitwise_right_shift_Tensor = _ops.aten.bitwise_right_shift.Tensor
+_c_bitwise_right_shift_Tensor = _op_bitwise_right_shift_Tensor._dispatch_cache
 _op_bitwise_right_shift_Tensor_Scalar = _ops.aten.bitwise_right_shift.Tensor_Scalar
+_c_bitwise_right_shift_Tensor_Scalar = _op_bitwise_right_shift_Tensor_Scalar._dispatch_cache
 _op_bitwise_right_shift_Tensor_Scalar_out = _ops.aten.bitwise_right_shift.Tensor_Scalar_out
+_c_bitwise_right_shift_Tensor_Scalar_out = _op_bitwise_right_shift_Tensor_Scalar_out._dispatch_cache
 _op_bitwise_right_shift_Tensor_out = _ops.aten.bitwise_right_shift.Tensor_out
+_c_bitwise_right_shift_Tensor_out = _op_bitwise_right_shift_Tensor_out._dispatch_cache
 _op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
+_c_bitwise_xor_Scalar = _op_bitwise_xor_Scalar._dispatch_cache
 _op_bitwise_xor_Scalar_Tensor = _ops.aten.bitwise_xor.Scalar_Tensor
+_c_bitwise_xor_Scalar_Tensor = _op_bitwise_xor_Scalar_Tensor._dispatch_cache
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
+_c_bitwise_xor_Tensor = _op_bitwise_xor_Tensor._dispatch_cache
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
+_c_bitwise_xor_Tensor_out = _op_bitwise_xor_Tensor_out._dispatch_cache
 _op_block_diag_default = _ops.aten.block_diag.default
+_c_block_diag_default = _op_block_diag_default._dispatch_cache
 _op_bmm_default = _ops.aten.bmm.default
+_c_bmm_default = _op_bmm_default._dispatch_cache
 _op_bmm_out = _ops.aten.bmm.out
+_c_bmm_out = _op_bmm_out._dispatch_cache
 _op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
+_c_broadcast_tensors_default = _op_broadcast_tensors_default._dispatch_cache
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
+_c_broadcast_to_default = _op_broadcast_to_default._dispatch_cache
 _op_bucketize_Scalar = _ops.aten.bucketize.Scalar
+_c_bucketize_Scalar = _op_bucketize_Scalar._dispatch_cache
 _op_bucketize_Tensor = _ops.aten.bucketize.Tensor
+_c_bucketize_Tensor = _op_bucketize_Tensor._dispatch_cache
 _op_bucketize_Tensor_out = _ops.aten.bucketize.Tensor_out
+_c_bucketize_Tensor_out = _op_bucketize_Tensor_out._dispatch_cache
 _op_cartesian_prod_default = _ops.aten.cartesian_prod.default
+_c_cartesian_prod_default = _op_cartesian_prod_default._dispatch_cache
 _op_cat_default = _ops.aten.cat.default
+_c_cat_default = _op_cat_default._dispatch_cache
 _op_cat_out = _ops.aten.cat.out
+_c_cat_out = _op_cat_out._dispatch_cache
 _op_cdist_default = _ops.aten.cdist.default
+_c_cdist_default = _op_cdist_default._dispatch_cache
 _op_ceil__default = _ops.aten.ceil_.default
+_c_ceil__default = _op_ceil__default._dispatch_cache
 _op_ceil_default = _ops.aten.ceil.default
+_c_ceil_default = _op_ceil_default._dispatch_cache
 _op_ceil_out = _ops.aten.ceil.out
+_c_ceil_out = _op_ceil_out._dispatch_cache
 _op_celu__default = _ops.aten.celu_.default
+_c_celu__default = _op_celu__default._dispatch_cache
 _op_celu_default = _ops.aten.celu.default
+_c_celu_default = _op_celu_default._dispatch_cache
+_op_chain_matmul_default = _ops.aten.chain_matmul.default
+_c_chain_matmul_default = _op_chain_matmul_default._dispatch_cache
+_op_chain_matmul_out = _ops.aten.chain_matmul.out
+_c_chain_matmul_out = _op_chain_matmul_out._dispatch_cache
 _op_cholesky_default = _ops.aten.cholesky.default
+_c_cholesky_default = _op_cholesky_default._dispatch_cache
 _op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
+_c_cholesky_inverse_default = _op_cholesky_inverse_default._dispatch_cache
 _op_cholesky_inverse_out = _ops.aten.cholesky_inverse.out
+_c_cholesky_inverse_out = _op_cholesky_inverse_out._dispatch_cache
 _op_cholesky_out = _ops.aten.cholesky.out
+_c_cholesky_out = _op_cholesky_out._dispatch_cache
 _op_cholesky_solve_default = _ops.aten.cholesky_solve.default
+_c_cholesky_solve_default = _op_cholesky_solve_default._dispatch_cache
 _op_cholesky_solve_out = _ops.aten.cholesky_solve.out
+_c_cholesky_solve_out = _op_cholesky_solve_out._dispatch_cache
 _op_chunk_default = _ops.aten.chunk.default
+_c_chunk_default = _op_chunk_default._dispatch_cache
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
+_c_clamp_Tensor = _op_clamp_Tensor._dispatch_cache
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
+_c_clamp_Tensor_out = _op_clamp_Tensor_out._dispatch_cache
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
+_c_clamp__Tensor = _op_clamp__Tensor._dispatch_cache
 _op_clamp__default = _ops.aten.clamp_.default
+_c_clamp__default = _op_clamp__default._dispatch_cache
 _op_clamp_default = _ops.aten.clamp.default
+_c_clamp_default = _op_clamp_default._dispatch_cache
 _op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
+_c_clamp_max_Tensor = _op_clamp_max_Tensor._dispatch_cache
 _op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
+_c_clamp_max_Tensor_out = _op_clamp_max_Tensor_out._dispatch_cache
 _op_clamp_max_default = _ops.aten.clamp_max.default
+_c_clamp_max_default = _op_clamp_max_default._dispatch_cache
 _op_clamp_max_out = _ops.aten.clamp_max.out
+_c_clamp_max_out = _op_clamp_max_out._dispatch_cache
 _op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
+_c_clamp_min_Tensor = _op_clamp_min_Tensor._dispatch_cache
 _op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
+_c_clamp_min_Tensor_out = _op_clamp_min_Tensor_out._dispatch_cache
 _op_clamp_min_default = _ops.aten.clamp_min.default
+_c_clamp_min_default = _op_clamp_min_default._dispatch_cache
 _op_clamp_min_out = _ops.aten.clamp_min.out
+_c_clamp_min_out = _op_clamp_min_out._dispatch_cache
 _op_clamp_out = _ops.aten.clamp.out
+_c_clamp_out = _op_clamp_out._dispatch_cache
 _op_clip_Tensor = _ops.aten.clip.Tensor
+_c_clip_Tensor = _op_clip_Tensor._dispatch_cache
 _op_clip_Tensor_out = _ops.aten.clip.Tensor_out
+_c_clip_Tensor_out = _op_clip_Tensor_out._dispatch_cache
 _op_clip__Tensor = _ops.aten.clip_.Tensor
+_c_clip__Tensor = _op_clip__Tensor._dispatch_cache
 _op_clip__default = _ops.aten.clip_.default
+_c_clip__default = _op_clip__default._dispatch_cache
 _op_clip_default = _ops.aten.clip.default
+_c_clip_default = _op_clip_default._dispatch_cache
 _op_clip_out = _ops.aten.clip.out
+_c_clip_out = _op_clip_out._dispatch_cache
 _op_clone_default = _ops.aten.clone.default
+_c_clone_default = _op_clone_default._dispatch_cache
 _op_column_stack_default = _ops.aten.column_stack.default
+_c_column_stack_default = _op_column_stack_default._dispatch_cache
 _op_column_stack_out = _ops.aten.column_stack.out
+_c_column_stack_out = _op_column_stack_out._dispatch_cache
 _op_combinations_default = _ops.aten.combinations.default
+_c_combinations_default = _op_combinations_default._dispatch_cache
 _op_complex_default = _ops.aten.complex.default
+_c_complex_default = _op_complex_default._dispatch_cache
 _op_complex_out = _ops.aten.complex.out
+_c_complex_out = _op_complex_out._dispatch_cache
 _op_concat_default = _ops.aten.concat.default
+_c_concat_default = _op_concat_default._dispatch_cache
 _op_concat_out = _ops.aten.concat.out
+_c_concat_out = _op_concat_out._dispatch_cache
 _op_concatenate_default = _ops.aten.concatenate.default
+_c_concatenate_default = _op_concatenate_default._dispatch_cache
 _op_concatenate_out = _ops.aten.concatenate.out
+_c_concatenate_out = _op_concatenate_out._dispatch_cache
 _op_conj_default = _ops.aten.conj.default
+_c_conj_default = _op_conj_default._dispatch_cache
 _op_conj_physical__default = _ops.aten.conj_physical_.default
+_c_conj_physical__default = _op_conj_physical__default._dispatch_cache
 _op_conj_physical_default = _ops.aten.conj_physical.default
+_c_conj_physical_default = _op_conj_physical_default._dispatch_cache
 _op_conj_physical_out = _ops.aten.conj_physical.out
+_c_conj_physical_out = _op_conj_physical_out._dispatch_cache
 _op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
+_c_constant_pad_nd_default = _op_constant_pad_nd_default._dispatch_cache
 _op_conv1d_default = _ops.aten.conv1d.default
+_c_conv1d_default = _op_conv1d_default._dispatch_cache
 _op_conv1d_padding = _ops.aten.conv1d.padding
+_c_conv1d_padding = _op_conv1d_padding._dispatch_cache
 _op_conv2d_default = _ops.aten.conv2d.default
+_c_conv2d_default = _op_conv2d_default._dispatch_cache
 _op_conv2d_padding = _ops.aten.conv2d.padding
+_c_conv2d_padding = _op_conv2d_padding._dispatch_cache
 _op_conv3d_default = _ops.aten.conv3d.default
+_c_conv3d_default = _op_conv3d_default._dispatch_cache
 _op_conv3d_padding = _ops.aten.conv3d.padding
+_c_conv3d_padding = _op_conv3d_padding._dispatch_cache
 _op_conv_transpose1d_default = _ops.aten.conv_transpose1d.default
+_c_conv_transpose1d_default = _op_conv_transpose1d_default._dispatch_cache
 _op_conv_transpose2d_input = _ops.aten.conv_transpose2d.input
+_c_conv_transpose2d_input = _op_conv_transpose2d_input._dispatch_cache
 _op_conv_transpose3d_input = _ops.aten.conv_transpose3d.input
+_c_conv_transpose3d_input = _op_conv_transpose3d_input._dispatch_cache
 _op_convolution_default = _ops.aten.convolution.default
+_c_convolution_default = _op_convolution_default._dispatch_cache
 _op_copysign_Scalar = _ops.aten.copysign.Scalar
+_c_copysign_Scalar = _op_copysign_Scalar._dispatch_cache
 _op_copysign_Scalar_out = _ops.aten.copysign.Scalar_out
+_c_copysign_Scalar_out = _op_copysign_Scalar_out._dispatch_cache
 _op_copysign_Tensor = _ops.aten.copysign.Tensor
+_c_copysign_Tensor = _op_copysign_Tensor._dispatch_cache
 _op_copysign_out = _ops.aten.copysign.out
+_c_copysign_out = _op_copysign_out._dispatch_cache
 _op_corrcoef_default = _ops.aten.corrcoef.default
+_c_corrcoef_default = _op_corrcoef_default._dispatch_cache
 _op_cos__default = _ops.aten.cos_.default
+_c_cos__default = _op_cos__default._dispatch_cache
 _op_cos_default = _ops.aten.cos.default
+_c_cos_default = _op_cos_default._dispatch_cache
 _op_cos_out = _ops.aten.cos.out
+_c_cos_out = _op_cos_out._dispatch_cache
 _op_cosh__default = _ops.aten.cosh_.default
+_c_cosh__default = _op_cosh__default._dispatch_cache
 _op_cosh_default = _ops.aten.cosh.default
+_c_cosh_default = _op_cosh_default._dispatch_cache
 _op_cosh_out = _ops.aten.cosh.out
+_c_cosh_out = _op_cosh_out._dispatch_cache
 _op_cosine_embedding_loss_default = _ops.aten.cosine_embedding_loss.default
+_c_cosine_embedding_loss_default = _op_cosine_embedding_loss_default._dispatch_cache
 _op_cosine_similarity_default = _ops.aten.cosine_similarity.default
+_c_cosine_similarity_default = _op_cosine_similarity_default._dispatch_cache
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
+_c_count_nonzero_default = _op_count_nonzero_default._dispatch_cache
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_c_count_nonzero_dim_IntList = _op_count_nonzero_dim_IntList._dispatch_cache
 _op_cov_default = _ops.aten.cov.default
+_c_cov_default = _op_cov_default._dispatch_cache
 _op_cross_default = _ops.aten.cross.default
+_c_cross_default = _op_cross_default._dispatch_cache
 _op_cross_out = _ops.aten.cross.out
+_c_cross_out = _op_cross_out._dispatch_cache
 _op_ctc_loss_IntList = _ops.aten.ctc_loss.IntList
+_c_ctc_loss_IntList = _op_ctc_loss_IntList._dispatch_cache
 _op_ctc_loss_Tensor = _ops.aten.ctc_loss.Tensor
+_c_ctc_loss_Tensor = _op_ctc_loss_Tensor._dispatch_cache
 _op_cummax_default = _ops.aten.cummax.default
+_c_cummax_default = _op_cummax_default._dispatch_cache
 _op_cummax_out = _ops.aten.cummax.out
+_c_cummax_out = _op_cummax_out._dispatch_cache
 _op_cummin_default = _ops.aten.cummin.default
+_c_cummin_default = _op_cummin_default._dispatch_cache
 _op_cummin_out = _ops.aten.cummin.out
+_c_cummin_out = _op_cummin_out._dispatch_cache
 _op_cumprod_default = _ops.aten.cumprod.default
+_c_cumprod_default = _op_cumprod_default._dispatch_cache
 _op_cumprod_out = _ops.aten.cumprod.out
+_c_cumprod_out = _op_cumprod_out._dispatch_cache
 _op_cumsum_default = _ops.aten.cumsum.default
+_c_cumsum_default = _op_cumsum_default._dispatch_cache
 _op_cumsum_out = _ops.aten.cumsum.out
+_c_cumsum_out = _op_cumsum_out._dispatch_cache
 _op_deg2rad__default = _ops.aten.deg2rad_.default
+_c_deg2rad__default = _op_deg2rad__default._dispatch_cache
 _op_deg2rad_default = _ops.aten.deg2rad.default
+_c_deg2rad_default = _op_deg2rad_default._dispatch_cache
 _op_deg2rad_out = _ops.aten.deg2rad.out
+_c_deg2rad_out = _op_deg2rad_out._dispatch_cache
 _op_det_default = _ops.aten.det.default
+_c_det_default = _op_det_default._dispatch_cache
+_op_detach_copy_default = _ops.aten.detach_copy.default
+_c_detach_copy_default = _op_detach_copy_default._dispatch_cache
+_op_detach_copy_out = _ops.aten.detach_copy.out
+_c_detach_copy_out = _op_detach_copy_out._dispatch_cache
 _op_detach_default = _ops.aten.detach.default
+_c_detach_default = _op_detach_default._dispatch_cache
 _op_diag_default = _ops.aten.diag.default
+_c_diag_default = _op_diag_default._dispatch_cache
 _op_diag_embed_default = _ops.aten.diag_embed.default
+_c_diag_embed_default = _op_diag_embed_default._dispatch_cache
 _op_diag_out = _ops.aten.diag.out
+_c_diag_out = _op_diag_out._dispatch_cache
 _op_diagflat_default = _ops.aten.diagflat.default
+_c_diagflat_default = _op_diagflat_default._dispatch_cache
+_op_diagonal_copy_default = _ops.aten.diagonal_copy.default
+_c_diagonal_copy_default = _op_diagonal_copy_default._dispatch_cache
+_op_diagonal_copy_out = _ops.aten.diagonal_copy.out
+_c_diagonal_copy_out = _op_diagonal_copy_out._dispatch_cache
 _op_diagonal_default = _ops.aten.diagonal.default
+_c_diagonal_default = _op_diagonal_default._dispatch_cache
 _op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
+_c_diagonal_scatter_default = _op_diagonal_scatter_default._dispatch_cache
 _op_diff_default = _ops.aten.diff.default
+_c_diff_default = _op_diff_default._dispatch_cache
 _op_diff_out = _ops.aten.diff.out
+_c_diff_out = _op_diff_out._dispatch_cache
 _op_digamma_default = _ops.aten.digamma.default
+_c_digamma_default = _op_digamma_default._dispatch_cache
 _op_digamma_out = _ops.aten.digamma.out
+_c_digamma_out = _op_digamma_out._dispatch_cache
 _op_div_Tensor = _ops.aten.div.Tensor
+_c_div_Tensor = _op_div_Tensor._dispatch_cache
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
+_c_div_Tensor_mode = _op_div_Tensor_mode._dispatch_cache
 _op_div_out = _ops.aten.div.out
+_c_div_out = _op_div_out._dispatch_cache
 _op_div_out_mode = _ops.aten.div.out_mode
+_c_div_out_mode = _op_div_out_mode._dispatch_cache
 _op_divide_Tensor = _ops.aten.divide.Tensor
+_c_divide_Tensor = _op_divide_Tensor._dispatch_cache
 _op_divide_Tensor_mode = _ops.aten.divide.Tensor_mode
+_c_divide_Tensor_mode = _op_divide_Tensor_mode._dispatch_cache
 _op_divide_out = _ops.aten.divide.out
+_c_divide_out = _op_divide_out._dispatch_cache
 _op_divide_out_mode = _ops.aten.divide.out_mode
+_c_divide_out_mode = _op_divide_out_mode._dispatch_cache
 _op_dot_default = _ops.aten.dot.default
+_c_dot_default = _op_dot_default._dispatch_cache
 _op_dot_out = _ops.aten.dot.out
+_c_dot_out = _op_dot_out._dispatch_cache
 _op_dropout_default = _ops.aten.dropout.default
+_c_dropout_default = _op_dropout_default._dispatch_cache
 _op_dstack_default = _ops.aten.dstack.default
+_c_dstack_default = _op_dstack_default._dispatch_cache
 _op_dstack_out = _ops.aten.dstack.out
+_c_dstack_out = _op_dstack_out._dispatch_cache
 _op_einsum_default = _ops.aten.einsum.default
+_c_einsum_default = _op_einsum_default._dispatch_cache
 _op_embedding_bag_default = _ops.aten.embedding_bag.default
+_c_embedding_bag_default = _op_embedding_bag_default._dispatch_cache
 _op_embedding_bag_padding_idx = _ops.aten.embedding_bag.padding_idx
+_c_embedding_bag_padding_idx = _op_embedding_bag_padding_idx._dispatch_cache
 _op_embedding_default = _ops.aten.embedding.default
+_c_embedding_default = _op_embedding_default._dispatch_cache
 _op_embedding_renorm__default = _ops.aten.embedding_renorm_.default
+_c_embedding_renorm__default = _op_embedding_renorm__default._dispatch_cache
 _op_empty_like_default = _ops.aten.empty_like.default
+_c_empty_like_default = _op_empty_like_default._dispatch_cache
 _op_empty_memory_format = _ops.aten.empty.memory_format
+_c_empty_memory_format = _op_empty_memory_format._dispatch_cache
 _op_empty_out = _ops.aten.empty.out
+_c_empty_out = _op_empty_out._dispatch_cache
 _op_empty_strided_default = _ops.aten.empty_strided.default
+_c_empty_strided_default = _op_empty_strided_default._dispatch_cache
 _op_eq_Scalar = _ops.aten.eq.Scalar
+_c_eq_Scalar = _op_eq_Scalar._dispatch_cache
 _op_eq_Tensor = _ops.aten.eq.Tensor
+_c_eq_Tensor = _op_eq_Tensor._dispatch_cache
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
+_c_eq_Tensor_out = _op_eq_Tensor_out._dispatch_cache
 _op_erf__default = _ops.aten.erf_.default
+_c_erf__default = _op_erf__default._dispatch_cache
 _op_erf_default = _ops.aten.erf.default
+_c_erf_default = _op_erf_default._dispatch_cache
 _op_erf_out = _ops.aten.erf.out
+_c_erf_out = _op_erf_out._dispatch_cache
 _op_erfc__default = _ops.aten.erfc_.default
+_c_erfc__default = _op_erfc__default._dispatch_cache
 _op_erfc_default = _ops.aten.erfc.default
+_c_erfc_default = _op_erfc_default._dispatch_cache
 _op_erfc_out = _ops.aten.erfc.out
+_c_erfc_out = _op_erfc_out._dispatch_cache
 _op_erfinv_default = _ops.aten.erfinv.default
+_c_erfinv_default = _op_erfinv_default._dispatch_cache
 _op_erfinv_out = _ops.aten.erfinv.out
+_c_erfinv_out = _op_erfinv_out._dispatch_cache
 _op_exp2__default = _ops.aten.exp2_.default
+_c_exp2__default = _op_exp2__default._dispatch_cache
 _op_exp2_default = _ops.aten.exp2.default
+_c_exp2_default = _op_exp2_default._dispatch_cache
 _op_exp2_out = _ops.aten.exp2.out
+_c_exp2_out = _op_exp2_out._dispatch_cache
 _op_exp__default = _ops.aten.exp_.default
+_c_exp__default = _op_exp__default._dispatch_cache
 _op_exp_default = _ops.aten.exp.default
+_c_exp_default = _op_exp_default._dispatch_cache
 _op_exp_out = _ops.aten.exp.out
+_c_exp_out = _op_exp_out._dispatch_cache
+_op_expand_copy_default = _ops.aten.expand_copy.default
+_c_expand_copy_default = _op_expand_copy_default._dispatch_cache
+_op_expand_copy_out = _ops.aten.expand_copy.out
+_c_expand_copy_out = _op_expand_copy_out._dispatch_cache
 _op_expm1__default = _ops.aten.expm1_.default
+_c_expm1__default = _op_expm1__default._dispatch_cache
 _op_expm1_default = _ops.aten.expm1.default
+_c_expm1_default = _op_expm1_default._dispatch_cache
 _op_expm1_out = _ops.aten.expm1.out
+_c_expm1_out = _op_expm1_out._dispatch_cache
 _op_eye_default = _ops.aten.eye.default
+_c_eye_default = _op_eye_default._dispatch_cache
 _op_eye_m = _ops.aten.eye.m
+_c_eye_m = _op_eye_m._dispatch_cache
 _op_eye_m_out = _ops.aten.eye.m_out
+_c_eye_m_out = _op_eye_m_out._dispatch_cache
 _op_eye_out = _ops.aten.eye.out
+_c_eye_out = _op_eye_out._dispatch_cache
 _op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
+_c_feature_alpha_dropout_default = _op_feature_alpha_dropout_default._dispatch_cache
 _op_feature_dropout_default = _ops.aten.feature_dropout.default
+_c_feature_dropout_default = _op_feature_dropout_default._dispatch_cache
 _op_fill_Scalar = _ops.aten.fill.Scalar
+_c_fill_Scalar = _op_fill_Scalar._dispatch_cache
 _op_fill_Tensor = _ops.aten.fill.Tensor
+_c_fill_Tensor = _op_fill_Tensor._dispatch_cache
 _op_fill__Scalar = _ops.aten.fill_.Scalar
+_c_fill__Scalar = _op_fill__Scalar._dispatch_cache
 _op_fill__Tensor = _ops.aten.fill_.Tensor
+_c_fill__Tensor = _op_fill__Tensor._dispatch_cache
 _op_fix_default = _ops.aten.fix.default
+_c_fix_default = _op_fix_default._dispatch_cache
 _op_fix_out = _ops.aten.fix.out
+_c_fix_out = _op_fix_out._dispatch_cache
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
+_c_flatten_using_ints = _op_flatten_using_ints._dispatch_cache
 _op_flip_default = _ops.aten.flip.default
+_c_flip_default = _op_flip_default._dispatch_cache
 _op_fliplr_default = _ops.aten.fliplr.default
+_c_fliplr_default = _op_fliplr_default._dispatch_cache
 _op_flipud_default = _ops.aten.flipud.default
+_c_flipud_default = _op_flipud_default._dispatch_cache
 _op_float_power_Scalar = _ops.aten.float_power.Scalar
+_c_float_power_Scalar = _op_float_power_Scalar._dispatch_cache
 _op_float_power_Scalar_out = _ops.aten.float_power.Scalar_out
+_c_float_power_Scalar_out = _op_float_power_Scalar_out._dispatch_cache
 _op_float_power_Tensor_Scalar = _ops.aten.float_power.Tensor_Scalar
+_c_float_power_Tensor_Scalar = _op_float_power_Tensor_Scalar._dispatch_cache
 _op_float_power_Tensor_Scalar_out = _ops.aten.float_power.Tensor_Scalar_out
+_c_float_power_Tensor_Scalar_out = _op_float_power_Tensor_Scalar_out._dispatch_cache
 _op_float_power_Tensor_Tensor = _ops.aten.float_power.Tensor_Tensor
+_c_float_power_Tensor_Tensor = _op_float_power_Tensor_Tensor._dispatch_cache
 _op_float_power_Tensor_Tensor_out = _ops.aten.float_power.Tensor_Tensor_out
+_c_float_power_Tensor_Tensor_out = _op_float_power_Tensor_Tensor_out._dispatch_cache
 _op_floor__default = _ops.aten.floor_.default
+_c_floor__default = _op_floor__default._dispatch_cache
 _op_floor_default = _ops.aten.floor.default
+_c_floor_default = _op_floor_default._dispatch_cache
 _op_floor_divide_default = _ops.aten.floor_divide.default
+_c_floor_divide_default = _op_floor_divide_default._dispatch_cache
 _op_floor_divide_out = _ops.aten.floor_divide.out
+_c_floor_divide_out = _op_floor_divide_out._dispatch_cache
 _op_floor_out = _ops.aten.floor.out
+_c_floor_out = _op_floor_out._dispatch_cache
 _op_fmax_default = _ops.aten.fmax.default
+_c_fmax_default = _op_fmax_default._dispatch_cache
 _op_fmax_out = _ops.aten.fmax.out
+_c_fmax_out = _op_fmax_out._dispatch_cache
 _op_fmin_default = _ops.aten.fmin.default
+_c_fmin_default = _op_fmin_default._dispatch_cache
 _op_fmin_out = _ops.aten.fmin.out
+_c_fmin_out = _op_fmin_out._dispatch_cache
 _op_fmod_Scalar = _ops.aten.fmod.Scalar
+_c_fmod_Scalar = _op_fmod_Scalar._dispatch_cache
 _op_fmod_Scalar_out = _ops.aten.fmod.Scalar_out
+_c_fmod_Scalar_out = _op_fmod_Scalar_out._dispatch_cache
 _op_fmod_Tensor = _ops.aten.fmod.Tensor
+_c_fmod_Tensor = _op_fmod_Tensor._dispatch_cache
 _op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
+_c_fmod_Tensor_out = _op_fmod_Tensor_out._dispatch_cache
 _op_frac__default = _ops.aten.frac_.default
+_c_frac__default = _op_frac__default._dispatch_cache
 _op_frac_default = _ops.aten.frac.default
+_c_frac_default = _op_frac_default._dispatch_cache
 _op_frac_out = _ops.aten.frac.out
+_c_frac_out = _op_frac_out._dispatch_cache
 _op_frexp_Tensor = _ops.aten.frexp.Tensor
+_c_frexp_Tensor = _op_frexp_Tensor._dispatch_cache
 _op_frexp_Tensor_out = _ops.aten.frexp.Tensor_out
+_c_frexp_Tensor_out = _op_frexp_Tensor_out._dispatch_cache
+_op_frobenius_norm_dim = _ops.aten.frobenius_norm.dim
+_c_frobenius_norm_dim = _op_frobenius_norm_dim._dispatch_cache
+_op_frobenius_norm_out = _ops.aten.frobenius_norm.out
+_c_frobenius_norm_out = _op_frobenius_norm_out._dispatch_cache
 _op_full_default = _ops.aten.full.default
+_c_full_default = _op_full_default._dispatch_cache
 _op_full_like_default = _ops.aten.full_like.default
+_c_full_like_default = _op_full_like_default._dispatch_cache
 _op_full_out = _ops.aten.full.out
+_c_full_out = _op_full_out._dispatch_cache
 _op_gather_default = _ops.aten.gather.default
+_c_gather_default = _op_gather_default._dispatch_cache
 _op_gather_out = _ops.aten.gather.out
+_c_gather_out = _op_gather_out._dispatch_cache
 _op_gcd__default = _ops.aten.gcd_.default
+_c_gcd__default = _op_gcd__default._dispatch_cache
 _op_gcd_default = _ops.aten.gcd.default
+_c_gcd_default = _op_gcd_default._dispatch_cache
 _op_gcd_out = _ops.aten.gcd.out
+_c_gcd_out = _op_gcd_out._dispatch_cache
 _op_ge_Scalar = _ops.aten.ge.Scalar
+_c_ge_Scalar = _op_ge_Scalar._dispatch_cache
 _op_ge_Tensor = _ops.aten.ge.Tensor
+_c_ge_Tensor = _op_ge_Tensor._dispatch_cache
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
+_c_ge_Tensor_out = _op_ge_Tensor_out._dispatch_cache
 _op_geqrf_a = _ops.aten.geqrf.a
+_c_geqrf_a = _op_geqrf_a._dispatch_cache
 _op_geqrf_default = _ops.aten.geqrf.default
+_c_geqrf_default = _op_geqrf_default._dispatch_cache
 _op_ger_default = _ops.aten.ger.default
+_c_ger_default = _op_ger_default._dispatch_cache
 _op_ger_out = _ops.aten.ger.out
+_c_ger_out = _op_ger_out._dispatch_cache
 _op_greater_Scalar = _ops.aten.greater.Scalar
+_c_greater_Scalar = _op_greater_Scalar._dispatch_cache
 _op_greater_Tensor = _ops.aten.greater.Tensor
+_c_greater_Tensor = _op_greater_Tensor._dispatch_cache
 _op_greater_Tensor_out = _ops.aten.greater.Tensor_out
+_c_greater_Tensor_out = _op_greater_Tensor_out._dispatch_cache
 _op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
+_c_greater_equal_Scalar = _op_greater_equal_Scalar._dispatch_cache
 _op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
+_c_greater_equal_Tensor = _op_greater_equal_Tensor._dispatch_cache
 _op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
+_c_greater_equal_Tensor_out = _op_greater_equal_Tensor_out._dispatch_cache
 _op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
+_c_grid_sampler_2d_default = _op_grid_sampler_2d_default._dispatch_cache
 _op_grid_sampler_default = _ops.aten.grid_sampler.default
+_c_grid_sampler_default = _op_grid_sampler_default._dispatch_cache
 _op_group_norm_default = _ops.aten.group_norm.default
+_c_group_norm_default = _op_group_norm_default._dispatch_cache
 _op_gru_cell_default = _ops.aten.gru_cell.default
+_c_gru_cell_default = _op_gru_cell_default._dispatch_cache
 _op_gt_Scalar = _ops.aten.gt.Scalar
+_c_gt_Scalar = _op_gt_Scalar._dispatch_cache
 _op_gt_Tensor = _ops.aten.gt.Tensor
+_c_gt_Tensor = _op_gt_Tensor._dispatch_cache
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
+_c_gt_Tensor_out = _op_gt_Tensor_out._dispatch_cache
 _op_hardshrink_default = _ops.aten.hardshrink.default
+_c_hardshrink_default = _op_hardshrink_default._dispatch_cache
 _op_hardshrink_out = _ops.aten.hardshrink.out
+_c_hardshrink_out = _op_hardshrink_out._dispatch_cache
 _op_heaviside_default = _ops.aten.heaviside.default
+_c_heaviside_default = _op_heaviside_default._dispatch_cache
 _op_heaviside_out = _ops.aten.heaviside.out
+_c_heaviside_out = _op_heaviside_out._dispatch_cache
 _op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
+_c_hinge_embedding_loss_default = _op_hinge_embedding_loss_default._dispatch_cache
 _op_histc_default = _ops.aten.histc.default
+_c_histc_default = _op_histc_default._dispatch_cache
 _op_histc_out = _ops.aten.histc.out
+_c_histc_out = _op_histc_out._dispatch_cache
 _op_hstack_default = _ops.aten.hstack.default
+_c_hstack_default = _op_hstack_default._dispatch_cache
 _op_hstack_out = _ops.aten.hstack.out
+_c_hstack_out = _op_hstack_out._dispatch_cache
 _op_hypot_default = _ops.aten.hypot.default
+_c_hypot_default = _op_hypot_default._dispatch_cache
 _op_hypot_out = _ops.aten.hypot.out
+_c_hypot_out = _op_hypot_out._dispatch_cache
 _op_i0_default = _ops.aten.i0.default
+_c_i0_default = _op_i0_default._dispatch_cache
 _op_i0_out = _ops.aten.i0.out
+_c_i0_out = _op_i0_out._dispatch_cache
 _op_index_Tensor = _ops.aten.index.Tensor
+_c_index_Tensor = _op_index_Tensor._dispatch_cache
 _op_index_add_default = _ops.aten.index_add.default
+_c_index_add_default = _op_index_add_default._dispatch_cache
 _op_index_add_out = _ops.aten.index_add.out
+_c_index_add_out = _op_index_add_out._dispatch_cache
 _op_index_copy_default = _ops.aten.index_copy.default
+_c_index_copy_default = _op_index_copy_default._dispatch_cache
 _op_index_copy_out = _ops.aten.index_copy.out
+_c_index_copy_out = _op_index_copy_out._dispatch_cache
 _op_index_fill_int_Scalar = _ops.aten.index_fill.int_Scalar
+_c_index_fill_int_Scalar = _op_index_fill_int_Scalar._dispatch_cache
 _op_index_fill_int_Tensor = _ops.aten.index_fill.int_Tensor
+_c_index_fill_int_Tensor = _op_index_fill_int_Tensor._dispatch_cache
 _op_index_put__default = _ops.aten.index_put_.default
+_c_index_put__default = _op_index_put__default._dispatch_cache
 _op_index_put_default = _ops.aten.index_put.default
+_c_index_put_default = _op_index_put_default._dispatch_cache
 _op_index_reduce_default = _ops.aten.index_reduce.default
+_c_index_reduce_default = _op_index_reduce_default._dispatch_cache
 _op_index_reduce_out = _ops.aten.index_reduce.out
+_c_index_reduce_out = _op_index_reduce_out._dispatch_cache
 _op_index_select_default = _ops.aten.index_select.default
+_c_index_select_default = _op_index_select_default._dispatch_cache
 _op_index_select_out = _ops.aten.index_select.out
+_c_index_select_out = _op_index_select_out._dispatch_cache
+_op_inner_default = _ops.aten.inner.default
+_c_inner_default = _op_inner_default._dispatch_cache
+_op_inner_out = _ops.aten.inner.out
+_c_inner_out = _op_inner_out._dispatch_cache
 _op_instance_norm_default = _ops.aten.instance_norm.default
+_c_instance_norm_default = _op_instance_norm_default._dispatch_cache
 _op_inverse_default = _ops.aten.inverse.default
+_c_inverse_default = _op_inverse_default._dispatch_cache
 _op_inverse_out = _ops.aten.inverse.out
+_c_inverse_out = _op_inverse_out._dispatch_cache
 _op_isclose_default = _ops.aten.isclose.default
+_c_isclose_default = _op_isclose_default._dispatch_cache
 _op_isfinite_default = _ops.aten.isfinite.default
+_c_isfinite_default = _op_isfinite_default._dispatch_cache
 _op_isin_Scalar_Tensor = _ops.aten.isin.Scalar_Tensor
+_c_isin_Scalar_Tensor = _op_isin_Scalar_Tensor._dispatch_cache
 _op_isin_Scalar_Tensor_out = _ops.aten.isin.Scalar_Tensor_out
+_c_isin_Scalar_Tensor_out = _op_isin_Scalar_Tensor_out._dispatch_cache
 _op_isin_Tensor_Scalar = _ops.aten.isin.Tensor_Scalar
+_c_isin_Tensor_Scalar = _op_isin_Tensor_Scalar._dispatch_cache
 _op_isin_Tensor_Scalar_out = _ops.aten.isin.Tensor_Scalar_out
+_c_isin_Tensor_Scalar_out = _op_isin_Tensor_Scalar_out._dispatch_cache
 _op_isin_Tensor_Tensor = _ops.aten.isin.Tensor_Tensor
+_c_isin_Tensor_Tensor = _op_isin_Tensor_Tensor._dispatch_cache
 _op_isin_Tensor_Tensor_out = _ops.aten.isin.Tensor_Tensor_out
+_c_isin_Tensor_Tensor_out = _op_isin_Tensor_Tensor_out._dispatch_cache
 _op_isinf_default = _ops.aten.isinf.default
+_c_isinf_default = _op_isinf_default._dispatch_cache
 _op_isnan_default = _ops.aten.isnan.default
+_c_isnan_default = _op_isnan_default._dispatch_cache
 _op_isneginf_default = _ops.aten.isneginf.default
+_c_isneginf_default = _op_isneginf_default._dispatch_cache
 _op_isneginf_out = _ops.aten.isneginf.out
+_c_isneginf_out = _op_isneginf_out._dispatch_cache
 _op_isposinf_default = _ops.aten.isposinf.default
+_c_isposinf_default = _op_isposinf_default._dispatch_cache
 _op_isposinf_out = _ops.aten.isposinf.out
+_c_isposinf_out = _op_isposinf_out._dispatch_cache
 _op_kl_div_default = _ops.aten.kl_div.default
+_c_kl_div_default = _op_kl_div_default._dispatch_cache
 _op_kron_default = _ops.aten.kron.default
+_c_kron_default = _op_kron_default._dispatch_cache
 _op_kron_out = _ops.aten.kron.out
+_c_kron_out = _op_kron_out._dispatch_cache
 _op_kthvalue_default = _ops.aten.kthvalue.default
+_c_kthvalue_default = _op_kthvalue_default._dispatch_cache
 _op_kthvalue_values = _ops.aten.kthvalue.values
+_c_kthvalue_values = _op_kthvalue_values._dispatch_cache
 _op_layer_norm_default = _ops.aten.layer_norm.default
+_c_layer_norm_default = _op_layer_norm_default._dispatch_cache
 _op_lcm__default = _ops.aten.lcm_.default
+_c_lcm__default = _op_lcm__default._dispatch_cache
 _op_lcm_default = _ops.aten.lcm.default
+_c_lcm_default = _op_lcm_default._dispatch_cache
 _op_lcm_out = _ops.aten.lcm.out
+_c_lcm_out = _op_lcm_out._dispatch_cache
 _op_ldexp_Tensor = _ops.aten.ldexp.Tensor
+_c_ldexp_Tensor = _op_ldexp_Tensor._dispatch_cache
 _op_ldexp__default = _ops.aten.ldexp_.default
+_c_ldexp__default = _op_ldexp__default._dispatch_cache
 _op_ldexp_out = _ops.aten.ldexp.out
+_c_ldexp_out = _op_ldexp_out._dispatch_cache
 _op_le_Scalar = _ops.aten.le.Scalar
+_c_le_Scalar = _op_le_Scalar._dispatch_cache
 _op_le_Tensor = _ops.aten.le.Tensor
+_c_le_Tensor = _op_le_Tensor._dispatch_cache
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
+_c_le_Tensor_out = _op_le_Tensor_out._dispatch_cache
 _op_lerp_Scalar = _ops.aten.lerp.Scalar
+_c_lerp_Scalar = _op_lerp_Scalar._dispatch_cache
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
+_c_lerp_Scalar_out = _op_lerp_Scalar_out._dispatch_cache
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
+_c_lerp_Tensor = _op_lerp_Tensor._dispatch_cache
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_c_lerp_Tensor_out = _op_lerp_Tensor_out._dispatch_cache
 _op_less_Scalar = _ops.aten.less.Scalar
+_c_less_Scalar = _op_less_Scalar._dispatch_cache
 _op_less_Tensor = _ops.aten.less.Tensor
+_c_less_Tensor = _op_less_Tensor._dispatch_cache
 _op_less_Tensor_out = _ops.aten.less.Tensor_out
+_c_less_Tensor_out = _op_less_Tensor_out._dispatch_cache
 _op_less_equal_Scalar = _ops.aten.less_equal.Scalar
+_c_less_equal_Scalar = _op_less_equal_Scalar._dispatch_cache
 _op_less_equal_Tensor = _ops.aten.less_equal.Tensor
+_c_less_equal_Tensor = _op_less_equal_Tensor._dispatch_cache
 _op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
+_c_less_equal_Tensor_out = _op_less_equal_Tensor_out._dispatch_cache
 _op_lgamma_default = _ops.aten.lgamma.default
+_c_lgamma_default = _op_lgamma_default._dispatch_cache
 _op_lgamma_out = _ops.aten.lgamma.out
+_c_lgamma_out = _op_lgamma_out._dispatch_cache
 _op_linspace_default = _ops.aten.linspace.default
+_c_linspace_default = _op_linspace_default._dispatch_cache
 _op_linspace_out = _ops.aten.linspace.out
+_c_linspace_out = _op_linspace_out._dispatch_cache
 _op_log10__default = _ops.aten.log10_.default
+_c_log10__default = _op_log10__default._dispatch_cache
 _op_log10_default = _ops.aten.log10.default
+_c_log10_default = _op_log10_default._dispatch_cache
 _op_log10_out = _ops.aten.log10.out
+_c_log10_out = _op_log10_out._dispatch_cache
 _op_log1p__default = _ops.aten.log1p_.default
+_c_log1p__default = _op_log1p__default._dispatch_cache
 _op_log1p_default = _ops.aten.log1p.default
+_c_log1p_default = _op_log1p_default._dispatch_cache
 _op_log1p_out = _ops.aten.log1p.out
+_c_log1p_out = _op_log1p_out._dispatch_cache
 _op_log2__default = _ops.aten.log2_.default
+_c_log2__default = _op_log2__default._dispatch_cache
 _op_log2_default = _ops.aten.log2.default
+_c_log2_default = _op_log2_default._dispatch_cache
 _op_log2_out = _ops.aten.log2.out
+_c_log2_out = _op_log2_out._dispatch_cache
 _op_log__default = _ops.aten.log_.default
+_c_log__default = _op_log__default._dispatch_cache
 _op_log_default = _ops.aten.log.default
+_c_log_default = _op_log_default._dispatch_cache
 _op_log_out = _ops.aten.log.out
+_c_log_out = _op_log_out._dispatch_cache
 _op_log_softmax_int = _ops.aten.log_softmax.int
+_c_log_softmax_int = _op_log_softmax_int._dispatch_cache
 _op_log_softmax_int_out = _ops.aten.log_softmax.int_out
+_c_log_softmax_int_out = _op_log_softmax_int_out._dispatch_cache
 _op_logaddexp2_default = _ops.aten.logaddexp2.default
+_c_logaddexp2_default = _op_logaddexp2_default._dispatch_cache
 _op_logaddexp2_out = _ops.aten.logaddexp2.out
+_c_logaddexp2_out = _op_logaddexp2_out._dispatch_cache
 _op_logaddexp_default = _ops.aten.logaddexp.default
+_c_logaddexp_default = _op_logaddexp_default._dispatch_cache
 _op_logaddexp_out = _ops.aten.logaddexp.out
+_c_logaddexp_out = _op_logaddexp_out._dispatch_cache
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
+_c_logcumsumexp_default = _op_logcumsumexp_default._dispatch_cache
 _op_logcumsumexp_out = _ops.aten.logcumsumexp.out
+_c_logcumsumexp_out = _op_logcumsumexp_out._dispatch_cache
 _op_logdet_default = _ops.aten.logdet.default
+_c_logdet_default = _op_logdet_default._dispatch_cache
 _op_logical_and_default = _ops.aten.logical_and.default
+_c_logical_and_default = _op_logical_and_default._dispatch_cache
 _op_logical_and_out = _ops.aten.logical_and.out
+_c_logical_and_out = _op_logical_and_out._dispatch_cache
 _op_logical_not_default = _ops.aten.logical_not.default
+_c_logical_not_default = _op_logical_not_default._dispatch_cache
 _op_logical_not_out = _ops.aten.logical_not.out
+_c_logical_not_out = _op_logical_not_out._dispatch_cache
 _op_logical_or_default = _ops.aten.logical_or.default
+_c_logical_or_default = _op_logical_or_default._dispatch_cache
 _op_logical_or_out = _ops.aten.logical_or.out
+_c_logical_or_out = _op_logical_or_out._dispatch_cache
 _op_logical_xor_default = _ops.aten.logical_xor.default
+_c_logical_xor_default = _op_logical_xor_default._dispatch_cache
 _op_logical_xor_out = _ops.aten.logical_xor.out
+_c_logical_xor_out = _op_logical_xor_out._dispatch_cache
 _op_logit__default = _ops.aten.logit_.default
+_c_logit__default = _op_logit__default._dispatch_cache
 _op_logit_default = _ops.aten.logit.default
+_c_logit_default = _op_logit_default._dispatch_cache
 _op_logit_out = _ops.aten.logit.out
+_c_logit_out = _op_logit_out._dispatch_cache
+_op_logspace_Scalar_Tensor = _ops.aten.logspace.Scalar_Tensor
+_c_logspace_Scalar_Tensor = _op_logspace_Scalar_Tensor._dispatch_cache
+_op_logspace_Scalar_Tensor_out = _ops.aten.logspace.Scalar_Tensor_out
+_c_logspace_Scalar_Tensor_out = _op_logspace_Scalar_Tensor_out._dispatch_cache
+_op_logspace_Tensor_Scalar = _ops.aten.logspace.Tensor_Scalar
+_c_logspace_Tensor_Scalar = _op_logspace_Tensor_Scalar._dispatch_cache
+_op_logspace_Tensor_Scalar_out = _ops.aten.logspace.Tensor_Scalar_out
+_c_logspace_Tensor_Scalar_out = _op_logspace_Tensor_Scalar_out._dispatch_cache
+_op_logspace_Tensor_Tensor = _ops.aten.logspace.Tensor_Tensor
+_c_logspace_Tensor_Tensor = _op_logspace_Tensor_Tensor._dispatch_cache
+_op_logspace_Tensor_Tensor_out = _ops.aten.logspace.Tensor_Tensor_out
+_c_logspace_Tensor_Tensor_out = _op_logspace_Tensor_Tensor_out._dispatch_cache
+_op_logspace_default = _ops.aten.logspace.default
+_c_logspace_default = _op_logspace_default._dispatch_cache
+_op_logspace_out = _ops.aten.logspace.out
+_c_logspace_out = _op_logspace_out._dispatch_cache
 _op_logsumexp_default = _ops.aten.logsumexp.default
+_c_logsumexp_default = _op_logsumexp_default._dispatch_cache
 _op_logsumexp_out = _ops.aten.logsumexp.out
+_c_logsumexp_out = _op_logsumexp_out._dispatch_cache
 _op_lstm_cell_default = _ops.aten.lstm_cell.default
+_c_lstm_cell_default = _op_lstm_cell_default._dispatch_cache
 _op_lt_Scalar = _ops.aten.lt.Scalar
+_c_lt_Scalar = _op_lt_Scalar._dispatch_cache
 _op_lt_Tensor = _ops.aten.lt.Tensor
+_c_lt_Tensor = _op_lt_Tensor._dispatch_cache
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_c_lt_Tensor_out = _op_lt_Tensor_out._dispatch_cache
 _op_lu_solve_default = _ops.aten.lu_solve.default
+_c_lu_solve_default = _op_lu_solve_default._dispatch_cache
 _op_lu_solve_out = _ops.aten.lu_solve.out
+_c_lu_solve_out = _op_lu_solve_out._dispatch_cache
 _op_lu_unpack_default = _ops.aten.lu_unpack.default
+_c_lu_unpack_default = _op_lu_unpack_default._dispatch_cache
 _op_lu_unpack_out = _ops.aten.lu_unpack.out
+_c_lu_unpack_out = _op_lu_unpack_out._dispatch_cache
 _op_margin_ranking_loss_default = _ops.aten.margin_ranking_loss.default
+_c_margin_ranking_loss_default = _op_margin_ranking_loss_default._dispatch_cache
 _op_masked_fill_Scalar = _ops.aten.masked_fill.Scalar
+_c_masked_fill_Scalar = _op_masked_fill_Scalar._dispatch_cache
 _op_masked_fill_Tensor = _ops.aten.masked_fill.Tensor
+_c_masked_fill_Tensor = _op_masked_fill_Tensor._dispatch_cache
 _op_masked_scatter_default = _ops.aten.masked_scatter.default
+_c_masked_scatter_default = _op_masked_scatter_default._dispatch_cache
 _op_masked_select_default = _ops.aten.masked_select.default
+_c_masked_select_default = _op_masked_select_default._dispatch_cache
 _op_masked_select_out = _ops.aten.masked_select.out
+_c_masked_select_out = _op_masked_select_out._dispatch_cache
 _op_matmul_default = _ops.aten.matmul.default
+_c_matmul_default = _op_matmul_default._dispatch_cache
 _op_matmul_out = _ops.aten.matmul.out
+_c_matmul_out = _op_matmul_out._dispatch_cache
 _op_matrix_exp_default = _ops.aten.matrix_exp.default
+_c_matrix_exp_default = _op_matrix_exp_default._dispatch_cache
 _op_matrix_power_default = _ops.aten.matrix_power.default
+_c_matrix_power_default = _op_matrix_power_default._dispatch_cache
 _op_matrix_power_out = _ops.aten.matrix_power.out
+_c_matrix_power_out = _op_matrix_power_out._dispatch_cache
 _op_max_default = _ops.aten.max.default
+_c_max_default = _op_max_default._dispatch_cache
 _op_max_dim = _ops.aten.max.dim
+_c_max_dim = _op_max_dim._dispatch_cache
 _op_max_dim_max = _ops.aten.max.dim_max
+_c_max_dim_max = _op_max_dim_max._dispatch_cache
 _op_max_other = _ops.aten.max.other
+_c_max_other = _op_max_other._dispatch_cache
 _op_max_out = _ops.aten.max.out
+_c_max_out = _op_max_out._dispatch_cache
 _op_max_pool1d_default = _ops.aten.max_pool1d.default
+_c_max_pool1d_default = _op_max_pool1d_default._dispatch_cache
 _op_max_pool1d_with_indices_default = _ops.aten.max_pool1d_with_indices.default
+_c_max_pool1d_with_indices_default = _op_max_pool1d_with_indices_default._dispatch_cache
 _op_max_pool2d_default = _ops.aten.max_pool2d.default
+_c_max_pool2d_default = _op_max_pool2d_default._dispatch_cache
 _op_max_pool3d_default = _ops.aten.max_pool3d.default
+_c_max_pool3d_default = _op_max_pool3d_default._dispatch_cache
 _op_max_unary_out = _ops.aten.max.unary_out
+_c_max_unary_out = _op_max_unary_out._dispatch_cache
 _op_maximum_default = _ops.aten.maximum.default
+_c_maximum_default = _op_maximum_default._dispatch_cache
 _op_maximum_out = _ops.aten.maximum.out
+_c_maximum_out = _op_maximum_out._dispatch_cache
 _op_mean_default = _ops.aten.mean.default
+_c_mean_default = _op_mean_default._dispatch_cache
 _op_mean_dim = _ops.aten.mean.dim
+_c_mean_dim = _op_mean_dim._dispatch_cache
 _op_mean_dtype_out = _ops.aten.mean.dtype_out
+_c_mean_dtype_out = _op_mean_dtype_out._dispatch_cache
 _op_mean_out = _ops.aten.mean.out
+_c_mean_out = _op_mean_out._dispatch_cache
 _op_median_default = _ops.aten.median.default
+_c_median_default = _op_median_default._dispatch_cache
 _op_median_dim = _ops.aten.median.dim
+_c_median_dim = _op_median_dim._dispatch_cache
 _op_median_dim_values = _ops.aten.median.dim_values
+_c_median_dim_values = _op_median_dim_values._dispatch_cache
 _op_meshgrid_default = _ops.aten.meshgrid.default
+_c_meshgrid_default = _op_meshgrid_default._dispatch_cache
 _op_meshgrid_indexing = _ops.aten.meshgrid.indexing
+_c_meshgrid_indexing = _op_meshgrid_indexing._dispatch_cache
 _op_min_default = _ops.aten.min.default
+_c_min_default = _op_min_default._dispatch_cache
 _op_min_dim = _ops.aten.min.dim
+_c_min_dim = _op_min_dim._dispatch_cache
 _op_min_dim_min = _ops.aten.min.dim_min
+_c_min_dim_min = _op_min_dim_min._dispatch_cache
 _op_min_other = _ops.aten.min.other
+_c_min_other = _op_min_other._dispatch_cache
 _op_min_out = _ops.aten.min.out
+_c_min_out = _op_min_out._dispatch_cache
 _op_min_unary_out = _ops.aten.min.unary_out
+_c_min_unary_out = _op_min_unary_out._dispatch_cache
 _op_minimum_default = _ops.aten.minimum.default
+_c_minimum_default = _op_minimum_default._dispatch_cache
 _op_minimum_out = _ops.aten.minimum.out
+_c_minimum_out = _op_minimum_out._dispatch_cache
 _op_mm_default = _ops.aten.mm.default
+_c_mm_default = _op_mm_default._dispatch_cache
 _op_mm_out = _ops.aten.mm.out
+_c_mm_out = _op_mm_out._dispatch_cache
 _op_mode_default = _ops.aten.mode.default
+_c_mode_default = _op_mode_default._dispatch_cache
 _op_mode_values = _ops.aten.mode.values
+_c_mode_values = _op_mode_values._dispatch_cache
 _op_movedim_int = _ops.aten.movedim.int
+_c_movedim_int = _op_movedim_int._dispatch_cache
 _op_movedim_intlist = _ops.aten.movedim.intlist
+_c_movedim_intlist = _op_movedim_intlist._dispatch_cache
 _op_msort_default = _ops.aten.msort.default
+_c_msort_default = _op_msort_default._dispatch_cache
 _op_msort_out = _ops.aten.msort.out
+_c_msort_out = _op_msort_out._dispatch_cache
 _op_mul_Tensor = _ops.aten.mul.Tensor
+_c_mul_Tensor = _op_mul_Tensor._dispatch_cache
 _op_mul_out = _ops.aten.mul.out
+_c_mul_out = _op_mul_out._dispatch_cache
 _op_multinomial_default = _ops.aten.multinomial.default
+_c_multinomial_default = _op_multinomial_default._dispatch_cache
 _op_multinomial_out = _ops.aten.multinomial.out
+_c_multinomial_out = _op_multinomial_out._dispatch_cache
 _op_multiply_Tensor = _ops.aten.multiply.Tensor
+_c_multiply_Tensor = _op_multiply_Tensor._dispatch_cache
 _op_multiply_out = _ops.aten.multiply.out
+_c_multiply_out = _op_multiply_out._dispatch_cache
 _op_mv_default = _ops.aten.mv.default
+_c_mv_default = _op_mv_default._dispatch_cache
 _op_mv_out = _ops.aten.mv.out
+_c_mv_out = _op_mv_out._dispatch_cache
 _op_mvlgamma_default = _ops.aten.mvlgamma.default
+_c_mvlgamma_default = _op_mvlgamma_default._dispatch_cache
 _op_mvlgamma_out = _ops.aten.mvlgamma.out
+_c_mvlgamma_out = _op_mvlgamma_out._dispatch_cache
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
+_c_nan_to_num__default = _op_nan_to_num__default._dispatch_cache
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
+_c_nan_to_num_default = _op_nan_to_num_default._dispatch_cache
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
+_c_nan_to_num_out = _op_nan_to_num_out._dispatch_cache
 _op_nanmean_default = _ops.aten.nanmean.default
+_c_nanmean_default = _op_nanmean_default._dispatch_cache
 _op_nanmean_out = _ops.aten.nanmean.out
+_c_nanmean_out = _op_nanmean_out._dispatch_cache
 _op_nanmedian_default = _ops.aten.nanmedian.default
+_c_nanmedian_default = _op_nanmedian_default._dispatch_cache
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_c_nanmedian_dim = _op_nanmedian_dim._dispatch_cache
 _op_nanmedian_dim_values = _ops.aten.nanmedian.dim_values
+_c_nanmedian_dim_values = _op_nanmedian_dim_values._dispatch_cache
 _op_nanquantile_default = _ops.aten.nanquantile.default
+_c_nanquantile_default = _op_nanquantile_default._dispatch_cache
 _op_nanquantile_out = _ops.aten.nanquantile.out
+_c_nanquantile_out = _op_nanquantile_out._dispatch_cache
 _op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_c_nanquantile_scalar = _op_nanquantile_scalar._dispatch_cache
 _op_nanquantile_scalar_out = _ops.aten.nanquantile.scalar_out
+_c_nanquantile_scalar_out = _op_nanquantile_scalar_out._dispatch_cache
 _op_nansum_default = _ops.aten.nansum.default
+_c_nansum_default = _op_nansum_default._dispatch_cache
 _op_nansum_out = _ops.aten.nansum.out
+_c_nansum_out = _op_nansum_out._dispatch_cache
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
+_c_narrow_copy_default = _op_narrow_copy_default._dispatch_cache
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
+_c_narrow_copy_out = _op_narrow_copy_out._dispatch_cache
 _op_narrow_default = _ops.aten.narrow.default
+_c_narrow_default = _op_narrow_default._dispatch_cache
 _op_native_batch_norm_default = _ops.aten.native_batch_norm.default
+_c_native_batch_norm_default = _op_native_batch_norm_default._dispatch_cache
 _op_native_dropout_default = _ops.aten.native_dropout.default
+_c_native_dropout_default = _op_native_dropout_default._dispatch_cache
 _op_native_group_norm_default = _ops.aten.native_group_norm.default
+_c_native_group_norm_default = _op_native_group_norm_default._dispatch_cache
 _op_native_layer_norm_default = _ops.aten.native_layer_norm.default
+_c_native_layer_norm_default = _op_native_layer_norm_default._dispatch_cache
 _op_ne_Scalar = _ops.aten.ne.Scalar
+_c_ne_Scalar = _op_ne_Scalar._dispatch_cache
 _op_ne_Tensor = _ops.aten.ne.Tensor
+_c_ne_Tensor = _op_ne_Tensor._dispatch_cache
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
+_c_ne_Tensor_out = _op_ne_Tensor_out._dispatch_cache
 _op_neg__default = _ops.aten.neg_.default
+_c_neg__default = _op_neg__default._dispatch_cache
 _op_neg_default = _ops.aten.neg.default
+_c_neg_default = _op_neg_default._dispatch_cache
 _op_neg_out = _ops.aten.neg.out
+_c_neg_out = _op_neg_out._dispatch_cache
 _op_negative_default = _ops.aten.negative.default
+_c_negative_default = _op_negative_default._dispatch_cache
 _op_negative_out = _ops.aten.negative.out
+_c_negative_out = _op_negative_out._dispatch_cache
 _op_nextafter_default = _ops.aten.nextafter.default
+_c_nextafter_default = _op_nextafter_default._dispatch_cache
 _op_nextafter_out = _ops.aten.nextafter.out
+_c_nextafter_out = _op_nextafter_out._dispatch_cache
 _op_nonzero_default = _ops.aten.nonzero.default
+_c_nonzero_default = _op_nonzero_default._dispatch_cache
 _op_nonzero_out = _ops.aten.nonzero.out
+_c_nonzero_out = _op_nonzero_out._dispatch_cache
 _op_norm_Scalar = _ops.aten.norm.Scalar
+_c_norm_Scalar = _op_norm_Scalar._dispatch_cache
 _op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
+_c_norm_ScalarOpt_dim = _op_norm_ScalarOpt_dim._dispatch_cache
 _op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
+_c_norm_ScalarOpt_dim_dtype = _op_norm_ScalarOpt_dim_dtype._dispatch_cache
 _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
+_c_norm_ScalarOpt_dtype = _op_norm_ScalarOpt_dtype._dispatch_cache
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
+_c_norm_dtype_out = _op_norm_dtype_out._dispatch_cache
 _op_norm_except_dim_default = _ops.aten.norm_except_dim.default
+_c_norm_except_dim_default = _op_norm_except_dim_default._dispatch_cache
 _op_norm_out = _ops.aten.norm.out
+_c_norm_out = _op_norm_out._dispatch_cache
 _op_normal_Tensor_Tensor = _ops.aten.normal.Tensor_Tensor
+_c_normal_Tensor_Tensor = _op_normal_Tensor_Tensor._dispatch_cache
 _op_normal_Tensor_Tensor_out = _ops.aten.normal.Tensor_Tensor_out
+_c_normal_Tensor_Tensor_out = _op_normal_Tensor_Tensor_out._dispatch_cache
 _op_normal_Tensor_float = _ops.aten.normal.Tensor_float
+_c_normal_Tensor_float = _op_normal_Tensor_float._dispatch_cache
 _op_normal_Tensor_float_out = _ops.aten.normal.Tensor_float_out
+_c_normal_Tensor_float_out = _op_normal_Tensor_float_out._dispatch_cache
 _op_normal_float_Tensor = _ops.aten.normal.float_Tensor
+_c_normal_float_Tensor = _op_normal_float_Tensor._dispatch_cache
 _op_normal_float_Tensor_out = _ops.aten.normal.float_Tensor_out
+_c_normal_float_Tensor_out = _op_normal_float_Tensor_out._dispatch_cache
 _op_normal_float_float = _ops.aten.normal.float_float
+_c_normal_float_float = _op_normal_float_float._dispatch_cache
 _op_normal_float_float_out = _ops.aten.normal.float_float_out
+_c_normal_float_float_out = _op_normal_float_float_out._dispatch_cache
 _op_not_equal_Scalar = _ops.aten.not_equal.Scalar
+_c_not_equal_Scalar = _op_not_equal_Scalar._dispatch_cache
 _op_not_equal_Tensor = _ops.aten.not_equal.Tensor
+_c_not_equal_Tensor = _op_not_equal_Tensor._dispatch_cache
 _op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
+_c_not_equal_Tensor_out = _op_not_equal_Tensor_out._dispatch_cache
+_op_nuclear_norm_default = _ops.aten.nuclear_norm.default
+_c_nuclear_norm_default = _op_nuclear_norm_default._dispatch_cache
+_op_nuclear_norm_dim = _ops.aten.nuclear_norm.dim
+_c_nuclear_norm_dim = _op_nuclear_norm_dim._dispatch_cache
+_op_nuclear_norm_dim_out = _ops.aten.nuclear_norm.dim_out
+_c_nuclear_norm_dim_out = _op_nuclear_norm_dim_out._dispatch_cache
+_op_nuclear_norm_out = _ops.aten.nuclear_norm.out
+_c_nuclear_norm_out = _op_nuclear_norm_out._dispatch_cache
 _op_ones_default = _ops.aten.ones.default
+_c_ones_default = _op_ones_default._dispatch_cache
 _op_ones_like_default = _ops.aten.ones_like.default
+_c_ones_like_default = _op_ones_like_default._dispatch_cache
 _op_ones_out = _ops.aten.ones.out
+_c_ones_out = _op_ones_out._dispatch_cache
 _op_outer_default = _ops.aten.outer.default
+_c_outer_default = _op_outer_default._dispatch_cache
 _op_outer_out = _ops.aten.outer.out
+_c_outer_out = _op_outer_out._dispatch_cache
 _op_pairwise_distance_default = _ops.aten.pairwise_distance.default
+_c_pairwise_distance_default = _op_pairwise_distance_default._dispatch_cache
+_op_permute_copy_default = _ops.aten.permute_copy.default
+_c_permute_copy_default = _op_permute_copy_default._dispatch_cache
+_op_permute_copy_out = _ops.aten.permute_copy.out
+_c_permute_copy_out = _op_permute_copy_out._dispatch_cache
 _op_permute_default = _ops.aten.permute.default
+_c_permute_default = _op_permute_default._dispatch_cache
 _op_pinverse_default = _ops.aten.pinverse.default
+_c_pinverse_default = _op_pinverse_default._dispatch_cache
 _op_pixel_shuffle_default = _ops.aten.pixel_shuffle.default
+_c_pixel_shuffle_default = _op_pixel_shuffle_default._dispatch_cache
 _op_pixel_unshuffle_default = _ops.aten.pixel_unshuffle.default
+_c_pixel_unshuffle_default = _op_pixel_unshuffle_default._dispatch_cache
 _op_poisson_default = _ops.aten.poisson.default
+_c_poisson_default = _op_poisson_default._dispatch_cache
 _op_poisson_nll_loss_default = _ops.aten.poisson_nll_loss.default
+_c_poisson_nll_loss_default = _op_poisson_nll_loss_default._dispatch_cache
 _op_polar_default = _ops.aten.polar.default
+_c_polar_default = _op_polar_default._dispatch_cache
 _op_polar_out = _ops.aten.polar.out
+_c_polar_out = _op_polar_out._dispatch_cache
 _op_polygamma_default = _ops.aten.polygamma.default
+_c_polygamma_default = _op_polygamma_default._dispatch_cache
 _op_polygamma_out = _ops.aten.polygamma.out
+_c_polygamma_out = _op_polygamma_out._dispatch_cache
 _op_pow_Scalar = _ops.aten.pow.Scalar
+_c_pow_Scalar = _op_pow_Scalar._dispatch_cache
 _op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
+_c_pow_Tensor_Scalar = _op_pow_Tensor_Scalar._dispatch_cache
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
+_c_pow_Tensor_Tensor = _op_pow_Tensor_Tensor._dispatch_cache
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
+_c_pow_Tensor_Tensor_out = _op_pow_Tensor_Tensor_out._dispatch_cache
 _op_prelu_default = _ops.aten.prelu.default
+_c_prelu_default = _op_prelu_default._dispatch_cache
 _op_prod_default = _ops.aten.prod.default
+_c_prod_default = _op_prod_default._dispatch_cache
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_c_prod_dim_int = _op_prod_dim_int._dispatch_cache
 _op_prod_int_out = _ops.aten.prod.int_out
+_c_prod_int_out = _op_prod_int_out._dispatch_cache
 _op_put_default = _ops.aten.put.default
+_c_put_default = _op_put_default._dispatch_cache
 _op_qr_Q = _ops.aten.qr.Q
+_c_qr_Q = _op_qr_Q._dispatch_cache
 _op_qr_default = _ops.aten.qr.default
+_c_qr_default = _op_qr_default._dispatch_cache
 _op_quantile_default = _ops.aten.quantile.default
+_c_quantile_default = _op_quantile_default._dispatch_cache
 _op_quantile_out = _ops.aten.quantile.out
+_c_quantile_out = _op_quantile_out._dispatch_cache
 _op_quantile_scalar = _ops.aten.quantile.scalar
+_c_quantile_scalar = _op_quantile_scalar._dispatch_cache
 _op_quantile_scalar_out = _ops.aten.quantile.scalar_out
+_c_quantile_scalar_out = _op_quantile_scalar_out._dispatch_cache
 _op_rad2deg__default = _ops.aten.rad2deg_.default
+_c_rad2deg__default = _op_rad2deg__default._dispatch_cache
 _op_rad2deg_default = _ops.aten.rad2deg.default
+_c_rad2deg_default = _op_rad2deg_default._dispatch_cache
 _op_rad2deg_out = _ops.aten.rad2deg.out
+_c_rad2deg_out = _op_rad2deg_out._dispatch_cache
 _op_rand_default = _ops.aten.rand.default
+_c_rand_default = _op_rand_default._dispatch_cache
 _op_rand_generator = _ops.aten.rand.generator
+_c_rand_generator = _op_rand_generator._dispatch_cache
 _op_rand_generator_out = _ops.aten.rand.generator_out
+_c_rand_generator_out = _op_rand_generator_out._dispatch_cache
 _op_rand_like_default = _ops.aten.rand_like.default
+_c_rand_like_default = _op_rand_like_default._dispatch_cache
 _op_rand_like_generator = _ops.aten.rand_like.generator
+_c_rand_like_generator = _op_rand_like_generator._dispatch_cache
 _op_rand_out = _ops.aten.rand.out
+_c_rand_out = _op_rand_out._dispatch_cache
 _op_randint_default = _ops.aten.randint.default
+_c_randint_default = _op_randint_default._dispatch_cache
 _op_randint_generator = _ops.aten.randint.generator
+_c_randint_generator = _op_randint_generator._dispatch_cache
 _op_randint_generator_out = _ops.aten.randint.generator_out
+_c_randint_generator_out = _op_randint_generator_out._dispatch_cache
 _op_randint_like_default = _ops.aten.randint_like.default
+_c_randint_like_default = _op_randint_like_default._dispatch_cache
 _op_randint_like_generator = _ops.aten.randint_like.generator
+_c_randint_like_generator = _op_randint_like_generator._dispatch_cache
 _op_randint_like_low_dtype = _ops.aten.randint_like.low_dtype
+_c_randint_like_low_dtype = _op_randint_like_low_dtype._dispatch_cache
 _op_randint_like_low_generator_dtype = _ops.aten.randint_like.low_generator_dtype
+_c_randint_like_low_generator_dtype = _op_randint_like_low_generator_dtype._dispatch_cache
 _op_randint_low = _ops.aten.randint.low
+_c_randint_low = _op_randint_low._dispatch_cache
 _op_randint_low_generator = _ops.aten.randint.low_generator
+_c_randint_low_generator = _op_randint_low_generator._dispatch_cache
 _op_randint_low_generator_out = _ops.aten.randint.low_generator_out
+_c_randint_low_generator_out = _op_randint_low_generator_out._dispatch_cache
 _op_randint_low_out = _ops.aten.randint.low_out
+_c_randint_low_out = _op_randint_low_out._dispatch_cache
 _op_randint_out = _ops.aten.randint.out
+_c_randint_out = _op_randint_out._dispatch_cache
 _op_randn_default = _ops.aten.randn.default
+_c_randn_default = _op_randn_default._dispatch_cache
 _op_randn_generator = _ops.aten.randn.generator
+_c_randn_generator = _op_randn_generator._dispatch_cache
 _op_randn_generator_out = _ops.aten.randn.generator_out
+_c_randn_generator_out = _op_randn_generator_out._dispatch_cache
 _op_randn_like_default = _ops.aten.randn_like.default
+_c_randn_like_default = _op_randn_like_default._dispatch_cache
 _op_randn_like_generator = _ops.aten.randn_like.generator
+_c_randn_like_generator = _op_randn_like_generator._dispatch_cache
 _op_randn_out = _ops.aten.randn.out
+_c_randn_out = _op_randn_out._dispatch_cache
 _op_randperm_default = _ops.aten.randperm.default
+_c_randperm_default = _op_randperm_default._dispatch_cache
 _op_randperm_generator = _ops.aten.randperm.generator
+_c_randperm_generator = _op_randperm_generator._dispatch_cache
 _op_randperm_generator_out = _ops.aten.randperm.generator_out
+_c_randperm_generator_out = _op_randperm_generator_out._dispatch_cache
 _op_randperm_out = _ops.aten.randperm.out
+_c_randperm_out = _op_randperm_out._dispatch_cache
 _op_reciprocal__default = _ops.aten.reciprocal_.default
+_c_reciprocal__default = _op_reciprocal__default._dispatch_cache
 _op_reciprocal_default = _ops.aten.reciprocal.default
+_c_reciprocal_default = _op_reciprocal_default._dispatch_cache
 _op_reciprocal_out = _ops.aten.reciprocal.out
+_c_reciprocal_out = _op_reciprocal_out._dispatch_cache
 _op_relu__default = _ops.aten.relu_.default
+_c_relu__default = _op_relu__default._dispatch_cache
 _op_relu_default = _ops.aten.relu.default
+_c_relu_default = _op_relu_default._dispatch_cache
 _op_remainder_Scalar = _ops.aten.remainder.Scalar
+_c_remainder_Scalar = _op_remainder_Scalar._dispatch_cache
 _op_remainder_Scalar_Tensor = _ops.aten.remainder.Scalar_Tensor
+_c_remainder_Scalar_Tensor = _op_remainder_Scalar_Tensor._dispatch_cache
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
+_c_remainder_Tensor = _op_remainder_Tensor._dispatch_cache
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_c_remainder_Tensor_out = _op_remainder_Tensor_out._dispatch_cache
 _op_repeat_interleave_Tensor = _ops.aten.repeat_interleave.Tensor
+_c_repeat_interleave_Tensor = _op_repeat_interleave_Tensor._dispatch_cache
 _op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
+_c_repeat_interleave_self_Tensor = _op_repeat_interleave_self_Tensor._dispatch_cache
 _op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
+_c_repeat_interleave_self_int = _op_repeat_interleave_self_int._dispatch_cache
 _op_reshape_default = _ops.aten.reshape.default
+_c_reshape_default = _op_reshape_default._dispatch_cache
 _op_resolve_conj_default = _ops.aten.resolve_conj.default
+_c_resolve_conj_default = _op_resolve_conj_default._dispatch_cache
 _op_resolve_neg_default = _ops.aten.resolve_neg.default
+_c_resolve_neg_default = _op_resolve_neg_default._dispatch_cache
 _op_rms_norm_default = _ops.aten.rms_norm.default
+_c_rms_norm_default = _op_rms_norm_default._dispatch_cache
 _op_rnn_relu_cell_default = _ops.aten.rnn_relu_cell.default
+_c_rnn_relu_cell_default = _op_rnn_relu_cell_default._dispatch_cache
 _op_rnn_tanh_cell_default = _ops.aten.rnn_tanh_cell.default
+_c_rnn_tanh_cell_default = _op_rnn_tanh_cell_default._dispatch_cache
 _op_roll_default = _ops.aten.roll.default
+_c_roll_default = _op_roll_default._dispatch_cache
 _op_rot90_default = _ops.aten.rot90.default
+_c_rot90_default = _op_rot90_default._dispatch_cache
 _op_round__decimals = _ops.aten.round_.decimals
+_c_round__decimals = _op_round__decimals._dispatch_cache
 _op_round__default = _ops.aten.round_.default
+_c_round__default = _op_round__default._dispatch_cache
 _op_round_decimals = _ops.aten.round.decimals
+_c_round_decimals = _op_round_decimals._dispatch_cache
 _op_round_decimals_out = _ops.aten.round.decimals_out
+_c_round_decimals_out = _op_round_decimals_out._dispatch_cache
 _op_round_default = _ops.aten.round.default
+_c_round_default = _op_round_default._dispatch_cache
 _op_round_out = _ops.aten.round.out
+_c_round_out = _op_round_out._dispatch_cache
 _op_row_stack_default = _ops.aten.row_stack.default
+_c_row_stack_default = _op_row_stack_default._dispatch_cache
 _op_row_stack_out = _ops.aten.row_stack.out
+_c_row_stack_out = _op_row_stack_out._dispatch_cache
 _op_rsqrt__default = _ops.aten.rsqrt_.default
+_c_rsqrt__default = _op_rsqrt__default._dispatch_cache
 _op_rsqrt_default = _ops.aten.rsqrt.default
+_c_rsqrt_default = _op_rsqrt_default._dispatch_cache
 _op_rsqrt_out = _ops.aten.rsqrt.out
+_c_rsqrt_out = _op_rsqrt_out._dispatch_cache
 _op_rsub_Scalar = _ops.aten.rsub.Scalar
+_c_rsub_Scalar = _op_rsub_Scalar._dispatch_cache
 _op_rsub_Tensor = _ops.aten.rsub.Tensor
+_c_rsub_Tensor = _op_rsub_Tensor._dispatch_cache
 _op_scalar_tensor_default = _ops.aten.scalar_tensor.default
+_c_scalar_tensor_default = _op_scalar_tensor_default._dispatch_cache
 _op_scatter_add_default = _ops.aten.scatter_add.default
+_c_scatter_add_default = _op_scatter_add_default._dispatch_cache
 _op_scatter_add_out = _ops.aten.scatter_add.out
+_c_scatter_add_out = _op_scatter_add_out._dispatch_cache
 _op_scatter_reduce = _ops.aten.scatter.reduce
+_c_scatter_reduce = _op_scatter_reduce._dispatch_cache
 _op_scatter_reduce_out = _ops.aten.scatter.reduce_out
+_c_scatter_reduce_out = _op_scatter_reduce_out._dispatch_cache
 _op_scatter_reduce_two = _ops.aten.scatter_reduce.two
+_c_scatter_reduce_two = _op_scatter_reduce_two._dispatch_cache
 _op_scatter_reduce_two_out = _ops.aten.scatter_reduce.two_out
+_c_scatter_reduce_two_out = _op_scatter_reduce_two_out._dispatch_cache
 _op_scatter_src = _ops.aten.scatter.src
+_c_scatter_src = _op_scatter_src._dispatch_cache
 _op_scatter_src_out = _ops.aten.scatter.src_out
+_c_scatter_src_out = _op_scatter_src_out._dispatch_cache
 _op_scatter_value = _ops.aten.scatter.value
+_c_scatter_value = _op_scatter_value._dispatch_cache
 _op_scatter_value_out = _ops.aten.scatter.value_out
+_c_scatter_value_out = _op_scatter_value_out._dispatch_cache
 _op_scatter_value_reduce = _ops.aten.scatter.value_reduce
+_c_scatter_value_reduce = _op_scatter_value_reduce._dispatch_cache
 _op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
+_c_scatter_value_reduce_out = _op_scatter_value_reduce_out._dispatch_cache
 _op_searchsorted_Scalar = _ops.aten.searchsorted.Scalar
+_c_searchsorted_Scalar = _op_searchsorted_Scalar._dispatch_cache
 _op_searchsorted_Scalar_out = _ops.aten.searchsorted.Scalar_out
+_c_searchsorted_Scalar_out = _op_searchsorted_Scalar_out._dispatch_cache
 _op_searchsorted_Tensor = _ops.aten.searchsorted.Tensor
+_c_searchsorted_Tensor = _op_searchsorted_Tensor._dispatch_cache
 _op_searchsorted_Tensor_out = _ops.aten.searchsorted.Tensor_out
+_c_searchsorted_Tensor_out = _op_searchsorted_Tensor_out._dispatch_cache
+_op_select_copy_int = _ops.aten.select_copy.int
+_c_select_copy_int = _op_select_copy_int._dispatch_cache
+_op_select_copy_int_out = _ops.aten.select_copy.int_out
+_c_select_copy_int_out = _op_select_copy_int_out._dispatch_cache
 _op_select_int = _ops.aten.select.int
+_c_select_int = _op_select_int._dispatch_cache
 _op_select_scatter_default = _ops.aten.select_scatter.default
+_c_select_scatter_default = _op_select_scatter_default._dispatch_cache
 _op_selu__default = _ops.aten.selu_.default
+_c_selu__default = _op_selu__default._dispatch_cache
 _op_selu_default = _ops.aten.selu.default
+_c_selu_default = _op_selu_default._dispatch_cache
 _op_sgn_default = _ops.aten.sgn.default
+_c_sgn_default = _op_sgn_default._dispatch_cache
 _op_sgn_out = _ops.aten.sgn.out
+_c_sgn_out = _op_sgn_out._dispatch_cache
 _op_sigmoid__default = _ops.aten.sigmoid_.default
+_c_sigmoid__default = _op_sigmoid__default._dispatch_cache
 _op_sigmoid_default = _ops.aten.sigmoid.default
+_c_sigmoid_default = _op_sigmoid_default._dispatch_cache
 _op_sigmoid_out = _ops.aten.sigmoid.out
+_c_sigmoid_out = _op_sigmoid_out._dispatch_cache
 _op_sign_default = _ops.aten.sign.default
+_c_sign_default = _op_sign_default._dispatch_cache
 _op_sign_out = _ops.aten.sign.out
+_c_sign_out = _op_sign_out._dispatch_cache
 _op_signbit_default = _ops.aten.signbit.default
+_c_signbit_default = _op_signbit_default._dispatch_cache
 _op_signbit_out = _ops.aten.signbit.out
+_c_signbit_out = _op_signbit_out._dispatch_cache
 _op_sin__default = _ops.aten.sin_.default
+_c_sin__default = _op_sin__default._dispatch_cache
 _op_sin_default = _ops.aten.sin.default
+_c_sin_default = _op_sin_default._dispatch_cache
 _op_sin_out = _ops.aten.sin.out
+_c_sin_out = _op_sin_out._dispatch_cache
 _op_sinc_default = _ops.aten.sinc.default
+_c_sinc_default = _op_sinc_default._dispatch_cache
 _op_sinc_out = _ops.aten.sinc.out
+_c_sinc_out = _op_sinc_out._dispatch_cache
 _op_sinh__default = _ops.aten.sinh_.default
+_c_sinh__default = _op_sinh__default._dispatch_cache
 _op_sinh_default = _ops.aten.sinh.default
+_c_sinh_default = _op_sinh_default._dispatch_cache
 _op_sinh_out = _ops.aten.sinh.out
+_c_sinh_out = _op_sinh_out._dispatch_cache
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_c_slice_Tensor = _op_slice_Tensor._dispatch_cache
+_op_slice_copy_Tensor = _ops.aten.slice_copy.Tensor
+_c_slice_copy_Tensor = _op_slice_copy_Tensor._dispatch_cache
+_op_slice_copy_Tensor_out = _ops.aten.slice_copy.Tensor_out
+_c_slice_copy_Tensor_out = _op_slice_copy_Tensor_out._dispatch_cache
 _op_slice_scatter_default = _ops.aten.slice_scatter.default
+_c_slice_scatter_default = _op_slice_scatter_default._dispatch_cache
 _op_slice_scatter_out = _ops.aten.slice_scatter.out
+_c_slice_scatter_out = _op_slice_scatter_out._dispatch_cache
 _op_slogdet_default = _ops.aten.slogdet.default
+_c_slogdet_default = _op_slogdet_default._dispatch_cache
 _op_slogdet_out = _ops.aten.slogdet.out
+_c_slogdet_out = _op_slogdet_out._dispatch_cache
 _op_softmax_int = _ops.aten.softmax.int
+_c_softmax_int = _op_softmax_int._dispatch_cache
 _op_softmax_int_out = _ops.aten.softmax.int_out
+_c_softmax_int_out = _op_softmax_int_out._dispatch_cache
 _op_sort_default = _ops.aten.sort.default
+_c_sort_default = _op_sort_default._dispatch_cache
 _op_sort_stable = _ops.aten.sort.stable
+_c_sort_stable = _op_sort_stable._dispatch_cache
 _op_sort_values = _ops.aten.sort.values
+_c_sort_values = _op_sort_values._dispatch_cache
 _op_sort_values_stable = _ops.aten.sort.values_stable
+_c_sort_values_stable = _op_sort_values_stable._dispatch_cache
 _op_split_Tensor = _ops.aten.split.Tensor
+_c_split_Tensor = _op_split_Tensor._dispatch_cache
+_op_split_copy_Tensor = _ops.aten.split_copy.Tensor
+_c_split_copy_Tensor = _op_split_copy_Tensor._dispatch_cache
+_op_split_copy_Tensor_out = _ops.aten.split_copy.Tensor_out
+_c_split_copy_Tensor_out = _op_split_copy_Tensor_out._dispatch_cache
+_op_split_with_sizes_copy_default = _ops.aten.split_with_sizes_copy.default
+_c_split_with_sizes_copy_default = _op_split_with_sizes_copy_default._dispatch_cache
+_op_split_with_sizes_copy_out = _ops.aten.split_with_sizes_copy.out
+_c_split_with_sizes_copy_out = _op_split_with_sizes_copy_out._dispatch_cache
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
+_c_split_with_sizes_default = _op_split_with_sizes_default._dispatch_cache
 _op_sqrt__default = _ops.aten.sqrt_.default
+_c_sqrt__default = _op_sqrt__default._dispatch_cache
 _op_sqrt_default = _ops.aten.sqrt.default
+_c_sqrt_default = _op_sqrt_default._dispatch_cache
 _op_sqrt_out = _ops.aten.sqrt.out
+_c_sqrt_out = _op_sqrt_out._dispatch_cache
 _op_square__default = _ops.aten.square_.default
+_c_square__default = _op_square__default._dispatch_cache
 _op_square_default = _ops.aten.square.default
+_c_square_default = _op_square_default._dispatch_cache
 _op_square_out = _ops.aten.square.out
+_c_square_out = _op_square_out._dispatch_cache
+_op_squeeze_copy_default = _ops.aten.squeeze_copy.default
+_c_squeeze_copy_default = _op_squeeze_copy_default._dispatch_cache
+_op_squeeze_copy_dim = _ops.aten.squeeze_copy.dim
+_c_squeeze_copy_dim = _op_squeeze_copy_dim._dispatch_cache
+_op_squeeze_copy_dim_out = _ops.aten.squeeze_copy.dim_out
+_c_squeeze_copy_dim_out = _op_squeeze_copy_dim_out._dispatch_cache
+_op_squeeze_copy_dims = _ops.aten.squeeze_copy.dims
+_c_squeeze_copy_dims = _op_squeeze_copy_dims._dispatch_cache
+_op_squeeze_copy_dims_out = _ops.aten.squeeze_copy.dims_out
+_c_squeeze_copy_dims_out = _op_squeeze_copy_dims_out._dispatch_cache
+_op_squeeze_copy_out = _ops.aten.squeeze_copy.out
+_c_squeeze_copy_out = _op_squeeze_copy_out._dispatch_cache
 _op_squeeze_default = _ops.aten.squeeze.default
+_c_squeeze_default = _op_squeeze_default._dispatch_cache
 _op_squeeze_dim = _ops.aten.squeeze.dim
+_c_squeeze_dim = _op_squeeze_dim._dispatch_cache
 _op_squeeze_dims = _ops.aten.squeeze.dims
+_c_squeeze_dims = _op_squeeze_dims._dispatch_cache
 _op_stack_default = _ops.aten.stack.default
+_c_stack_default = _op_stack_default._dispatch_cache
 _op_stack_out = _ops.aten.stack.out
+_c_stack_out = _op_stack_out._dispatch_cache
 _op_std_correction = _ops.aten.std.correction
+_c_std_correction = _op_std_correction._dispatch_cache
 _op_std_correction_out = _ops.aten.std.correction_out
+_c_std_correction_out = _op_std_correction_out._dispatch_cache
 _op_std_default = _ops.aten.std.default
+_c_std_default = _op_std_default._dispatch_cache
 _op_std_dim = _ops.aten.std.dim
+_c_std_dim = _op_std_dim._dispatch_cache
 _op_std_mean_correction = _ops.aten.std_mean.correction
+_c_std_mean_correction = _op_std_mean_correction._dispatch_cache
 _op_std_mean_default = _ops.aten.std_mean.default
+_c_std_mean_default = _op_std_mean_default._dispatch_cache
 _op_std_mean_dim = _ops.aten.std_mean.dim
+_c_std_mean_dim = _op_std_mean_dim._dispatch_cache
 _op_std_out = _ops.aten.std.out
+_c_std_out = _op_std_out._dispatch_cache
 _op_sub_Tensor = _ops.aten.sub.Tensor
+_c_sub_Tensor = _op_sub_Tensor._dispatch_cache
 _op_sub_out = _ops.aten.sub.out
+_c_sub_out = _op_sub_out._dispatch_cache
 _op_subtract_Scalar = _ops.aten.subtract.Scalar
+_c_subtract_Scalar = _op_subtract_Scalar._dispatch_cache
 _op_subtract_Tensor = _ops.aten.subtract.Tensor
+_c_subtract_Tensor = _op_subtract_Tensor._dispatch_cache
 _op_subtract_out = _ops.aten.subtract.out
+_c_subtract_out = _op_subtract_out._dispatch_cache
 _op_sum_IntList_out = _ops.aten.sum.IntList_out
+_c_sum_IntList_out = _op_sum_IntList_out._dispatch_cache
 _op_sum_default = _ops.aten.sum.default
+_c_sum_default = _op_sum_default._dispatch_cache
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_c_sum_dim_IntList = _op_sum_dim_IntList._dispatch_cache
 _op_svd_U = _ops.aten.svd.U
+_c_svd_U = _op_svd_U._dispatch_cache
 _op_svd_default = _ops.aten.svd.default
+_c_svd_default = _op_svd_default._dispatch_cache
+_op_t_copy_default = _ops.aten.t_copy.default
+_c_t_copy_default = _op_t_copy_default._dispatch_cache
+_op_t_copy_out = _ops.aten.t_copy.out
+_c_t_copy_out = _op_t_copy_out._dispatch_cache
 _op_t_default = _ops.aten.t.default
+_c_t_default = _op_t_default._dispatch_cache
 _op_take_along_dim_default = _ops.aten.take_along_dim.default
+_c_take_along_dim_default = _op_take_along_dim_default._dispatch_cache
 _op_take_along_dim_out = _ops.aten.take_along_dim.out
+_c_take_along_dim_out = _op_take_along_dim_out._dispatch_cache
 _op_take_default = _ops.aten.take.default
+_c_take_default = _op_take_default._dispatch_cache
 _op_take_out = _ops.aten.take.out
+_c_take_out = _op_take_out._dispatch_cache
 _op_tan__default = _ops.aten.tan_.default
+_c_tan__default = _op_tan__default._dispatch_cache
 _op_tan_default = _ops.aten.tan.default
+_c_tan_default = _op_tan_default._dispatch_cache
 _op_tan_out = _ops.aten.tan.out
+_c_tan_out = _op_tan_out._dispatch_cache
 _op_tanh__default = _ops.aten.tanh_.default
+_c_tanh__default = _op_tanh__default._dispatch_cache
 _op_tanh_default = _ops.aten.tanh.default
+_c_tanh_default = _op_tanh_default._dispatch_cache
 _op_tanh_out = _ops.aten.tanh.out
+_c_tanh_out = _op_tanh_out._dispatch_cache
 _op_tensordot_default = _ops.aten.tensordot.default
+_c_tensordot_default = _op_tensordot_default._dispatch_cache
 _op_tensordot_out = _ops.aten.tensordot.out
+_c_tensordot_out = _op_tensordot_out._dispatch_cache
 _op_threshold__default = _ops.aten.threshold_.default
+_c_threshold__default = _op_threshold__default._dispatch_cache
 _op_threshold_default = _ops.aten.threshold.default
+_c_threshold_default = _op_threshold_default._dispatch_cache
 _op_threshold_out = _ops.aten.threshold.out
+_c_threshold_out = _op_threshold_out._dispatch_cache
 _op_tile_default = _ops.aten.tile.default
+_c_tile_default = _op_tile_default._dispatch_cache
 _op_topk_default = _ops.aten.topk.default
+_c_topk_default = _op_topk_default._dispatch_cache
 _op_topk_values = _ops.aten.topk.values
+_c_topk_values = _op_topk_values._dispatch_cache
 _op_trace_default = _ops.aten.trace.default
+_c_trace_default = _op_trace_default._dispatch_cache
+_op_transpose_copy_int = _ops.aten.transpose_copy.int
+_c_transpose_copy_int = _op_transpose_copy_int._dispatch_cache
+_op_transpose_copy_int_out = _ops.aten.transpose_copy.int_out
+_c_transpose_copy_int_out = _op_transpose_copy_int_out._dispatch_cache
 _op_transpose_int = _ops.aten.transpose.int
+_c_transpose_int = _op_transpose_int._dispatch_cache
 _op_triangular_solve_X = _ops.aten.triangular_solve.X
+_c_triangular_solve_X = _op_triangular_solve_X._dispatch_cache
 _op_triangular_solve_default = _ops.aten.triangular_solve.default
+_c_triangular_solve_default = _op_triangular_solve_default._dispatch_cache
 _op_tril_default = _ops.aten.tril.default
+_c_tril_default = _op_tril_default._dispatch_cache
 _op_tril_indices_default = _ops.aten.tril_indices.default
+_c_tril_indices_default = _op_tril_indices_default._dispatch_cache
 _op_tril_out = _ops.aten.tril.out
+_c_tril_out = _op_tril_out._dispatch_cache
 _op_triplet_margin_loss_default = _ops.aten.triplet_margin_loss.default
+_c_triplet_margin_loss_default = _op_triplet_margin_loss_default._dispatch_cache
 _op_triu_default = _ops.aten.triu.default
+_c_triu_default = _op_triu_default._dispatch_cache
 _op_triu_indices_default = _ops.aten.triu_indices.default
+_c_triu_indices_default = _op_triu_indices_default._dispatch_cache
 _op_triu_out = _ops.aten.triu.out
+_c_triu_out = _op_triu_out._dispatch_cache
 _op_true_divide_Tensor = _ops.aten.true_divide.Tensor
+_c_true_divide_Tensor = _op_true_divide_Tensor._dispatch_cache
 _op_true_divide_out = _ops.aten.true_divide.out
+_c_true_divide_out = _op_true_divide_out._dispatch_cache
 _op_trunc__default = _ops.aten.trunc_.default
+_c_trunc__default = _op_trunc__default._dispatch_cache
 _op_trunc_default = _ops.aten.trunc.default
+_c_trunc_default = _op_trunc_default._dispatch_cache
 _op_trunc_out = _ops.aten.trunc.out
+_c_trunc_out = _op_trunc_out._dispatch_cache
+_op_unbind_copy_int = _ops.aten.unbind_copy.int
+_c_unbind_copy_int = _op_unbind_copy_int._dispatch_cache
+_op_unbind_copy_int_out = _ops.aten.unbind_copy.int_out
+_c_unbind_copy_int_out = _op_unbind_copy_int_out._dispatch_cache
 _op_unbind_int = _ops.aten.unbind.int
+_c_unbind_int = _op_unbind_int._dispatch_cache
 _op_unflatten_int = _ops.aten.unflatten.int
+_c_unflatten_int = _op_unflatten_int._dispatch_cache
+_op_unfold_copy_default = _ops.aten.unfold_copy.default
+_c_unfold_copy_default = _op_unfold_copy_default._dispatch_cache
+_op_unfold_copy_out = _ops.aten.unfold_copy.out
+_c_unfold_copy_out = _op_unfold_copy_out._dispatch_cache
 _op_unique_consecutive_default = _ops.aten.unique_consecutive.default
+_c_unique_consecutive_default = _op_unique_consecutive_default._dispatch_cache
 _op_unique_dim_default = _ops.aten.unique_dim.default
+_c_unique_dim_default = _op_unique_dim_default._dispatch_cache
+_op_unsqueeze_copy_default = _ops.aten.unsqueeze_copy.default
+_c_unsqueeze_copy_default = _op_unsqueeze_copy_default._dispatch_cache
+_op_unsqueeze_copy_out = _ops.aten.unsqueeze_copy.out
+_c_unsqueeze_copy_out = _op_unsqueeze_copy_out._dispatch_cache
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
+_c_unsqueeze_default = _op_unsqueeze_default._dispatch_cache
 _op_var_correction = _ops.aten.var.correction
+_c_var_correction = _op_var_correction._dispatch_cache
 _op_var_correction_out = _ops.aten.var.correction_out
+_c_var_correction_out = _op_var_correction_out._dispatch_cache
 _op_var_default = _ops.aten.var.default
+_c_var_default = _op_var_default._dispatch_cache
 _op_var_dim = _ops.aten.var.dim
+_c_var_dim = _op_var_dim._dispatch_cache
 _op_var_mean_correction = _ops.aten.var_mean.correction
+_c_var_mean_correction = _op_var_mean_correction._dispatch_cache
 _op_var_mean_default = _ops.aten.var_mean.default
+_c_var_mean_default = _op_var_mean_default._dispatch_cache
 _op_var_mean_dim = _ops.aten.var_mean.dim
+_c_var_mean_dim = _op_var_mean_dim._dispatch_cache
 _op_var_out = _ops.aten.var.out
+_c_var_out = _op_var_out._dispatch_cache
 _op_vdot_default = _ops.aten.vdot.default
+_c_vdot_default = _op_vdot_default._dispatch_cache
 _op_vdot_out = _ops.aten.vdot.out
+_c_vdot_out = _op_vdot_out._dispatch_cache
+_op_view_as_complex_copy_default = _ops.aten.view_as_complex_copy.default
+_c_view_as_complex_copy_default = _op_view_as_complex_copy_default._dispatch_cache
+_op_view_as_complex_copy_out = _ops.aten.view_as_complex_copy.out
+_c_view_as_complex_copy_out = _op_view_as_complex_copy_out._dispatch_cache
 _op_view_as_complex_default = _ops.aten.view_as_complex.default
+_c_view_as_complex_default = _op_view_as_complex_default._dispatch_cache
+_op_view_as_real_copy_default = _ops.aten.view_as_real_copy.default
+_c_view_as_real_copy_default = _op_view_as_real_copy_default._dispatch_cache
+_op_view_as_real_copy_out = _ops.aten.view_as_real_copy.out
+_c_view_as_real_copy_out = _op_view_as_real_copy_out._dispatch_cache
 _op_view_as_real_default = _ops.aten.view_as_real.default
+_c_view_as_real_default = _op_view_as_real_default._dispatch_cache
+_op_view_copy_default = _ops.aten.view_copy.default
+_c_view_copy_default = _op_view_copy_default._dispatch_cache
+_op_view_copy_dtype = _ops.aten.view_copy.dtype
+_c_view_copy_dtype = _op_view_copy_dtype._dispatch_cache
+_op_view_copy_dtype_out = _ops.aten.view_copy.dtype_out
+_c_view_copy_dtype_out = _op_view_copy_dtype_out._dispatch_cache
+_op_view_copy_out = _ops.aten.view_copy.out
+_c_view_copy_out = _op_view_copy_out._dispatch_cache
 _op_vstack_default = _ops.aten.vstack.default
+_c_vstack_default = _op_vstack_default._dispatch_cache
 _op_vstack_out = _ops.aten.vstack.out
+_c_vstack_out = _op_vstack_out._dispatch_cache
 _op_where_Scalar = _ops.aten.where.Scalar
+_c_where_Scalar = _op_where_Scalar._dispatch_cache
 _op_where_ScalarOther = _ops.aten.where.ScalarOther
+_c_where_ScalarOther = _op_where_ScalarOther._dispatch_cache
 _op_where_ScalarSelf = _ops.aten.where.ScalarSelf
+_c_where_ScalarSelf = _op_where_ScalarSelf._dispatch_cache
 _op_where_default = _ops.aten.where.default
+_c_where_default = _op_where_default._dispatch_cache
 _op_where_self = _ops.aten.where.self
+_c_where_self = _op_where_self._dispatch_cache
 _op_where_self_out = _ops.aten.where.self_out
+_c_where_self_out = _op_where_self_out._dispatch_cache
 _op_xlogy_OutScalar_Other = _ops.aten.xlogy.OutScalar_Other
+_c_xlogy_OutScalar_Other = _op_xlogy_OutScalar_Other._dispatch_cache
 _op_xlogy_OutScalar_Self = _ops.aten.xlogy.OutScalar_Self
+_c_xlogy_OutScalar_Self = _op_xlogy_OutScalar_Self._dispatch_cache
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_c_xlogy_OutTensor = _op_xlogy_OutTensor._dispatch_cache
 _op_xlogy_Scalar_Other = _ops.aten.xlogy.Scalar_Other
+_c_xlogy_Scalar_Other = _op_xlogy_Scalar_Other._dispatch_cache
 _op_xlogy_Scalar_Self = _ops.aten.xlogy.Scalar_Self
+_c_xlogy_Scalar_Self = _op_xlogy_Scalar_Self._dispatch_cache
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_c_xlogy_Tensor = _op_xlogy_Tensor._dispatch_cache
 _op_xlogy__Scalar_Other = _ops.aten.xlogy_.Scalar_Other
+_c_xlogy__Scalar_Other = _op_xlogy__Scalar_Other._dispatch_cache
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
+_c_xlogy__Tensor = _op_xlogy__Tensor._dispatch_cache
 _op_zero__default = _ops.aten.zero_.default
+_c_zero__default = _op_zero__default._dispatch_cache
 _op_zeros_default = _ops.aten.zeros.default
+_c_zeros_default = _op_zeros_default._dispatch_cache
 _op_zeros_like_default = _ops.aten.zeros_like.default
+_c_zeros_like_default = _op_zeros_like_default._dispatch_cache
 _op_zeros_out = _ops.aten.zeros.out
+_c_zeros_out = _op_zeros_out._dispatch_cache
 
 def relu(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_relu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_relu_default(input)
 
 def relu_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_relu__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_relu__default(input)
 
 def selu(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_selu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_selu_default(input)
 
 def selu_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_selu__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_selu__default(input)
 
 def celu(input, alpha=1.0):
@@ -893,6 +1917,18 @@ def celu(input, alpha=1.0):
         raise _bad_arg('celu', 'input', 1, 'Tensor', input)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
+    _ks = input._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_celu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, alpha)
     return _op_celu_default(input, alpha)
 
 def celu_(input, alpha=1.0):
@@ -900,6 +1936,18 @@ def celu_(input, alpha=1.0):
         raise _bad_arg('celu_', 'input', 1, 'Tensor', input)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
+    _ks = input._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_celu__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, alpha)
     return _op_celu__default(input, alpha)
 
 def hardshrink(input, lambd=0.5, *, out=None):
@@ -911,6 +1959,18 @@ def hardshrink(input, lambd=0.5, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
         return _op_hardshrink_out(input, lambd, out=out)
+    _ks = input._ks
+    if lambd.__class__ in _TENSOR_TYPES:
+        _ks |= lambd._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hardshrink_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, lambd)
     return _op_hardshrink_default(input, lambd)
 
 def threshold(input, threshold, value, *, out=None):
@@ -924,6 +1984,20 @@ def threshold(input, threshold, value, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('threshold', 'out', None, 'Tensor', out)
         return _op_threshold_out(input, threshold, value, out=out)
+    _ks = input._ks
+    if threshold.__class__ in _TENSOR_TYPES:
+        _ks |= threshold._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_threshold_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, threshold, value)
     return _op_threshold_default(input, threshold, value)
 
 def threshold_(input, threshold, value):
@@ -933,6 +2007,20 @@ def threshold_(input, threshold, value):
         raise _bad_arg('threshold_', 'threshold', 2, 'Number', threshold)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('threshold_', 'value', 3, 'Number', value)
+    _ks = input._ks
+    if threshold.__class__ in _TENSOR_TYPES:
+        _ks |= threshold._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_threshold__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, threshold, value)
     return _op_threshold__default(input, threshold, value)
 
 def prelu(input, weight):
@@ -940,6 +2028,17 @@ def prelu(input, weight):
         raise _bad_arg('prelu', 'input', 1, 'Tensor', input)
     if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
+    _ks = input._ks
+    _ks |= weight._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_prelu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, weight)
     return _op_prelu_default(input, weight)
 
 def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
@@ -954,6 +2053,20 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
     if is_causal.__class__ is not bool:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'is_causal', 5, 'bool', is_causal)
     if attn_mask is None and scale is None:
+        _ks = query._ks
+        _ks |= key._ks
+        _ks |= value._ks
+        if dropout_p.__class__ in _TENSOR_TYPES:
+            _ks |= dropout_p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c__scaled_dot_product_flash_attention_for_cpu_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
     if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'attn_mask', None, 'Tensor', attn_mask)
@@ -968,46 +2081,136 @@ def conj_physical(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
         return _op_conj_physical_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_conj_physical_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_conj_physical_default(input)
 
 def conj_physical_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_conj_physical__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_conj_physical__default(input)
 
 def conj(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_conj_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_conj_default(input)
 
 def _conj(input):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__conj_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op__conj_default(input)
 
 def _neg_view(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__neg_view_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op__neg_view_default(input)
 
 def resolve_conj(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_resolve_conj_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_resolve_conj_default(input)
 
 def resolve_neg(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_resolve_neg_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_resolve_neg_default(input)
 
 def view_as_real(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_view_as_real_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_view_as_real_default(input)
 
 def view_as_complex(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_view_as_complex_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_view_as_complex_default(input)
 
 def complex(real, imag, *, out=None):
@@ -1019,6 +2222,17 @@ def complex(real, imag, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('complex', 'out', None, 'Tensor', out)
         return _op_complex_out(real, imag, out=out)
+    _ks = real._ks
+    _ks |= imag._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_complex_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(real, imag)
     return _op_complex_default(real, imag)
 
 def polar(abs, angle, *, out=None):
@@ -1030,6 +2244,17 @@ def polar(abs, angle, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('polar', 'out', None, 'Tensor', out)
         return _op_polar_out(abs, angle, out=out)
+    _ks = abs._ks
+    _ks |= angle._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_polar_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(abs, angle)
     return _op_polar_default(abs, angle)
 
 def angle(input, *, out=None):
@@ -1039,6 +2264,16 @@ def angle(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('angle', 'out', None, 'Tensor', out)
         return _op_angle_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_angle_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_angle_default(input)
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -1303,13 +2538,33 @@ def clone(input, *, memory_format=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('clone', 'input', 1, 'Tensor', input)
     if memory_format is None:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_clone_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_clone_default(input)
     return _op_clone_default(input, memory_format=memory_format)
 
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c__to_copy_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op__to_copy_default(input)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('_to_copy', 'dtype', None, 'ember.dtype', dtype)
@@ -1330,6 +2585,18 @@ def _fill__c0(input, value):
     return s
 
 def _fill__b0(input, value):
+    _ks = input._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fill__Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, value)
     return _op_fill__Scalar(input, value)
 
 def _fill__c1(input, value):
@@ -1341,6 +2608,17 @@ def _fill__c1(input, value):
     return s
 
 def _fill__b1(input, value):
+    _ks = input._ks
+    _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fill__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, value)
     return _op_fill__Tensor(input, value)
 
 _fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
@@ -1372,6 +2650,18 @@ def _fill_c0(input, value):
     return s
 
 def _fill_b0(input, value):
+    _ks = input._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fill_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, value)
     return _op_fill_Scalar(input, value)
 
 def _fill_c1(input, value):
@@ -1383,6 +2673,17 @@ def _fill_c1(input, value):
     return s
 
 def _fill_b1(input, value):
+    _ks = input._ks
+    _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fill_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, value)
     return _op_fill_Tensor(input, value)
 
 _fill_ovs = ((_fill_c0, _fill_b0), (_fill_c1, _fill_b1),)
@@ -1406,6 +2707,16 @@ def fill(*args, **kwargs):
 def zero_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_zero__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_zero__default(input)
 
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
@@ -1752,6 +3063,103 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
         r.requires_grad_()
     return r
 
+def _logspace_c0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    s = 0
+    if not _is_num(start):
+        if not (isinstance(start, TensorImpl) and start.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(end):
+        if not (isinstance(end, TensorImpl) and end.numel() == 1):
+            return None
+        s += 1
+    if not _is_int(steps):
+        return None
+    if not _is_real(base):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _logspace_b0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_logspace_out(start, end, steps, base, out=out)
+    r = _op_logspace_default(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _logspace_c1(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None):
+    s = 0
+    if not isinstance(start, TensorImpl):
+        if not _is_num(start):
+            return None
+        s += 1
+    if not isinstance(end, TensorImpl):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not _is_int(steps):
+        return None
+    if not _is_real(base):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None):
+    if not isinstance(end, TensorImpl):
+        if out is not None:
+            return _op_logspace_Tensor_Scalar_out(start, end, steps, base, out=out)
+        return _op_logspace_Tensor_Scalar(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if not isinstance(start, TensorImpl):
+        if out is not None:
+            return _op_logspace_Scalar_Tensor_out(start, end, steps, base, out=out)
+        return _op_logspace_Scalar_Tensor(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if out is None and dtype is None and layout is None and device is None and pin_memory is None:
+        _ks = start._ks if start.__class__ in _TENSOR_TYPES else 0
+        if end.__class__ in _TENSOR_TYPES:
+            _ks |= end._ks
+        if steps.__class__ in _TENSOR_TYPES:
+            _ks |= steps._ks
+        if base.__class__ in _TENSOR_TYPES:
+            _ks |= base._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_logspace_Tensor_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(start, end, steps, base)
+        return _op_logspace_Tensor_Tensor(start, end, steps, base)
+    if out is not None:
+        return _op_logspace_Tensor_Tensor_out(start, end, steps, base, out=out)
+    return _op_logspace_Tensor_Tensor(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+_logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
+_logspace_sigs = ('(Scalar start, Scalar end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Tensor start, Tensor end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+
+def logspace(*args, **kwargs):
+    best = None
+    for c, b in _logspace_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('logspace', args, kwargs, _logspace_sigs, False)
+
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if x1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pairwise_distance', 'x1', 1, 'Tensor', x1)
@@ -1763,6 +3171,21 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
         raise _bad_arg('pairwise_distance', 'eps', 4, 'float', eps)
     if keepdim.__class__ is not bool:
         raise _bad_arg('pairwise_distance', 'keepdim', 5, 'bool', keepdim)
+    _ks = x1._ks
+    _ks |= x2._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_pairwise_distance_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(x1, x2, p, eps, keepdim)
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
@@ -1774,6 +3197,21 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
         raise _bad_arg('cosine_similarity', 'dim', 3, 'int', dim)
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('cosine_similarity', 'eps', 4, 'float', eps)
+    _ks = x1._ks
+    _ks |= x2._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cosine_similarity_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(x1, x2, dim, eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
@@ -1785,6 +3223,21 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         raise _bad_arg('cdist', 'p', 3, 'float', p)
     if compute_mode is not None and compute_mode.__class__ is not int and not _is_int(compute_mode):
         raise _bad_arg('cdist', 'compute_mode', 4, 'int', compute_mode)
+    _ks = x1._ks
+    _ks |= x2._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if compute_mode.__class__ in _TENSOR_TYPES:
+        _ks |= compute_mode._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cdist_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(x1, x2, p, compute_mode)
     return _op_cdist_default(x1, x2, p, compute_mode)
 
 def native_dropout(input, p, train):
@@ -1794,6 +3247,18 @@ def native_dropout(input, p, train):
         raise _bad_arg('native_dropout', 'p', 2, 'float', p)
     if train is not None and train.__class__ is not bool:
         raise _bad_arg('native_dropout', 'train', 3, 'bool', train)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_native_dropout_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, p, train)
     return _op_native_dropout_default(input, p, train)
 
 def dropout(input, p, train):
@@ -1803,6 +3268,18 @@ def dropout(input, p, train):
         raise _bad_arg('dropout', 'p', 2, 'float', p)
     if train.__class__ is not bool:
         raise _bad_arg('dropout', 'train', 3, 'bool', train)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_dropout_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, p, train)
     return _op_dropout_default(input, p, train)
 
 def feature_dropout(input, p, train):
@@ -1812,6 +3289,18 @@ def feature_dropout(input, p, train):
         raise _bad_arg('feature_dropout', 'p', 2, 'float', p)
     if train.__class__ is not bool:
         raise _bad_arg('feature_dropout', 'train', 3, 'bool', train)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_feature_dropout_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, p, train)
     return _op_feature_dropout_default(input, p, train)
 
 def alpha_dropout(input, p, train):
@@ -1821,6 +3310,18 @@ def alpha_dropout(input, p, train):
         raise _bad_arg('alpha_dropout', 'p', 2, 'float', p)
     if train.__class__ is not bool:
         raise _bad_arg('alpha_dropout', 'train', 3, 'bool', train)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_alpha_dropout_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, p, train)
     return _op_alpha_dropout_default(input, p, train)
 
 def feature_alpha_dropout(input, p, train):
@@ -1830,14 +3331,38 @@ def feature_alpha_dropout(input, p, train):
         raise _bad_arg('feature_alpha_dropout', 'p', 2, 'float', p)
     if train.__class__ is not bool:
         raise _bad_arg('feature_alpha_dropout', 'train', 3, 'bool', train)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_feature_alpha_dropout_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, p, train)
     return _op_feature_alpha_dropout_default(input, p, train)
 
 def add(input, other, *, alpha=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('add', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('add', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_add_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, other)
         return _op_add_Tensor(input, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('add', 'alpha', None, 'Number', alpha)
@@ -1846,11 +3371,23 @@ def add(input, other, *, alpha=1, out=None):
     return _op_add_Tensor(input, other, alpha=alpha)
 
 def sub(input, other, *, alpha=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('sub', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('sub', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_sub_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, other)
         return _op_sub_Tensor(input, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
@@ -1859,12 +3396,24 @@ def sub(input, other, *, alpha=1, out=None):
     return _op_sub_Tensor(input, other, alpha=alpha)
 
 def mul(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('mul', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('mul', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_mul_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mul_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_mul_Tensor(input, other)
 
 def _div_c0(input, other, *, out=None):
@@ -1882,6 +3431,18 @@ def _div_c0(input, other, *, out=None):
 def _div_b0(input, other, *, out=None):
     if out is not None:
         return _op_div_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_div_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_div_Tensor(input, other)
 
 def _div_c1(input, other, *, rounding_mode, out=None):
@@ -1935,6 +3496,17 @@ def _rsub_c0(input, other, *, alpha=1):
 
 def _rsub_b0(input, other, *, alpha=1):
     if alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_rsub_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, other)
         return _op_rsub_Tensor(input, other)
     return _op_rsub_Tensor(input, other, alpha=alpha)
 
@@ -1953,6 +3525,20 @@ def _rsub_c1(input, other, alpha=1):
     return s
 
 def _rsub_b1(input, other, alpha=1):
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rsub_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other, alpha)
     return _op_rsub_Scalar(input, other, alpha)
 
 _rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
@@ -1974,18 +3560,30 @@ def rsub(*args, **kwargs):
     raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
 
 def floor_divide(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('floor_divide', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_floor_divide_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_floor_divide_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_floor_divide_default(input, other)
 
 def remainder(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('remainder', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('remainder', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -1999,12 +3597,24 @@ def remainder(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
         return _op_remainder_Tensor_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_remainder_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_remainder_Tensor(input, other)
 
 def float_power(input, exponent, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('float_power', 'input', 1, 'Tensor', input)
-    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+    if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
         raise _bad_arg('float_power', 'exponent', 2, 'Tensor', exponent)
     if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
         raise TypeError('float_power() received an invalid combination of arguments: at most one of input, exponent may be a number')
@@ -2020,12 +3630,24 @@ def float_power(input, exponent, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('float_power', 'out', None, 'Tensor', out)
         return _op_float_power_Tensor_Tensor_out(input, exponent, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_float_power_Tensor_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, exponent)
     return _op_float_power_Tensor_Tensor(input, exponent)
 
 def pow(input, exponent, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('pow', 'input', 1, 'Tensor', input)
-    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+    if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
         raise _bad_arg('pow', 'exponent', 2, 'Tensor', exponent)
     if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
         raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
@@ -2039,12 +3661,24 @@ def pow(input, exponent, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('pow', 'out', None, 'Tensor', out)
         return _op_pow_Tensor_Tensor_out(input, exponent, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_pow_Tensor_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, exponent)
     return _op_pow_Tensor_Tensor(input, exponent)
 
 def eq(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('eq', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('eq', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2053,12 +3687,24 @@ def eq(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('eq', 'out', None, 'Tensor', out)
         return _op_eq_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_eq_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_eq_Tensor(input, other)
 
 def ne(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ne', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('ne', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2067,12 +3713,24 @@ def ne(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ne', 'out', None, 'Tensor', out)
         return _op_ne_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ne_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_ne_Tensor(input, other)
 
 def lt(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lt', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('lt', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2081,12 +3739,24 @@ def lt(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lt', 'out', None, 'Tensor', out)
         return _op_lt_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lt_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_lt_Tensor(input, other)
 
 def le(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('le', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('le', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2095,12 +3765,24 @@ def le(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('le', 'out', None, 'Tensor', out)
         return _op_le_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_le_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_le_Tensor(input, other)
 
 def gt(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gt', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('gt', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2109,12 +3791,24 @@ def gt(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('gt', 'out', None, 'Tensor', out)
         return _op_gt_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_gt_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_gt_Tensor(input, other)
 
 def ge(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ge', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('ge', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2123,6 +3817,18 @@ def ge(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ge', 'out', None, 'Tensor', out)
         return _op_ge_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ge_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_ge_Tensor(input, other)
 
 def logical_and(input, other, *, out=None):
@@ -2134,6 +3840,17 @@ def logical_and(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
         return _op_logical_and_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_and_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_logical_and_default(input, other)
 
 def logical_or(input, other, *, out=None):
@@ -2145,6 +3862,17 @@ def logical_or(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
         return _op_logical_or_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_or_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_logical_or_default(input, other)
 
 def logical_xor(input, other, *, out=None):
@@ -2156,12 +3884,23 @@ def logical_xor(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
         return _op_logical_xor_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_xor_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_logical_xor_default(input, other)
 
 def bitwise_and(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('bitwise_and', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_and', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -2175,12 +3914,24 @@ def bitwise_and(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
         return _op_bitwise_and_Tensor_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_and_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_bitwise_and_Tensor(input, other)
 
 def bitwise_or(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('bitwise_or', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_or', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -2194,12 +3945,24 @@ def bitwise_or(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
         return _op_bitwise_or_Tensor_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_or_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_bitwise_or_Tensor(input, other)
 
 def bitwise_xor(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('bitwise_xor', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_xor', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -2213,6 +3976,18 @@ def bitwise_xor(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
         return _op_bitwise_xor_Tensor_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_xor_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_bitwise_xor_Tensor(input, other)
 
 def neg(input, *, out=None):
@@ -2222,11 +3997,31 @@ def neg(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('neg', 'out', None, 'Tensor', out)
         return _op_neg_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_neg_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_neg_default(input)
 
 def neg_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_neg__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_neg__default(input)
 
 def abs(input, *, out=None):
@@ -2236,11 +4031,31 @@ def abs(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('abs', 'out', None, 'Tensor', out)
         return _op_abs_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_abs_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_abs_default(input)
 
 def abs_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_abs__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_abs__default(input)
 
 def exp(input, *, out=None):
@@ -2250,11 +4065,31 @@ def exp(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('exp', 'out', None, 'Tensor', out)
         return _op_exp_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_exp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_exp_default(input)
 
 def exp_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_exp__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_exp__default(input)
 
 def log(input, *, out=None):
@@ -2264,11 +4099,31 @@ def log(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log', 'out', None, 'Tensor', out)
         return _op_log_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_log_default(input)
 
 def log_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_log__default(input)
 
 def sqrt(input, *, out=None):
@@ -2278,11 +4133,31 @@ def sqrt(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
         return _op_sqrt_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sqrt_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sqrt_default(input)
 
 def sqrt_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sqrt__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sqrt__default(input)
 
 def rsqrt(input, *, out=None):
@@ -2292,11 +4167,31 @@ def rsqrt(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
         return _op_rsqrt_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rsqrt_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_rsqrt_default(input)
 
 def rsqrt_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rsqrt__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_rsqrt__default(input)
 
 def sin(input, *, out=None):
@@ -2306,11 +4201,31 @@ def sin(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sin', 'out', None, 'Tensor', out)
         return _op_sin_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sin_default(input)
 
 def sin_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sin__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sin__default(input)
 
 def cos(input, *, out=None):
@@ -2320,11 +4235,31 @@ def cos(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cos', 'out', None, 'Tensor', out)
         return _op_cos_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cos_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_cos_default(input)
 
 def cos_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cos__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_cos__default(input)
 
 def tanh(input, *, out=None):
@@ -2334,11 +4269,31 @@ def tanh(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('tanh', 'out', None, 'Tensor', out)
         return _op_tanh_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tanh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_tanh_default(input)
 
 def tanh_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tanh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_tanh__default(input)
 
 def sigmoid(input, *, out=None):
@@ -2348,11 +4303,31 @@ def sigmoid(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
         return _op_sigmoid_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sigmoid_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sigmoid_default(input)
 
 def sigmoid_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sigmoid__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sigmoid__default(input)
 
 def bitwise_not(input, *, out=None):
@@ -2362,6 +4337,16 @@ def bitwise_not(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
         return _op_bitwise_not_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_not_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_bitwise_not_default(input)
 
 def logical_not(input, *, out=None):
@@ -2371,6 +4356,16 @@ def logical_not(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
         return _op_logical_not_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_not_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_logical_not_default(input)
 
 def _clamp_c0(input, min=None, max=None, *, out=None):
@@ -2390,6 +4385,20 @@ def _clamp_c0(input, min=None, max=None, *, out=None):
 def _clamp_b0(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(input, min, max, out=out)
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min, max)
     return _op_clamp_default(input, min, max)
 
 def _clamp_c1(input, min=None, max=None, *, out=None):
@@ -2405,6 +4414,20 @@ def _clamp_c1(input, min=None, max=None, *, out=None):
 def _clamp_b1(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_Tensor_out(input, min, max, out=out)
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min, max)
     return _op_clamp_Tensor(input, min, max)
 
 _clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
@@ -2440,6 +4463,20 @@ def _clamp__c0(input, min=None, max=None):
     return s
 
 def _clamp__b0(input, min=None, max=None):
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min, max)
     return _op_clamp__default(input, min, max)
 
 def _clamp__c1(input, min=None, max=None):
@@ -2453,6 +4490,20 @@ def _clamp__c1(input, min=None, max=None):
     return s
 
 def _clamp__b1(input, min=None, max=None):
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min, max)
     return _op_clamp__Tensor(input, min, max)
 
 _clamp__ovs = ((_clamp__c0, _clamp__b0), (_clamp__c1, _clamp__b1),)
@@ -2486,6 +4537,18 @@ def _clamp_min_c0(input, min, *, out=None):
 def _clamp_min_b0(input, min, *, out=None):
     if out is not None:
         return _op_clamp_min_out(input, min, out=out)
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_min_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min)
     return _op_clamp_min_default(input, min)
 
 def _clamp_min_c1(input, min, *, out=None):
@@ -2499,6 +4562,17 @@ def _clamp_min_c1(input, min, *, out=None):
 def _clamp_min_b1(input, min, *, out=None):
     if out is not None:
         return _op_clamp_min_Tensor_out(input, min, out=out)
+    _ks = input._ks
+    _ks |= min._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_min_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min)
     return _op_clamp_min_Tensor(input, min)
 
 _clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0), (_clamp_min_c1, _clamp_min_b1),)
@@ -2532,6 +4606,18 @@ def _clamp_max_c0(input, max, *, out=None):
 def _clamp_max_b0(input, max, *, out=None):
     if out is not None:
         return _op_clamp_max_out(input, max, out=out)
+    _ks = input._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_max_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, max)
     return _op_clamp_max_default(input, max)
 
 def _clamp_max_c1(input, max, *, out=None):
@@ -2545,6 +4631,17 @@ def _clamp_max_c1(input, max, *, out=None):
 def _clamp_max_b1(input, max, *, out=None):
     if out is not None:
         return _op_clamp_max_Tensor_out(input, max, out=out)
+    _ks = input._ks
+    _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_max_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, max)
     return _op_clamp_max_Tensor(input, max)
 
 _clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0), (_clamp_max_c1, _clamp_max_b1),)
@@ -2591,6 +4688,20 @@ def _where_b0(condition, input, other, *, out=None):
             return _op_where_ScalarOther(condition, input, other)
     if out is not None:
         return _op_where_self_out(condition, input, other, out=out)
+    _ks = condition._ks
+    if input.__class__ in _TENSOR_TYPES:
+        _ks |= input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_where_self[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(condition, input, other)
     return _op_where_self(condition, input, other)
 
 def _where_c1(condition):
@@ -2600,6 +4711,16 @@ def _where_c1(condition):
     return s
 
 def _where_b1(condition):
+    _ks = condition._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_where_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(condition)
     return _op_where_default(condition)
 
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
@@ -2631,6 +4752,21 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('isclose', 'atol', 4, 'float', atol)
     if equal_nan.__class__ is not bool:
         raise _bad_arg('isclose', 'equal_nan', 5, 'bool', equal_nan)
+    _ks = input._ks
+    _ks |= other._ks
+    if rtol.__class__ in _TENSOR_TYPES:
+        _ks |= rtol._ks
+    if atol.__class__ in _TENSOR_TYPES:
+        _ks |= atol._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isclose_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other, rtol, atol, equal_nan)
     return _op_isclose_default(input, other, rtol, atol, equal_nan)
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -2644,6 +4780,21 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('allclose', 'atol', 4, 'float', atol)
     if equal_nan.__class__ is not bool:
         raise _bad_arg('allclose', 'equal_nan', 5, 'bool', equal_nan)
+    _ks = input._ks
+    _ks |= other._ks
+    if rtol.__class__ in _TENSOR_TYPES:
+        _ks |= rtol._ks
+    if atol.__class__ in _TENSOR_TYPES:
+        _ks |= atol._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_allclose_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other, rtol, atol, equal_nan)
     return _op_allclose_default(input, other, rtol, atol, equal_nan)
 
 def exp2(input, *, out=None):
@@ -2653,11 +4804,31 @@ def exp2(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('exp2', 'out', None, 'Tensor', out)
         return _op_exp2_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_exp2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_exp2_default(input)
 
 def exp2_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_exp2__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_exp2__default(input)
 
 def expm1(input, *, out=None):
@@ -2667,11 +4838,31 @@ def expm1(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('expm1', 'out', None, 'Tensor', out)
         return _op_expm1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_expm1_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_expm1_default(input)
 
 def expm1_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_expm1__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_expm1__default(input)
 
 def log1p(input, *, out=None):
@@ -2681,11 +4872,31 @@ def log1p(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log1p', 'out', None, 'Tensor', out)
         return _op_log1p_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log1p_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_log1p_default(input)
 
 def log1p_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log1p__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_log1p__default(input)
 
 def log2(input, *, out=None):
@@ -2695,11 +4906,31 @@ def log2(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log2', 'out', None, 'Tensor', out)
         return _op_log2_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_log2_default(input)
 
 def log2_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log2__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_log2__default(input)
 
 def log10(input, *, out=None):
@@ -2709,11 +4940,31 @@ def log10(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log10', 'out', None, 'Tensor', out)
         return _op_log10_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log10_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_log10_default(input)
 
 def log10_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log10__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_log10__default(input)
 
 def sign(input, *, out=None):
@@ -2723,6 +4974,16 @@ def sign(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sign', 'out', None, 'Tensor', out)
         return _op_sign_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sign_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sign_default(input)
 
 def sgn(input, *, out=None):
@@ -2732,6 +4993,16 @@ def sgn(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sgn', 'out', None, 'Tensor', out)
         return _op_sgn_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sgn_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sgn_default(input)
 
 def floor(input, *, out=None):
@@ -2741,11 +5012,31 @@ def floor(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('floor', 'out', None, 'Tensor', out)
         return _op_floor_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_floor_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_floor_default(input)
 
 def floor_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_floor__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_floor__default(input)
 
 def ceil(input, *, out=None):
@@ -2755,11 +5046,31 @@ def ceil(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ceil', 'out', None, 'Tensor', out)
         return _op_ceil_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ceil_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_ceil_default(input)
 
 def ceil_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ceil__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_ceil__default(input)
 
 def _round_c0(input, *, out=None):
@@ -2771,6 +5082,16 @@ def _round_c0(input, *, out=None):
 def _round_b0(input, *, out=None):
     if out is not None:
         return _op_round_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_round_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_round_default(input)
 
 def _round_c1(input, *, decimals, out=None):
@@ -2811,6 +5132,16 @@ def _round__c0(input):
     return s
 
 def _round__b0(input):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_round__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_round__default(input)
 
 def _round__c1(input, *, decimals):
@@ -2849,11 +5180,31 @@ def trunc(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('trunc', 'out', None, 'Tensor', out)
         return _op_trunc_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_trunc_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_trunc_default(input)
 
 def trunc_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_trunc__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_trunc__default(input)
 
 def frac(input, *, out=None):
@@ -2863,11 +5214,31 @@ def frac(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('frac', 'out', None, 'Tensor', out)
         return _op_frac_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_frac_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_frac_default(input)
 
 def frac_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_frac__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_frac__default(input)
 
 def reciprocal(input, *, out=None):
@@ -2877,11 +5248,31 @@ def reciprocal(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
         return _op_reciprocal_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_reciprocal_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_reciprocal_default(input)
 
 def reciprocal_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_reciprocal__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_reciprocal__default(input)
 
 def square(input, *, out=None):
@@ -2891,11 +5282,31 @@ def square(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('square', 'out', None, 'Tensor', out)
         return _op_square_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_square_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_square_default(input)
 
 def square_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('square_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_square__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_square__default(input)
 
 def erf(input, *, out=None):
@@ -2905,11 +5316,31 @@ def erf(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('erf', 'out', None, 'Tensor', out)
         return _op_erf_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_erf_default(input)
 
 def erf_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erf__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_erf__default(input)
 
 def erfc(input, *, out=None):
@@ -2919,11 +5350,31 @@ def erfc(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('erfc', 'out', None, 'Tensor', out)
         return _op_erfc_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erfc_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_erfc_default(input)
 
 def erfc_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erfc__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_erfc__default(input)
 
 def erfinv(input, *, out=None):
@@ -2933,6 +5384,16 @@ def erfinv(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
         return _op_erfinv_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erfinv_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_erfinv_default(input)
 
 def asin(input, *, out=None):
@@ -2942,11 +5403,31 @@ def asin(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('asin', 'out', None, 'Tensor', out)
         return _op_asin_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_asin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_asin_default(input)
 
 def asin_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_asin__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_asin__default(input)
 
 def acos(input, *, out=None):
@@ -2956,11 +5437,31 @@ def acos(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('acos', 'out', None, 'Tensor', out)
         return _op_acos_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_acos_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_acos_default(input)
 
 def acos_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_acos__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_acos__default(input)
 
 def atan(input, *, out=None):
@@ -2970,11 +5471,31 @@ def atan(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('atan', 'out', None, 'Tensor', out)
         return _op_atan_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atan_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_atan_default(input)
 
 def atan_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atan__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_atan__default(input)
 
 def sinh(input, *, out=None):
@@ -2984,11 +5505,31 @@ def sinh(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sinh', 'out', None, 'Tensor', out)
         return _op_sinh_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sinh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sinh_default(input)
 
 def sinh_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sinh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sinh__default(input)
 
 def cosh(input, *, out=None):
@@ -2998,11 +5539,31 @@ def cosh(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cosh', 'out', None, 'Tensor', out)
         return _op_cosh_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cosh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_cosh_default(input)
 
 def cosh_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cosh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_cosh__default(input)
 
 def tan(input, *, out=None):
@@ -3012,11 +5573,31 @@ def tan(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('tan', 'out', None, 'Tensor', out)
         return _op_tan_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tan_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_tan_default(input)
 
 def tan_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tan__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_tan__default(input)
 
 def asinh(input, *, out=None):
@@ -3026,11 +5607,31 @@ def asinh(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('asinh', 'out', None, 'Tensor', out)
         return _op_asinh_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_asinh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_asinh_default(input)
 
 def asinh_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_asinh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_asinh__default(input)
 
 def acosh(input, *, out=None):
@@ -3040,11 +5641,31 @@ def acosh(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('acosh', 'out', None, 'Tensor', out)
         return _op_acosh_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_acosh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_acosh_default(input)
 
 def acosh_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_acosh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_acosh__default(input)
 
 def atanh(input, *, out=None):
@@ -3054,11 +5675,31 @@ def atanh(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('atanh', 'out', None, 'Tensor', out)
         return _op_atanh_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atanh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_atanh_default(input)
 
 def atanh_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atanh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_atanh__default(input)
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
@@ -3074,6 +5715,22 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
         return _op_nan_to_num_out(input, nan, posinf, neginf, out=out)
+    _ks = input._ks
+    if nan.__class__ in _TENSOR_TYPES:
+        _ks |= nan._ks
+    if posinf.__class__ in _TENSOR_TYPES:
+        _ks |= posinf._ks
+    if neginf.__class__ in _TENSOR_TYPES:
+        _ks |= neginf._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nan_to_num_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, nan, posinf, neginf)
     return _op_nan_to_num_default(input, nan, posinf, neginf)
 
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
@@ -3085,6 +5742,22 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
         raise _bad_arg('nan_to_num_', 'posinf', 3, 'float', posinf)
     if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
         raise _bad_arg('nan_to_num_', 'neginf', 4, 'float', neginf)
+    _ks = input._ks
+    if nan.__class__ in _TENSOR_TYPES:
+        _ks |= nan._ks
+    if posinf.__class__ in _TENSOR_TYPES:
+        _ks |= posinf._ks
+    if neginf.__class__ in _TENSOR_TYPES:
+        _ks |= neginf._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nan_to_num__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, nan, posinf, neginf)
     return _op_nan_to_num__default(input, nan, posinf, neginf)
 
 def logit(input, eps=None, *, out=None):
@@ -3096,6 +5769,18 @@ def logit(input, eps=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logit', 'out', None, 'Tensor', out)
         return _op_logit_out(input, eps, out=out)
+    _ks = input._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logit_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, eps)
     return _op_logit_default(input, eps)
 
 def logit_(input, eps=None):
@@ -3103,6 +5788,18 @@ def logit_(input, eps=None):
         raise _bad_arg('logit_', 'input', 1, 'Tensor', input)
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('logit_', 'eps', 2, 'float', eps)
+    _ks = input._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logit__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, eps)
     return _op_logit__default(input, eps)
 
 def hypot(input, other, *, out=None):
@@ -3114,6 +5811,17 @@ def hypot(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('hypot', 'out', None, 'Tensor', out)
         return _op_hypot_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hypot_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_hypot_default(input, other)
 
 def atan2(input, other, *, out=None):
@@ -3125,6 +5833,17 @@ def atan2(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('atan2', 'out', None, 'Tensor', out)
         return _op_atan2_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atan2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_atan2_default(input, other)
 
 def _lerp_c0(input, end, weight, *, out=None):
@@ -3142,6 +5861,19 @@ def _lerp_c0(input, end, weight, *, out=None):
 def _lerp_b0(input, end, weight, *, out=None):
     if out is not None:
         return _op_lerp_Scalar_out(input, end, weight, out=out)
+    _ks = input._ks
+    _ks |= end._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lerp_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, end, weight)
     return _op_lerp_Scalar(input, end, weight)
 
 def _lerp_c1(input, end, weight, *, out=None):
@@ -3157,6 +5889,18 @@ def _lerp_c1(input, end, weight, *, out=None):
 def _lerp_b1(input, end, weight, *, out=None):
     if out is not None:
         return _op_lerp_Tensor_out(input, end, weight, out=out)
+    _ks = input._ks
+    _ks |= end._ks
+    _ks |= weight._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lerp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, end, weight)
     return _op_lerp_Tensor(input, end, weight)
 
 _lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
@@ -3180,7 +5924,7 @@ def lerp(*args, **kwargs):
 def fmod(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('fmod', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is not None:
@@ -3190,12 +5934,24 @@ def fmod(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmod', 'out', None, 'Tensor', out)
         return _op_fmod_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fmod_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_fmod_Tensor(input, other)
 
 def copysign(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('copysign', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('copysign', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is not None:
@@ -3205,6 +5961,18 @@ def copysign(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('copysign', 'out', None, 'Tensor', out)
         return _op_copysign_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_copysign_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_copysign_Tensor(input, other)
 
 def heaviside(input, values, *, out=None):
@@ -3216,6 +5984,17 @@ def heaviside(input, values, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('heaviside', 'out', None, 'Tensor', out)
         return _op_heaviside_out(input, values, out=out)
+    _ks = input._ks
+    _ks |= values._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_heaviside_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, values)
     return _op_heaviside_default(input, values)
 
 def gcd(input, other, *, out=None):
@@ -3227,6 +6006,17 @@ def gcd(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('gcd', 'out', None, 'Tensor', out)
         return _op_gcd_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_gcd_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_gcd_default(input, other)
 
 def gcd_(input, other):
@@ -3234,6 +6024,17 @@ def gcd_(input, other):
         raise _bad_arg('gcd_', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gcd_', 'other', 2, 'Tensor', other)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_gcd__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_gcd__default(input, other)
 
 def lcm(input, other, *, out=None):
@@ -3245,6 +6046,17 @@ def lcm(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lcm', 'out', None, 'Tensor', out)
         return _op_lcm_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lcm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_lcm_default(input, other)
 
 def lcm_(input, other):
@@ -3252,6 +6064,17 @@ def lcm_(input, other):
         raise _bad_arg('lcm_', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lcm_', 'other', 2, 'Tensor', other)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lcm__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_lcm__default(input, other)
 
 def _isin_c0(elements, test_elements, *, assume_unique=False, invert=False, out=None):
@@ -3268,6 +6091,17 @@ def _isin_c0(elements, test_elements, *, assume_unique=False, invert=False, out=
 
 def _isin_b0(elements, test_elements, *, assume_unique=False, invert=False, out=None):
     if out is None and assume_unique is False and invert is False:
+        _ks = elements._ks
+        _ks |= test_elements._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_isin_Tensor_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(elements, test_elements)
         return _op_isin_Tensor_Tensor(elements, test_elements)
     if out is not None:
         return _op_isin_Tensor_Tensor_out(elements, test_elements, assume_unique=assume_unique, invert=invert, out=out)
@@ -3289,6 +6123,18 @@ def _isin_c1(elements, test_element, *, assume_unique=False, invert=False, out=N
 
 def _isin_b1(elements, test_element, *, assume_unique=False, invert=False, out=None):
     if out is None and assume_unique is False and invert is False:
+        _ks = elements._ks
+        if test_element.__class__ in _TENSOR_TYPES:
+            _ks |= test_element._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_isin_Tensor_Scalar[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(elements, test_element)
         return _op_isin_Tensor_Scalar(elements, test_element)
     if out is not None:
         return _op_isin_Tensor_Scalar_out(elements, test_element, assume_unique=assume_unique, invert=invert, out=out)
@@ -3310,6 +6156,17 @@ def _isin_c2(element, test_elements, *, assume_unique=False, invert=False, out=N
 
 def _isin_b2(element, test_elements, *, assume_unique=False, invert=False, out=None):
     if out is None and assume_unique is False and invert is False:
+        _ks = element._ks if element.__class__ in _TENSOR_TYPES else 0
+        _ks |= test_elements._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_isin_Scalar_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(element, test_elements)
         return _op_isin_Scalar_Tensor(element, test_elements)
     if out is not None:
         return _op_isin_Scalar_Tensor_out(element, test_elements, assume_unique=assume_unique, invert=invert, out=out)
@@ -3342,6 +6199,17 @@ def maximum(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('maximum', 'out', None, 'Tensor', out)
         return _op_maximum_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_maximum_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_maximum_default(input, other)
 
 def minimum(input, other, *, out=None):
@@ -3353,6 +6221,17 @@ def minimum(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('minimum', 'out', None, 'Tensor', out)
         return _op_minimum_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_minimum_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_minimum_default(input, other)
 
 def fmax(input, other, *, out=None):
@@ -3364,6 +6243,17 @@ def fmax(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmax', 'out', None, 'Tensor', out)
         return _op_fmax_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fmax_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_fmax_default(input, other)
 
 def fmin(input, other, *, out=None):
@@ -3375,21 +6265,62 @@ def fmin(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmin', 'out', None, 'Tensor', out)
         return _op_fmin_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fmin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_fmin_default(input, other)
 
 def isnan(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isnan_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_isnan_default(input)
 
 def isinf(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isinf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_isinf_default(input)
 
 def isfinite(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isfinite_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_isfinite_default(input)
 
 def signbit(input, *, out=None):
@@ -3399,6 +6330,16 @@ def signbit(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('signbit', 'out', None, 'Tensor', out)
         return _op_signbit_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_signbit_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_signbit_default(input)
 
 def isposinf(input, *, out=None):
@@ -3408,6 +6349,16 @@ def isposinf(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
         return _op_isposinf_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isposinf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_isposinf_default(input)
 
 def isneginf(input, *, out=None):
@@ -3417,6 +6368,16 @@ def isneginf(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
         return _op_isneginf_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isneginf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_isneginf_default(input)
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
@@ -3427,6 +6388,18 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor2', 3, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
+        _ks = input._ks
+        _ks |= tensor1._ks
+        _ks |= tensor2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addcmul_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, tensor1, tensor2)
         return _op_addcmul_default(input, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('addcmul', 'value', None, 'Number', value)
@@ -3444,6 +6417,18 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor2', 3, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
+        _ks = input._ks
+        _ks |= tensor1._ks
+        _ks |= tensor2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addcdiv_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, tensor1, tensor2)
         return _op_addcdiv_default(input, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('addcdiv', 'value', None, 'Number', value)
@@ -3454,9 +6439,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _op_addcdiv_default(input, tensor1, tensor2, value=value)
 
 def xlogy(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('xlogy', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('xlogy', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -3472,15 +6457,39 @@ def xlogy(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
         return _op_xlogy_OutTensor(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_xlogy_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_xlogy_Tensor(input, other)
 
 def xlogy_(input, other):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_xlogy__Scalar_Other(input, other)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_xlogy__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_xlogy__Tensor(input, other)
 
 def logaddexp(input, other, *, out=None):
@@ -3492,6 +6501,17 @@ def logaddexp(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
         return _op_logaddexp_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logaddexp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_logaddexp_default(input, other)
 
 def deg2rad(input, *, out=None):
@@ -3501,11 +6521,31 @@ def deg2rad(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('deg2rad', 'out', None, 'Tensor', out)
         return _op_deg2rad_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_deg2rad_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_deg2rad_default(input)
 
 def deg2rad_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_deg2rad__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_deg2rad__default(input)
 
 def rad2deg(input, *, out=None):
@@ -3515,11 +6555,31 @@ def rad2deg(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('rad2deg', 'out', None, 'Tensor', out)
         return _op_rad2deg_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rad2deg_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_rad2deg_default(input)
 
 def rad2deg_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rad2deg__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_rad2deg__default(input)
 
 def logaddexp2(input, other, *, out=None):
@@ -3531,6 +6591,17 @@ def logaddexp2(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logaddexp2', 'out', None, 'Tensor', out)
         return _op_logaddexp2_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logaddexp2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_logaddexp2_default(input, other)
 
 def nextafter(input, other, *, out=None):
@@ -3542,6 +6613,17 @@ def nextafter(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('nextafter', 'out', None, 'Tensor', out)
         return _op_nextafter_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nextafter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_nextafter_default(input, other)
 
 def ldexp(input, other, *, out=None):
@@ -3553,6 +6635,17 @@ def ldexp(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ldexp', 'out', None, 'Tensor', out)
         return _op_ldexp_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ldexp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_ldexp_Tensor(input, other)
 
 def ldexp_(input, other):
@@ -3560,6 +6653,17 @@ def ldexp_(input, other):
         raise _bad_arg('ldexp_', 'input', 1, 'Tensor', input)
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ldexp_', 'other', 2, 'Tensor', other)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ldexp__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_ldexp__default(input, other)
 
 def frexp(input, *, out=None):
@@ -3567,12 +6671,22 @@ def frexp(input, *, out=None):
         raise _bad_arg('frexp', 'input', 1, 'Tensor', input)
     if out is not None:
         return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_frexp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_frexp(*_k(input))
     return _rt_frexp(*_op_frexp_Tensor(input))
 
 def bitwise_left_shift(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('bitwise_left_shift', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_left_shift', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_left_shift() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -3588,12 +6702,24 @@ def bitwise_left_shift(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_left_shift_Tensor_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_left_shift_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_bitwise_left_shift_Tensor(input, other)
 
 def bitwise_right_shift(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('bitwise_right_shift', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_right_shift', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_right_shift() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -3609,6 +6735,18 @@ def bitwise_right_shift(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_right_shift_Tensor_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_right_shift_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_bitwise_right_shift_Tensor(input, other)
 
 def arcsin(input, *, out=None):
@@ -3618,11 +6756,31 @@ def arcsin(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
         return _op_arcsin_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arcsin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arcsin_default(input)
 
 def arcsin_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arcsin__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arcsin__default(input)
 
 def arccos(input, *, out=None):
@@ -3632,11 +6790,31 @@ def arccos(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arccos', 'out', None, 'Tensor', out)
         return _op_arccos_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arccos_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arccos_default(input)
 
 def arccos_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arccos__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arccos__default(input)
 
 def arctan(input, *, out=None):
@@ -3646,11 +6824,31 @@ def arctan(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arctan', 'out', None, 'Tensor', out)
         return _op_arctan_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctan_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arctan_default(input)
 
 def arctan_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctan__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arctan__default(input)
 
 def arcsinh(input, *, out=None):
@@ -3660,11 +6858,31 @@ def arcsinh(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
         return _op_arcsinh_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arcsinh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arcsinh_default(input)
 
 def arcsinh_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arcsinh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arcsinh__default(input)
 
 def arccosh(input, *, out=None):
@@ -3674,11 +6892,31 @@ def arccosh(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
         return _op_arccosh_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arccosh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arccosh_default(input)
 
 def arccosh_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arccosh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arccosh__default(input)
 
 def arctanh(input, *, out=None):
@@ -3688,11 +6926,31 @@ def arctanh(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
         return _op_arctanh_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctanh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arctanh_default(input)
 
 def arctanh_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctanh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_arctanh__default(input)
 
 def arctan2(input, other, *, out=None):
@@ -3704,6 +6962,17 @@ def arctan2(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
         return _op_arctan2_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctan2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_arctan2_default(input, other)
 
 def _clip_c0(input, min=None, max=None, *, out=None):
@@ -3723,6 +6992,20 @@ def _clip_c0(input, min=None, max=None, *, out=None):
 def _clip_b0(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_out(input, min, max, out=out)
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clip_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min, max)
     return _op_clip_default(input, min, max)
 
 def _clip_c1(input, min=None, max=None, *, out=None):
@@ -3738,6 +7021,20 @@ def _clip_c1(input, min=None, max=None, *, out=None):
 def _clip_b1(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_Tensor_out(input, min, max, out=out)
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clip_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min, max)
     return _op_clip_Tensor(input, min, max)
 
 _clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
@@ -3773,6 +7070,20 @@ def _clip__c0(input, min=None, max=None):
     return s
 
 def _clip__b0(input, min=None, max=None):
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clip__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min, max)
     return _op_clip__default(input, min, max)
 
 def _clip__c1(input, min=None, max=None):
@@ -3786,6 +7097,20 @@ def _clip__c1(input, min=None, max=None):
     return s
 
 def _clip__b1(input, min=None, max=None):
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clip__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min, max)
     return _op_clip__Tensor(input, min, max)
 
 _clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
@@ -3824,6 +7149,18 @@ def _subtract_c0(input, other, *, alpha=1, out=None):
 
 def _subtract_b0(input, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_subtract_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, other)
         return _op_subtract_Tensor(input, other)
     if out is not None:
         return _op_subtract_out(input, other, alpha=alpha, out=out)
@@ -3846,6 +7183,20 @@ def _subtract_c1(input, other, alpha=1):
     return s
 
 def _subtract_b1(input, other, alpha=1):
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_subtract_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other, alpha)
     return _op_subtract_Scalar(input, other, alpha)
 
 _subtract_ovs = ((_subtract_c0, _subtract_b0), (_subtract_c1, _subtract_b1),)
@@ -3873,6 +7224,16 @@ def absolute(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('absolute', 'out', None, 'Tensor', out)
         return _op_absolute_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_absolute_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_absolute_default(input)
 
 def negative(input, *, out=None):
@@ -3882,6 +7243,16 @@ def negative(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('negative', 'out', None, 'Tensor', out)
         return _op_negative_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_negative_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_negative_default(input)
 
 def fix(input, *, out=None):
@@ -3891,6 +7262,16 @@ def fix(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fix', 'out', None, 'Tensor', out)
         return _op_fix_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fix_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_fix_default(input)
 
 def _divide_c0(input, other, *, out=None):
@@ -3908,6 +7289,18 @@ def _divide_c0(input, other, *, out=None):
 def _divide_b0(input, other, *, out=None):
     if out is not None:
         return _op_divide_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_divide_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_divide_Tensor(input, other)
 
 def _divide_c1(input, other, *, rounding_mode, out=None):
@@ -3948,27 +7341,51 @@ def divide(*args, **kwargs):
     raise _no_match('divide', args, kwargs, _divide_sigs, False)
 
 def true_divide(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('true_divide', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('true_divide', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_true_divide_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_true_divide_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_true_divide_Tensor(input, other)
 
 def multiply(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('multiply', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('multiply', 'other', 2, 'Tensor', other)
     if out is not None:
         return _op_multiply_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_multiply_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_multiply_Tensor(input, other)
 
 def greater(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('greater', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('greater', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -3977,12 +7394,24 @@ def greater(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('greater', 'out', None, 'Tensor', out)
         return _op_greater_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_greater_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_greater_Tensor(input, other)
 
 def greater_equal(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('greater_equal', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('greater_equal', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -3991,12 +7420,24 @@ def greater_equal(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
         return _op_greater_equal_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_greater_equal_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_greater_equal_Tensor(input, other)
 
 def less(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('less', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('less', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -4005,12 +7446,24 @@ def less(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('less', 'out', None, 'Tensor', out)
         return _op_less_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_less_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_less_Tensor(input, other)
 
 def less_equal(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('less_equal', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('less_equal', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -4019,12 +7472,24 @@ def less_equal(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
         return _op_less_equal_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_less_equal_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_less_equal_Tensor(input, other)
 
 def not_equal(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('not_equal', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('not_equal', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -4033,6 +7498,18 @@ def not_equal(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
         return _op_not_equal_Tensor_out(input, other, out=out)
+    _ks = input._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_not_equal_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_not_equal_Tensor(input, other)
 
 def lgamma(input, *, out=None):
@@ -4042,6 +7519,16 @@ def lgamma(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lgamma', 'out', None, 'Tensor', out)
         return _op_lgamma_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lgamma_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_lgamma_default(input)
 
 def digamma(input, *, out=None):
@@ -4051,6 +7538,16 @@ def digamma(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('digamma', 'out', None, 'Tensor', out)
         return _op_digamma_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_digamma_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_digamma_default(input)
 
 def i0(input, *, out=None):
@@ -4060,6 +7557,16 @@ def i0(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('i0', 'out', None, 'Tensor', out)
         return _op_i0_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_i0_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_i0_default(input)
 
 def sinc(input, *, out=None):
@@ -4069,6 +7576,16 @@ def sinc(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sinc', 'out', None, 'Tensor', out)
         return _op_sinc_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sinc_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_sinc_default(input)
 
 def polygamma(n, input, *, out=None):
@@ -4080,6 +7597,17 @@ def polygamma(n, input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
         return _op_polygamma_out(n, input, out=out)
+    _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
+    _ks |= input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_polygamma_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(n, input)
     return _op_polygamma_default(n, input)
 
 def mvlgamma(input, p, *, out=None):
@@ -4091,6 +7619,18 @@ def mvlgamma(input, p, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
         return _op_mvlgamma_out(input, p, out=out)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mvlgamma_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, p)
     return _op_mvlgamma_default(input, p)
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -4104,6 +7644,19 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise _bad_arg('embedding', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
     if sparse.__class__ is not bool:
         raise _bad_arg('embedding', 'sparse', 5, 'bool', sparse)
+    _ks = weight._ks
+    _ks |= indices._ks
+    if padding_idx.__class__ in _TENSOR_TYPES:
+        _ks |= padding_idx._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_embedding_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
 def _embedding_bag_c0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
@@ -4127,6 +7680,22 @@ def _embedding_bag_c0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
     return s
 
 def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
+    _ks = weight._ks
+    _ks |= indices._ks
+    _ks |= offsets._ks
+    if mode.__class__ in _TENSOR_TYPES:
+        _ks |= mode._ks
+    if per_sample_weights.__class__ in _TENSOR_TYPES:
+        _ks |= per_sample_weights._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_embedding_bag_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
     return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
 
 def _embedding_bag_c1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
@@ -4152,6 +7721,24 @@ def _embedding_bag_c1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     return s
 
 def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
+    _ks = weight._ks
+    _ks |= indices._ks
+    _ks |= offsets._ks
+    if mode.__class__ in _TENSOR_TYPES:
+        _ks |= mode._ks
+    if per_sample_weights.__class__ in _TENSOR_TYPES:
+        _ks |= per_sample_weights._ks
+    if padding_idx.__class__ in _TENSOR_TYPES:
+        _ks |= padding_idx._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_embedding_bag_padding_idx[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
 _embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1, _embedding_bag_b1),)
@@ -4191,6 +7778,24 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         raise _bad_arg('_embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
     if padding_idx.__class__ is not int and not _is_int(padding_idx):
         raise _bad_arg('_embedding_bag', 'padding_idx', 9, 'int', padding_idx)
+    _ks = weight._ks
+    _ks |= indices._ks
+    _ks |= offsets._ks
+    if mode.__class__ in _TENSOR_TYPES:
+        _ks |= mode._ks
+    if per_sample_weights.__class__ in _TENSOR_TYPES:
+        _ks |= per_sample_weights._ks
+    if padding_idx.__class__ in _TENSOR_TYPES:
+        _ks |= padding_idx._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__embedding_bag_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
@@ -4202,6 +7807,21 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
         raise _bad_arg('embedding_renorm_', 'max_norm', 3, 'float', max_norm)
     if norm_type.__class__ is not float and not _is_double(norm_type):
         raise _bad_arg('embedding_renorm_', 'norm_type', 4, 'float', norm_type)
+    _ks = input._ks
+    _ks |= indices._ks
+    if max_norm.__class__ in _TENSOR_TYPES:
+        _ks |= max_norm._ks
+    if norm_type.__class__ in _TENSOR_TYPES:
+        _ks |= norm_type._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_embedding_renorm__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, indices, max_norm, norm_type)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
 
 def _fft_r2c(input, dim, normalization, onesided, *, out=None):
@@ -4257,6 +7877,19 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gather', 'index', 3, 'Tensor', index)
     if out is None and sparse_grad is False:
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_gather_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, dim, index)
         return _op_gather_default(input, dim, index)
     if sparse_grad.__class__ is not bool:
         raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
@@ -4281,6 +7914,20 @@ def _scatter_c0(input, dim, index, src, *, out=None):
 def _scatter_b0(input, dim, index, src, *, out=None):
     if out is not None:
         return _op_scatter_src_out(input, dim, index, src, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= src._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_scatter_src[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, index, src)
     return _op_scatter_src(input, dim, index, src)
 
 def _scatter_c1(input, dim, index, value, *, out=None):
@@ -4300,6 +7947,21 @@ def _scatter_c1(input, dim, index, value, *, out=None):
 def _scatter_b1(input, dim, index, value, *, out=None):
     if out is not None:
         return _op_scatter_value_out(input, dim, index, value, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_scatter_value[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, index, value)
     return _op_scatter_value(input, dim, index, value)
 
 def _scatter_c2(input, dim, index, src, *, reduce, out=None):
@@ -4373,6 +8035,20 @@ def scatter_add(input, dim, index, src, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
         return _op_scatter_add_out(input, dim, index, src, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= src._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_scatter_add_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, index, src)
     return _op_scatter_add_default(input, dim, index, src)
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
@@ -4387,6 +8063,20 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     if reduce.__class__ is not str:
         raise _bad_arg('scatter_reduce', 'reduce', 5, 'str', reduce)
     if out is None and include_self is True:
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= src._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_scatter_reduce_two[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, dim, index, src, reduce)
         return _op_scatter_reduce_two(input, dim, index, src, reduce)
     if include_self.__class__ is not bool:
         raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
@@ -4407,6 +8097,19 @@ def index_select(input, dim, index, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('index_select', 'out', None, 'Tensor', out)
         return _op_index_select_out(input, dim, index, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_select_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, index)
     return _op_index_select_default(input, dim, index)
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
@@ -4419,6 +8122,20 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'source', 4, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_index_add_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, dim, index, source)
         return _op_index_add_default(input, dim, index, source)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
@@ -4441,6 +8158,20 @@ def index_copy(input, dim, index, source, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
         return _op_index_copy_out(input, dim, index, source, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= source._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, index, source)
     return _op_index_copy_default(input, dim, index, source)
 
 def _index_fill_c0(input, dim, index, value):
@@ -4458,6 +8189,21 @@ def _index_fill_c0(input, dim, index, value):
     return s
 
 def _index_fill_b0(input, dim, index, value):
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_fill_int_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, index, value)
     return _op_index_fill_int_Scalar(input, dim, index, value)
 
 def _index_fill_c1(input, dim, index, value):
@@ -4473,6 +8219,20 @@ def _index_fill_c1(input, dim, index, value):
     return s
 
 def _index_fill_b1(input, dim, index, value):
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_fill_int_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, index, value)
     return _op_index_fill_int_Tensor(input, dim, index, value)
 
 _index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fill_b1),)
@@ -4506,6 +8266,19 @@ def _masked_fill_c0(input, mask, value):
     return s
 
 def _masked_fill_b0(input, mask, value):
+    _ks = input._ks
+    _ks |= mask._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_fill_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, mask, value)
     return _op_masked_fill_Scalar(input, mask, value)
 
 def _masked_fill_c1(input, mask, value):
@@ -4519,6 +8292,18 @@ def _masked_fill_c1(input, mask, value):
     return s
 
 def _masked_fill_b1(input, mask, value):
+    _ks = input._ks
+    _ks |= mask._ks
+    _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_fill_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, mask, value)
     return _op_masked_fill_Tensor(input, mask, value)
 
 _masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _masked_fill_b1),)
@@ -4548,6 +8333,17 @@ def masked_select(input, mask, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
         return _op_masked_select_out(input, mask, out=out)
+    _ks = input._ks
+    _ks |= mask._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_select_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, mask)
     return _op_masked_select_default(input, mask)
 
 def masked_scatter(input, mask, source):
@@ -4557,6 +8353,18 @@ def masked_scatter(input, mask, source):
         raise _bad_arg('masked_scatter', 'mask', 2, 'Tensor', mask)
     if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'source', 3, 'Tensor', source)
+    _ks = input._ks
+    _ks |= mask._ks
+    _ks |= source._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_scatter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, mask, source)
     return _op_masked_scatter_default(input, mask, source)
 
 def take(input, index, *, out=None):
@@ -4568,6 +8376,17 @@ def take(input, index, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('take', 'out', None, 'Tensor', out)
         return _op_take_out(input, index, out=out)
+    _ks = input._ks
+    _ks |= index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_take_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, index)
     return _op_take_default(input, index)
 
 def take_along_dim(input, indices, dim=None, *, out=None):
@@ -4581,6 +8400,19 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
         return _op_take_along_dim_out(input, indices, dim, out=out)
+    _ks = input._ks
+    _ks |= indices._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_take_along_dim_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, indices, dim)
     return _op_take_along_dim_default(input, indices, dim)
 
 def nonzero(input, *, out=None):
@@ -4590,11 +8422,31 @@ def nonzero(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
         return _op_nonzero_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nonzero_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_nonzero_default(input)
 
 def argwhere(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_argwhere_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_argwhere_default(input)
 
 def put(input, index, source, accumulate=False):
@@ -4606,6 +8458,18 @@ def put(input, index, source, accumulate=False):
         raise _bad_arg('put', 'source', 3, 'Tensor', source)
     if accumulate.__class__ is not bool:
         raise _bad_arg('put', 'accumulate', 4, 'bool', accumulate)
+    _ks = input._ks
+    _ks |= index._ks
+    _ks |= source._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_put_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, index, source, accumulate)
     return _op_put_default(input, index, source, accumulate)
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
@@ -4620,6 +8484,20 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     if reduce.__class__ is not str:
         raise _bad_arg('index_reduce', 'reduce', 5, 'str', reduce)
     if out is None and include_self is True:
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_index_reduce_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, dim, index, source, reduce)
         return _op_index_reduce_default(input, dim, index, source, reduce)
     if include_self.__class__ is not bool:
         raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
@@ -4657,6 +8535,18 @@ def pixel_shuffle(input, upscale_factor):
         raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
     if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
         raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
+    _ks = input._ks
+    if upscale_factor.__class__ in _TENSOR_TYPES:
+        _ks |= upscale_factor._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_pixel_shuffle_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
 
 def pixel_unshuffle(input, downscale_factor):
@@ -4664,6 +8554,18 @@ def pixel_unshuffle(input, downscale_factor):
         raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
     if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
         raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
+    _ks = input._ks
+    if downscale_factor.__class__ in _TENSOR_TYPES:
+        _ks |= downscale_factor._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_pixel_unshuffle_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
@@ -4677,6 +8579,21 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
         raise _bad_arg('grid_sampler', 'padding_mode', 4, 'int', padding_mode)
     if align_corners.__class__ is not bool:
         raise _bad_arg('grid_sampler', 'align_corners', 5, 'bool', align_corners)
+    _ks = input._ks
+    _ks |= grid._ks
+    if interpolation_mode.__class__ in _TENSOR_TYPES:
+        _ks |= interpolation_mode._ks
+    if padding_mode.__class__ in _TENSOR_TYPES:
+        _ks |= padding_mode._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_grid_sampler_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
@@ -4690,6 +8607,21 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         raise _bad_arg('grid_sampler_2d', 'padding_mode', 4, 'int', padding_mode)
     if align_corners.__class__ is not bool:
         raise _bad_arg('grid_sampler_2d', 'align_corners', 5, 'bool', align_corners)
+    _ks = input._ks
+    _ks |= grid._ks
+    if interpolation_mode.__class__ in _TENSOR_TYPES:
+        _ks |= interpolation_mode._ks
+    if padding_mode.__class__ in _TENSOR_TYPES:
+        _ks |= padding_mode._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_grid_sampler_2d_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
 def inverse(input, *, out=None):
@@ -4699,11 +8631,31 @@ def inverse(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('inverse', 'out', None, 'Tensor', out)
         return _op_inverse_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_inverse_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_inverse_default(input)
 
 def det(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_det_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_det_default(input)
 
 def slogdet(input, *, out=None):
@@ -4711,11 +8663,31 @@ def slogdet(input, *, out=None):
         raise _bad_arg('slogdet', 'input', 1, 'Tensor', input)
     if out is not None:
         return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_slogdet_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_slogdet(*_k(input))
     return _rt_slogdet(*_op_slogdet_default(input))
 
 def logdet(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logdet_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_logdet_default(input)
 
 def cholesky(input, upper=False, *, out=None):
@@ -4727,6 +8699,16 @@ def cholesky(input, upper=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
         return _op_cholesky_out(input, upper, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cholesky_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, upper)
     return _op_cholesky_default(input, upper)
 
 def qr(input, some=True, *, out=None):
@@ -4736,6 +8718,16 @@ def qr(input, some=True, *, out=None):
         raise _bad_arg('qr', 'some', 2, 'bool', some)
     if out is not None:
         return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_qr_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_qr(*_k(input, some))
     return _rt_qr(*_op_qr_default(input, some))
 
 def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
@@ -4746,6 +8738,16 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
     if compute_uv.__class__ is not bool:
         raise _bad_arg('_linalg_svd', 'compute_uv', 3, 'bool', compute_uv)
     if out is None and driver is None:
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c__linalg_svd_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt__linalg_svd(*_k(A, full_matrices, compute_uv))
         return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
     if driver is not None and driver.__class__ is not str:
         raise _bad_arg('_linalg_svd', 'driver', None, 'str', driver)
@@ -4762,6 +8764,16 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         raise _bad_arg('svd', 'compute_uv', 3, 'bool', compute_uv)
     if out is not None:
         return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_svd_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_svd(*_k(input, some, compute_uv))
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
 
 def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
@@ -4773,6 +8785,16 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
         raise _bad_arg('_linalg_eigh', 'compute_v', 3, 'bool', compute_v)
     if out is not None:
         return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
+    _ks = A._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__linalg_eigh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt__linalg_eigh(*_k(A, UPLO, compute_v))
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
 
 def pinverse(input, rcond=1e-15):
@@ -4780,6 +8802,18 @@ def pinverse(input, rcond=1e-15):
         raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
     if rcond.__class__ is not float and not _is_double(rcond):
         raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
+    _ks = input._ks
+    if rcond.__class__ in _TENSOR_TYPES:
+        _ks |= rcond._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_pinverse_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, rcond)
     return _op_pinverse_default(input, rcond)
 
 def matrix_power(input, n, *, out=None):
@@ -4791,11 +8825,33 @@ def matrix_power(input, n, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
         return _op_matrix_power_out(input, n, out=out)
+    _ks = input._ks
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_matrix_power_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, n)
     return _op_matrix_power_default(input, n)
 
 def matrix_exp(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_matrix_exp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_matrix_exp_default(input)
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
@@ -4809,6 +8865,17 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
         return _op_cholesky_solve_out(input, input2, upper, out=out)
+    _ks = input._ks
+    _ks |= input2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cholesky_solve_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, input2, upper)
     return _op_cholesky_solve_default(input, input2, upper)
 
 def cholesky_inverse(input, upper=False, *, out=None):
@@ -4820,6 +8887,16 @@ def cholesky_inverse(input, upper=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
         return _op_cholesky_inverse_out(input, upper, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cholesky_inverse_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, upper)
     return _op_cholesky_inverse_default(input, upper)
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
@@ -4835,6 +8912,17 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
         raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
     if out is not None:
         return _rt_triangular_solve(*_op_triangular_solve_X(input, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
+    _ks = input._ks
+    _ks |= A._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_triangular_solve_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_triangular_solve(*_k(input, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
 def bilinear(input1, input2, weight, bias=None):
@@ -4846,6 +8934,20 @@ def bilinear(input1, input2, weight, bias=None):
         raise _bad_arg('bilinear', 'weight', 3, 'Tensor', weight)
     if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bilinear', 'bias', 4, 'Tensor', bias)
+    _ks = input1._ks
+    _ks |= input2._ks
+    _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES:
+        _ks |= bias._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bilinear_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input1, input2, weight, bias)
     return _op_bilinear_default(input1, input2, weight, bias)
 
 def mm(input, mat2, *, out=None):
@@ -4857,6 +8959,17 @@ def mm(input, mat2, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('mm', 'out', None, 'Tensor', out)
         return _op_mm_out(input, mat2, out=out)
+    _ks = input._ks
+    _ks |= mat2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, mat2)
     return _op_mm_default(input, mat2)
 
 def bmm(input, mat2, *, out=None):
@@ -4868,6 +8981,17 @@ def bmm(input, mat2, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bmm', 'out', None, 'Tensor', out)
         return _op_bmm_out(input, mat2, out=out)
+    _ks = input._ks
+    _ks |= mat2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bmm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, mat2)
     return _op_bmm_default(input, mat2)
 
 def mv(input, vec, *, out=None):
@@ -4879,6 +9003,17 @@ def mv(input, vec, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('mv', 'out', None, 'Tensor', out)
         return _op_mv_out(input, vec, out=out)
+    _ks = input._ks
+    _ks |= vec._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mv_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, vec)
     return _op_mv_default(input, vec)
 
 def dot(input, tensor, *, out=None):
@@ -4890,6 +9025,17 @@ def dot(input, tensor, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('dot', 'out', None, 'Tensor', out)
         return _op_dot_out(input, tensor, out=out)
+    _ks = input._ks
+    _ks |= tensor._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_dot_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, tensor)
     return _op_dot_default(input, tensor)
 
 def matmul(input, other, *, out=None):
@@ -4901,6 +9047,17 @@ def matmul(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('matmul', 'out', None, 'Tensor', out)
         return _op_matmul_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_matmul_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_matmul_default(input, other)
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
@@ -4911,6 +9068,18 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        _ks |= mat1._ks
+        _ks |= mat2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addmm_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, mat1, mat2)
         return _op_addmm_default(input, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmm', 'beta', None, 'Number', beta)
@@ -4930,6 +9099,18 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if batch2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('baddbmm', 'batch2', 3, 'Tensor', batch2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        _ks |= batch1._ks
+        _ks |= batch2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_baddbmm_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
@@ -4949,6 +9130,18 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if batch2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addbmm', 'batch2', 3, 'Tensor', batch2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        _ks |= batch1._ks
+        _ks |= batch2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addbmm_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, batch1, batch2)
         return _op_addbmm_default(input, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addbmm', 'beta', None, 'Number', beta)
@@ -4968,6 +9161,18 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if vec.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmv', 'vec', 3, 'Tensor', vec)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        _ks |= mat._ks
+        _ks |= vec._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addmv_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, mat, vec)
         return _op_addmv_default(input, mat, vec)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmv', 'beta', None, 'Number', beta)
@@ -4987,6 +9192,18 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addr', 'vec2', 3, 'Tensor', vec2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        _ks |= vec1._ks
+        _ks |= vec2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addr_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, vec1, vec2)
         return _op_addr_default(input, vec1, vec2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addr', 'beta', None, 'Number', beta)
@@ -5001,6 +9218,16 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 def trace(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('trace', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_trace_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_trace_default(input)
 
 def outer(input, vec2, *, out=None):
@@ -5012,6 +9239,17 @@ def outer(input, vec2, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('outer', 'out', None, 'Tensor', out)
         return _op_outer_out(input, vec2, out=out)
+    _ks = input._ks
+    _ks |= vec2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_outer_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, vec2)
     return _op_outer_default(input, vec2)
 
 def ger(input, vec2, *, out=None):
@@ -5023,6 +9261,17 @@ def ger(input, vec2, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ger', 'out', None, 'Tensor', out)
         return _op_ger_out(input, vec2, out=out)
+    _ks = input._ks
+    _ks |= vec2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ger_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, vec2)
     return _op_ger_default(input, vec2)
 
 def kron(input, other, *, out=None):
@@ -5034,6 +9283,17 @@ def kron(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('kron', 'out', None, 'Tensor', out)
         return _op_kron_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_kron_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_kron_default(input, other)
 
 def cross(input, other, dim=None, *, out=None):
@@ -5047,6 +9307,19 @@ def cross(input, other, dim=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cross', 'out', None, 'Tensor', out)
         return _op_cross_out(input, other, dim, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cross_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other, dim)
     return _op_cross_default(input, other, dim)
 
 def einsum(equation, tensors, *, path=None):
@@ -5075,6 +9348,37 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
         return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
     return _op_tensordot_default(input, other, dims_self, dims_other)
 
+def inner(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inner', 'out', None, 'Tensor', out)
+        return _op_inner_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_inner_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
+    return _op_inner_default(input, other)
+
+def chain_matmul(matrices, *, out=None):
+    if not _is_tensorlist(matrices):
+        _bad_tensorlist('chain_matmul', 'matrices', 1, matrices)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('chain_matmul', 'out', None, 'Tensor', out)
+        return _op_chain_matmul_out(matrices, out=out)
+    return _op_chain_matmul_default(matrices)
+
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
@@ -5086,6 +9390,17 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
     if out is not None:
         return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
+    _ks = LU_data._ks
+    _ks |= LU_pivots._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lu_unpack_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_lu_unpack(*_k(LU_data, LU_pivots, unpack_data, unpack_pivots))
     return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
 def _lu_with_info(input, pivot=True, check_errors=True):
@@ -5095,6 +9410,16 @@ def _lu_with_info(input, pivot=True, check_errors=True):
         raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
     if check_errors.__class__ is not bool:
         raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__lu_with_info_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt__lu_with_info(*_k(input, pivot, check_errors))
     return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
 
 def lu_solve(input, LU_data, LU_pivots, *, out=None):
@@ -5108,6 +9433,18 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
         return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
+    _ks = input._ks
+    _ks |= LU_data._ks
+    _ks |= LU_pivots._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lu_solve_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, LU_data, LU_pivots)
     return _op_lu_solve_default(input, LU_data, LU_pivots)
 
 def geqrf(input, *, out=None):
@@ -5115,6 +9452,16 @@ def geqrf(input, *, out=None):
         raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
     if out is not None:
         return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_geqrf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_geqrf(*_k(input))
     return _rt_geqrf(*_op_geqrf_default(input))
 
 def vdot(input, other, *, out=None):
@@ -5126,6 +9473,17 @@ def vdot(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('vdot', 'out', None, 'Tensor', out)
         return _op_vdot_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_vdot_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_vdot_default(input, other)
 
 def __ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
@@ -5145,6 +9503,21 @@ def __ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     return s
 
 def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    _ks = log_probs._ks
+    _ks |= targets._ks
+    _ks |= input_lengths._ks
+    _ks |= target_lengths._ks
+    if blank.__class__ in _TENSOR_TYPES:
+        _ks |= blank._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__ctc_loss_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
 def __ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
@@ -5192,6 +9565,19 @@ def kl_div(input, target, reduction=0, *, log_target=False):
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('kl_div', 'reduction', 3, 'int', reduction)
     if log_target is False:
+        _ks = input._ks
+        _ks |= target._ks
+        if reduction.__class__ in _TENSOR_TYPES:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_kl_div_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, target, reduction)
         return _op_kl_div_default(input, target, reduction)
     if log_target.__class__ is not bool:
         raise _bad_arg('kl_div', 'log_target', None, 'bool', log_target)
@@ -5208,6 +9594,23 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         raise _bad_arg('binary_cross_entropy_with_logits', 'pos_weight', 4, 'Tensor', pos_weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
+    _ks = input._ks
+    _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if pos_weight.__class__ in _TENSOR_TYPES:
+        _ks |= pos_weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_binary_cross_entropy_with_logits_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, weight, pos_weight, reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
@@ -5221,6 +9624,22 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
         raise _bad_arg('margin_ranking_loss', 'margin', 4, 'float', margin)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('margin_ranking_loss', 'reduction', 5, 'int', reduction)
+    _ks = input1._ks
+    _ks |= input2._ks
+    _ks |= target._ks
+    if margin.__class__ in _TENSOR_TYPES:
+        _ks |= margin._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_margin_ranking_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input1, input2, target, margin, reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
@@ -5232,6 +9651,21 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
         raise _bad_arg('hinge_embedding_loss', 'margin', 3, 'float', margin)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('hinge_embedding_loss', 'reduction', 4, 'int', reduction)
+    _ks = input._ks
+    _ks |= target._ks
+    if margin.__class__ in _TENSOR_TYPES:
+        _ks |= margin._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hinge_embedding_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, margin, reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
@@ -5245,6 +9679,22 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
         raise _bad_arg('cosine_embedding_loss', 'margin', 4, 'float', margin)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('cosine_embedding_loss', 'reduction', 5, 'int', reduction)
+    _ks = input1._ks
+    _ks |= input2._ks
+    _ks |= target._ks
+    if margin.__class__ in _TENSOR_TYPES:
+        _ks |= margin._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cosine_embedding_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input1, input2, target, margin, reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=0):
@@ -5264,6 +9714,26 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
         raise _bad_arg('triplet_margin_loss', 'swap', 7, 'bool', swap)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('triplet_margin_loss', 'reduction', 8, 'int', reduction)
+    _ks = anchor._ks
+    _ks |= positive._ks
+    _ks |= negative._ks
+    if margin.__class__ in _TENSOR_TYPES:
+        _ks |= margin._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_triplet_margin_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
@@ -5279,6 +9749,21 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
         raise _bad_arg('poisson_nll_loss', 'eps', 5, 'float', eps)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('poisson_nll_loss', 'reduction', 6, 'int', reduction)
+    _ks = input._ks
+    _ks |= target._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_poisson_nll_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, log_input, full, eps, reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
 
 def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
@@ -5321,6 +9806,23 @@ def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, red
     return s
 
 def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    _ks = log_probs._ks
+    _ks |= targets._ks
+    _ks |= input_lengths._ks
+    _ks |= target_lengths._ks
+    if blank.__class__ in _TENSOR_TYPES:
+        _ks |= blank._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ctc_loss_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
 _ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)
@@ -5348,6 +9850,20 @@ def norm_except_dim(v, pow=2, dim=0):
         raise _bad_arg('norm_except_dim', 'pow', 2, 'int', pow)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('norm_except_dim', 'dim', 3, 'int', dim)
+    _ks = v._ks
+    if pow.__class__ in _TENSOR_TYPES:
+        _ks |= pow._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_norm_except_dim_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(v, pow, dim)
     return _op_norm_except_dim_default(v, pow, dim)
 
 def _weight_norm(v, g, dim=0):
@@ -5357,6 +9873,19 @@ def _weight_norm(v, g, dim=0):
         raise _bad_arg('_weight_norm', 'g', 2, 'Tensor', g)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
+    _ks = v._ks
+    _ks |= g._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__weight_norm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(v, g, dim)
     return _op__weight_norm_default(v, g, dim)
 
 def _weight_norm_interface(v, g, dim=0):
@@ -5366,6 +9895,19 @@ def _weight_norm_interface(v, g, dim=0):
         raise _bad_arg('_weight_norm_interface', 'g', 2, 'Tensor', g)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('_weight_norm_interface', 'dim', 3, 'int', dim)
+    _ks = v._ks
+    _ks |= g._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__weight_norm_interface_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(v, g, dim)
     return _op__weight_norm_interface_default(v, g, dim)
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
@@ -5413,6 +9955,28 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         raise _bad_arg('native_batch_norm', 'momentum', 7, 'float', momentum)
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('native_batch_norm', 'eps', 8, 'float', eps)
+    _ks = input._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES:
+        _ks |= bias._ks
+    if running_mean.__class__ in _TENSOR_TYPES:
+        _ks |= running_mean._ks
+    if running_var.__class__ in _TENSOR_TYPES:
+        _ks |= running_var._ks
+    if momentum.__class__ in _TENSOR_TYPES:
+        _ks |= momentum._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_native_batch_norm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
@@ -5432,6 +9996,30 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         raise _bad_arg('native_group_norm', 'group', 7, 'int', group)
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('native_group_norm', 'eps', 8, 'float', eps)
+    _ks = input._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES:
+        _ks |= bias._ks
+    if N.__class__ in _TENSOR_TYPES:
+        _ks |= N._ks
+    if C.__class__ in _TENSOR_TYPES:
+        _ks |= C._ks
+    if HxW.__class__ in _TENSOR_TYPES:
+        _ks |= HxW._ks
+    if group.__class__ in _TENSOR_TYPES:
+        _ks |= group._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_native_group_norm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, weight, bias, N, C, HxW, group, eps)
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
@@ -5453,6 +10041,28 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
         raise _bad_arg('batch_norm', 'eps', 8, 'float', eps)
     if cudnn_enabled.__class__ is not bool:
         raise _bad_arg('batch_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
+    _ks = input._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES:
+        _ks |= bias._ks
+    if running_mean.__class__ in _TENSOR_TYPES:
+        _ks |= running_mean._ks
+    if running_var.__class__ in _TENSOR_TYPES:
+        _ks |= running_var._ks
+    if momentum.__class__ in _TENSOR_TYPES:
+        _ks |= momentum._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_batch_norm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
@@ -5468,6 +10078,24 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
         raise _bad_arg('group_norm', 'eps', 5, 'float', eps)
     if cudnn_enabled.__class__ is not bool:
         raise _bad_arg('group_norm', 'cudnn_enabled', 6, 'bool', cudnn_enabled)
+    _ks = input._ks
+    if num_groups.__class__ in _TENSOR_TYPES:
+        _ks |= num_groups._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES:
+        _ks |= bias._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_group_norm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
@@ -5489,6 +10117,28 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
         raise _bad_arg('instance_norm', 'eps', 8, 'float', eps)
     if cudnn_enabled.__class__ is not bool:
         raise _bad_arg('instance_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
+    _ks = input._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES:
+        _ks |= bias._ks
+    if running_mean.__class__ in _TENSOR_TYPES:
+        _ks |= running_mean._ks
+    if running_var.__class__ in _TENSOR_TYPES:
+        _ks |= running_var._ks
+    if momentum.__class__ in _TENSOR_TYPES:
+        _ks |= momentum._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_instance_norm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -6096,6 +10746,16 @@ def _bernoulli_c0(input, *, generator=None, out=None):
 
 def _bernoulli_b0(input, *, generator=None, out=None):
     if out is None and generator is None:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_bernoulli_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_bernoulli_default(input)
     if out is not None:
         return _op_bernoulli_out(input, generator=generator, out=out)
@@ -6111,6 +10771,18 @@ def _bernoulli_c1(input, p, *, generator=None):
 
 def _bernoulli_b1(input, p, *, generator=None):
     if generator is None:
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_bernoulli_p[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, p)
         return _op_bernoulli_p(input, p)
     return _op_bernoulli_p(input, p, generator=generator)
 
@@ -6142,6 +10814,18 @@ def _normal_c0(mean, std=1.0, *, generator=None, out=None):
 
 def _normal_b0(mean, std=1.0, *, generator=None, out=None):
     if out is None and generator is None:
+        _ks = mean._ks
+        if std.__class__ in _TENSOR_TYPES:
+            _ks |= std._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_normal_Tensor_float[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(mean, std)
         return _op_normal_Tensor_float(mean, std)
     if out is not None:
         return _op_normal_Tensor_float_out(mean, std, generator=generator, out=out)
@@ -6157,6 +10841,17 @@ def _normal_c1(mean, std, *, generator=None, out=None):
 
 def _normal_b1(mean, std, *, generator=None, out=None):
     if out is None and generator is None:
+        _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
+        _ks |= std._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_normal_float_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(mean, std)
         return _op_normal_float_Tensor(mean, std)
     if out is not None:
         return _op_normal_float_Tensor_out(mean, std, generator=generator, out=out)
@@ -6172,6 +10867,17 @@ def _normal_c2(mean, std, *, generator=None, out=None):
 
 def _normal_b2(mean, std, *, generator=None, out=None):
     if out is None and generator is None:
+        _ks = mean._ks
+        _ks |= std._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_normal_Tensor_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(mean, std)
         return _op_normal_Tensor_Tensor(mean, std)
     if out is not None:
         return _op_normal_Tensor_Tensor_out(mean, std, generator=generator, out=out)
@@ -6225,6 +10931,18 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if replacement.__class__ is not bool:
         raise _bad_arg('multinomial', 'replacement', 3, 'bool', replacement)
     if out is None and generator is None:
+        _ks = input._ks
+        if num_samples.__class__ in _TENSOR_TYPES:
+            _ks |= num_samples._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_multinomial_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, num_samples, replacement)
         return _op_multinomial_default(input, num_samples, replacement)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -6247,6 +10965,17 @@ def _standard_gamma_grad(input, output):
         raise _bad_arg('_standard_gamma_grad', 'input', 1, 'Tensor', input)
     if output.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('_standard_gamma_grad', 'output', 2, 'Tensor', output)
+    _ks = input._ks
+    _ks |= output._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__standard_gamma_grad_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, output)
     return _op__standard_gamma_grad_default(input, output)
 
 def binomial(count, prob, generator=None):
@@ -6266,6 +10995,16 @@ def _sum_c0(input, *, dtype=None):
 
 def _sum_b0(input, *, dtype=None):
     if dtype is None:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_sum_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_sum_default(input)
     return _op_sum_default(input, dtype=dtype)
 
@@ -6316,6 +11055,16 @@ def _mean_c0(input, *, dtype=None, out=None):
 
 def _mean_b0(input, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_mean_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_mean_default(input)
     if out is not None:
         return _op_mean_dtype_out(input, dtype=dtype, out=out)
@@ -6368,6 +11117,16 @@ def _prod_c0(input, *, dtype=None):
 
 def _prod_b0(input, *, dtype=None):
     if dtype is None:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_prod_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_prod_default(input)
     return _op_prod_default(input, dtype=dtype)
 
@@ -6385,6 +11144,18 @@ def _prod_c1(input, dim, keepdim=False, *, dtype=None, out=None):
 
 def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_prod_dim_int[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, dim, keepdim)
         return _op_prod_dim_int(input, dim, keepdim)
     if out is not None:
         return _op_prod_int_out(input, dim, keepdim, dtype=dtype, out=out)
@@ -6438,6 +11209,16 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('aminmax', 'input', 1, 'Tensor', input)
     if out is None and dim is None and keepdim is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_aminmax_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_aminmax(*_k(input))
         return _rt_aminmax(*_op_aminmax_default(input))
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('aminmax', 'dim', None, 'int', dim)
@@ -6456,6 +11237,16 @@ def _max_c0(input, *, out=None):
 def _max_b0(input, *, out=None):
     if out is not None:
         return _op_max_unary_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_max_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_max_default(input)
 
 def _max_c1(input, dim, keepdim=False, *, out=None):
@@ -6471,6 +11262,18 @@ def _max_c1(input, dim, keepdim=False, *, out=None):
 def _max_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_max(*_op_max_dim_max(input, dim, keepdim, max=out[0], max_values=out[1]))
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_max_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_max(*_k(input, dim, keepdim))
     return _rt_max(*_op_max_dim(input, dim, keepdim))
 
 def _max_c2(input, other, *, out=None):
@@ -6484,6 +11287,17 @@ def _max_c2(input, other, *, out=None):
 def _max_b2(input, other, *, out=None):
     if out is not None:
         return _op_max_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_max_other[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_max_other(input, other)
 
 _max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1), (_max_c2, _max_b2),)
@@ -6513,6 +11327,16 @@ def _min_c0(input, *, out=None):
 def _min_b0(input, *, out=None):
     if out is not None:
         return _op_min_unary_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_min_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_min_default(input)
 
 def _min_c1(input, dim, keepdim=False, *, out=None):
@@ -6528,6 +11352,18 @@ def _min_c1(input, dim, keepdim=False, *, out=None):
 def _min_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_min(*_op_min_dim_min(input, dim, keepdim, min=out[0], min_indices=out[1]))
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_min_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_min(*_k(input, dim, keepdim))
     return _rt_min(*_op_min_dim(input, dim, keepdim))
 
 def _min_c2(input, other, *, out=None):
@@ -6541,6 +11377,17 @@ def _min_c2(input, other, *, out=None):
 def _min_b2(input, other, *, out=None):
     if out is not None:
         return _op_min_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_min_other[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_min_other(input, other)
 
 _min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1), (_min_c2, _min_b2),)
@@ -6572,6 +11419,18 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('argmax', 'out', None, 'Tensor', out)
         return _op_argmax_out(input, dim, keepdim, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_argmax_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, keepdim)
     return _op_argmax_default(input, dim, keepdim)
 
 def argmin(input, dim=None, keepdim=False, *, out=None):
@@ -6585,6 +11444,18 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('argmin', 'out', None, 'Tensor', out)
         return _op_argmin_out(input, dim, keepdim, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_argmin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, keepdim)
     return _op_argmin_default(input, dim, keepdim)
 
 def _all_c0(input, *, out=None):
@@ -6596,6 +11467,16 @@ def _all_c0(input, *, out=None):
 def _all_b0(input, *, out=None):
     if out is not None:
         return _op_all_all_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_all_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_all_default(input)
 
 def _all_c1(input, dim, keepdim=False, *, out=None):
@@ -6611,6 +11492,18 @@ def _all_c1(input, dim, keepdim=False, *, out=None):
 def _all_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_all_out(input, dim, keepdim, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_all_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, keepdim)
     return _op_all_dim(input, dim, keepdim)
 
 def _all_c2(input, dim=None, keepdim=False, *, out=None):
@@ -6655,6 +11548,16 @@ def _any_c0(input, *, out=None):
 def _any_b0(input, *, out=None):
     if out is not None:
         return _op_any_all_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_any_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_any_default(input)
 
 def _any_c1(input, dim, keepdim=False, *, out=None):
@@ -6670,6 +11573,18 @@ def _any_c1(input, dim, keepdim=False, *, out=None):
 def _any_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_any_out(input, dim, keepdim, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_any_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, keepdim)
     return _op_any_dim(input, dim, keepdim)
 
 def _any_c2(input, dim=None, keepdim=False, *, out=None):
@@ -6714,6 +11629,16 @@ def _var_c0(input, unbiased=True):
     return s
 
 def _var_b0(input, unbiased=True):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_var_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, unbiased)
     return _op_var_default(input, unbiased)
 
 def _var_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
@@ -6781,6 +11706,16 @@ def _std_c0(input, unbiased=True):
     return s
 
 def _std_b0(input, unbiased=True):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_std_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, unbiased)
     return _op_std_default(input, unbiased)
 
 def _std_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
@@ -6848,6 +11783,16 @@ def _var_mean_c0(input, unbiased=True):
     return s
 
 def _var_mean_b0(input, unbiased=True):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_var_mean_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, unbiased)
     return _op_var_mean_default(input, unbiased)
 
 def _var_mean_c1(input, dim, unbiased=True, keepdim=False):
@@ -6911,6 +11856,16 @@ def _std_mean_c0(input, unbiased=True):
     return s
 
 def _std_mean_b0(input, unbiased=True):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_std_mean_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, unbiased)
     return _op_std_mean_default(input, unbiased)
 
 def _std_mean_c1(input, dim, unbiased=True, keepdim=False):
@@ -6989,6 +11944,18 @@ def _norm_c0(input, p=2):
     return s
 
 def _norm_b0(input, p=2):
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_norm_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, p)
     return _op_norm_Scalar(input, p)
 
 def _norm_c1(input, p, dim, keepdim=False, *, out=None):
@@ -7084,6 +12051,18 @@ def _count_nonzero_c1(input, dim=None):
     return s
 
 def _count_nonzero_b1(input, dim=None):
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_count_nonzero_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim)
     return _op_count_nonzero_default(input, dim)
 
 _count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0), (_count_nonzero_c1, _count_nonzero_b1),)
@@ -7111,6 +12090,16 @@ def _median_c0(input):
     return s
 
 def _median_b0(input):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_median_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_median_default(input)
 
 def _median_c1(input, dim, keepdim=False, *, out=None):
@@ -7126,6 +12115,18 @@ def _median_c1(input, dim, keepdim=False, *, out=None):
 def _median_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_median(*_op_median_dim_values(input, dim, keepdim, values=out[0], indices=out[1]))
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_median_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_median(*_k(input, dim, keepdim))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
 
 _median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
@@ -7153,6 +12154,16 @@ def _nanmedian_c0(input):
     return s
 
 def _nanmedian_b0(input):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nanmedian_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_nanmedian_default(input)
 
 def _nanmedian_c1(input, dim, keepdim=False, *, out=None):
@@ -7168,6 +12179,18 @@ def _nanmedian_c1(input, dim, keepdim=False, *, out=None):
 def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_nanmedian(*_op_nanmedian_dim_values(input, dim, keepdim, values=out[0], indices=out[1]))
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nanmedian_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_nanmedian(*_k(input, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
 
 _nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1),)
@@ -7197,6 +12220,18 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
         raise _bad_arg('mode', 'keepdim', 3, 'bool', keepdim)
     if out is not None:
         return _rt_mode(*_op_mode_values(input, dim, keepdim, values=out[0], indices=out[1]))
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mode_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_mode(*_k(input, dim, keepdim))
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
 def bincount(input, weights=None, minlength=0):
@@ -7206,6 +12241,20 @@ def bincount(input, weights=None, minlength=0):
         raise _bad_arg('bincount', 'weights', 2, 'Tensor', weights)
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 3, 'int', minlength)
+    _ks = input._ks
+    if weights.__class__ in _TENSOR_TYPES:
+        _ks |= weights._ks
+    if minlength.__class__ in _TENSOR_TYPES:
+        _ks |= minlength._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bincount_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, weights, minlength)
     return _op_bincount_default(input, weights, minlength)
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
@@ -7221,7 +12270,92 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('histc', 'out', None, 'Tensor', out)
         return _op_histc_out(input, bins, min, max, out=out)
+    _ks = input._ks
+    if bins.__class__ in _TENSOR_TYPES:
+        _ks |= bins._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_histc_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, bins, min, max)
     return _op_histc_default(input, bins, min, max)
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('frobenius_norm', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dim):
+        raise _bad_arg('frobenius_norm', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('frobenius_norm', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('frobenius_norm', 'out', None, 'Tensor', out)
+        return _op_frobenius_norm_out(input, dim, keepdim, out=out)
+    return _op_frobenius_norm_dim(input, dim, keepdim)
+
+def _nuclear_norm_c0(input, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _nuclear_norm_b0(input, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_nuclear_norm_out(input, keepdim, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nuclear_norm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, keepdim)
+    return _op_nuclear_norm_default(input, keepdim)
+
+def _nuclear_norm_c1(input, dim, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _nuclear_norm_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_nuclear_norm_dim_out(input, dim, keepdim, out=out)
+    return _op_nuclear_norm_dim(input, dim, keepdim)
+
+_nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0), (_nuclear_norm_c1, _nuclear_norm_b1),)
+_nuclear_norm_sigs = ('(Tensor input, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[2] dim, bool keepdim = False, *, Tensor out = None)')
+
+def nuclear_norm(*args, **kwargs):
+    best = None
+    for c, b in _nuclear_norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nuclear_norm', args, kwargs, _nuclear_norm_sigs, False)
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -7238,6 +12372,24 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('diff', 'out', None, 'Tensor', out)
         return _op_diff_out(input, n, dim, prepend, append, out=out)
+    _ks = input._ks
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if prepend.__class__ in _TENSOR_TYPES:
+        _ks |= prepend._ks
+    if append.__class__ in _TENSOR_TYPES:
+        _ks |= append._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diff_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, n, dim, prepend, append)
     return _op_diff_default(input, n, dim, prepend, append)
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -7390,6 +12542,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cov', 'input', 1, 'Tensor', input)
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_cov_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_cov_default(input)
     if correction.__class__ is not int and not _is_int(correction):
         raise _bad_arg('cov', 'correction', None, 'int', correction)
@@ -7402,6 +12564,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 def corrcoef(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_corrcoef_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_corrcoef_default(input)
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -7432,6 +12604,23 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         raise _bad_arg('gru_cell', 'b_ih', 5, 'Tensor', b_ih)
     if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gru_cell', 'b_hh', 6, 'Tensor', b_hh)
+    _ks = input._ks
+    _ks |= hx._ks
+    _ks |= w_ih._ks
+    _ks |= w_hh._ks
+    if b_ih.__class__ in _TENSOR_TYPES:
+        _ks |= b_ih._ks
+    if b_hh.__class__ in _TENSOR_TYPES:
+        _ks |= b_hh._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_gru_cell_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -7447,6 +12636,23 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         raise _bad_arg('rnn_tanh_cell', 'b_ih', 5, 'Tensor', b_ih)
     if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rnn_tanh_cell', 'b_hh', 6, 'Tensor', b_hh)
+    _ks = input._ks
+    _ks |= hx._ks
+    _ks |= w_ih._ks
+    _ks |= w_hh._ks
+    if b_ih.__class__ in _TENSOR_TYPES:
+        _ks |= b_ih._ks
+    if b_hh.__class__ in _TENSOR_TYPES:
+        _ks |= b_hh._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rnn_tanh_cell_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -7462,6 +12668,23 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         raise _bad_arg('rnn_relu_cell', 'b_ih', 5, 'Tensor', b_ih)
     if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('rnn_relu_cell', 'b_hh', 6, 'Tensor', b_hh)
+    _ks = input._ks
+    _ks |= hx._ks
+    _ks |= w_ih._ks
+    _ks |= w_hh._ks
+    if b_ih.__class__ in _TENSOR_TYPES:
+        _ks |= b_ih._ks
+    if b_hh.__class__ in _TENSOR_TYPES:
+        _ks |= b_hh._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rnn_relu_cell_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 def cumsum(input, dim, *, dtype=None, out=None):
@@ -7470,6 +12693,18 @@ def cumsum(input, dim, *, dtype=None, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumsum', 'dim', 2, 'int', dim)
     if out is None and dtype is None:
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_cumsum_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, dim)
         return _op_cumsum_default(input, dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
@@ -7485,6 +12720,18 @@ def cumprod(input, dim, *, dtype=None, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumprod', 'dim', 2, 'int', dim)
     if out is None and dtype is None:
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_cumprod_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, dim)
         return _op_cumprod_default(input, dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
@@ -7501,6 +12748,18 @@ def cummax(input, dim, *, out=None):
         raise _bad_arg('cummax', 'dim', 2, 'int', dim)
     if out is not None:
         return _rt_cummax(*_op_cummax_out(input, dim, values=out[0], indices=out[1]))
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cummax_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_cummax(*_k(input, dim))
     return _rt_cummax(*_op_cummax_default(input, dim))
 
 def cummin(input, dim, *, out=None):
@@ -7510,6 +12769,18 @@ def cummin(input, dim, *, out=None):
         raise _bad_arg('cummin', 'dim', 2, 'int', dim)
     if out is not None:
         return _rt_cummin(*_op_cummin_out(input, dim, values=out[0], indices=out[1]))
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cummin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_cummin(*_k(input, dim))
     return _rt_cummin(*_op_cummin_default(input, dim))
 
 def logcumsumexp(input, dim, *, out=None):
@@ -7521,6 +12792,18 @@ def logcumsumexp(input, dim, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
         return _op_logcumsumexp_out(input, dim, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logcumsumexp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim)
     return _op_logcumsumexp_default(input, dim)
 
 def _repeat_interleave_c0(repeats, *, output_size=None):
@@ -7533,6 +12816,16 @@ def _repeat_interleave_c0(repeats, *, output_size=None):
 
 def _repeat_interleave_b0(repeats, *, output_size=None):
     if output_size is None:
+        _ks = repeats._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_repeat_interleave_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(repeats)
         return _op_repeat_interleave_Tensor(repeats)
     return _op_repeat_interleave_Tensor(repeats, output_size=output_size)
 
@@ -7550,6 +12843,19 @@ def _repeat_interleave_c1(input, repeats, dim=None, *, output_size=None):
 
 def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
     if output_size is None:
+        _ks = input._ks
+        _ks |= repeats._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_repeat_interleave_self_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, repeats, dim)
         return _op_repeat_interleave_self_Tensor(input, repeats, dim)
     return _op_repeat_interleave_self_Tensor(input, repeats, dim, output_size=output_size)
 
@@ -7567,6 +12873,20 @@ def _repeat_interleave_c2(input, repeats, dim=None, *, output_size=None):
 
 def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
     if output_size is None:
+        _ks = input._ks
+        if repeats.__class__ in _TENSOR_TYPES:
+            _ks |= repeats._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_repeat_interleave_self_int[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, repeats, dim)
         return _op_repeat_interleave_self_int(input, repeats, dim)
     return _op_repeat_interleave_self_int(input, repeats, dim, output_size=output_size)
 
@@ -7614,11 +12934,31 @@ def flip(input, dims):
 def fliplr(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fliplr_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_fliplr_default(input)
 
 def flipud(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_flipud_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_flipud_default(input)
 
 def rot90(input, k=1, dims=(0, 1)):
@@ -7639,6 +12979,18 @@ def tril(input, diagonal=0, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('tril', 'out', None, 'Tensor', out)
         return _op_tril_out(input, diagonal, out=out)
+    _ks = input._ks
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tril_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, diagonal)
     return _op_tril_default(input, diagonal)
 
 def triu(input, diagonal=0, *, out=None):
@@ -7650,6 +13002,18 @@ def triu(input, diagonal=0, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('triu', 'out', None, 'Tensor', out)
         return _op_triu_out(input, diagonal, out=out)
+    _ks = input._ks
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_triu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, diagonal)
     return _op_triu_default(input, diagonal)
 
 def diag(input, diagonal=0, *, out=None):
@@ -7661,6 +13025,18 @@ def diag(input, diagonal=0, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('diag', 'out', None, 'Tensor', out)
         return _op_diag_out(input, diagonal, out=out)
+    _ks = input._ks
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diag_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, diagonal)
     return _op_diag_default(input, diagonal)
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -7672,6 +13048,22 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         raise _bad_arg('diag_embed', 'dim1', 3, 'int', dim1)
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diag_embed', 'dim2', 4, 'int', dim2)
+    _ks = input._ks
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diag_embed_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, offset, dim1, dim2)
     return _op_diag_embed_default(input, offset, dim1, dim2)
 
 def diagflat(input, offset=0):
@@ -7679,6 +13071,18 @@ def diagflat(input, offset=0):
         raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
+    _ks = input._ks
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diagflat_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, offset)
     return _op_diagflat_default(input, offset)
 
 def broadcast_to(input, size):
@@ -7743,6 +13147,18 @@ def combinations(input, r=2, with_replacement=False):
         raise _bad_arg('combinations', 'r', 2, 'int', r)
     if with_replacement.__class__ is not bool:
         raise _bad_arg('combinations', 'with_replacement', 3, 'bool', with_replacement)
+    _ks = input._ks
+    if r.__class__ in _TENSOR_TYPES:
+        _ks |= r._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_combinations_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, r, with_replacement)
     return _op_combinations_default(input, r, with_replacement)
 
 def block_diag(tensors):
@@ -7763,6 +13179,22 @@ def narrow_copy(input, dim, start, length, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
         return _op_narrow_copy_out(input, dim, start, length, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if length.__class__ in _TENSOR_TYPES:
+        _ks |= length._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_narrow_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, start, length)
     return _op_narrow_copy_default(input, dim, start, length)
 
 def cat(tensors, dim=0, *, out=None):
@@ -7861,6 +13293,18 @@ def _softmax(input, dim, half_to_float):
         raise _bad_arg('_softmax', 'dim', 2, 'int', dim)
     if half_to_float.__class__ is not bool:
         raise _bad_arg('_softmax', 'half_to_float', 3, 'bool', half_to_float)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__softmax_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, half_to_float)
     return _op__softmax_default(input, dim, half_to_float)
 
 def _log_softmax(input, dim, half_to_float):
@@ -7870,6 +13314,18 @@ def _log_softmax(input, dim, half_to_float):
         raise _bad_arg('_log_softmax', 'dim', 2, 'int', dim)
     if half_to_float.__class__ is not bool:
         raise _bad_arg('_log_softmax', 'half_to_float', 3, 'bool', half_to_float)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__log_softmax_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
 
 def softmax(input, dim, dtype=None, *, out=None):
@@ -7883,6 +13339,18 @@ def softmax(input, dim, dtype=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('softmax', 'out', None, 'Tensor', out)
         return _op_softmax_int_out(input, dim, dtype, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_softmax_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, dtype)
     return _op_softmax_int(input, dim, dtype)
 
 def log_softmax(input, dim, dtype=None, *, out=None):
@@ -7896,6 +13364,18 @@ def log_softmax(input, dim, dtype=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
         return _op_log_softmax_int_out(input, dim, dtype, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log_softmax_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, dtype)
     return _op_log_softmax_int(input, dim, dtype)
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
@@ -7907,6 +13387,19 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         raise _bad_arg('_softmax_backward_data', 'dim', 3, 'int', dim)
     if not _is_dtype(input_dtype):
         raise _bad_arg('_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
+    _ks = grad_output._ks
+    _ks |= output._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__softmax_backward_data_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(grad_output, output, dim, input_dtype)
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
@@ -7918,6 +13411,19 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         raise _bad_arg('_log_softmax_backward_data', 'dim', 3, 'int', dim)
     if not _is_dtype(input_dtype):
         raise _bad_arg('_log_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
+    _ks = grad_output._ks
+    _ks |= output._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__log_softmax_backward_data_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(grad_output, output, dim, input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
@@ -7931,6 +13437,20 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         raise _bad_arg('kthvalue', 'keepdim', 4, 'bool', keepdim)
     if out is not None:
         return _rt_kthvalue(*_op_kthvalue_values(input, k, dim, keepdim, values=out[0], indices=out[1]))
+    _ks = input._ks
+    if k.__class__ in _TENSOR_TYPES:
+        _ks |= k._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_kthvalue_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_kthvalue(*_k(input, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
 
 def _sort_c0(input, dim=-1, descending=False, *, out=None):
@@ -7946,6 +13466,18 @@ def _sort_c0(input, dim=-1, descending=False, *, out=None):
 def _sort_b0(input, dim=-1, descending=False, *, out=None):
     if out is not None:
         return _rt_sort(*_op_sort_values(input, dim, descending, values=out[0], indices=out[1]))
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sort_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_sort(*_k(input, dim, descending))
     return _rt_sort(*_op_sort_default(input, dim, descending))
 
 def _sort_c1(input, *, stable, dim=-1, descending=False, out=None):
@@ -7994,6 +13526,18 @@ def _argsort_c0(input, dim=-1, descending=False):
     return s
 
 def _argsort_b0(input, dim=-1, descending=False):
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_argsort_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, descending)
     return _op_argsort_default(input, dim, descending)
 
 def _argsort_c1(input, *, stable, dim=-1, descending=False, out=None):
@@ -8044,6 +13588,20 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         raise _bad_arg('topk', 'sorted', 5, 'bool', sorted)
     if out is not None:
         return _rt_topk(*_op_topk_values(input, k, dim, largest, sorted, values=out[0], indices=out[1]))
+    _ks = input._ks
+    if k.__class__ in _TENSOR_TYPES:
+        _ks |= k._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_topk_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_topk(*_k(input, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
 def msort(input, *, out=None):
@@ -8053,6 +13611,16 @@ def msort(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('msort', 'out', None, 'Tensor', out)
         return _op_msort_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_msort_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_msort_default(input)
 
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
@@ -8064,6 +13632,16 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
         raise _bad_arg('_unique2', 'return_inverse', 3, 'bool', return_inverse)
     if return_counts.__class__ is not bool:
         raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__unique2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, sorted, return_inverse, return_counts)
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
 
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False):
@@ -8077,6 +13655,18 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
         raise _bad_arg('unique_dim', 'return_inverse', 4, 'bool', return_inverse)
     if return_counts.__class__ is not bool:
         raise _bad_arg('unique_dim', 'return_counts', 5, 'bool', return_counts)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unique_dim_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, sorted, return_inverse, return_counts)
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -8088,18 +13678,42 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         raise _bad_arg('unique_consecutive', 'return_counts', 3, 'bool', return_counts)
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unique_consecutive', 'dim', 4, 'int', dim)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unique_consecutive_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, return_inverse, return_counts, dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if sorted_sequence.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('searchsorted', 'sorted_sequence', 1, 'Tensor', sorted_sequence)
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('searchsorted', 'input', 2, 'Tensor', input)
     if not isinstance(input, TensorImpl):
         if out is not None:
             return _op_searchsorted_Scalar_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
         return _op_searchsorted_Scalar(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
     if out is None and out_int32 is False and right is False and side is None and sorter is None:
+        _ks = sorted_sequence._ks
+        if input.__class__ in _TENSOR_TYPES:
+            _ks |= input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_searchsorted_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(sorted_sequence, input)
         return _op_searchsorted_Tensor(sorted_sequence, input)
     if out_int32.__class__ is not bool:
         raise _bad_arg('searchsorted', 'out_int32', None, 'bool', out_int32)
@@ -8116,7 +13730,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('bucketize', 'input', 1, 'Tensor', input)
     if boundaries.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('bucketize', 'boundaries', 2, 'Tensor', boundaries)
@@ -8124,6 +13738,17 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         if out is None:
             return _op_bucketize_Scalar(input, boundaries, out_int32=out_int32, right=right)
     if out is None and out_int32 is False and right is False:
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        _ks |= boundaries._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_bucketize_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, boundaries)
         return _op_bucketize_Tensor(input, boundaries)
     if out_int32.__class__ is not bool:
         raise _bad_arg('bucketize', 'out_int32', None, 'bool', out_int32)
@@ -8153,6 +13778,20 @@ def transpose(input, dim0, dim1):
         raise _bad_arg('transpose', 'dim0', 2, 'int', dim0)
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('transpose', 'dim1', 3, 'int', dim1)
+    _ks = input._ks
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_transpose_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim0, dim1)
     return _op_transpose_int(input, dim0, dim1)
 
 def permute(input, dims):
@@ -8165,11 +13804,31 @@ def permute(input, dims):
 def t(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_t_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_t_default(input)
 
 def adjoint(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_adjoint_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_adjoint_default(input)
 
 def narrow(input, dim, start, length):
@@ -8181,6 +13840,22 @@ def narrow(input, dim, start, length):
         raise _bad_arg('narrow', 'start', 3, 'int', start)
     if length.__class__ is not int and not _is_int(length):
         raise _bad_arg('narrow', 'length', 4, 'int', length)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if length.__class__ in _TENSOR_TYPES:
+        _ks |= length._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_narrow_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, start, length)
     return _op_narrow_default(input, dim, start, length)
 
 def select(input, dim, index):
@@ -8190,6 +13865,20 @@ def select(input, dim, index):
         raise _bad_arg('select', 'dim', 2, 'int', dim)
     if index.__class__ is not int and not _is_int(index):
         raise _bad_arg('select', 'index', 3, 'int', index)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_select_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, index)
     return _op_select_int(input, dim, index)
 
 def slice(input, dim=0, start=None, end=None, step=1):
@@ -8203,6 +13892,24 @@ def slice(input, dim=0, start=None, end=None, step=1):
         raise _bad_arg('slice', 'end', 4, 'int', end)
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice', 'step', 5, 'int', step)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_slice_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, start, end, step)
     return _op_slice_Tensor(input, dim, start, end, step)
 
 def unsqueeze(input, dim):
@@ -8210,6 +13917,18 @@ def unsqueeze(input, dim):
         raise _bad_arg('unsqueeze', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze', 'dim', 2, 'int', dim)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unsqueeze_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim)
     return _op_unsqueeze_default(input, dim)
 
 def _squeeze_c0(input):
@@ -8219,6 +13938,16 @@ def _squeeze_c0(input):
     return s
 
 def _squeeze_b0(input):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_squeeze_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_squeeze_default(input)
 
 def _squeeze_c1(input, dim):
@@ -8230,6 +13959,18 @@ def _squeeze_c1(input, dim):
     return s
 
 def _squeeze_b1(input, dim):
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_squeeze_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim)
     return _op_squeeze_dim(input, dim)
 
 def _squeeze_c2(input, dim):
@@ -8268,6 +14009,20 @@ def flatten(input, start_dim=0, end_dim=-1):
         raise _bad_arg('flatten', 'start_dim', 2, 'int', start_dim)
     if end_dim.__class__ is not int and not _is_int(end_dim):
         raise _bad_arg('flatten', 'end_dim', 3, 'int', end_dim)
+    _ks = input._ks
+    if start_dim.__class__ in _TENSOR_TYPES:
+        _ks |= start_dim._ks
+    if end_dim.__class__ in _TENSOR_TYPES:
+        _ks |= end_dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_flatten_using_ints[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, start_dim, end_dim)
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
 def unflatten(input, dim, sizes):
@@ -8288,6 +14043,22 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         raise _bad_arg('diagonal', 'dim1', 3, 'int', dim1)
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diagonal', 'dim2', 4, 'int', dim2)
+    _ks = input._ks
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diagonal_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, offset, dim1, dim2)
     return _op_diagonal_default(input, offset, dim1, dim2)
 
 def unbind(input, dim=0):
@@ -8295,6 +14066,18 @@ def unbind(input, dim=0):
         raise _bad_arg('unbind', 'input', 1, 'Tensor', input)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unbind', 'dim', 2, 'int', dim)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unbind_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim)
     return _op_unbind_int(input, dim)
 
 def split(input, split_size, dim=0):
@@ -8304,6 +14087,20 @@ def split(input, split_size, dim=0):
         raise _bad_arg('split', 'split_size', 2, 'int', split_size)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split', 'dim', 3, 'int', dim)
+    _ks = input._ks
+    if split_size.__class__ in _TENSOR_TYPES:
+        _ks |= split_size._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_split_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, split_size, dim)
     return _op_split_Tensor(input, split_size, dim)
 
 def split_with_sizes(input, split_sizes, dim=0):
@@ -8322,6 +14119,20 @@ def chunk(input, chunks, dim=0):
         raise _bad_arg('chunk', 'chunks', 2, 'int', chunks)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('chunk', 'dim', 3, 'int', dim)
+    _ks = input._ks
+    if chunks.__class__ in _TENSOR_TYPES:
+        _ks |= chunks._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_chunk_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, chunks, dim)
     return _op_chunk_default(input, chunks, dim)
 
 def _movedim_c0(input, source, destination):
@@ -8348,6 +14159,20 @@ def _movedim_c1(input, source, destination):
     return s
 
 def _movedim_b1(input, source, destination):
+    _ks = input._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if destination.__class__ in _TENSOR_TYPES:
+        _ks |= destination._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_movedim_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, source, destination)
     return _op_movedim_int(input, source, destination)
 
 _movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
@@ -8371,11 +14196,31 @@ def movedim(*args, **kwargs):
 def alias(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_alias_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_alias_default(input)
 
 def detach(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_detach_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_detach_default(input)
 
 def reshape(input, shape):
@@ -8402,6 +14247,25 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
         return _op_slice_scatter_out(input, src, dim, start, end, step, out=out)
+    _ks = input._ks
+    _ks |= src._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_slice_scatter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, src, dim, start, end, step)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
 
 def select_scatter(input, src, dim, index):
@@ -8413,6 +14277,21 @@ def select_scatter(input, src, dim, index):
         raise _bad_arg('select_scatter', 'dim', 3, 'int', dim)
     if index.__class__ is not int and not _is_int(index):
         raise _bad_arg('select_scatter', 'index', 4, 'int', index)
+    _ks = input._ks
+    _ks |= src._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_select_scatter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, src, dim, index)
     return _op_select_scatter_default(input, src, dim, index)
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
@@ -8426,6 +14305,23 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         raise _bad_arg('diagonal_scatter', 'dim1', 4, 'int', dim1)
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diagonal_scatter', 'dim2', 5, 'int', dim2)
+    _ks = input._ks
+    _ks |= src._ks
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diagonal_scatter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
@@ -8441,4 +14337,508 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
     return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nextafter', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+def view_as_real_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('view_as_real_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('view_as_real_copy', 'out', None, 'Tensor', out)
+        return _op_view_as_real_copy_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_view_as_real_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_view_as_real_copy_default(input)
+
+def view_as_complex_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('view_as_complex_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('view_as_complex_copy', 'out', None, 'Tensor', out)
+        return _op_view_as_complex_copy_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_view_as_complex_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_view_as_complex_copy_default(input)
+
+def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('as_strided_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(size):
+        raise _bad_arg('as_strided_copy', 'size', 2, 'tuple of ints', size)
+    if not _is_intseq(stride):
+        raise _bad_arg('as_strided_copy', 'stride', 3, 'tuple of ints', stride)
+    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+        raise _bad_arg('as_strided_copy', 'storage_offset', 4, 'int', storage_offset)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('as_strided_copy', 'out', None, 'Tensor', out)
+        return _op_as_strided_copy_out(input, size, stride, storage_offset, out=out)
+    return _op_as_strided_copy_default(input, size, stride, storage_offset)
+
+def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('diagonal_copy', 'input', 1, 'Tensor', input)
+    if offset.__class__ is not int and not _is_int(offset):
+        raise _bad_arg('diagonal_copy', 'offset', 2, 'int', offset)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('diagonal_copy', 'dim1', 3, 'int', dim1)
+    if dim2.__class__ is not int and not _is_int(dim2):
+        raise _bad_arg('diagonal_copy', 'dim2', 4, 'int', dim2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('diagonal_copy', 'out', None, 'Tensor', out)
+        return _op_diagonal_copy_out(input, offset, dim1, dim2, out=out)
+    _ks = input._ks
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diagonal_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, offset, dim1, dim2)
+    return _op_diagonal_copy_default(input, offset, dim1, dim2)
+
+def expand_copy(input, size, *, implicit=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('expand_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(size):
+        raise _bad_arg('expand_copy', 'size', 2, 'tuple of ints', size)
+    if out is None and implicit is False:
+        return _op_expand_copy_default(input, size)
+    if implicit.__class__ is not bool:
+        raise _bad_arg('expand_copy', 'implicit', None, 'bool', implicit)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('expand_copy', 'out', None, 'Tensor', out)
+        return _op_expand_copy_out(input, size, implicit=implicit, out=out)
+    return _op_expand_copy_default(input, size, implicit=implicit)
+
+def permute_copy(input, dims, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('permute_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(dims):
+        raise _bad_arg('permute_copy', 'dims', 2, 'tuple of ints', dims)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('permute_copy', 'out', None, 'Tensor', out)
+        return _op_permute_copy_out(input, dims, out=out)
+    return _op_permute_copy_default(input, dims)
+
+def select_copy(input, dim, index, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('select_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('select_copy', 'dim', 2, 'int', dim)
+    if index.__class__ is not int and not _is_int(index):
+        raise _bad_arg('select_copy', 'index', 3, 'int', index)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('select_copy', 'out', None, 'Tensor', out)
+        return _op_select_copy_int_out(input, dim, index, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_select_copy_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, index)
+    return _op_select_copy_int(input, dim, index)
+
+def detach_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('detach_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('detach_copy', 'out', None, 'Tensor', out)
+        return _op_detach_copy_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_detach_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_detach_copy_default(input)
+
+def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('slice_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('slice_copy', 'dim', 2, 'int', dim)
+    if start is not None and start.__class__ is not int and not _is_int(start):
+        raise _bad_arg('slice_copy', 'start', 3, 'int', start)
+    if end is not None and end.__class__ is not int and not _is_int(end):
+        raise _bad_arg('slice_copy', 'end', 4, 'int', end)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('slice_copy', 'step', 5, 'int', step)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('slice_copy', 'out', None, 'Tensor', out)
+        return _op_slice_copy_Tensor_out(input, dim, start, end, step, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_slice_copy_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim, start, end, step)
+    return _op_slice_copy_Tensor(input, dim, start, end, step)
+
+def split_copy(input, split_size, dim=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('split_copy', 'input', 1, 'Tensor', input)
+    if split_size.__class__ is not int and not _is_int(split_size):
+        raise _bad_arg('split_copy', 'split_size', 2, 'int', split_size)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('split_copy', 'dim', 3, 'int', dim)
+    if out is not None:
+        if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
+            raise _bad_arg('split_copy', 'out', None, 'tuple of Tensors', out)
+        return _op_split_copy_Tensor_out(input, split_size, dim, out=out)
+    _ks = input._ks
+    if split_size.__class__ in _TENSOR_TYPES:
+        _ks |= split_size._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_split_copy_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, split_size, dim)
+    return _op_split_copy_Tensor(input, split_size, dim)
+
+def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('split_with_sizes_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(split_sizes):
+        raise _bad_arg('split_with_sizes_copy', 'split_sizes', 2, 'tuple of ints', split_sizes)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('split_with_sizes_copy', 'dim', 3, 'int', dim)
+    if out is not None:
+        if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
+            raise _bad_arg('split_with_sizes_copy', 'out', None, 'tuple of Tensors', out)
+        return _op_split_with_sizes_copy_out(input, split_sizes, dim, out=out)
+    return _op_split_with_sizes_copy_default(input, split_sizes, dim)
+
+def _squeeze_copy_c0(input, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    return s
+
+def _squeeze_copy_b0(input, *, out=None):
+    if out is not None:
+        return _op_squeeze_copy_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_squeeze_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_squeeze_copy_default(input)
+
+def _squeeze_copy_c1(input, dim, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _squeeze_copy_b1(input, dim, *, out=None):
+    if out is not None:
+        return _op_squeeze_copy_dim_out(input, dim, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_squeeze_copy_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim)
+    return _op_squeeze_copy_dim(input, dim)
+
+def _squeeze_copy_c2(input, dim, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intseq(dim):
+        return None
+    return s
+
+def _squeeze_copy_b2(input, dim, *, out=None):
+    if out is not None:
+        return _op_squeeze_copy_dims_out(input, dim, out=out)
+    return _op_squeeze_copy_dims(input, dim)
+
+_squeeze_copy_ovs = ((_squeeze_copy_c0, _squeeze_copy_b0), (_squeeze_copy_c1, _squeeze_copy_b1), (_squeeze_copy_c2, _squeeze_copy_b2),)
+_squeeze_copy_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, *, Tensor out = None)', '(Tensor input, int[] dim, *, Tensor out = None)')
+
+def squeeze_copy(*args, **kwargs):
+    best = None
+    for c, b in _squeeze_copy_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('squeeze_copy', args, kwargs, _squeeze_copy_sigs, False)
+
+def t_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('t_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('t_copy', 'out', None, 'Tensor', out)
+        return _op_t_copy_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_t_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_t_copy_default(input)
+
+def transpose_copy(input, dim0, dim1, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('transpose_copy', 'input', 1, 'Tensor', input)
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('transpose_copy', 'dim0', 2, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('transpose_copy', 'dim1', 3, 'int', dim1)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('transpose_copy', 'out', None, 'Tensor', out)
+        return _op_transpose_copy_int_out(input, dim0, dim1, out=out)
+    _ks = input._ks
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_transpose_copy_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim0, dim1)
+    return _op_transpose_copy_int(input, dim0, dim1)
+
+def unsqueeze_copy(input, dim, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('unsqueeze_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsqueeze_copy', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('unsqueeze_copy', 'out', None, 'Tensor', out)
+        return _op_unsqueeze_copy_out(input, dim, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unsqueeze_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim)
+    return _op_unsqueeze_copy_default(input, dim)
+
+def unbind_copy(input, dim=0, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('unbind_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unbind_copy', 'dim', 2, 'int', dim)
+    if out is not None:
+        if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
+            raise _bad_arg('unbind_copy', 'out', None, 'tuple of Tensors', out)
+        return _op_unbind_copy_int_out(input, dim, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unbind_copy_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim)
+    return _op_unbind_copy_int(input, dim)
+
+def _view_copy_c0(input, size, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intseq(size):
+        return None
+    return s
+
+def _view_copy_b0(input, size, *, out=None):
+    if out is not None:
+        return _op_view_copy_out(input, size, out=out)
+    return _op_view_copy_default(input, size)
+
+def _view_copy_c1(input, dtype, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_dtype(dtype):
+        return None
+    return s
+
+def _view_copy_b1(input, dtype, *, out=None):
+    if out is not None:
+        return _op_view_copy_dtype_out(input, dtype, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_view_copy_dtype[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dtype)
+    return _op_view_copy_dtype(input, dtype)
+
+_view_copy_ovs = ((_view_copy_c0, _view_copy_b0), (_view_copy_c1, _view_copy_b1),)
+_view_copy_sigs = ('(Tensor input, int[] size, *, Tensor out = None)', '(Tensor input, dtype dtype, *, Tensor out = None)')
+
+def view_copy(*args, **kwargs):
+    best = None
+    for c, b in _view_copy_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('view_copy', args, kwargs, _view_copy_sigs, False)
+
+def unfold_copy(input, dimension, size, step, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('unfold_copy', 'input', 1, 'Tensor', input)
+    if dimension.__class__ is not int and not _is_int(dimension):
+        raise _bad_arg('unfold_copy', 'dimension', 2, 'int', dimension)
+    if size.__class__ is not int and not _is_int(size):
+        raise _bad_arg('unfold_copy', 'size', 3, 'int', size)
+    if step.__class__ is not int and not _is_int(step):
+        raise _bad_arg('unfold_copy', 'step', 4, 'int', step)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('unfold_copy', 'out', None, 'Tensor', out)
+        return _op_unfold_copy_out(input, dimension, size, step, out=out)
+    _ks = input._ks
+    if dimension.__class__ in _TENSOR_TYPES:
+        _ks |= dimension._ks
+    if size.__class__ in _TENSOR_TYPES:
+        _ks |= size._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unfold_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dimension, size, step)
+    return _op_unfold_copy_default(input, dimension, size, step)
+
+def alias_copy(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('alias_copy', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('alias_copy', 'out', None, 'Tensor', out)
+        return _op_alias_copy_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_alias_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
+    return _op_alias_copy_default(input)
+
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nextafter', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'unsqueeze_copy', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -3,6 +3,8 @@
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
+from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
+from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (linalg_cholesky_ex as _rt_linalg_cholesky_ex, linalg_eig as _rt_linalg_eig, linalg_eigh as _rt_linalg_eigh, linalg_inv_ex as _rt_linalg_inv_ex, linalg_ldl_factor as _rt_linalg_ldl_factor, linalg_ldl_factor_ex as _rt_linalg_ldl_factor_ex, linalg_lstsq as _rt_linalg_lstsq, linalg_lu as _rt_linalg_lu, linalg_lu_factor as _rt_linalg_lu_factor, linalg_lu_factor_ex as _rt_linalg_lu_factor_ex, linalg_qr as _rt_linalg_qr, linalg_slogdet as _rt_linalg_slogdet, linalg_solve_ex as _rt_linalg_solve_ex, linalg_svd as _rt_linalg_svd)
@@ -10,102 +12,204 @@ from .return_types import (linalg_cholesky_ex as _rt_linalg_cholesky_ex, linalg_
 _ops = _opsmod.ops
 
 _op_linalg_cholesky_default = _ops.aten.linalg_cholesky.default
+_c_linalg_cholesky_default = _op_linalg_cholesky_default._dispatch_cache
 _op_linalg_cholesky_ex_L = _ops.aten.linalg_cholesky_ex.L
+_c_linalg_cholesky_ex_L = _op_linalg_cholesky_ex_L._dispatch_cache
 _op_linalg_cholesky_ex_default = _ops.aten.linalg_cholesky_ex.default
+_c_linalg_cholesky_ex_default = _op_linalg_cholesky_ex_default._dispatch_cache
 _op_linalg_cholesky_out = _ops.aten.linalg_cholesky.out
+_c_linalg_cholesky_out = _op_linalg_cholesky_out._dispatch_cache
 _op_linalg_cond_default = _ops.aten.linalg_cond.default
+_c_linalg_cond_default = _op_linalg_cond_default._dispatch_cache
 _op_linalg_cond_out = _ops.aten.linalg_cond.out
+_c_linalg_cond_out = _op_linalg_cond_out._dispatch_cache
 _op_linalg_cond_p_str = _ops.aten.linalg_cond.p_str
+_c_linalg_cond_p_str = _op_linalg_cond_p_str._dispatch_cache
 _op_linalg_cond_p_str_out = _ops.aten.linalg_cond.p_str_out
+_c_linalg_cond_p_str_out = _op_linalg_cond_p_str_out._dispatch_cache
 _op_linalg_cross_default = _ops.aten.linalg_cross.default
+_c_linalg_cross_default = _op_linalg_cross_default._dispatch_cache
 _op_linalg_cross_out = _ops.aten.linalg_cross.out
+_c_linalg_cross_out = _op_linalg_cross_out._dispatch_cache
 _op_linalg_det_default = _ops.aten.linalg_det.default
+_c_linalg_det_default = _op_linalg_det_default._dispatch_cache
 _op_linalg_det_out = _ops.aten.linalg_det.out
+_c_linalg_det_out = _op_linalg_det_out._dispatch_cache
 _op_linalg_diagonal_default = _ops.aten.linalg_diagonal.default
+_c_linalg_diagonal_default = _op_linalg_diagonal_default._dispatch_cache
 _op_linalg_eig_default = _ops.aten.linalg_eig.default
+_c_linalg_eig_default = _op_linalg_eig_default._dispatch_cache
 _op_linalg_eig_out = _ops.aten.linalg_eig.out
+_c_linalg_eig_out = _op_linalg_eig_out._dispatch_cache
 _op_linalg_eigh_default = _ops.aten.linalg_eigh.default
+_c_linalg_eigh_default = _op_linalg_eigh_default._dispatch_cache
 _op_linalg_eigh_eigvals = _ops.aten.linalg_eigh.eigvals
+_c_linalg_eigh_eigvals = _op_linalg_eigh_eigvals._dispatch_cache
 _op_linalg_eigvals_default = _ops.aten.linalg_eigvals.default
+_c_linalg_eigvals_default = _op_linalg_eigvals_default._dispatch_cache
 _op_linalg_eigvals_out = _ops.aten.linalg_eigvals.out
+_c_linalg_eigvals_out = _op_linalg_eigvals_out._dispatch_cache
 _op_linalg_eigvalsh_default = _ops.aten.linalg_eigvalsh.default
+_c_linalg_eigvalsh_default = _op_linalg_eigvalsh_default._dispatch_cache
 _op_linalg_eigvalsh_out = _ops.aten.linalg_eigvalsh.out
+_c_linalg_eigvalsh_out = _op_linalg_eigvalsh_out._dispatch_cache
 _op_linalg_householder_product_default = _ops.aten.linalg_householder_product.default
+_c_linalg_householder_product_default = _op_linalg_householder_product_default._dispatch_cache
 _op_linalg_householder_product_out = _ops.aten.linalg_householder_product.out
+_c_linalg_householder_product_out = _op_linalg_householder_product_out._dispatch_cache
 _op_linalg_inv_default = _ops.aten.linalg_inv.default
+_c_linalg_inv_default = _op_linalg_inv_default._dispatch_cache
 _op_linalg_inv_ex_default = _ops.aten.linalg_inv_ex.default
+_c_linalg_inv_ex_default = _op_linalg_inv_ex_default._dispatch_cache
 _op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
+_c_linalg_inv_ex_inverse = _op_linalg_inv_ex_inverse._dispatch_cache
 _op_linalg_inv_out = _ops.aten.linalg_inv.out
+_c_linalg_inv_out = _op_linalg_inv_out._dispatch_cache
 _op_linalg_ldl_factor_default = _ops.aten.linalg_ldl_factor.default
+_c_linalg_ldl_factor_default = _op_linalg_ldl_factor_default._dispatch_cache
 _op_linalg_ldl_factor_ex_default = _ops.aten.linalg_ldl_factor_ex.default
+_c_linalg_ldl_factor_ex_default = _op_linalg_ldl_factor_ex_default._dispatch_cache
 _op_linalg_ldl_factor_ex_out = _ops.aten.linalg_ldl_factor_ex.out
+_c_linalg_ldl_factor_ex_out = _op_linalg_ldl_factor_ex_out._dispatch_cache
 _op_linalg_ldl_factor_out = _ops.aten.linalg_ldl_factor.out
+_c_linalg_ldl_factor_out = _op_linalg_ldl_factor_out._dispatch_cache
 _op_linalg_ldl_solve_default = _ops.aten.linalg_ldl_solve.default
+_c_linalg_ldl_solve_default = _op_linalg_ldl_solve_default._dispatch_cache
 _op_linalg_ldl_solve_out = _ops.aten.linalg_ldl_solve.out
+_c_linalg_ldl_solve_out = _op_linalg_ldl_solve_out._dispatch_cache
 _op_linalg_lstsq_default = _ops.aten.linalg_lstsq.default
+_c_linalg_lstsq_default = _op_linalg_lstsq_default._dispatch_cache
 _op_linalg_lstsq_out = _ops.aten.linalg_lstsq.out
+_c_linalg_lstsq_out = _op_linalg_lstsq_out._dispatch_cache
 _op_linalg_lu_default = _ops.aten.linalg_lu.default
+_c_linalg_lu_default = _op_linalg_lu_default._dispatch_cache
 _op_linalg_lu_factor_default = _ops.aten.linalg_lu_factor.default
+_c_linalg_lu_factor_default = _op_linalg_lu_factor_default._dispatch_cache
 _op_linalg_lu_factor_ex_default = _ops.aten.linalg_lu_factor_ex.default
+_c_linalg_lu_factor_ex_default = _op_linalg_lu_factor_ex_default._dispatch_cache
 _op_linalg_lu_factor_ex_out = _ops.aten.linalg_lu_factor_ex.out
+_c_linalg_lu_factor_ex_out = _op_linalg_lu_factor_ex_out._dispatch_cache
 _op_linalg_lu_factor_out = _ops.aten.linalg_lu_factor.out
+_c_linalg_lu_factor_out = _op_linalg_lu_factor_out._dispatch_cache
 _op_linalg_lu_out = _ops.aten.linalg_lu.out
+_c_linalg_lu_out = _op_linalg_lu_out._dispatch_cache
 _op_linalg_lu_solve_default = _ops.aten.linalg_lu_solve.default
+_c_linalg_lu_solve_default = _op_linalg_lu_solve_default._dispatch_cache
 _op_linalg_lu_solve_out = _ops.aten.linalg_lu_solve.out
+_c_linalg_lu_solve_out = _op_linalg_lu_solve_out._dispatch_cache
 _op_linalg_matmul_default = _ops.aten.linalg_matmul.default
+_c_linalg_matmul_default = _op_linalg_matmul_default._dispatch_cache
 _op_linalg_matmul_out = _ops.aten.linalg_matmul.out
+_c_linalg_matmul_out = _op_linalg_matmul_out._dispatch_cache
 _op_linalg_matrix_exp_default = _ops.aten.linalg_matrix_exp.default
+_c_linalg_matrix_exp_default = _op_linalg_matrix_exp_default._dispatch_cache
 _op_linalg_matrix_norm_default = _ops.aten.linalg_matrix_norm.default
+_c_linalg_matrix_norm_default = _op_linalg_matrix_norm_default._dispatch_cache
 _op_linalg_matrix_norm_out = _ops.aten.linalg_matrix_norm.out
+_c_linalg_matrix_norm_out = _op_linalg_matrix_norm_out._dispatch_cache
 _op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
+_c_linalg_matrix_norm_str_ord = _op_linalg_matrix_norm_str_ord._dispatch_cache
 _op_linalg_matrix_norm_str_ord_out = _ops.aten.linalg_matrix_norm.str_ord_out
+_c_linalg_matrix_norm_str_ord_out = _op_linalg_matrix_norm_str_ord_out._dispatch_cache
 _op_linalg_matrix_power_default = _ops.aten.linalg_matrix_power.default
+_c_linalg_matrix_power_default = _op_linalg_matrix_power_default._dispatch_cache
 _op_linalg_matrix_power_out = _ops.aten.linalg_matrix_power.out
+_c_linalg_matrix_power_out = _op_linalg_matrix_power_out._dispatch_cache
 _op_linalg_matrix_rank_atol_rtol_float = _ops.aten.linalg_matrix_rank.atol_rtol_float
+_c_linalg_matrix_rank_atol_rtol_float = _op_linalg_matrix_rank_atol_rtol_float._dispatch_cache
 _op_linalg_matrix_rank_atol_rtol_float_out = _ops.aten.linalg_matrix_rank.atol_rtol_float_out
+_c_linalg_matrix_rank_atol_rtol_float_out = _op_linalg_matrix_rank_atol_rtol_float_out._dispatch_cache
 _op_linalg_matrix_rank_atol_rtol_tensor = _ops.aten.linalg_matrix_rank.atol_rtol_tensor
+_c_linalg_matrix_rank_atol_rtol_tensor = _op_linalg_matrix_rank_atol_rtol_tensor._dispatch_cache
 _op_linalg_matrix_rank_atol_rtol_tensor_out = _ops.aten.linalg_matrix_rank.atol_rtol_tensor_out
+_c_linalg_matrix_rank_atol_rtol_tensor_out = _op_linalg_matrix_rank_atol_rtol_tensor_out._dispatch_cache
 _op_linalg_matrix_rank_default = _ops.aten.linalg_matrix_rank.default
+_c_linalg_matrix_rank_default = _op_linalg_matrix_rank_default._dispatch_cache
 _op_linalg_matrix_rank_out = _ops.aten.linalg_matrix_rank.out
+_c_linalg_matrix_rank_out = _op_linalg_matrix_rank_out._dispatch_cache
 _op_linalg_matrix_rank_out_tol_tensor = _ops.aten.linalg_matrix_rank.out_tol_tensor
+_c_linalg_matrix_rank_out_tol_tensor = _op_linalg_matrix_rank_out_tol_tensor._dispatch_cache
 _op_linalg_matrix_rank_tol_tensor = _ops.aten.linalg_matrix_rank.tol_tensor
+_c_linalg_matrix_rank_tol_tensor = _op_linalg_matrix_rank_tol_tensor._dispatch_cache
 _op_linalg_multi_dot_default = _ops.aten.linalg_multi_dot.default
+_c_linalg_multi_dot_default = _op_linalg_multi_dot_default._dispatch_cache
 _op_linalg_multi_dot_out = _ops.aten.linalg_multi_dot.out
+_c_linalg_multi_dot_out = _op_linalg_multi_dot_out._dispatch_cache
 _op_linalg_pinv_atol_rtol_float = _ops.aten.linalg_pinv.atol_rtol_float
+_c_linalg_pinv_atol_rtol_float = _op_linalg_pinv_atol_rtol_float._dispatch_cache
 _op_linalg_pinv_atol_rtol_float_out = _ops.aten.linalg_pinv.atol_rtol_float_out
+_c_linalg_pinv_atol_rtol_float_out = _op_linalg_pinv_atol_rtol_float_out._dispatch_cache
 _op_linalg_pinv_atol_rtol_tensor = _ops.aten.linalg_pinv.atol_rtol_tensor
+_c_linalg_pinv_atol_rtol_tensor = _op_linalg_pinv_atol_rtol_tensor._dispatch_cache
 _op_linalg_pinv_atol_rtol_tensor_out = _ops.aten.linalg_pinv.atol_rtol_tensor_out
+_c_linalg_pinv_atol_rtol_tensor_out = _op_linalg_pinv_atol_rtol_tensor_out._dispatch_cache
 _op_linalg_pinv_default = _ops.aten.linalg_pinv.default
+_c_linalg_pinv_default = _op_linalg_pinv_default._dispatch_cache
 _op_linalg_pinv_out = _ops.aten.linalg_pinv.out
+_c_linalg_pinv_out = _op_linalg_pinv_out._dispatch_cache
 _op_linalg_pinv_out_rcond_tensor = _ops.aten.linalg_pinv.out_rcond_tensor
+_c_linalg_pinv_out_rcond_tensor = _op_linalg_pinv_out_rcond_tensor._dispatch_cache
 _op_linalg_pinv_rcond_tensor = _ops.aten.linalg_pinv.rcond_tensor
+_c_linalg_pinv_rcond_tensor = _op_linalg_pinv_rcond_tensor._dispatch_cache
 _op_linalg_qr_default = _ops.aten.linalg_qr.default
+_c_linalg_qr_default = _op_linalg_qr_default._dispatch_cache
 _op_linalg_qr_out = _ops.aten.linalg_qr.out
+_c_linalg_qr_out = _op_linalg_qr_out._dispatch_cache
 _op_linalg_slogdet_default = _ops.aten.linalg_slogdet.default
+_c_linalg_slogdet_default = _op_linalg_slogdet_default._dispatch_cache
 _op_linalg_slogdet_out = _ops.aten.linalg_slogdet.out
+_c_linalg_slogdet_out = _op_linalg_slogdet_out._dispatch_cache
 _op_linalg_solve_default = _ops.aten.linalg_solve.default
+_c_linalg_solve_default = _op_linalg_solve_default._dispatch_cache
 _op_linalg_solve_ex_default = _ops.aten.linalg_solve_ex.default
+_c_linalg_solve_ex_default = _op_linalg_solve_ex_default._dispatch_cache
 _op_linalg_solve_ex_out = _ops.aten.linalg_solve_ex.out
+_c_linalg_solve_ex_out = _op_linalg_solve_ex_out._dispatch_cache
 _op_linalg_solve_out = _ops.aten.linalg_solve.out
+_c_linalg_solve_out = _op_linalg_solve_out._dispatch_cache
 _op_linalg_solve_triangular_default = _ops.aten.linalg_solve_triangular.default
+_c_linalg_solve_triangular_default = _op_linalg_solve_triangular_default._dispatch_cache
 _op_linalg_solve_triangular_out = _ops.aten.linalg_solve_triangular.out
+_c_linalg_solve_triangular_out = _op_linalg_solve_triangular_out._dispatch_cache
 _op_linalg_svd_U = _ops.aten.linalg_svd.U
+_c_linalg_svd_U = _op_linalg_svd_U._dispatch_cache
 _op_linalg_svd_default = _ops.aten.linalg_svd.default
+_c_linalg_svd_default = _op_linalg_svd_default._dispatch_cache
 _op_linalg_svdvals_default = _ops.aten.linalg_svdvals.default
+_c_linalg_svdvals_default = _op_linalg_svdvals_default._dispatch_cache
 _op_linalg_svdvals_out = _ops.aten.linalg_svdvals.out
+_c_linalg_svdvals_out = _op_linalg_svdvals_out._dispatch_cache
 _op_linalg_tensorinv_default = _ops.aten.linalg_tensorinv.default
+_c_linalg_tensorinv_default = _op_linalg_tensorinv_default._dispatch_cache
 _op_linalg_tensorinv_out = _ops.aten.linalg_tensorinv.out
+_c_linalg_tensorinv_out = _op_linalg_tensorinv_out._dispatch_cache
 _op_linalg_tensorsolve_default = _ops.aten.linalg_tensorsolve.default
+_c_linalg_tensorsolve_default = _op_linalg_tensorsolve_default._dispatch_cache
 _op_linalg_tensorsolve_out = _ops.aten.linalg_tensorsolve.out
+_c_linalg_tensorsolve_out = _op_linalg_tensorsolve_out._dispatch_cache
 _op_linalg_vecdot_default = _ops.aten.linalg_vecdot.default
+_c_linalg_vecdot_default = _op_linalg_vecdot_default._dispatch_cache
 _op_linalg_vecdot_out = _ops.aten.linalg_vecdot.out
+_c_linalg_vecdot_out = _op_linalg_vecdot_out._dispatch_cache
 _op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
+_c_linalg_vector_norm_default = _op_linalg_vector_norm_default._dispatch_cache
 _op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
+_c_linalg_vector_norm_out = _op_linalg_vector_norm_out._dispatch_cache
 
 def linalg_inv_ex(A, *, check_errors=False, out=None):
     if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_inv_ex', 'A', 1, 'Tensor', A)
     if out is None and check_errors is False:
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_inv_ex_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_inv_ex(*_k(A))
         return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
     if check_errors.__class__ is not bool:
         raise _bad_arg('linalg_inv_ex', 'check_errors', None, 'bool', check_errors)
@@ -120,6 +224,16 @@ def linalg_inv(A, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('linalg_inv', 'out', None, 'Tensor', out)
         return _op_linalg_inv_out(A, out=out)
+    _ks = A._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_inv_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(A)
     return _op_linalg_inv_default(A)
 
 def linalg_det(A, *, out=None):
@@ -129,6 +243,16 @@ def linalg_det(A, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('linalg_det', 'out', None, 'Tensor', out)
         return _op_linalg_det_out(A, out=out)
+    _ks = A._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_det_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(A)
     return _op_linalg_det_default(A)
 
 def linalg_slogdet(A, *, out=None):
@@ -136,6 +260,16 @@ def linalg_slogdet(A, *, out=None):
         raise _bad_arg('linalg_slogdet', 'A', 1, 'Tensor', A)
     if out is not None:
         return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
+    _ks = A._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_slogdet_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_linalg_slogdet(*_k(A))
     return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
@@ -144,6 +278,17 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
     if B.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_solve_ex', 'B', 2, 'Tensor', B)
     if out is None and left is True and check_errors is False:
+        _ks = A._ks
+        _ks |= B._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_solve_ex_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_solve_ex(*_k(A, B))
         return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
     if left.__class__ is not bool:
         raise _bad_arg('linalg_solve_ex', 'left', None, 'bool', left)
@@ -159,6 +304,17 @@ def linalg_solve(A, B, *, left=True, out=None):
     if B.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_solve', 'B', 2, 'Tensor', B)
     if out is None and left is True:
+        _ks = A._ks
+        _ks |= B._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_solve_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(A, B)
         return _op_linalg_solve_default(A, B)
     if left.__class__ is not bool:
         raise _bad_arg('linalg_solve', 'left', None, 'bool', left)
@@ -172,6 +328,16 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_cholesky_ex', 'input', 1, 'Tensor', input)
     if out is None and upper is False and check_errors is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_cholesky_ex_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_cholesky_ex(*_k(input))
         return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
     if upper.__class__ is not bool:
         raise _bad_arg('linalg_cholesky_ex', 'upper', None, 'bool', upper)
@@ -185,6 +351,16 @@ def linalg_cholesky(input, *, upper=False, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_cholesky', 'input', 1, 'Tensor', input)
     if out is None and upper is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_cholesky_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_linalg_cholesky_default(input)
     if upper.__class__ is not bool:
         raise _bad_arg('linalg_cholesky', 'upper', None, 'bool', upper)
@@ -201,6 +377,16 @@ def linalg_qr(A, mode='reduced', *, out=None):
         raise _bad_arg('linalg_qr', 'mode', 2, 'str', mode)
     if out is not None:
         return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
+    _ks = A._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_qr_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_linalg_qr(*_k(A, mode))
     return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
@@ -209,6 +395,16 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     if full_matrices.__class__ is not bool:
         raise _bad_arg('linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
     if out is None and driver is None:
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_svd_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_svd(*_k(A, full_matrices))
         return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
     if driver is not None and driver.__class__ is not str:
         raise _bad_arg('linalg_svd', 'driver', None, 'str', driver)
@@ -220,6 +416,16 @@ def linalg_svdvals(A, *, driver=None, out=None):
     if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_svdvals', 'A', 1, 'Tensor', A)
     if out is None and driver is None:
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_svdvals_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(A)
         return _op_linalg_svdvals_default(A)
     if driver is not None and driver.__class__ is not str:
         raise _bad_arg('linalg_svdvals', 'driver', None, 'str', driver)
@@ -236,6 +442,16 @@ def linalg_eigh(input, UPLO='L', *, out=None):
         raise _bad_arg('linalg_eigh', 'UPLO', 2, 'str', UPLO)
     if out is not None:
         return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_eigh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_linalg_eigh(*_k(input, UPLO))
     return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
 
 def linalg_eigvalsh(input, UPLO='L', *, out=None):
@@ -247,6 +463,16 @@ def linalg_eigvalsh(input, UPLO='L', *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('linalg_eigvalsh', 'out', None, 'Tensor', out)
         return _op_linalg_eigvalsh_out(input, UPLO, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_eigvalsh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, UPLO)
     return _op_linalg_eigvalsh_default(input, UPLO)
 
 def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
@@ -257,6 +483,19 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
     if rcond is not None and rcond.__class__ is not float and not _is_double(rcond):
         raise _bad_arg('linalg_lstsq', 'rcond', 3, 'float', rcond)
     if out is None and driver is None:
+        _ks = input._ks
+        _ks |= b._ks
+        if rcond.__class__ in _TENSOR_TYPES:
+            _ks |= rcond._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_lstsq_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_lstsq(*_k(input, b, rcond))
         return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
     if driver is not None and driver.__class__ is not str:
         raise _bad_arg('linalg_lstsq', 'driver', None, 'str', driver)
@@ -278,6 +517,16 @@ def _linalg_pinv_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
 
 def _linalg_pinv_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_pinv_atol_rtol_float[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_linalg_pinv_atol_rtol_float(input)
     if out is not None:
         return _op_linalg_pinv_atol_rtol_float_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
@@ -297,6 +546,16 @@ def _linalg_pinv_c1(input, *, atol=None, rtol=None, hermitian=False, out=None):
 
 def _linalg_pinv_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_pinv_atol_rtol_tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_linalg_pinv_atol_rtol_tensor(input)
     if out is not None:
         return _op_linalg_pinv_atol_rtol_tensor_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
@@ -315,6 +574,18 @@ def _linalg_pinv_c2(input, rcond, hermitian=False, *, out=None):
 def _linalg_pinv_b2(input, rcond, hermitian=False, *, out=None):
     if out is not None:
         return _op_linalg_pinv_out(input, rcond, hermitian, out=out)
+    _ks = input._ks
+    if rcond.__class__ in _TENSOR_TYPES:
+        _ks |= rcond._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_pinv_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, rcond, hermitian)
     return _op_linalg_pinv_default(input, rcond, hermitian)
 
 def _linalg_pinv_c3(input, rcond, hermitian=False, *, out=None):
@@ -330,6 +601,17 @@ def _linalg_pinv_c3(input, rcond, hermitian=False, *, out=None):
 def _linalg_pinv_b3(input, rcond, hermitian=False, *, out=None):
     if out is not None:
         return _op_linalg_pinv_out_rcond_tensor(input, rcond, hermitian, out=out)
+    _ks = input._ks
+    _ks |= rcond._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_pinv_rcond_tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, rcond, hermitian)
     return _op_linalg_pinv_rcond_tensor(input, rcond, hermitian)
 
 _linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linalg_pinv_b1), (_linalg_pinv_c2, _linalg_pinv_b2), (_linalg_pinv_c3, _linalg_pinv_b3),)
@@ -364,6 +646,16 @@ def _linalg_matrix_rank_c0(input, *, atol=None, rtol=None, hermitian=False, out=
 
 def _linalg_matrix_rank_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_matrix_rank_atol_rtol_float[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_linalg_matrix_rank_atol_rtol_float(input)
     if out is not None:
         return _op_linalg_matrix_rank_atol_rtol_float_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
@@ -383,6 +675,16 @@ def _linalg_matrix_rank_c1(input, *, atol=None, rtol=None, hermitian=False, out=
 
 def _linalg_matrix_rank_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_matrix_rank_atol_rtol_tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input)
         return _op_linalg_matrix_rank_atol_rtol_tensor(input)
     if out is not None:
         return _op_linalg_matrix_rank_atol_rtol_tensor_out(input, atol=atol, rtol=rtol, hermitian=hermitian, out=out)
@@ -401,6 +703,18 @@ def _linalg_matrix_rank_c2(input, tol, hermitian=False, *, out=None):
 def _linalg_matrix_rank_b2(input, tol, hermitian=False, *, out=None):
     if out is not None:
         return _op_linalg_matrix_rank_out(input, tol, hermitian, out=out)
+    _ks = input._ks
+    if tol.__class__ in _TENSOR_TYPES:
+        _ks |= tol._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_matrix_rank_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, tol, hermitian)
     return _op_linalg_matrix_rank_default(input, tol, hermitian)
 
 def _linalg_matrix_rank_c3(input, tol, hermitian=False, *, out=None):
@@ -416,6 +730,17 @@ def _linalg_matrix_rank_c3(input, tol, hermitian=False, *, out=None):
 def _linalg_matrix_rank_b3(input, tol, hermitian=False, *, out=None):
     if out is not None:
         return _op_linalg_matrix_rank_out_tol_tensor(input, tol, hermitian, out=out)
+    _ks = input._ks
+    _ks |= tol._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_matrix_rank_tol_tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, tol, hermitian)
     return _op_linalg_matrix_rank_tol_tensor(input, tol, hermitian)
 
 _linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_linalg_matrix_rank_c1, _linalg_matrix_rank_b1), (_linalg_matrix_rank_c2, _linalg_matrix_rank_b2), (_linalg_matrix_rank_c3, _linalg_matrix_rank_b3),)
@@ -445,6 +770,18 @@ def linalg_matrix_power(input, n, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('linalg_matrix_power', 'out', None, 'Tensor', out)
         return _op_linalg_matrix_power_out(input, n, out=out)
+    _ks = input._ks
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_matrix_power_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, n)
     return _op_linalg_matrix_power_default(input, n)
 
 def linalg_eig(input, *, out=None):
@@ -452,6 +789,16 @@ def linalg_eig(input, *, out=None):
         raise _bad_arg('linalg_eig', 'input', 1, 'Tensor', input)
     if out is not None:
         return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_eig_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_linalg_eig(*_k(input))
     return _rt_linalg_eig(*_op_linalg_eig_default(input))
 
 def linalg_eigvals(input, *, out=None):
@@ -461,11 +808,31 @@ def linalg_eigvals(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('linalg_eigvals', 'out', None, 'Tensor', out)
         return _op_linalg_eigvals_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_eigvals_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_linalg_eigvals_default(input)
 
 def linalg_matrix_exp(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_matrix_exp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_linalg_matrix_exp_default(input)
 
 def linalg_matmul(input, other, *, out=None):
@@ -477,6 +844,17 @@ def linalg_matmul(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('linalg_matmul', 'out', None, 'Tensor', out)
         return _op_linalg_matmul_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_matmul_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_linalg_matmul_default(input, other)
 
 def linalg_vecdot(x, y, *, dim=-1, out=None):
@@ -485,6 +863,17 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
     if y.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_vecdot', 'y', 2, 'Tensor', y)
     if out is None and dim.__class__ is int and dim == -1:
+        _ks = x._ks
+        _ks |= y._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_vecdot_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(x, y)
         return _op_linalg_vecdot_default(x, y)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('linalg_vecdot', 'dim', None, 'int', dim)
@@ -516,6 +905,18 @@ def _linalg_cond_c0(input, p=None, *, out=None):
 def _linalg_cond_b0(input, p=None, *, out=None):
     if out is not None:
         return _op_linalg_cond_out(input, p, out=out)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_cond_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, p)
     return _op_linalg_cond_default(input, p)
 
 def _linalg_cond_c1(input, p, *, out=None):
@@ -529,6 +930,16 @@ def _linalg_cond_c1(input, p, *, out=None):
 def _linalg_cond_b1(input, p, *, out=None):
     if out is not None:
         return _op_linalg_cond_p_str_out(input, p, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_cond_p_str[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, p)
     return _op_linalg_cond_p_str(input, p)
 
 _linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0), (_linalg_cond_c1, _linalg_cond_b1),)
@@ -575,6 +986,17 @@ def linalg_householder_product(input, tau, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('linalg_householder_product', 'out', None, 'Tensor', out)
         return _op_linalg_householder_product_out(input, tau, out=out)
+    _ks = input._ks
+    _ks |= tau._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_householder_product_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, tau)
     return _op_linalg_householder_product_default(input, tau)
 
 def linalg_cross(input, other, *, dim=-1, out=None):
@@ -583,6 +1005,17 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
     if out is None and dim.__class__ is int and dim == -1:
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_cross_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(input, other)
         return _op_linalg_cross_default(input, other)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('linalg_cross', 'dim', None, 'int', dim)
@@ -596,6 +1029,16 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
     if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_diagonal_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(A)
         return _op_linalg_diagonal_default(A)
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
@@ -609,6 +1052,16 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu_factor_ex', 'A', 1, 'Tensor', A)
     if out is None and pivot is True and check_errors is False:
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_lu_factor_ex_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_lu_factor_ex(*_k(A))
         return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A))
     if pivot.__class__ is not bool:
         raise _bad_arg('linalg_lu_factor_ex', 'pivot', None, 'bool', pivot)
@@ -622,6 +1075,16 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
     if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu_factor', 'A', 1, 'Tensor', A)
     if out is None and pivot is True:
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_lu_factor_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_lu_factor(*_k(A))
         return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A))
     if pivot.__class__ is not bool:
         raise _bad_arg('linalg_lu_factor', 'pivot', None, 'bool', pivot)
@@ -633,6 +1096,16 @@ def linalg_lu(A, *, pivot=True, out=None):
     if A.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu', 'A', 1, 'Tensor', A)
     if out is None and pivot is True:
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_lu_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_lu(*_k(A))
         return _rt_linalg_lu(*_op_linalg_lu_default(A))
     if pivot.__class__ is not bool:
         raise _bad_arg('linalg_lu', 'pivot', None, 'bool', pivot)
@@ -648,6 +1121,18 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     if B.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_lu_solve', 'B', 3, 'Tensor', B)
     if out is None and left is True and adjoint is False:
+        _ks = LU._ks
+        _ks |= pivots._ks
+        _ks |= B._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_lu_solve_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(LU, pivots, B)
         return _op_linalg_lu_solve_default(LU, pivots, B)
     if left.__class__ is not bool:
         raise _bad_arg('linalg_lu_solve', 'left', None, 'bool', left)
@@ -663,6 +1148,16 @@ def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_ldl_factor_ex', 'input', 1, 'Tensor', input)
     if out is None and hermitian is False and check_errors is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_ldl_factor_ex_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_ldl_factor_ex(*_k(input))
         return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input))
     if hermitian.__class__ is not bool:
         raise _bad_arg('linalg_ldl_factor_ex', 'hermitian', None, 'bool', hermitian)
@@ -676,6 +1171,16 @@ def linalg_ldl_factor(input, *, hermitian=False, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_ldl_factor', 'input', 1, 'Tensor', input)
     if out is None and hermitian is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_ldl_factor_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_linalg_ldl_factor(*_k(input))
         return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input))
     if hermitian.__class__ is not bool:
         raise _bad_arg('linalg_ldl_factor', 'hermitian', None, 'bool', hermitian)
@@ -691,6 +1196,18 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     if B.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_ldl_solve', 'B', 3, 'Tensor', B)
     if out is None and hermitian is False:
+        _ks = LD._ks
+        _ks |= pivots._ks
+        _ks |= B._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_linalg_ldl_solve_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(LD, pivots, B)
         return _op_linalg_ldl_solve_default(LD, pivots, B)
     if hermitian.__class__ is not bool:
         raise _bad_arg('linalg_ldl_solve', 'hermitian', None, 'bool', hermitian)
@@ -709,6 +1226,18 @@ def linalg_tensorinv(input, ind=2, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('linalg_tensorinv', 'out', None, 'Tensor', out)
         return _op_linalg_tensorinv_out(input, ind, out=out)
+    _ks = input._ks
+    if ind.__class__ in _TENSOR_TYPES:
+        _ks |= ind._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linalg_tensorinv_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, ind)
     return _op_linalg_tensorinv_default(input, ind)
 
 def linalg_tensorsolve(input, other, dims=None, *, out=None):

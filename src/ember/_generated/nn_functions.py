@@ -3,92 +3,175 @@
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
+from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
+from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 
 _ops = _opsmod.ops
 
 _op__pad_circular_default = _ops.aten._pad_circular.default
+_c__pad_circular_default = _op__pad_circular_default._dispatch_cache
 _op__upsample_bicubic2d_aa_default = _ops.aten._upsample_bicubic2d_aa.default
+_c__upsample_bicubic2d_aa_default = _op__upsample_bicubic2d_aa_default._dispatch_cache
 _op__upsample_bicubic2d_aa_vec = _ops.aten._upsample_bicubic2d_aa.vec
+_c__upsample_bicubic2d_aa_vec = _op__upsample_bicubic2d_aa_vec._dispatch_cache
 _op__upsample_bilinear2d_aa_default = _ops.aten._upsample_bilinear2d_aa.default
+_c__upsample_bilinear2d_aa_default = _op__upsample_bilinear2d_aa_default._dispatch_cache
 _op__upsample_bilinear2d_aa_vec = _ops.aten._upsample_bilinear2d_aa.vec
+_c__upsample_bilinear2d_aa_vec = _op__upsample_bilinear2d_aa_vec._dispatch_cache
 _op__upsample_lanczos2d_aa_default = _ops.aten._upsample_lanczos2d_aa.default
+_c__upsample_lanczos2d_aa_default = _op__upsample_lanczos2d_aa_default._dispatch_cache
 _op__upsample_lanczos2d_aa_vec = _ops.aten._upsample_lanczos2d_aa.vec
+_c__upsample_lanczos2d_aa_vec = _op__upsample_lanczos2d_aa_vec._dispatch_cache
 _op__upsample_nearest_exact2d_vec = _ops.aten._upsample_nearest_exact2d.vec
+_c__upsample_nearest_exact2d_vec = _op__upsample_nearest_exact2d_vec._dispatch_cache
 _op_adaptive_avg_pool2d_default = _ops.aten.adaptive_avg_pool2d.default
+_c_adaptive_avg_pool2d_default = _op_adaptive_avg_pool2d_default._dispatch_cache
 _op_adaptive_avg_pool3d_default = _ops.aten.adaptive_avg_pool3d.default
+_c_adaptive_avg_pool3d_default = _op_adaptive_avg_pool3d_default._dispatch_cache
 _op_adaptive_max_pool2d_default = _ops.aten.adaptive_max_pool2d.default
+_c_adaptive_max_pool2d_default = _op_adaptive_max_pool2d_default._dispatch_cache
 _op_adaptive_max_pool3d_default = _ops.aten.adaptive_max_pool3d.default
+_c_adaptive_max_pool3d_default = _op_adaptive_max_pool3d_default._dispatch_cache
 _op_avg_pool2d_default = _ops.aten.avg_pool2d.default
+_c_avg_pool2d_default = _op_avg_pool2d_default._dispatch_cache
 _op_avg_pool3d_default = _ops.aten.avg_pool3d.default
+_c_avg_pool3d_default = _op_avg_pool3d_default._dispatch_cache
 _op_binary_cross_entropy_default = _ops.aten.binary_cross_entropy.default
+_c_binary_cross_entropy_default = _op_binary_cross_entropy_default._dispatch_cache
 _op_col2im_default = _ops.aten.col2im.default
+_c_col2im_default = _op_col2im_default._dispatch_cache
 _op_cross_entropy_loss_default = _ops.aten.cross_entropy_loss.default
+_c_cross_entropy_loss_default = _op_cross_entropy_loss_default._dispatch_cache
 _op_elu__default = _ops.aten.elu_.default
+_c_elu__default = _op_elu__default._dispatch_cache
 _op_elu_default = _ops.aten.elu.default
+_c_elu_default = _op_elu_default._dispatch_cache
 _op_elu_out = _ops.aten.elu.out
+_c_elu_out = _op_elu_out._dispatch_cache
 _op_gelu__default = _ops.aten.gelu_.default
+_c_gelu__default = _op_gelu__default._dispatch_cache
 _op_gelu_default = _ops.aten.gelu.default
+_c_gelu_default = _op_gelu_default._dispatch_cache
 _op_gelu_out = _ops.aten.gelu.out
+_c_gelu_out = _op_gelu_out._dispatch_cache
 _op_glu_default = _ops.aten.glu.default
+_c_glu_default = _op_glu_default._dispatch_cache
 _op_glu_out = _ops.aten.glu.out
+_c_glu_out = _op_glu_out._dispatch_cache
 _op_hardsigmoid__default = _ops.aten.hardsigmoid_.default
+_c_hardsigmoid__default = _op_hardsigmoid__default._dispatch_cache
 _op_hardsigmoid_default = _ops.aten.hardsigmoid.default
+_c_hardsigmoid_default = _op_hardsigmoid_default._dispatch_cache
 _op_hardsigmoid_out = _ops.aten.hardsigmoid.out
+_c_hardsigmoid_out = _op_hardsigmoid_out._dispatch_cache
 _op_hardswish__default = _ops.aten.hardswish_.default
+_c_hardswish__default = _op_hardswish__default._dispatch_cache
 _op_hardswish_default = _ops.aten.hardswish.default
+_c_hardswish_default = _op_hardswish_default._dispatch_cache
 _op_hardswish_out = _ops.aten.hardswish.out
+_c_hardswish_out = _op_hardswish_out._dispatch_cache
 _op_hardtanh__default = _ops.aten.hardtanh_.default
+_c_hardtanh__default = _op_hardtanh__default._dispatch_cache
 _op_hardtanh_default = _ops.aten.hardtanh.default
+_c_hardtanh_default = _op_hardtanh_default._dispatch_cache
 _op_hardtanh_out = _ops.aten.hardtanh.out
+_c_hardtanh_out = _op_hardtanh_out._dispatch_cache
 _op_huber_loss_default = _ops.aten.huber_loss.default
+_c_huber_loss_default = _op_huber_loss_default._dispatch_cache
 _op_im2col_default = _ops.aten.im2col.default
+_c_im2col_default = _op_im2col_default._dispatch_cache
 _op_l1_loss_default = _ops.aten.l1_loss.default
+_c_l1_loss_default = _op_l1_loss_default._dispatch_cache
 _op_leaky_relu__default = _ops.aten.leaky_relu_.default
+_c_leaky_relu__default = _op_leaky_relu__default._dispatch_cache
 _op_leaky_relu_default = _ops.aten.leaky_relu.default
+_c_leaky_relu_default = _op_leaky_relu_default._dispatch_cache
 _op_leaky_relu_out = _ops.aten.leaky_relu.out
+_c_leaky_relu_out = _op_leaky_relu_out._dispatch_cache
 _op_linear_default = _ops.aten.linear.default
+_c_linear_default = _op_linear_default._dispatch_cache
 _op_log_sigmoid_default = _ops.aten.log_sigmoid.default
+_c_log_sigmoid_default = _op_log_sigmoid_default._dispatch_cache
 _op_log_sigmoid_out = _ops.aten.log_sigmoid.out
+_c_log_sigmoid_out = _op_log_sigmoid_out._dispatch_cache
 _op_max_pool2d_with_indices_default = _ops.aten.max_pool2d_with_indices.default
+_c_max_pool2d_with_indices_default = _op_max_pool2d_with_indices_default._dispatch_cache
 _op_max_pool3d_with_indices_default = _ops.aten.max_pool3d_with_indices.default
+_c_max_pool3d_with_indices_default = _op_max_pool3d_with_indices_default._dispatch_cache
 _op_max_unpool2d_default = _ops.aten.max_unpool2d.default
+_c_max_unpool2d_default = _op_max_unpool2d_default._dispatch_cache
 _op_mish__default = _ops.aten.mish_.default
+_c_mish__default = _op_mish__default._dispatch_cache
 _op_mish_default = _ops.aten.mish.default
+_c_mish_default = _op_mish_default._dispatch_cache
 _op_mish_out = _ops.aten.mish.out
+_c_mish_out = _op_mish_out._dispatch_cache
 _op_mse_loss_default = _ops.aten.mse_loss.default
+_c_mse_loss_default = _op_mse_loss_default._dispatch_cache
 _op_multi_margin_loss_default = _ops.aten.multi_margin_loss.default
+_c_multi_margin_loss_default = _op_multi_margin_loss_default._dispatch_cache
 _op_multi_margin_loss_out = _ops.aten.multi_margin_loss.out
+_c_multi_margin_loss_out = _op_multi_margin_loss_out._dispatch_cache
 _op_multilabel_margin_loss_default = _ops.aten.multilabel_margin_loss.default
+_c_multilabel_margin_loss_default = _op_multilabel_margin_loss_default._dispatch_cache
 _op_multilabel_margin_loss_out = _ops.aten.multilabel_margin_loss.out
+_c_multilabel_margin_loss_out = _op_multilabel_margin_loss_out._dispatch_cache
 _op_nll_loss_default = _ops.aten.nll_loss.default
+_c_nll_loss_default = _op_nll_loss_default._dispatch_cache
 _op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
+_c_nll_loss_nd_default = _op_nll_loss_nd_default._dispatch_cache
 _op_one_hot_default = _ops.aten.one_hot.default
+_c_one_hot_default = _op_one_hot_default._dispatch_cache
 _op_pad_default = _ops.aten.pad.default
+_c_pad_default = _op_pad_default._dispatch_cache
 _op_reflection_pad1d_default = _ops.aten.reflection_pad1d.default
+_c_reflection_pad1d_default = _op_reflection_pad1d_default._dispatch_cache
 _op_reflection_pad2d_default = _ops.aten.reflection_pad2d.default
+_c_reflection_pad2d_default = _op_reflection_pad2d_default._dispatch_cache
 _op_reflection_pad3d_default = _ops.aten.reflection_pad3d.default
+_c_reflection_pad3d_default = _op_reflection_pad3d_default._dispatch_cache
 _op_relu6__default = _ops.aten.relu6_.default
+_c_relu6__default = _op_relu6__default._dispatch_cache
 _op_relu6_default = _ops.aten.relu6.default
+_c_relu6_default = _op_relu6_default._dispatch_cache
 _op_replication_pad1d_default = _ops.aten.replication_pad1d.default
+_c_replication_pad1d_default = _op_replication_pad1d_default._dispatch_cache
 _op_replication_pad2d_default = _ops.aten.replication_pad2d.default
+_c_replication_pad2d_default = _op_replication_pad2d_default._dispatch_cache
 _op_replication_pad3d_default = _ops.aten.replication_pad3d.default
+_c_replication_pad3d_default = _op_replication_pad3d_default._dispatch_cache
 _op_scaled_dot_product_attention_default = _ops.aten.scaled_dot_product_attention.default
+_c_scaled_dot_product_attention_default = _op_scaled_dot_product_attention_default._dispatch_cache
 _op_silu__default = _ops.aten.silu_.default
+_c_silu__default = _op_silu__default._dispatch_cache
 _op_silu_default = _ops.aten.silu.default
+_c_silu_default = _op_silu_default._dispatch_cache
 _op_silu_out = _ops.aten.silu.out
+_c_silu_out = _op_silu_out._dispatch_cache
 _op_smooth_l1_loss_default = _ops.aten.smooth_l1_loss.default
+_c_smooth_l1_loss_default = _op_smooth_l1_loss_default._dispatch_cache
 _op_soft_margin_loss_default = _ops.aten.soft_margin_loss.default
+_c_soft_margin_loss_default = _op_soft_margin_loss_default._dispatch_cache
 _op_softplus_default = _ops.aten.softplus.default
+_c_softplus_default = _op_softplus_default._dispatch_cache
 _op_softplus_out = _ops.aten.softplus.out
+_c_softplus_out = _op_softplus_out._dispatch_cache
 _op_softshrink_default = _ops.aten.softshrink.default
+_c_softshrink_default = _op_softshrink_default._dispatch_cache
 _op_softshrink_out = _ops.aten.softshrink.out
+_c_softshrink_out = _op_softshrink_out._dispatch_cache
 _op_upsample_bicubic2d_vec = _ops.aten.upsample_bicubic2d.vec
+_c_upsample_bicubic2d_vec = _op_upsample_bicubic2d_vec._dispatch_cache
 _op_upsample_bilinear2d_vec = _ops.aten.upsample_bilinear2d.vec
+_c_upsample_bilinear2d_vec = _op_upsample_bilinear2d_vec._dispatch_cache
 _op_upsample_linear1d_vec = _ops.aten.upsample_linear1d.vec
+_c_upsample_linear1d_vec = _op_upsample_linear1d_vec._dispatch_cache
 _op_upsample_nearest1d_vec = _ops.aten.upsample_nearest1d.vec
+_c_upsample_nearest1d_vec = _op_upsample_nearest1d_vec._dispatch_cache
 _op_upsample_nearest2d_vec = _ops.aten.upsample_nearest2d.vec
+_c_upsample_nearest2d_vec = _op_upsample_nearest2d_vec._dispatch_cache
 
 def gelu(input, *, approximate='none', out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -115,11 +198,31 @@ def silu(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('silu', 'out', None, 'Tensor', out)
         return _op_silu_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_silu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_silu_default(input)
 
 def silu_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_silu__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_silu__default(input)
 
 def mish(input, *, out=None):
@@ -129,11 +232,31 @@ def mish(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('mish', 'out', None, 'Tensor', out)
         return _op_mish_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mish_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_mish_default(input)
 
 def mish_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mish__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_mish__default(input)
 
 def softplus(input, beta=1, threshold=20, *, out=None):
@@ -147,6 +270,20 @@ def softplus(input, beta=1, threshold=20, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('softplus', 'out', None, 'Tensor', out)
         return _op_softplus_out(input, beta, threshold, out=out)
+    _ks = input._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if threshold.__class__ in _TENSOR_TYPES:
+        _ks |= threshold._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_softplus_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, beta, threshold)
     return _op_softplus_default(input, beta, threshold)
 
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
@@ -162,6 +299,22 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('elu', 'out', None, 'Tensor', out)
         return _op_elu_out(input, alpha, scale, input_scale, out=out)
+    _ks = input._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if scale.__class__ in _TENSOR_TYPES:
+        _ks |= scale._ks
+    if input_scale.__class__ in _TENSOR_TYPES:
+        _ks |= input_scale._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_elu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, alpha, scale, input_scale)
     return _op_elu_default(input, alpha, scale, input_scale)
 
 def elu_(input, alpha=1, scale=1, input_scale=1):
@@ -173,6 +326,22 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
         raise _bad_arg('elu_', 'scale', 3, 'Number', scale)
     if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
         raise _bad_arg('elu_', 'input_scale', 4, 'Number', input_scale)
+    _ks = input._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if scale.__class__ in _TENSOR_TYPES:
+        _ks |= scale._ks
+    if input_scale.__class__ in _TENSOR_TYPES:
+        _ks |= input_scale._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_elu__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, alpha, scale, input_scale)
     return _op_elu__default(input, alpha, scale, input_scale)
 
 def leaky_relu(input, negative_slope=0.01, *, out=None):
@@ -184,6 +353,18 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('leaky_relu', 'out', None, 'Tensor', out)
         return _op_leaky_relu_out(input, negative_slope, out=out)
+    _ks = input._ks
+    if negative_slope.__class__ in _TENSOR_TYPES:
+        _ks |= negative_slope._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_leaky_relu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, negative_slope)
     return _op_leaky_relu_default(input, negative_slope)
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -191,6 +372,18 @@ def leaky_relu_(input, negative_slope=0.01):
         raise _bad_arg('leaky_relu_', 'input', 1, 'Tensor', input)
     if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
         raise _bad_arg('leaky_relu_', 'negative_slope', 2, 'Number', negative_slope)
+    _ks = input._ks
+    if negative_slope.__class__ in _TENSOR_TYPES:
+        _ks |= negative_slope._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_leaky_relu__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
 
 def softshrink(input, lambd=0.5, *, out=None):
@@ -202,6 +395,18 @@ def softshrink(input, lambd=0.5, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('softshrink', 'out', None, 'Tensor', out)
         return _op_softshrink_out(input, lambd, out=out)
+    _ks = input._ks
+    if lambd.__class__ in _TENSOR_TYPES:
+        _ks |= lambd._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_softshrink_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, lambd)
     return _op_softshrink_default(input, lambd)
 
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
@@ -215,6 +420,20 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('hardtanh', 'out', None, 'Tensor', out)
         return _op_hardtanh_out(input, min_val, max_val, out=out)
+    _ks = input._ks
+    if min_val.__class__ in _TENSOR_TYPES:
+        _ks |= min_val._ks
+    if max_val.__class__ in _TENSOR_TYPES:
+        _ks |= max_val._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hardtanh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min_val, max_val)
     return _op_hardtanh_default(input, min_val, max_val)
 
 def hardtanh_(input, min_val=-1, max_val=1):
@@ -224,6 +443,20 @@ def hardtanh_(input, min_val=-1, max_val=1):
         raise _bad_arg('hardtanh_', 'min_val', 2, 'Number', min_val)
     if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
         raise _bad_arg('hardtanh_', 'max_val', 3, 'Number', max_val)
+    _ks = input._ks
+    if min_val.__class__ in _TENSOR_TYPES:
+        _ks |= min_val._ks
+    if max_val.__class__ in _TENSOR_TYPES:
+        _ks |= max_val._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hardtanh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, min_val, max_val)
     return _op_hardtanh__default(input, min_val, max_val)
 
 def hardsigmoid(input, *, out=None):
@@ -233,11 +466,31 @@ def hardsigmoid(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('hardsigmoid', 'out', None, 'Tensor', out)
         return _op_hardsigmoid_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hardsigmoid_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_hardsigmoid_default(input)
 
 def hardsigmoid_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hardsigmoid__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_hardsigmoid__default(input)
 
 def hardswish(input, *, out=None):
@@ -247,11 +500,31 @@ def hardswish(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('hardswish', 'out', None, 'Tensor', out)
         return _op_hardswish_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hardswish_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_hardswish_default(input)
 
 def hardswish_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hardswish__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_hardswish__default(input)
 
 def log_sigmoid(input, *, out=None):
@@ -261,6 +534,16 @@ def log_sigmoid(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log_sigmoid', 'out', None, 'Tensor', out)
         return _op_log_sigmoid_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log_sigmoid_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_log_sigmoid_default(input)
 
 def glu(input, dim=-1, *, out=None):
@@ -272,16 +555,48 @@ def glu(input, dim=-1, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('glu', 'out', None, 'Tensor', out)
         return _op_glu_out(input, dim, out=out)
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_glu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, dim)
     return _op_glu_default(input, dim)
 
 def relu6(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_relu6_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_relu6_default(input)
 
 def relu6_(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_relu6__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_relu6__default(input)
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
@@ -298,6 +613,22 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if is_causal.__class__ is not bool:
         raise _bad_arg('scaled_dot_product_attention', 'is_causal', 6, 'bool', is_causal)
     if scale is None and enable_gqa is False:
+        _ks = query._ks
+        _ks |= key._ks
+        _ks |= value._ks
+        if attn_mask.__class__ in _TENSOR_TYPES:
+            _ks |= attn_mask._ks
+        if dropout_p.__class__ in _TENSOR_TYPES:
+            _ks |= dropout_p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_scaled_dot_product_attention_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(query, key, value, attn_mask, dropout_p, is_causal)
         return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
     if scale is not None and scale.__class__ is not float and not _is_double(scale):
         raise _bad_arg('scaled_dot_product_attention', 'scale', None, 'float', scale)
@@ -338,6 +669,18 @@ def one_hot(input, num_classes=-1):
         raise _bad_arg('one_hot', 'input', 1, 'Tensor', input)
     if num_classes.__class__ is not int and not _is_int(num_classes):
         raise _bad_arg('one_hot', 'num_classes', 2, 'int', num_classes)
+    _ks = input._ks
+    if num_classes.__class__ in _TENSOR_TYPES:
+        _ks |= num_classes._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_one_hot_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, num_classes)
     return _op_one_hot_default(input, num_classes)
 
 def __upsample_bilinear2d_aa_c0(input, output_size, align_corners, scale_factors):
@@ -539,6 +882,19 @@ def linear(input, weight, bias=None):
         raise _bad_arg('linear', 'weight', 2, 'Tensor', weight)
     if bias is not None and bias.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
+    _ks = input._ks
+    _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES:
+        _ks |= bias._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_linear_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, weight, bias)
     return _op_linear_default(input, weight, bias)
 
 def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *, out=None):
@@ -558,6 +914,25 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *,
         if not isinstance(out, TensorImpl):
             raise _bad_arg('multi_margin_loss', 'out', None, 'Tensor', out)
         return _op_multi_margin_loss_out(input, target, p, margin, weight, reduction, out=out)
+    _ks = input._ks
+    _ks |= target._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if margin.__class__ in _TENSOR_TYPES:
+        _ks |= margin._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_multi_margin_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, p, margin, weight, reduction)
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
 
 def multilabel_margin_loss(input, target, reduction=0, *, out=None):
@@ -571,6 +946,19 @@ def multilabel_margin_loss(input, target, reduction=0, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('multilabel_margin_loss', 'out', None, 'Tensor', out)
         return _op_multilabel_margin_loss_out(input, target, reduction, out=out)
+    _ks = input._ks
+    _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_multilabel_margin_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, reduction)
     return _op_multilabel_margin_loss_default(input, target, reduction)
 
 def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
@@ -584,6 +972,23 @@ def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
         raise _bad_arg('nll_loss', 'reduction', 4, 'int', reduction)
     if ignore_index.__class__ is not int and not _is_int(ignore_index):
         raise _bad_arg('nll_loss', 'ignore_index', 5, 'int', ignore_index)
+    _ks = input._ks
+    _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if ignore_index.__class__ in _TENSOR_TYPES:
+        _ks |= ignore_index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nll_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
 
 def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
@@ -597,6 +1002,23 @@ def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
         raise _bad_arg('nll_loss_nd', 'reduction', 4, 'int', reduction)
     if ignore_index.__class__ is not int and not _is_int(ignore_index):
         raise _bad_arg('nll_loss_nd', 'ignore_index', 5, 'int', ignore_index)
+    _ks = input._ks
+    _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if ignore_index.__class__ in _TENSOR_TYPES:
+        _ks |= ignore_index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nll_loss_nd_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
 
 def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-100, label_smoothing=0.0):
@@ -612,6 +1034,25 @@ def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-10
         raise _bad_arg('cross_entropy_loss', 'ignore_index', 5, 'int', ignore_index)
     if label_smoothing.__class__ is not float and not _is_double(label_smoothing):
         raise _bad_arg('cross_entropy_loss', 'label_smoothing', 6, 'float', label_smoothing)
+    _ks = input._ks
+    _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if ignore_index.__class__ in _TENSOR_TYPES:
+        _ks |= ignore_index._ks
+    if label_smoothing.__class__ in _TENSOR_TYPES:
+        _ks |= label_smoothing._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cross_entropy_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, weight, reduction, ignore_index, label_smoothing)
     return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
 
 def mse_loss(input, target, reduction=0):
@@ -621,6 +1062,19 @@ def mse_loss(input, target, reduction=0):
         raise _bad_arg('mse_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('mse_loss', 'reduction', 3, 'int', reduction)
+    _ks = input._ks
+    _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mse_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, reduction)
     return _op_mse_loss_default(input, target, reduction)
 
 def l1_loss(input, target, reduction=0):
@@ -630,6 +1084,19 @@ def l1_loss(input, target, reduction=0):
         raise _bad_arg('l1_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('l1_loss', 'reduction', 3, 'int', reduction)
+    _ks = input._ks
+    _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_l1_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, reduction)
     return _op_l1_loss_default(input, target, reduction)
 
 def smooth_l1_loss(input, target, reduction=0, beta=1.0):
@@ -641,6 +1108,21 @@ def smooth_l1_loss(input, target, reduction=0, beta=1.0):
         raise _bad_arg('smooth_l1_loss', 'reduction', 3, 'int', reduction)
     if beta.__class__ is not float and not _is_double(beta):
         raise _bad_arg('smooth_l1_loss', 'beta', 4, 'float', beta)
+    _ks = input._ks
+    _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_smooth_l1_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, reduction, beta)
     return _op_smooth_l1_loss_default(input, target, reduction, beta)
 
 def huber_loss(input, target, reduction=0, delta=1.0):
@@ -652,6 +1134,21 @@ def huber_loss(input, target, reduction=0, delta=1.0):
         raise _bad_arg('huber_loss', 'reduction', 3, 'int', reduction)
     if delta.__class__ is not float and not _is_double(delta):
         raise _bad_arg('huber_loss', 'delta', 4, 'float', delta)
+    _ks = input._ks
+    _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if delta.__class__ in _TENSOR_TYPES:
+        _ks |= delta._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_huber_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, reduction, delta)
     return _op_huber_loss_default(input, target, reduction, delta)
 
 def soft_margin_loss(input, target, reduction=0):
@@ -661,6 +1158,19 @@ def soft_margin_loss(input, target, reduction=0):
         raise _bad_arg('soft_margin_loss', 'target', 2, 'Tensor', target)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('soft_margin_loss', 'reduction', 3, 'int', reduction)
+    _ks = input._ks
+    _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_soft_margin_loss_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, reduction)
     return _op_soft_margin_loss_default(input, target, reduction)
 
 def binary_cross_entropy(input, target, weight=None, reduction=0):
@@ -672,6 +1182,21 @@ def binary_cross_entropy(input, target, weight=None, reduction=0):
         raise _bad_arg('binary_cross_entropy', 'weight', 3, 'Tensor', weight)
     if reduction.__class__ is not int and not _is_int(reduction):
         raise _bad_arg('binary_cross_entropy', 'reduction', 4, 'int', reduction)
+    _ks = input._ks
+    _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_binary_cross_entropy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, target, weight, reduction)
     return _op_binary_cross_entropy_default(input, target, weight, reduction)
 
 def pad(input, pad, mode='constant', value=None):

@@ -3,33 +3,57 @@
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
+from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
+from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 
 _ops = _opsmod.ops
 
 _op_special_entr_default = _ops.aten.special_entr.default
+_c_special_entr_default = _op_special_entr_default._dispatch_cache
 _op_special_entr_out = _ops.aten.special_entr.out
+_c_special_entr_out = _op_special_entr_out._dispatch_cache
 _op_special_erfcx_default = _ops.aten.special_erfcx.default
+_c_special_erfcx_default = _op_special_erfcx_default._dispatch_cache
 _op_special_erfcx_out = _ops.aten.special_erfcx.out
+_c_special_erfcx_out = _op_special_erfcx_out._dispatch_cache
 _op_special_i0e_default = _ops.aten.special_i0e.default
+_c_special_i0e_default = _op_special_i0e_default._dispatch_cache
 _op_special_i0e_out = _ops.aten.special_i0e.out
+_c_special_i0e_out = _op_special_i0e_out._dispatch_cache
 _op_special_i1_default = _ops.aten.special_i1.default
+_c_special_i1_default = _op_special_i1_default._dispatch_cache
 _op_special_i1_out = _ops.aten.special_i1.out
+_c_special_i1_out = _op_special_i1_out._dispatch_cache
 _op_special_i1e_default = _ops.aten.special_i1e.default
+_c_special_i1e_default = _op_special_i1e_default._dispatch_cache
 _op_special_i1e_out = _ops.aten.special_i1e.out
+_c_special_i1e_out = _op_special_i1e_out._dispatch_cache
 _op_special_log_ndtr_default = _ops.aten.special_log_ndtr.default
+_c_special_log_ndtr_default = _op_special_log_ndtr_default._dispatch_cache
 _op_special_log_ndtr_out = _ops.aten.special_log_ndtr.out
+_c_special_log_ndtr_out = _op_special_log_ndtr_out._dispatch_cache
 _op_special_ndtri_default = _ops.aten.special_ndtri.default
+_c_special_ndtri_default = _op_special_ndtri_default._dispatch_cache
 _op_special_ndtri_out = _ops.aten.special_ndtri.out
+_c_special_ndtri_out = _op_special_ndtri_out._dispatch_cache
 _op_special_xlog1py_default = _ops.aten.special_xlog1py.default
+_c_special_xlog1py_default = _op_special_xlog1py_default._dispatch_cache
 _op_special_xlog1py_other_scalar = _ops.aten.special_xlog1py.other_scalar
+_c_special_xlog1py_other_scalar = _op_special_xlog1py_other_scalar._dispatch_cache
 _op_special_xlog1py_other_scalar_out = _ops.aten.special_xlog1py.other_scalar_out
+_c_special_xlog1py_other_scalar_out = _op_special_xlog1py_other_scalar_out._dispatch_cache
 _op_special_xlog1py_out = _ops.aten.special_xlog1py.out
+_c_special_xlog1py_out = _op_special_xlog1py_out._dispatch_cache
 _op_special_xlog1py_self_scalar = _ops.aten.special_xlog1py.self_scalar
+_c_special_xlog1py_self_scalar = _op_special_xlog1py_self_scalar._dispatch_cache
 _op_special_xlog1py_self_scalar_out = _ops.aten.special_xlog1py.self_scalar_out
+_c_special_xlog1py_self_scalar_out = _op_special_xlog1py_self_scalar_out._dispatch_cache
 _op_special_zeta_default = _ops.aten.special_zeta.default
+_c_special_zeta_default = _op_special_zeta_default._dispatch_cache
 _op_special_zeta_out = _ops.aten.special_zeta.out
+_c_special_zeta_out = _op_special_zeta_out._dispatch_cache
 
 def special_i0e(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -38,6 +62,16 @@ def special_i0e(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('special_i0e', 'out', None, 'Tensor', out)
         return _op_special_i0e_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_special_i0e_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_special_i0e_default(input)
 
 def special_i1(input, *, out=None):
@@ -47,6 +81,16 @@ def special_i1(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('special_i1', 'out', None, 'Tensor', out)
         return _op_special_i1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_special_i1_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_special_i1_default(input)
 
 def special_i1e(input, *, out=None):
@@ -56,6 +100,16 @@ def special_i1e(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('special_i1e', 'out', None, 'Tensor', out)
         return _op_special_i1e_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_special_i1e_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_special_i1e_default(input)
 
 def special_erfcx(input, *, out=None):
@@ -65,6 +119,16 @@ def special_erfcx(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('special_erfcx', 'out', None, 'Tensor', out)
         return _op_special_erfcx_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_special_erfcx_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_special_erfcx_default(input)
 
 def special_ndtri(input, *, out=None):
@@ -74,6 +138,16 @@ def special_ndtri(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('special_ndtri', 'out', None, 'Tensor', out)
         return _op_special_ndtri_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_special_ndtri_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_special_ndtri_default(input)
 
 def special_log_ndtr(input, *, out=None):
@@ -83,6 +157,16 @@ def special_log_ndtr(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('special_log_ndtr', 'out', None, 'Tensor', out)
         return _op_special_log_ndtr_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_special_log_ndtr_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_special_log_ndtr_default(input)
 
 def special_zeta(input, other, *, out=None):
@@ -94,6 +178,17 @@ def special_zeta(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('special_zeta', 'out', None, 'Tensor', out)
         return _op_special_zeta_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_special_zeta_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_special_zeta_default(input, other)
 
 def special_entr(input, *, out=None):
@@ -103,12 +198,22 @@ def special_entr(input, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('special_entr', 'out', None, 'Tensor', out)
         return _op_special_entr_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_special_entr_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input)
     return _op_special_entr_default(input)
 
 def special_xlog1py(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
         raise _bad_arg('special_xlog1py', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('special_xlog1py', 'other', 2, 'Tensor', other)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('special_xlog1py() received an invalid combination of arguments: at most one of input, other may be a number')
@@ -124,6 +229,18 @@ def special_xlog1py(input, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('special_xlog1py', 'out', None, 'Tensor', out)
         return _op_special_xlog1py_out(input, other, out=out)
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_special_xlog1py_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(input, other)
     return _op_special_xlog1py_default(input, other)
 
 __all__ = ['special_entr', 'special_erfcx', 'special_i0e', 'special_i1', 'special_i1e', 'special_log_ndtr', 'special_ndtri', 'special_xlog1py', 'special_zeta']

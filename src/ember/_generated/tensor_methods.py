@@ -3,6 +3,8 @@
 from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
+from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
+from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
 from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
@@ -10,747 +12,1508 @@ from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin 
 _ops = _opsmod.ops
 
 _op__conj_default = _ops.aten._conj.default
+_c__conj_default = _op__conj_default._dispatch_cache
 _op__neg_view_default = _ops.aten._neg_view.default
+_c__neg_view_default = _op__neg_view_default._dispatch_cache
 _op_abs__default = _ops.aten.abs_.default
+_c_abs__default = _op_abs__default._dispatch_cache
 _op_abs_default = _ops.aten.abs.default
+_c_abs_default = _op_abs_default._dispatch_cache
 _op_abs_out = _ops.aten.abs.out
+_c_abs_out = _op_abs_out._dispatch_cache
 _op_absolute_default = _ops.aten.absolute.default
+_c_absolute_default = _op_absolute_default._dispatch_cache
 _op_absolute_out = _ops.aten.absolute.out
+_c_absolute_out = _op_absolute_out._dispatch_cache
 _op_acos__default = _ops.aten.acos_.default
+_c_acos__default = _op_acos__default._dispatch_cache
 _op_acos_default = _ops.aten.acos.default
+_c_acos_default = _op_acos_default._dispatch_cache
 _op_acos_out = _ops.aten.acos.out
+_c_acos_out = _op_acos_out._dispatch_cache
 _op_acosh__default = _ops.aten.acosh_.default
+_c_acosh__default = _op_acosh__default._dispatch_cache
 _op_acosh_default = _ops.aten.acosh.default
+_c_acosh_default = _op_acosh_default._dispatch_cache
 _op_acosh_out = _ops.aten.acosh.out
+_c_acosh_out = _op_acosh_out._dispatch_cache
 _op_add_Tensor = _ops.aten.add.Tensor
+_c_add_Tensor = _op_add_Tensor._dispatch_cache
 _op_add__Tensor = _ops.aten.add_.Tensor
+_c_add__Tensor = _op_add__Tensor._dispatch_cache
 _op_add_out = _ops.aten.add.out
+_c_add_out = _op_add_out._dispatch_cache
 _op_addbmm__default = _ops.aten.addbmm_.default
+_c_addbmm__default = _op_addbmm__default._dispatch_cache
 _op_addbmm_default = _ops.aten.addbmm.default
+_c_addbmm_default = _op_addbmm_default._dispatch_cache
 _op_addbmm_out = _ops.aten.addbmm.out
+_c_addbmm_out = _op_addbmm_out._dispatch_cache
 _op_addcdiv__default = _ops.aten.addcdiv_.default
+_c_addcdiv__default = _op_addcdiv__default._dispatch_cache
 _op_addcdiv_default = _ops.aten.addcdiv.default
+_c_addcdiv_default = _op_addcdiv_default._dispatch_cache
 _op_addcdiv_out = _ops.aten.addcdiv.out
+_c_addcdiv_out = _op_addcdiv_out._dispatch_cache
 _op_addcmul__default = _ops.aten.addcmul_.default
+_c_addcmul__default = _op_addcmul__default._dispatch_cache
 _op_addcmul_default = _ops.aten.addcmul.default
+_c_addcmul_default = _op_addcmul_default._dispatch_cache
 _op_addcmul_out = _ops.aten.addcmul.out
+_c_addcmul_out = _op_addcmul_out._dispatch_cache
 _op_addmm_default = _ops.aten.addmm.default
+_c_addmm_default = _op_addmm_default._dispatch_cache
 _op_addmm_out = _ops.aten.addmm.out
+_c_addmm_out = _op_addmm_out._dispatch_cache
 _op_addmv__default = _ops.aten.addmv_.default
+_c_addmv__default = _op_addmv__default._dispatch_cache
 _op_addmv_default = _ops.aten.addmv.default
+_c_addmv_default = _op_addmv_default._dispatch_cache
 _op_addmv_out = _ops.aten.addmv.out
+_c_addmv_out = _op_addmv_out._dispatch_cache
 _op_addr__default = _ops.aten.addr_.default
+_c_addr__default = _op_addr__default._dispatch_cache
 _op_addr_default = _ops.aten.addr.default
+_c_addr_default = _op_addr_default._dispatch_cache
 _op_addr_out = _ops.aten.addr.out
+_c_addr_out = _op_addr_out._dispatch_cache
 _op_adjoint_default = _ops.aten.adjoint.default
+_c_adjoint_default = _op_adjoint_default._dispatch_cache
 _op_alias_default = _ops.aten.alias.default
+_c_alias_default = _op_alias_default._dispatch_cache
 _op_all_all_out = _ops.aten.all.all_out
+_c_all_all_out = _op_all_all_out._dispatch_cache
 _op_all_default = _ops.aten.all.default
+_c_all_default = _op_all_default._dispatch_cache
 _op_all_dim = _ops.aten.all.dim
+_c_all_dim = _op_all_dim._dispatch_cache
 _op_all_dims = _ops.aten.all.dims
+_c_all_dims = _op_all_dims._dispatch_cache
 _op_all_dims_out = _ops.aten.all.dims_out
+_c_all_dims_out = _op_all_dims_out._dispatch_cache
 _op_all_out = _ops.aten.all.out
+_c_all_out = _op_all_out._dispatch_cache
 _op_allclose_default = _ops.aten.allclose.default
+_c_allclose_default = _op_allclose_default._dispatch_cache
 _op_amax_default = _ops.aten.amax.default
+_c_amax_default = _op_amax_default._dispatch_cache
 _op_amax_out = _ops.aten.amax.out
+_c_amax_out = _op_amax_out._dispatch_cache
 _op_amin_default = _ops.aten.amin.default
+_c_amin_default = _op_amin_default._dispatch_cache
 _op_amin_out = _ops.aten.amin.out
+_c_amin_out = _op_amin_out._dispatch_cache
 _op_aminmax_default = _ops.aten.aminmax.default
+_c_aminmax_default = _op_aminmax_default._dispatch_cache
 _op_aminmax_out = _ops.aten.aminmax.out
+_c_aminmax_out = _op_aminmax_out._dispatch_cache
 _op_angle_default = _ops.aten.angle.default
+_c_angle_default = _op_angle_default._dispatch_cache
 _op_angle_out = _ops.aten.angle.out
+_c_angle_out = _op_angle_out._dispatch_cache
 _op_any_all_out = _ops.aten.any.all_out
+_c_any_all_out = _op_any_all_out._dispatch_cache
 _op_any_default = _ops.aten.any.default
+_c_any_default = _op_any_default._dispatch_cache
 _op_any_dim = _ops.aten.any.dim
+_c_any_dim = _op_any_dim._dispatch_cache
 _op_any_dims = _ops.aten.any.dims
+_c_any_dims = _op_any_dims._dispatch_cache
 _op_any_dims_out = _ops.aten.any.dims_out
+_c_any_dims_out = _op_any_dims_out._dispatch_cache
 _op_any_out = _ops.aten.any.out
+_c_any_out = _op_any_out._dispatch_cache
 _op_arccos__default = _ops.aten.arccos_.default
+_c_arccos__default = _op_arccos__default._dispatch_cache
 _op_arccos_default = _ops.aten.arccos.default
+_c_arccos_default = _op_arccos_default._dispatch_cache
 _op_arccos_out = _ops.aten.arccos.out
+_c_arccos_out = _op_arccos_out._dispatch_cache
 _op_arccosh__default = _ops.aten.arccosh_.default
+_c_arccosh__default = _op_arccosh__default._dispatch_cache
 _op_arccosh_default = _ops.aten.arccosh.default
+_c_arccosh_default = _op_arccosh_default._dispatch_cache
 _op_arccosh_out = _ops.aten.arccosh.out
+_c_arccosh_out = _op_arccosh_out._dispatch_cache
 _op_arcsin__default = _ops.aten.arcsin_.default
+_c_arcsin__default = _op_arcsin__default._dispatch_cache
 _op_arcsin_default = _ops.aten.arcsin.default
+_c_arcsin_default = _op_arcsin_default._dispatch_cache
 _op_arcsin_out = _ops.aten.arcsin.out
+_c_arcsin_out = _op_arcsin_out._dispatch_cache
 _op_arcsinh__default = _ops.aten.arcsinh_.default
+_c_arcsinh__default = _op_arcsinh__default._dispatch_cache
 _op_arcsinh_default = _ops.aten.arcsinh.default
+_c_arcsinh_default = _op_arcsinh_default._dispatch_cache
 _op_arcsinh_out = _ops.aten.arcsinh.out
+_c_arcsinh_out = _op_arcsinh_out._dispatch_cache
 _op_arctan2__default = _ops.aten.arctan2_.default
+_c_arctan2__default = _op_arctan2__default._dispatch_cache
 _op_arctan2_default = _ops.aten.arctan2.default
+_c_arctan2_default = _op_arctan2_default._dispatch_cache
 _op_arctan2_out = _ops.aten.arctan2.out
+_c_arctan2_out = _op_arctan2_out._dispatch_cache
 _op_arctan__default = _ops.aten.arctan_.default
+_c_arctan__default = _op_arctan__default._dispatch_cache
 _op_arctan_default = _ops.aten.arctan.default
+_c_arctan_default = _op_arctan_default._dispatch_cache
 _op_arctan_out = _ops.aten.arctan.out
+_c_arctan_out = _op_arctan_out._dispatch_cache
 _op_arctanh__default = _ops.aten.arctanh_.default
+_c_arctanh__default = _op_arctanh__default._dispatch_cache
 _op_arctanh_default = _ops.aten.arctanh.default
+_c_arctanh_default = _op_arctanh_default._dispatch_cache
 _op_arctanh_out = _ops.aten.arctanh.out
+_c_arctanh_out = _op_arctanh_out._dispatch_cache
 _op_argmax_default = _ops.aten.argmax.default
+_c_argmax_default = _op_argmax_default._dispatch_cache
 _op_argmax_out = _ops.aten.argmax.out
+_c_argmax_out = _op_argmax_out._dispatch_cache
 _op_argmin_default = _ops.aten.argmin.default
+_c_argmin_default = _op_argmin_default._dispatch_cache
 _op_argmin_out = _ops.aten.argmin.out
+_c_argmin_out = _op_argmin_out._dispatch_cache
 _op_argsort_default = _ops.aten.argsort.default
+_c_argsort_default = _op_argsort_default._dispatch_cache
 _op_argsort_stable = _ops.aten.argsort.stable
+_c_argsort_stable = _op_argsort_stable._dispatch_cache
 _op_argsort_stable_out = _ops.aten.argsort.stable_out
+_c_argsort_stable_out = _op_argsort_stable_out._dispatch_cache
 _op_argwhere_default = _ops.aten.argwhere.default
+_c_argwhere_default = _op_argwhere_default._dispatch_cache
 _op_as_strided_default = _ops.aten.as_strided.default
+_c_as_strided_default = _op_as_strided_default._dispatch_cache
 _op_as_strided_scatter_default = _ops.aten.as_strided_scatter.default
+_c_as_strided_scatter_default = _op_as_strided_scatter_default._dispatch_cache
 _op_asin__default = _ops.aten.asin_.default
+_c_asin__default = _op_asin__default._dispatch_cache
 _op_asin_default = _ops.aten.asin.default
+_c_asin_default = _op_asin_default._dispatch_cache
 _op_asin_out = _ops.aten.asin.out
+_c_asin_out = _op_asin_out._dispatch_cache
 _op_asinh__default = _ops.aten.asinh_.default
+_c_asinh__default = _op_asinh__default._dispatch_cache
 _op_asinh_default = _ops.aten.asinh.default
+_c_asinh_default = _op_asinh_default._dispatch_cache
 _op_asinh_out = _ops.aten.asinh.out
+_c_asinh_out = _op_asinh_out._dispatch_cache
 _op_atan2__default = _ops.aten.atan2_.default
+_c_atan2__default = _op_atan2__default._dispatch_cache
 _op_atan2_default = _ops.aten.atan2.default
+_c_atan2_default = _op_atan2_default._dispatch_cache
 _op_atan2_out = _ops.aten.atan2.out
+_c_atan2_out = _op_atan2_out._dispatch_cache
 _op_atan__default = _ops.aten.atan_.default
+_c_atan__default = _op_atan__default._dispatch_cache
 _op_atan_default = _ops.aten.atan.default
+_c_atan_default = _op_atan_default._dispatch_cache
 _op_atan_out = _ops.aten.atan.out
+_c_atan_out = _op_atan_out._dispatch_cache
 _op_atanh__default = _ops.aten.atanh_.default
+_c_atanh__default = _op_atanh__default._dispatch_cache
 _op_atanh_default = _ops.aten.atanh.default
+_c_atanh_default = _op_atanh_default._dispatch_cache
 _op_atanh_out = _ops.aten.atanh.out
+_c_atanh_out = _op_atanh_out._dispatch_cache
 _op_baddbmm__default = _ops.aten.baddbmm_.default
+_c_baddbmm__default = _op_baddbmm__default._dispatch_cache
 _op_baddbmm_default = _ops.aten.baddbmm.default
+_c_baddbmm_default = _op_baddbmm_default._dispatch_cache
 _op_baddbmm_out = _ops.aten.baddbmm.out
+_c_baddbmm_out = _op_baddbmm_out._dispatch_cache
 _op_bernoulli__float = _ops.aten.bernoulli_.float
+_c_bernoulli__float = _op_bernoulli__float._dispatch_cache
 _op_bernoulli_default = _ops.aten.bernoulli.default
+_c_bernoulli_default = _op_bernoulli_default._dispatch_cache
 _op_bernoulli_out = _ops.aten.bernoulli.out
+_c_bernoulli_out = _op_bernoulli_out._dispatch_cache
 _op_bernoulli_p = _ops.aten.bernoulli.p
+_c_bernoulli_p = _op_bernoulli_p._dispatch_cache
 _op_bincount_default = _ops.aten.bincount.default
+_c_bincount_default = _op_bincount_default._dispatch_cache
 _op_bitwise_and_Scalar = _ops.aten.bitwise_and.Scalar
+_c_bitwise_and_Scalar = _op_bitwise_and_Scalar._dispatch_cache
 _op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
+_c_bitwise_and_Tensor = _op_bitwise_and_Tensor._dispatch_cache
 _op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
+_c_bitwise_and_Tensor_out = _op_bitwise_and_Tensor_out._dispatch_cache
 _op_bitwise_and__Scalar = _ops.aten.bitwise_and_.Scalar
+_c_bitwise_and__Scalar = _op_bitwise_and__Scalar._dispatch_cache
 _op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
+_c_bitwise_and__Tensor = _op_bitwise_and__Tensor._dispatch_cache
 _op_bitwise_left_shift_Tensor = _ops.aten.bitwise_left_shift.Tensor
+_c_bitwise_left_shift_Tensor = _op_bitwise_left_shift_Tensor._dispatch_cache
 _op_bitwise_left_shift_Tensor_Scalar = _ops.aten.bitwise_left_shift.Tensor_Scalar
+_c_bitwise_left_shift_Tensor_Scalar = _op_bitwise_left_shift_Tensor_Scalar._dispatch_cache
 _op_bitwise_left_shift_Tensor_Scalar_out = _ops.aten.bitwise_left_shift.Tensor_Scalar_out
+_c_bitwise_left_shift_Tensor_Scalar_out = _op_bitwise_left_shift_Tensor_Scalar_out._dispatch_cache
 _op_bitwise_left_shift_Tensor_out = _ops.aten.bitwise_left_shift.Tensor_out
+_c_bitwise_left_shift_Tensor_out = _op_bitwise_left_shift_Tensor_out._dispatch_cache
 _op_bitwise_left_shift__Tensor = _ops.aten.bitwise_left_shift_.Tensor
+_c_bitwise_left_shift__Tensor = _op_bitwise_left_shift__Tensor._dispatch_cache
 _op_bitwise_left_shift__Tensor_Scalar = _ops.aten.bitwise_left_shift_.Tensor_Scalar
+_c_bitwise_left_shift__Tensor_Scalar = _op_bitwise_left_shift__Tensor_Scalar._dispatch_cache
 _op_bitwise_not__default = _ops.aten.bitwise_not_.default
+_c_bitwise_not__default = _op_bitwise_not__default._dispatch_cache
 _op_bitwise_not_default = _ops.aten.bitwise_not.default
+_c_bitwise_not_default = _op_bitwise_not_default._dispatch_cache
 _op_bitwise_not_out = _ops.aten.bitwise_not.out
+_c_bitwise_not_out = _op_bitwise_not_out._dispatch_cache
 _op_bitwise_or_Scalar = _ops.aten.bitwise_or.Scalar
+_c_bitwise_or_Scalar = _op_bitwise_or_Scalar._dispatch_cache
 _op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
+_c_bitwise_or_Tensor = _op_bitwise_or_Tensor._dispatch_cache
 _op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
+_c_bitwise_or_Tensor_out = _op_bitwise_or_Tensor_out._dispatch_cache
 _op_bitwise_or__Scalar = _ops.aten.bitwise_or_.Scalar
+_c_bitwise_or__Scalar = _op_bitwise_or__Scalar._dispatch_cache
 _op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
+_c_bitwise_or__Tensor = _op_bitwise_or__Tensor._dispatch_cache
 _op_bitwise_right_shift_Tensor = _ops.aten.bitwise_right_shift.Tensor
+_c_bitwise_right_shift_Tensor = _op_bitwise_right_shift_Tensor._dispatch_cache
 _op_bitwise_right_shift_Tensor_Scalar = _ops.aten.bitwise_right_shift.Tensor_Scalar
+_c_bitwise_right_shift_Tensor_Scalar = _op_bitwise_right_shift_Tensor_Scalar._dispatch_cache
 _op_bitwise_right_shift_Tensor_Scalar_out = _ops.aten.bitwise_right_shift.Tensor_Scalar_out
+_c_bitwise_right_shift_Tensor_Scalar_out = _op_bitwise_right_shift_Tensor_Scalar_out._dispatch_cache
 _op_bitwise_right_shift_Tensor_out = _ops.aten.bitwise_right_shift.Tensor_out
+_c_bitwise_right_shift_Tensor_out = _op_bitwise_right_shift_Tensor_out._dispatch_cache
 _op_bitwise_right_shift__Tensor = _ops.aten.bitwise_right_shift_.Tensor
+_c_bitwise_right_shift__Tensor = _op_bitwise_right_shift__Tensor._dispatch_cache
 _op_bitwise_right_shift__Tensor_Scalar = _ops.aten.bitwise_right_shift_.Tensor_Scalar
+_c_bitwise_right_shift__Tensor_Scalar = _op_bitwise_right_shift__Tensor_Scalar._dispatch_cache
 _op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
+_c_bitwise_xor_Scalar = _op_bitwise_xor_Scalar._dispatch_cache
 _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
+_c_bitwise_xor_Tensor = _op_bitwise_xor_Tensor._dispatch_cache
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
+_c_bitwise_xor_Tensor_out = _op_bitwise_xor_Tensor_out._dispatch_cache
 _op_bitwise_xor__Scalar = _ops.aten.bitwise_xor_.Scalar
+_c_bitwise_xor__Scalar = _op_bitwise_xor__Scalar._dispatch_cache
 _op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
+_c_bitwise_xor__Tensor = _op_bitwise_xor__Tensor._dispatch_cache
 _op_bmm_default = _ops.aten.bmm.default
+_c_bmm_default = _op_bmm_default._dispatch_cache
 _op_bmm_out = _ops.aten.bmm.out
+_c_bmm_out = _op_bmm_out._dispatch_cache
 _op_broadcast_to_default = _ops.aten.broadcast_to.default
+_c_broadcast_to_default = _op_broadcast_to_default._dispatch_cache
 _op_cauchy__default = _ops.aten.cauchy_.default
+_c_cauchy__default = _op_cauchy__default._dispatch_cache
 _op_ceil__default = _ops.aten.ceil_.default
+_c_ceil__default = _op_ceil__default._dispatch_cache
 _op_ceil_default = _ops.aten.ceil.default
+_c_ceil_default = _op_ceil_default._dispatch_cache
 _op_ceil_out = _ops.aten.ceil.out
+_c_ceil_out = _op_ceil_out._dispatch_cache
 _op_cholesky_default = _ops.aten.cholesky.default
+_c_cholesky_default = _op_cholesky_default._dispatch_cache
 _op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
+_c_cholesky_inverse_default = _op_cholesky_inverse_default._dispatch_cache
 _op_cholesky_inverse_out = _ops.aten.cholesky_inverse.out
+_c_cholesky_inverse_out = _op_cholesky_inverse_out._dispatch_cache
 _op_cholesky_out = _ops.aten.cholesky.out
+_c_cholesky_out = _op_cholesky_out._dispatch_cache
 _op_cholesky_solve_default = _ops.aten.cholesky_solve.default
+_c_cholesky_solve_default = _op_cholesky_solve_default._dispatch_cache
 _op_cholesky_solve_out = _ops.aten.cholesky_solve.out
+_c_cholesky_solve_out = _op_cholesky_solve_out._dispatch_cache
 _op_chunk_default = _ops.aten.chunk.default
+_c_chunk_default = _op_chunk_default._dispatch_cache
 _op_clamp_Tensor = _ops.aten.clamp.Tensor
+_c_clamp_Tensor = _op_clamp_Tensor._dispatch_cache
 _op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
+_c_clamp_Tensor_out = _op_clamp_Tensor_out._dispatch_cache
 _op_clamp__Tensor = _ops.aten.clamp_.Tensor
+_c_clamp__Tensor = _op_clamp__Tensor._dispatch_cache
 _op_clamp__default = _ops.aten.clamp_.default
+_c_clamp__default = _op_clamp__default._dispatch_cache
 _op_clamp_default = _ops.aten.clamp.default
+_c_clamp_default = _op_clamp_default._dispatch_cache
 _op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
+_c_clamp_max_Tensor = _op_clamp_max_Tensor._dispatch_cache
 _op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
+_c_clamp_max_Tensor_out = _op_clamp_max_Tensor_out._dispatch_cache
 _op_clamp_max_default = _ops.aten.clamp_max.default
+_c_clamp_max_default = _op_clamp_max_default._dispatch_cache
 _op_clamp_max_out = _ops.aten.clamp_max.out
+_c_clamp_max_out = _op_clamp_max_out._dispatch_cache
 _op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
+_c_clamp_min_Tensor = _op_clamp_min_Tensor._dispatch_cache
 _op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
+_c_clamp_min_Tensor_out = _op_clamp_min_Tensor_out._dispatch_cache
 _op_clamp_min_default = _ops.aten.clamp_min.default
+_c_clamp_min_default = _op_clamp_min_default._dispatch_cache
 _op_clamp_min_out = _ops.aten.clamp_min.out
+_c_clamp_min_out = _op_clamp_min_out._dispatch_cache
 _op_clamp_out = _ops.aten.clamp.out
+_c_clamp_out = _op_clamp_out._dispatch_cache
 _op_clip_Tensor = _ops.aten.clip.Tensor
+_c_clip_Tensor = _op_clip_Tensor._dispatch_cache
 _op_clip_Tensor_out = _ops.aten.clip.Tensor_out
+_c_clip_Tensor_out = _op_clip_Tensor_out._dispatch_cache
 _op_clip__Tensor = _ops.aten.clip_.Tensor
+_c_clip__Tensor = _op_clip__Tensor._dispatch_cache
 _op_clip__default = _ops.aten.clip_.default
+_c_clip__default = _op_clip__default._dispatch_cache
 _op_clip_default = _ops.aten.clip.default
+_c_clip_default = _op_clip_default._dispatch_cache
 _op_clip_out = _ops.aten.clip.out
+_c_clip_out = _op_clip_out._dispatch_cache
 _op_clone_default = _ops.aten.clone.default
+_c_clone_default = _op_clone_default._dispatch_cache
 _op_conj_default = _ops.aten.conj.default
+_c_conj_default = _op_conj_default._dispatch_cache
 _op_conj_physical__default = _ops.aten.conj_physical_.default
+_c_conj_physical__default = _op_conj_physical__default._dispatch_cache
 _op_conj_physical_default = _ops.aten.conj_physical.default
+_c_conj_physical_default = _op_conj_physical_default._dispatch_cache
 _op_conj_physical_out = _ops.aten.conj_physical.out
+_c_conj_physical_out = _op_conj_physical_out._dispatch_cache
 _op_contiguous_default = _ops.aten.contiguous.default
+_c_contiguous_default = _op_contiguous_default._dispatch_cache
 _op_copy__default = _ops.aten.copy_.default
+_c_copy__default = _op_copy__default._dispatch_cache
 _op_copysign_Scalar = _ops.aten.copysign.Scalar
+_c_copysign_Scalar = _op_copysign_Scalar._dispatch_cache
 _op_copysign_Scalar_out = _ops.aten.copysign.Scalar_out
+_c_copysign_Scalar_out = _op_copysign_Scalar_out._dispatch_cache
 _op_copysign_Tensor = _ops.aten.copysign.Tensor
+_c_copysign_Tensor = _op_copysign_Tensor._dispatch_cache
 _op_copysign__Scalar = _ops.aten.copysign_.Scalar
+_c_copysign__Scalar = _op_copysign__Scalar._dispatch_cache
 _op_copysign__Tensor = _ops.aten.copysign_.Tensor
+_c_copysign__Tensor = _op_copysign__Tensor._dispatch_cache
 _op_copysign_out = _ops.aten.copysign.out
+_c_copysign_out = _op_copysign_out._dispatch_cache
 _op_corrcoef_default = _ops.aten.corrcoef.default
+_c_corrcoef_default = _op_corrcoef_default._dispatch_cache
 _op_cos__default = _ops.aten.cos_.default
+_c_cos__default = _op_cos__default._dispatch_cache
 _op_cos_default = _ops.aten.cos.default
+_c_cos_default = _op_cos_default._dispatch_cache
 _op_cos_out = _ops.aten.cos.out
+_c_cos_out = _op_cos_out._dispatch_cache
 _op_cosh__default = _ops.aten.cosh_.default
+_c_cosh__default = _op_cosh__default._dispatch_cache
 _op_cosh_default = _ops.aten.cosh.default
+_c_cosh_default = _op_cosh_default._dispatch_cache
 _op_cosh_out = _ops.aten.cosh.out
+_c_cosh_out = _op_cosh_out._dispatch_cache
 _op_count_nonzero_default = _ops.aten.count_nonzero.default
+_c_count_nonzero_default = _op_count_nonzero_default._dispatch_cache
 _op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
+_c_count_nonzero_dim_IntList = _op_count_nonzero_dim_IntList._dispatch_cache
 _op_cov_default = _ops.aten.cov.default
+_c_cov_default = _op_cov_default._dispatch_cache
 _op_cross_default = _ops.aten.cross.default
+_c_cross_default = _op_cross_default._dispatch_cache
 _op_cross_out = _ops.aten.cross.out
+_c_cross_out = _op_cross_out._dispatch_cache
 _op_cummax_default = _ops.aten.cummax.default
+_c_cummax_default = _op_cummax_default._dispatch_cache
 _op_cummax_out = _ops.aten.cummax.out
+_c_cummax_out = _op_cummax_out._dispatch_cache
 _op_cummin_default = _ops.aten.cummin.default
+_c_cummin_default = _op_cummin_default._dispatch_cache
 _op_cummin_out = _ops.aten.cummin.out
+_c_cummin_out = _op_cummin_out._dispatch_cache
 _op_cumprod__default = _ops.aten.cumprod_.default
+_c_cumprod__default = _op_cumprod__default._dispatch_cache
 _op_cumprod_default = _ops.aten.cumprod.default
+_c_cumprod_default = _op_cumprod_default._dispatch_cache
 _op_cumprod_out = _ops.aten.cumprod.out
+_c_cumprod_out = _op_cumprod_out._dispatch_cache
 _op_cumsum__default = _ops.aten.cumsum_.default
+_c_cumsum__default = _op_cumsum__default._dispatch_cache
 _op_cumsum_default = _ops.aten.cumsum.default
+_c_cumsum_default = _op_cumsum_default._dispatch_cache
 _op_cumsum_out = _ops.aten.cumsum.out
+_c_cumsum_out = _op_cumsum_out._dispatch_cache
 _op_deg2rad__default = _ops.aten.deg2rad_.default
+_c_deg2rad__default = _op_deg2rad__default._dispatch_cache
 _op_deg2rad_default = _ops.aten.deg2rad.default
+_c_deg2rad_default = _op_deg2rad_default._dispatch_cache
 _op_deg2rad_out = _ops.aten.deg2rad.out
+_c_deg2rad_out = _op_deg2rad_out._dispatch_cache
 _op_det_default = _ops.aten.det.default
+_c_det_default = _op_det_default._dispatch_cache
 _op_detach_default = _ops.aten.detach.default
+_c_detach_default = _op_detach_default._dispatch_cache
 _op_diag_default = _ops.aten.diag.default
+_c_diag_default = _op_diag_default._dispatch_cache
 _op_diag_embed_default = _ops.aten.diag_embed.default
+_c_diag_embed_default = _op_diag_embed_default._dispatch_cache
 _op_diag_out = _ops.aten.diag.out
+_c_diag_out = _op_diag_out._dispatch_cache
 _op_diagflat_default = _ops.aten.diagflat.default
+_c_diagflat_default = _op_diagflat_default._dispatch_cache
 _op_diagonal_default = _ops.aten.diagonal.default
+_c_diagonal_default = _op_diagonal_default._dispatch_cache
 _op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
+_c_diagonal_scatter_default = _op_diagonal_scatter_default._dispatch_cache
 _op_diff_default = _ops.aten.diff.default
+_c_diff_default = _op_diff_default._dispatch_cache
 _op_diff_out = _ops.aten.diff.out
+_c_diff_out = _op_diff_out._dispatch_cache
 _op_digamma__default = _ops.aten.digamma_.default
+_c_digamma__default = _op_digamma__default._dispatch_cache
 _op_digamma_default = _ops.aten.digamma.default
+_c_digamma_default = _op_digamma_default._dispatch_cache
 _op_digamma_out = _ops.aten.digamma.out
+_c_digamma_out = _op_digamma_out._dispatch_cache
 _op_div_Tensor = _ops.aten.div.Tensor
+_c_div_Tensor = _op_div_Tensor._dispatch_cache
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
+_c_div_Tensor_mode = _op_div_Tensor_mode._dispatch_cache
 _op_div__Tensor = _ops.aten.div_.Tensor
+_c_div__Tensor = _op_div__Tensor._dispatch_cache
 _op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
+_c_div__Tensor_mode = _op_div__Tensor_mode._dispatch_cache
 _op_div_out = _ops.aten.div.out
+_c_div_out = _op_div_out._dispatch_cache
 _op_div_out_mode = _ops.aten.div.out_mode
+_c_div_out_mode = _op_div_out_mode._dispatch_cache
 _op_divide_Tensor = _ops.aten.divide.Tensor
+_c_divide_Tensor = _op_divide_Tensor._dispatch_cache
 _op_divide_Tensor_mode = _ops.aten.divide.Tensor_mode
+_c_divide_Tensor_mode = _op_divide_Tensor_mode._dispatch_cache
 _op_divide_out = _ops.aten.divide.out
+_c_divide_out = _op_divide_out._dispatch_cache
 _op_divide_out_mode = _ops.aten.divide.out_mode
+_c_divide_out_mode = _op_divide_out_mode._dispatch_cache
 _op_dot_default = _ops.aten.dot.default
+_c_dot_default = _op_dot_default._dispatch_cache
 _op_dot_out = _ops.aten.dot.out
+_c_dot_out = _op_dot_out._dispatch_cache
 _op_eq_Scalar = _ops.aten.eq.Scalar
+_c_eq_Scalar = _op_eq_Scalar._dispatch_cache
 _op_eq_Tensor = _ops.aten.eq.Tensor
+_c_eq_Tensor = _op_eq_Tensor._dispatch_cache
 _op_eq_Tensor_out = _ops.aten.eq.Tensor_out
+_c_eq_Tensor_out = _op_eq_Tensor_out._dispatch_cache
 _op_eq__Scalar = _ops.aten.eq_.Scalar
+_c_eq__Scalar = _op_eq__Scalar._dispatch_cache
 _op_eq__Tensor = _ops.aten.eq_.Tensor
+_c_eq__Tensor = _op_eq__Tensor._dispatch_cache
 _op_erf__default = _ops.aten.erf_.default
+_c_erf__default = _op_erf__default._dispatch_cache
 _op_erf_default = _ops.aten.erf.default
+_c_erf_default = _op_erf_default._dispatch_cache
 _op_erf_out = _ops.aten.erf.out
+_c_erf_out = _op_erf_out._dispatch_cache
 _op_erfc__default = _ops.aten.erfc_.default
+_c_erfc__default = _op_erfc__default._dispatch_cache
 _op_erfc_default = _ops.aten.erfc.default
+_c_erfc_default = _op_erfc_default._dispatch_cache
 _op_erfc_out = _ops.aten.erfc.out
+_c_erfc_out = _op_erfc_out._dispatch_cache
 _op_erfinv__default = _ops.aten.erfinv_.default
+_c_erfinv__default = _op_erfinv__default._dispatch_cache
 _op_erfinv_default = _ops.aten.erfinv.default
+_c_erfinv_default = _op_erfinv_default._dispatch_cache
 _op_erfinv_out = _ops.aten.erfinv.out
+_c_erfinv_out = _op_erfinv_out._dispatch_cache
 _op_exp2__default = _ops.aten.exp2_.default
+_c_exp2__default = _op_exp2__default._dispatch_cache
 _op_exp2_default = _ops.aten.exp2.default
+_c_exp2_default = _op_exp2_default._dispatch_cache
 _op_exp2_out = _ops.aten.exp2.out
+_c_exp2_out = _op_exp2_out._dispatch_cache
 _op_exp__default = _ops.aten.exp_.default
+_c_exp__default = _op_exp__default._dispatch_cache
 _op_exp_default = _ops.aten.exp.default
+_c_exp_default = _op_exp_default._dispatch_cache
 _op_exp_out = _ops.aten.exp.out
+_c_exp_out = _op_exp_out._dispatch_cache
 _op_expand_as_default = _ops.aten.expand_as.default
+_c_expand_as_default = _op_expand_as_default._dispatch_cache
 _op_expand_default = _ops.aten.expand.default
+_c_expand_default = _op_expand_default._dispatch_cache
 _op_expm1__default = _ops.aten.expm1_.default
+_c_expm1__default = _op_expm1__default._dispatch_cache
 _op_expm1_default = _ops.aten.expm1.default
+_c_expm1_default = _op_expm1_default._dispatch_cache
 _op_expm1_out = _ops.aten.expm1.out
+_c_expm1_out = _op_expm1_out._dispatch_cache
 _op_exponential__default = _ops.aten.exponential_.default
+_c_exponential__default = _op_exponential__default._dispatch_cache
 _op_fill__Scalar = _ops.aten.fill_.Scalar
+_c_fill__Scalar = _op_fill__Scalar._dispatch_cache
 _op_fill__Tensor = _ops.aten.fill_.Tensor
+_c_fill__Tensor = _op_fill__Tensor._dispatch_cache
 _op_fix_default = _ops.aten.fix.default
+_c_fix_default = _op_fix_default._dispatch_cache
 _op_fix_out = _ops.aten.fix.out
+_c_fix_out = _op_fix_out._dispatch_cache
 _op_flatten_using_ints = _ops.aten.flatten.using_ints
+_c_flatten_using_ints = _op_flatten_using_ints._dispatch_cache
 _op_flip_default = _ops.aten.flip.default
+_c_flip_default = _op_flip_default._dispatch_cache
 _op_fliplr_default = _ops.aten.fliplr.default
+_c_fliplr_default = _op_fliplr_default._dispatch_cache
 _op_flipud_default = _ops.aten.flipud.default
+_c_flipud_default = _op_flipud_default._dispatch_cache
 _op_float_power_Tensor_Scalar = _ops.aten.float_power.Tensor_Scalar
+_c_float_power_Tensor_Scalar = _op_float_power_Tensor_Scalar._dispatch_cache
 _op_float_power_Tensor_Scalar_out = _ops.aten.float_power.Tensor_Scalar_out
+_c_float_power_Tensor_Scalar_out = _op_float_power_Tensor_Scalar_out._dispatch_cache
 _op_float_power_Tensor_Tensor = _ops.aten.float_power.Tensor_Tensor
+_c_float_power_Tensor_Tensor = _op_float_power_Tensor_Tensor._dispatch_cache
 _op_float_power_Tensor_Tensor_out = _ops.aten.float_power.Tensor_Tensor_out
+_c_float_power_Tensor_Tensor_out = _op_float_power_Tensor_Tensor_out._dispatch_cache
 _op_float_power__Scalar = _ops.aten.float_power_.Scalar
+_c_float_power__Scalar = _op_float_power__Scalar._dispatch_cache
 _op_float_power__Tensor = _ops.aten.float_power_.Tensor
+_c_float_power__Tensor = _op_float_power__Tensor._dispatch_cache
 _op_floor__default = _ops.aten.floor_.default
+_c_floor__default = _op_floor__default._dispatch_cache
 _op_floor_default = _ops.aten.floor.default
+_c_floor_default = _op_floor_default._dispatch_cache
 _op_floor_divide__default = _ops.aten.floor_divide_.default
+_c_floor_divide__default = _op_floor_divide__default._dispatch_cache
 _op_floor_divide_default = _ops.aten.floor_divide.default
+_c_floor_divide_default = _op_floor_divide_default._dispatch_cache
 _op_floor_divide_out = _ops.aten.floor_divide.out
+_c_floor_divide_out = _op_floor_divide_out._dispatch_cache
 _op_floor_out = _ops.aten.floor.out
+_c_floor_out = _op_floor_out._dispatch_cache
 _op_fmax_default = _ops.aten.fmax.default
+_c_fmax_default = _op_fmax_default._dispatch_cache
 _op_fmax_out = _ops.aten.fmax.out
+_c_fmax_out = _op_fmax_out._dispatch_cache
 _op_fmin_default = _ops.aten.fmin.default
+_c_fmin_default = _op_fmin_default._dispatch_cache
 _op_fmin_out = _ops.aten.fmin.out
+_c_fmin_out = _op_fmin_out._dispatch_cache
 _op_fmod_Scalar = _ops.aten.fmod.Scalar
+_c_fmod_Scalar = _op_fmod_Scalar._dispatch_cache
 _op_fmod_Scalar_out = _ops.aten.fmod.Scalar_out
+_c_fmod_Scalar_out = _op_fmod_Scalar_out._dispatch_cache
 _op_fmod_Tensor = _ops.aten.fmod.Tensor
+_c_fmod_Tensor = _op_fmod_Tensor._dispatch_cache
 _op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
+_c_fmod_Tensor_out = _op_fmod_Tensor_out._dispatch_cache
 _op_fmod__Scalar = _ops.aten.fmod_.Scalar
+_c_fmod__Scalar = _op_fmod__Scalar._dispatch_cache
 _op_fmod__Tensor = _ops.aten.fmod_.Tensor
+_c_fmod__Tensor = _op_fmod__Tensor._dispatch_cache
 _op_frac__default = _ops.aten.frac_.default
+_c_frac__default = _op_frac__default._dispatch_cache
 _op_frac_default = _ops.aten.frac.default
+_c_frac_default = _op_frac_default._dispatch_cache
 _op_frac_out = _ops.aten.frac.out
+_c_frac_out = _op_frac_out._dispatch_cache
 _op_frexp_Tensor = _ops.aten.frexp.Tensor
+_c_frexp_Tensor = _op_frexp_Tensor._dispatch_cache
 _op_frexp_Tensor_out = _ops.aten.frexp.Tensor_out
+_c_frexp_Tensor_out = _op_frexp_Tensor_out._dispatch_cache
 _op_gather_default = _ops.aten.gather.default
+_c_gather_default = _op_gather_default._dispatch_cache
 _op_gather_out = _ops.aten.gather.out
+_c_gather_out = _op_gather_out._dispatch_cache
 _op_gcd__default = _ops.aten.gcd_.default
+_c_gcd__default = _op_gcd__default._dispatch_cache
 _op_gcd_default = _ops.aten.gcd.default
+_c_gcd_default = _op_gcd_default._dispatch_cache
 _op_gcd_out = _ops.aten.gcd.out
+_c_gcd_out = _op_gcd_out._dispatch_cache
 _op_ge_Scalar = _ops.aten.ge.Scalar
+_c_ge_Scalar = _op_ge_Scalar._dispatch_cache
 _op_ge_Tensor = _ops.aten.ge.Tensor
+_c_ge_Tensor = _op_ge_Tensor._dispatch_cache
 _op_ge_Tensor_out = _ops.aten.ge.Tensor_out
+_c_ge_Tensor_out = _op_ge_Tensor_out._dispatch_cache
 _op_ge__Scalar = _ops.aten.ge_.Scalar
+_c_ge__Scalar = _op_ge__Scalar._dispatch_cache
 _op_ge__Tensor = _ops.aten.ge_.Tensor
+_c_ge__Tensor = _op_ge__Tensor._dispatch_cache
 _op_geometric__default = _ops.aten.geometric_.default
+_c_geometric__default = _op_geometric__default._dispatch_cache
 _op_geqrf_a = _ops.aten.geqrf.a
+_c_geqrf_a = _op_geqrf_a._dispatch_cache
 _op_geqrf_default = _ops.aten.geqrf.default
+_c_geqrf_default = _op_geqrf_default._dispatch_cache
 _op_ger_default = _ops.aten.ger.default
+_c_ger_default = _op_ger_default._dispatch_cache
 _op_ger_out = _ops.aten.ger.out
+_c_ger_out = _op_ger_out._dispatch_cache
 _op_greater_Scalar = _ops.aten.greater.Scalar
+_c_greater_Scalar = _op_greater_Scalar._dispatch_cache
 _op_greater_Tensor = _ops.aten.greater.Tensor
+_c_greater_Tensor = _op_greater_Tensor._dispatch_cache
 _op_greater_Tensor_out = _ops.aten.greater.Tensor_out
+_c_greater_Tensor_out = _op_greater_Tensor_out._dispatch_cache
 _op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
+_c_greater_equal_Scalar = _op_greater_equal_Scalar._dispatch_cache
 _op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
+_c_greater_equal_Tensor = _op_greater_equal_Tensor._dispatch_cache
 _op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
+_c_greater_equal_Tensor_out = _op_greater_equal_Tensor_out._dispatch_cache
 _op_gt_Scalar = _ops.aten.gt.Scalar
+_c_gt_Scalar = _op_gt_Scalar._dispatch_cache
 _op_gt_Tensor = _ops.aten.gt.Tensor
+_c_gt_Tensor = _op_gt_Tensor._dispatch_cache
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
+_c_gt_Tensor_out = _op_gt_Tensor_out._dispatch_cache
 _op_gt__Scalar = _ops.aten.gt_.Scalar
+_c_gt__Scalar = _op_gt__Scalar._dispatch_cache
 _op_gt__Tensor = _ops.aten.gt_.Tensor
+_c_gt__Tensor = _op_gt__Tensor._dispatch_cache
 _op_hardshrink_default = _ops.aten.hardshrink.default
+_c_hardshrink_default = _op_hardshrink_default._dispatch_cache
 _op_hardshrink_out = _ops.aten.hardshrink.out
+_c_hardshrink_out = _op_hardshrink_out._dispatch_cache
 _op_heaviside__default = _ops.aten.heaviside_.default
+_c_heaviside__default = _op_heaviside__default._dispatch_cache
 _op_heaviside_default = _ops.aten.heaviside.default
+_c_heaviside_default = _op_heaviside_default._dispatch_cache
 _op_heaviside_out = _ops.aten.heaviside.out
+_c_heaviside_out = _op_heaviside_out._dispatch_cache
 _op_histc_default = _ops.aten.histc.default
+_c_histc_default = _op_histc_default._dispatch_cache
 _op_histc_out = _ops.aten.histc.out
+_c_histc_out = _op_histc_out._dispatch_cache
 _op_hypot__default = _ops.aten.hypot_.default
+_c_hypot__default = _op_hypot__default._dispatch_cache
 _op_hypot_default = _ops.aten.hypot.default
+_c_hypot_default = _op_hypot_default._dispatch_cache
 _op_hypot_out = _ops.aten.hypot.out
+_c_hypot_out = _op_hypot_out._dispatch_cache
 _op_i0__default = _ops.aten.i0_.default
+_c_i0__default = _op_i0__default._dispatch_cache
 _op_i0_default = _ops.aten.i0.default
+_c_i0_default = _op_i0_default._dispatch_cache
 _op_i0_out = _ops.aten.i0.out
+_c_i0_out = _op_i0_out._dispatch_cache
 _op_index_Tensor = _ops.aten.index.Tensor
+_c_index_Tensor = _op_index_Tensor._dispatch_cache
 _op_index_add__default = _ops.aten.index_add_.default
+_c_index_add__default = _op_index_add__default._dispatch_cache
 _op_index_add_default = _ops.aten.index_add.default
+_c_index_add_default = _op_index_add_default._dispatch_cache
 _op_index_add_out = _ops.aten.index_add.out
+_c_index_add_out = _op_index_add_out._dispatch_cache
 _op_index_copy__default = _ops.aten.index_copy_.default
+_c_index_copy__default = _op_index_copy__default._dispatch_cache
 _op_index_copy_default = _ops.aten.index_copy.default
+_c_index_copy_default = _op_index_copy_default._dispatch_cache
 _op_index_copy_out = _ops.aten.index_copy.out
+_c_index_copy_out = _op_index_copy_out._dispatch_cache
 _op_index_fill__int_Scalar = _ops.aten.index_fill_.int_Scalar
+_c_index_fill__int_Scalar = _op_index_fill__int_Scalar._dispatch_cache
 _op_index_fill__int_Tensor = _ops.aten.index_fill_.int_Tensor
+_c_index_fill__int_Tensor = _op_index_fill__int_Tensor._dispatch_cache
 _op_index_fill_int_Scalar = _ops.aten.index_fill.int_Scalar
+_c_index_fill_int_Scalar = _op_index_fill_int_Scalar._dispatch_cache
 _op_index_fill_int_Tensor = _ops.aten.index_fill.int_Tensor
+_c_index_fill_int_Tensor = _op_index_fill_int_Tensor._dispatch_cache
 _op_index_put__default = _ops.aten.index_put_.default
+_c_index_put__default = _op_index_put__default._dispatch_cache
 _op_index_put_default = _ops.aten.index_put.default
+_c_index_put_default = _op_index_put_default._dispatch_cache
 _op_index_reduce__default = _ops.aten.index_reduce_.default
+_c_index_reduce__default = _op_index_reduce__default._dispatch_cache
 _op_index_reduce_default = _ops.aten.index_reduce.default
+_c_index_reduce_default = _op_index_reduce_default._dispatch_cache
 _op_index_reduce_out = _ops.aten.index_reduce.out
+_c_index_reduce_out = _op_index_reduce_out._dispatch_cache
 _op_index_select_default = _ops.aten.index_select.default
+_c_index_select_default = _op_index_select_default._dispatch_cache
 _op_index_select_out = _ops.aten.index_select.out
+_c_index_select_out = _op_index_select_out._dispatch_cache
+_op_inner_default = _ops.aten.inner.default
+_c_inner_default = _op_inner_default._dispatch_cache
+_op_inner_out = _ops.aten.inner.out
+_c_inner_out = _op_inner_out._dispatch_cache
 _op_inverse_default = _ops.aten.inverse.default
+_c_inverse_default = _op_inverse_default._dispatch_cache
 _op_inverse_out = _ops.aten.inverse.out
+_c_inverse_out = _op_inverse_out._dispatch_cache
 _op_isclose_default = _ops.aten.isclose.default
+_c_isclose_default = _op_isclose_default._dispatch_cache
 _op_isfinite_default = _ops.aten.isfinite.default
+_c_isfinite_default = _op_isfinite_default._dispatch_cache
 _op_isinf_default = _ops.aten.isinf.default
+_c_isinf_default = _op_isinf_default._dispatch_cache
 _op_isnan_default = _ops.aten.isnan.default
+_c_isnan_default = _op_isnan_default._dispatch_cache
 _op_isneginf_default = _ops.aten.isneginf.default
+_c_isneginf_default = _op_isneginf_default._dispatch_cache
 _op_isneginf_out = _ops.aten.isneginf.out
+_c_isneginf_out = _op_isneginf_out._dispatch_cache
 _op_isposinf_default = _ops.aten.isposinf.default
+_c_isposinf_default = _op_isposinf_default._dispatch_cache
 _op_isposinf_out = _ops.aten.isposinf.out
+_c_isposinf_out = _op_isposinf_out._dispatch_cache
 _op_kron_default = _ops.aten.kron.default
+_c_kron_default = _op_kron_default._dispatch_cache
 _op_kron_out = _ops.aten.kron.out
+_c_kron_out = _op_kron_out._dispatch_cache
 _op_kthvalue_default = _ops.aten.kthvalue.default
+_c_kthvalue_default = _op_kthvalue_default._dispatch_cache
 _op_kthvalue_values = _ops.aten.kthvalue.values
+_c_kthvalue_values = _op_kthvalue_values._dispatch_cache
 _op_lcm__default = _ops.aten.lcm_.default
+_c_lcm__default = _op_lcm__default._dispatch_cache
 _op_lcm_default = _ops.aten.lcm.default
+_c_lcm_default = _op_lcm_default._dispatch_cache
 _op_lcm_out = _ops.aten.lcm.out
+_c_lcm_out = _op_lcm_out._dispatch_cache
 _op_ldexp_Tensor = _ops.aten.ldexp.Tensor
+_c_ldexp_Tensor = _op_ldexp_Tensor._dispatch_cache
 _op_ldexp__default = _ops.aten.ldexp_.default
+_c_ldexp__default = _op_ldexp__default._dispatch_cache
 _op_ldexp_out = _ops.aten.ldexp.out
+_c_ldexp_out = _op_ldexp_out._dispatch_cache
 _op_le_Scalar = _ops.aten.le.Scalar
+_c_le_Scalar = _op_le_Scalar._dispatch_cache
 _op_le_Tensor = _ops.aten.le.Tensor
+_c_le_Tensor = _op_le_Tensor._dispatch_cache
 _op_le_Tensor_out = _ops.aten.le.Tensor_out
+_c_le_Tensor_out = _op_le_Tensor_out._dispatch_cache
 _op_le__Scalar = _ops.aten.le_.Scalar
+_c_le__Scalar = _op_le__Scalar._dispatch_cache
 _op_le__Tensor = _ops.aten.le_.Tensor
+_c_le__Tensor = _op_le__Tensor._dispatch_cache
 _op_lerp_Scalar = _ops.aten.lerp.Scalar
+_c_lerp_Scalar = _op_lerp_Scalar._dispatch_cache
 _op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
+_c_lerp_Scalar_out = _op_lerp_Scalar_out._dispatch_cache
 _op_lerp_Tensor = _ops.aten.lerp.Tensor
+_c_lerp_Tensor = _op_lerp_Tensor._dispatch_cache
 _op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
+_c_lerp_Tensor_out = _op_lerp_Tensor_out._dispatch_cache
 _op_lerp__Scalar = _ops.aten.lerp_.Scalar
+_c_lerp__Scalar = _op_lerp__Scalar._dispatch_cache
 _op_lerp__Tensor = _ops.aten.lerp_.Tensor
+_c_lerp__Tensor = _op_lerp__Tensor._dispatch_cache
 _op_less_Scalar = _ops.aten.less.Scalar
+_c_less_Scalar = _op_less_Scalar._dispatch_cache
 _op_less_Tensor = _ops.aten.less.Tensor
+_c_less_Tensor = _op_less_Tensor._dispatch_cache
 _op_less_Tensor_out = _ops.aten.less.Tensor_out
+_c_less_Tensor_out = _op_less_Tensor_out._dispatch_cache
 _op_less_equal_Scalar = _ops.aten.less_equal.Scalar
+_c_less_equal_Scalar = _op_less_equal_Scalar._dispatch_cache
 _op_less_equal_Tensor = _ops.aten.less_equal.Tensor
+_c_less_equal_Tensor = _op_less_equal_Tensor._dispatch_cache
 _op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
+_c_less_equal_Tensor_out = _op_less_equal_Tensor_out._dispatch_cache
 _op_lgamma__default = _ops.aten.lgamma_.default
+_c_lgamma__default = _op_lgamma__default._dispatch_cache
 _op_lgamma_default = _ops.aten.lgamma.default
+_c_lgamma_default = _op_lgamma_default._dispatch_cache
 _op_lgamma_out = _ops.aten.lgamma.out
+_c_lgamma_out = _op_lgamma_out._dispatch_cache
 _op_log10__default = _ops.aten.log10_.default
+_c_log10__default = _op_log10__default._dispatch_cache
 _op_log10_default = _ops.aten.log10.default
+_c_log10_default = _op_log10_default._dispatch_cache
 _op_log10_out = _ops.aten.log10.out
+_c_log10_out = _op_log10_out._dispatch_cache
 _op_log1p__default = _ops.aten.log1p_.default
+_c_log1p__default = _op_log1p__default._dispatch_cache
 _op_log1p_default = _ops.aten.log1p.default
+_c_log1p_default = _op_log1p_default._dispatch_cache
 _op_log1p_out = _ops.aten.log1p.out
+_c_log1p_out = _op_log1p_out._dispatch_cache
 _op_log2__default = _ops.aten.log2_.default
+_c_log2__default = _op_log2__default._dispatch_cache
 _op_log2_default = _ops.aten.log2.default
+_c_log2_default = _op_log2_default._dispatch_cache
 _op_log2_out = _ops.aten.log2.out
+_c_log2_out = _op_log2_out._dispatch_cache
 _op_log__default = _ops.aten.log_.default
+_c_log__default = _op_log__default._dispatch_cache
 _op_log_default = _ops.aten.log.default
+_c_log_default = _op_log_default._dispatch_cache
 _op_log_normal__default = _ops.aten.log_normal_.default
+_c_log_normal__default = _op_log_normal__default._dispatch_cache
 _op_log_out = _ops.aten.log.out
+_c_log_out = _op_log_out._dispatch_cache
 _op_log_softmax_int = _ops.aten.log_softmax.int
+_c_log_softmax_int = _op_log_softmax_int._dispatch_cache
 _op_log_softmax_int_out = _ops.aten.log_softmax.int_out
+_c_log_softmax_int_out = _op_log_softmax_int_out._dispatch_cache
 _op_logaddexp2_default = _ops.aten.logaddexp2.default
+_c_logaddexp2_default = _op_logaddexp2_default._dispatch_cache
 _op_logaddexp2_out = _ops.aten.logaddexp2.out
+_c_logaddexp2_out = _op_logaddexp2_out._dispatch_cache
 _op_logaddexp_default = _ops.aten.logaddexp.default
+_c_logaddexp_default = _op_logaddexp_default._dispatch_cache
 _op_logaddexp_out = _ops.aten.logaddexp.out
+_c_logaddexp_out = _op_logaddexp_out._dispatch_cache
 _op_logcumsumexp_default = _ops.aten.logcumsumexp.default
+_c_logcumsumexp_default = _op_logcumsumexp_default._dispatch_cache
 _op_logcumsumexp_out = _ops.aten.logcumsumexp.out
+_c_logcumsumexp_out = _op_logcumsumexp_out._dispatch_cache
 _op_logdet_default = _ops.aten.logdet.default
+_c_logdet_default = _op_logdet_default._dispatch_cache
 _op_logical_and__default = _ops.aten.logical_and_.default
+_c_logical_and__default = _op_logical_and__default._dispatch_cache
 _op_logical_and_default = _ops.aten.logical_and.default
+_c_logical_and_default = _op_logical_and_default._dispatch_cache
 _op_logical_and_out = _ops.aten.logical_and.out
+_c_logical_and_out = _op_logical_and_out._dispatch_cache
 _op_logical_not__default = _ops.aten.logical_not_.default
+_c_logical_not__default = _op_logical_not__default._dispatch_cache
 _op_logical_not_default = _ops.aten.logical_not.default
+_c_logical_not_default = _op_logical_not_default._dispatch_cache
 _op_logical_not_out = _ops.aten.logical_not.out
+_c_logical_not_out = _op_logical_not_out._dispatch_cache
 _op_logical_or__default = _ops.aten.logical_or_.default
+_c_logical_or__default = _op_logical_or__default._dispatch_cache
 _op_logical_or_default = _ops.aten.logical_or.default
+_c_logical_or_default = _op_logical_or_default._dispatch_cache
 _op_logical_or_out = _ops.aten.logical_or.out
+_c_logical_or_out = _op_logical_or_out._dispatch_cache
 _op_logical_xor__default = _ops.aten.logical_xor_.default
+_c_logical_xor__default = _op_logical_xor__default._dispatch_cache
 _op_logical_xor_default = _ops.aten.logical_xor.default
+_c_logical_xor_default = _op_logical_xor_default._dispatch_cache
 _op_logical_xor_out = _ops.aten.logical_xor.out
+_c_logical_xor_out = _op_logical_xor_out._dispatch_cache
 _op_logit__default = _ops.aten.logit_.default
+_c_logit__default = _op_logit__default._dispatch_cache
 _op_logit_default = _ops.aten.logit.default
+_c_logit_default = _op_logit_default._dispatch_cache
 _op_logit_out = _ops.aten.logit.out
+_c_logit_out = _op_logit_out._dispatch_cache
 _op_logsumexp_default = _ops.aten.logsumexp.default
+_c_logsumexp_default = _op_logsumexp_default._dispatch_cache
 _op_logsumexp_out = _ops.aten.logsumexp.out
+_c_logsumexp_out = _op_logsumexp_out._dispatch_cache
 _op_lt_Scalar = _ops.aten.lt.Scalar
+_c_lt_Scalar = _op_lt_Scalar._dispatch_cache
 _op_lt_Tensor = _ops.aten.lt.Tensor
+_c_lt_Tensor = _op_lt_Tensor._dispatch_cache
 _op_lt_Tensor_out = _ops.aten.lt.Tensor_out
+_c_lt_Tensor_out = _op_lt_Tensor_out._dispatch_cache
 _op_lt__Scalar = _ops.aten.lt_.Scalar
+_c_lt__Scalar = _op_lt__Scalar._dispatch_cache
 _op_lt__Tensor = _ops.aten.lt_.Tensor
+_c_lt__Tensor = _op_lt__Tensor._dispatch_cache
 _op_lu_solve_default = _ops.aten.lu_solve.default
+_c_lu_solve_default = _op_lu_solve_default._dispatch_cache
 _op_lu_solve_out = _ops.aten.lu_solve.out
+_c_lu_solve_out = _op_lu_solve_out._dispatch_cache
 _op_masked_fill_Scalar = _ops.aten.masked_fill.Scalar
+_c_masked_fill_Scalar = _op_masked_fill_Scalar._dispatch_cache
 _op_masked_fill_Tensor = _ops.aten.masked_fill.Tensor
+_c_masked_fill_Tensor = _op_masked_fill_Tensor._dispatch_cache
 _op_masked_fill__Scalar = _ops.aten.masked_fill_.Scalar
+_c_masked_fill__Scalar = _op_masked_fill__Scalar._dispatch_cache
 _op_masked_fill__Tensor = _ops.aten.masked_fill_.Tensor
+_c_masked_fill__Tensor = _op_masked_fill__Tensor._dispatch_cache
 _op_masked_scatter__default = _ops.aten.masked_scatter_.default
+_c_masked_scatter__default = _op_masked_scatter__default._dispatch_cache
 _op_masked_scatter_default = _ops.aten.masked_scatter.default
+_c_masked_scatter_default = _op_masked_scatter_default._dispatch_cache
 _op_masked_select_default = _ops.aten.masked_select.default
+_c_masked_select_default = _op_masked_select_default._dispatch_cache
 _op_masked_select_out = _ops.aten.masked_select.out
+_c_masked_select_out = _op_masked_select_out._dispatch_cache
 _op_matmul_default = _ops.aten.matmul.default
+_c_matmul_default = _op_matmul_default._dispatch_cache
 _op_matmul_out = _ops.aten.matmul.out
+_c_matmul_out = _op_matmul_out._dispatch_cache
 _op_matrix_exp_default = _ops.aten.matrix_exp.default
+_c_matrix_exp_default = _op_matrix_exp_default._dispatch_cache
 _op_matrix_power_default = _ops.aten.matrix_power.default
+_c_matrix_power_default = _op_matrix_power_default._dispatch_cache
 _op_matrix_power_out = _ops.aten.matrix_power.out
+_c_matrix_power_out = _op_matrix_power_out._dispatch_cache
 _op_max_default = _ops.aten.max.default
+_c_max_default = _op_max_default._dispatch_cache
 _op_max_dim = _ops.aten.max.dim
+_c_max_dim = _op_max_dim._dispatch_cache
 _op_max_dim_max = _ops.aten.max.dim_max
+_c_max_dim_max = _op_max_dim_max._dispatch_cache
 _op_max_other = _ops.aten.max.other
+_c_max_other = _op_max_other._dispatch_cache
 _op_max_out = _ops.aten.max.out
+_c_max_out = _op_max_out._dispatch_cache
 _op_max_unary_out = _ops.aten.max.unary_out
+_c_max_unary_out = _op_max_unary_out._dispatch_cache
 _op_maximum_default = _ops.aten.maximum.default
+_c_maximum_default = _op_maximum_default._dispatch_cache
 _op_maximum_out = _ops.aten.maximum.out
+_c_maximum_out = _op_maximum_out._dispatch_cache
 _op_mean_default = _ops.aten.mean.default
+_c_mean_default = _op_mean_default._dispatch_cache
 _op_mean_dim = _ops.aten.mean.dim
+_c_mean_dim = _op_mean_dim._dispatch_cache
 _op_mean_dtype_out = _ops.aten.mean.dtype_out
+_c_mean_dtype_out = _op_mean_dtype_out._dispatch_cache
 _op_mean_out = _ops.aten.mean.out
+_c_mean_out = _op_mean_out._dispatch_cache
 _op_median_default = _ops.aten.median.default
+_c_median_default = _op_median_default._dispatch_cache
 _op_median_dim = _ops.aten.median.dim
+_c_median_dim = _op_median_dim._dispatch_cache
 _op_median_dim_values = _ops.aten.median.dim_values
+_c_median_dim_values = _op_median_dim_values._dispatch_cache
 _op_min_default = _ops.aten.min.default
+_c_min_default = _op_min_default._dispatch_cache
 _op_min_dim = _ops.aten.min.dim
+_c_min_dim = _op_min_dim._dispatch_cache
 _op_min_dim_min = _ops.aten.min.dim_min
+_c_min_dim_min = _op_min_dim_min._dispatch_cache
 _op_min_other = _ops.aten.min.other
+_c_min_other = _op_min_other._dispatch_cache
 _op_min_out = _ops.aten.min.out
+_c_min_out = _op_min_out._dispatch_cache
 _op_min_unary_out = _ops.aten.min.unary_out
+_c_min_unary_out = _op_min_unary_out._dispatch_cache
 _op_minimum_default = _ops.aten.minimum.default
+_c_minimum_default = _op_minimum_default._dispatch_cache
 _op_minimum_out = _ops.aten.minimum.out
+_c_minimum_out = _op_minimum_out._dispatch_cache
 _op_mm_default = _ops.aten.mm.default
+_c_mm_default = _op_mm_default._dispatch_cache
 _op_mm_out = _ops.aten.mm.out
+_c_mm_out = _op_mm_out._dispatch_cache
 _op_mode_default = _ops.aten.mode.default
+_c_mode_default = _op_mode_default._dispatch_cache
 _op_mode_values = _ops.aten.mode.values
+_c_mode_values = _op_mode_values._dispatch_cache
 _op_movedim_int = _ops.aten.movedim.int
+_c_movedim_int = _op_movedim_int._dispatch_cache
 _op_movedim_intlist = _ops.aten.movedim.intlist
+_c_movedim_intlist = _op_movedim_intlist._dispatch_cache
 _op_msort_default = _ops.aten.msort.default
+_c_msort_default = _op_msort_default._dispatch_cache
 _op_msort_out = _ops.aten.msort.out
+_c_msort_out = _op_msort_out._dispatch_cache
 _op_mul_Tensor = _ops.aten.mul.Tensor
+_c_mul_Tensor = _op_mul_Tensor._dispatch_cache
 _op_mul__Tensor = _ops.aten.mul_.Tensor
+_c_mul__Tensor = _op_mul__Tensor._dispatch_cache
 _op_mul_out = _ops.aten.mul.out
+_c_mul_out = _op_mul_out._dispatch_cache
 _op_multinomial_default = _ops.aten.multinomial.default
+_c_multinomial_default = _op_multinomial_default._dispatch_cache
 _op_multinomial_out = _ops.aten.multinomial.out
+_c_multinomial_out = _op_multinomial_out._dispatch_cache
 _op_multiply_Tensor = _ops.aten.multiply.Tensor
+_c_multiply_Tensor = _op_multiply_Tensor._dispatch_cache
 _op_multiply_out = _ops.aten.multiply.out
+_c_multiply_out = _op_multiply_out._dispatch_cache
 _op_mv_default = _ops.aten.mv.default
+_c_mv_default = _op_mv_default._dispatch_cache
 _op_mv_out = _ops.aten.mv.out
+_c_mv_out = _op_mv_out._dispatch_cache
 _op_mvlgamma__default = _ops.aten.mvlgamma_.default
+_c_mvlgamma__default = _op_mvlgamma__default._dispatch_cache
 _op_mvlgamma_default = _ops.aten.mvlgamma.default
+_c_mvlgamma_default = _op_mvlgamma_default._dispatch_cache
 _op_mvlgamma_out = _ops.aten.mvlgamma.out
+_c_mvlgamma_out = _op_mvlgamma_out._dispatch_cache
 _op_nan_to_num__default = _ops.aten.nan_to_num_.default
+_c_nan_to_num__default = _op_nan_to_num__default._dispatch_cache
 _op_nan_to_num_default = _ops.aten.nan_to_num.default
+_c_nan_to_num_default = _op_nan_to_num_default._dispatch_cache
 _op_nan_to_num_out = _ops.aten.nan_to_num.out
+_c_nan_to_num_out = _op_nan_to_num_out._dispatch_cache
 _op_nanmean_default = _ops.aten.nanmean.default
+_c_nanmean_default = _op_nanmean_default._dispatch_cache
 _op_nanmean_out = _ops.aten.nanmean.out
+_c_nanmean_out = _op_nanmean_out._dispatch_cache
 _op_nanmedian_default = _ops.aten.nanmedian.default
+_c_nanmedian_default = _op_nanmedian_default._dispatch_cache
 _op_nanmedian_dim = _ops.aten.nanmedian.dim
+_c_nanmedian_dim = _op_nanmedian_dim._dispatch_cache
 _op_nanmedian_dim_values = _ops.aten.nanmedian.dim_values
+_c_nanmedian_dim_values = _op_nanmedian_dim_values._dispatch_cache
 _op_nanquantile_default = _ops.aten.nanquantile.default
+_c_nanquantile_default = _op_nanquantile_default._dispatch_cache
 _op_nanquantile_out = _ops.aten.nanquantile.out
+_c_nanquantile_out = _op_nanquantile_out._dispatch_cache
 _op_nanquantile_scalar = _ops.aten.nanquantile.scalar
+_c_nanquantile_scalar = _op_nanquantile_scalar._dispatch_cache
 _op_nanquantile_scalar_out = _ops.aten.nanquantile.scalar_out
+_c_nanquantile_scalar_out = _op_nanquantile_scalar_out._dispatch_cache
 _op_nansum_default = _ops.aten.nansum.default
+_c_nansum_default = _op_nansum_default._dispatch_cache
 _op_nansum_out = _ops.aten.nansum.out
+_c_nansum_out = _op_nansum_out._dispatch_cache
 _op_narrow_copy_default = _ops.aten.narrow_copy.default
+_c_narrow_copy_default = _op_narrow_copy_default._dispatch_cache
 _op_narrow_copy_out = _ops.aten.narrow_copy.out
+_c_narrow_copy_out = _op_narrow_copy_out._dispatch_cache
 _op_narrow_default = _ops.aten.narrow.default
+_c_narrow_default = _op_narrow_default._dispatch_cache
 _op_ne_Scalar = _ops.aten.ne.Scalar
+_c_ne_Scalar = _op_ne_Scalar._dispatch_cache
 _op_ne_Tensor = _ops.aten.ne.Tensor
+_c_ne_Tensor = _op_ne_Tensor._dispatch_cache
 _op_ne_Tensor_out = _ops.aten.ne.Tensor_out
+_c_ne_Tensor_out = _op_ne_Tensor_out._dispatch_cache
 _op_ne__Scalar = _ops.aten.ne_.Scalar
+_c_ne__Scalar = _op_ne__Scalar._dispatch_cache
 _op_ne__Tensor = _ops.aten.ne_.Tensor
+_c_ne__Tensor = _op_ne__Tensor._dispatch_cache
 _op_neg__default = _ops.aten.neg_.default
+_c_neg__default = _op_neg__default._dispatch_cache
 _op_neg_default = _ops.aten.neg.default
+_c_neg_default = _op_neg_default._dispatch_cache
 _op_neg_out = _ops.aten.neg.out
+_c_neg_out = _op_neg_out._dispatch_cache
 _op_negative_default = _ops.aten.negative.default
+_c_negative_default = _op_negative_default._dispatch_cache
 _op_negative_out = _ops.aten.negative.out
+_c_negative_out = _op_negative_out._dispatch_cache
 _op_new_empty_default = _ops.aten.new_empty.default
+_c_new_empty_default = _op_new_empty_default._dispatch_cache
 _op_new_empty_strided_default = _ops.aten.new_empty_strided.default
+_c_new_empty_strided_default = _op_new_empty_strided_default._dispatch_cache
 _op_new_full_default = _ops.aten.new_full.default
+_c_new_full_default = _op_new_full_default._dispatch_cache
 _op_new_ones_default = _ops.aten.new_ones.default
+_c_new_ones_default = _op_new_ones_default._dispatch_cache
 _op_new_zeros_default = _ops.aten.new_zeros.default
+_c_new_zeros_default = _op_new_zeros_default._dispatch_cache
 _op_nextafter__default = _ops.aten.nextafter_.default
+_c_nextafter__default = _op_nextafter__default._dispatch_cache
 _op_nextafter_default = _ops.aten.nextafter.default
+_c_nextafter_default = _op_nextafter_default._dispatch_cache
 _op_nextafter_out = _ops.aten.nextafter.out
+_c_nextafter_out = _op_nextafter_out._dispatch_cache
 _op_nonzero_default = _ops.aten.nonzero.default
+_c_nonzero_default = _op_nonzero_default._dispatch_cache
 _op_nonzero_out = _ops.aten.nonzero.out
+_c_nonzero_out = _op_nonzero_out._dispatch_cache
 _op_norm_Scalar = _ops.aten.norm.Scalar
+_c_norm_Scalar = _op_norm_Scalar._dispatch_cache
 _op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
+_c_norm_ScalarOpt_dim = _op_norm_ScalarOpt_dim._dispatch_cache
 _op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
+_c_norm_ScalarOpt_dim_dtype = _op_norm_ScalarOpt_dim_dtype._dispatch_cache
 _op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
+_c_norm_ScalarOpt_dtype = _op_norm_ScalarOpt_dtype._dispatch_cache
 _op_norm_dtype_out = _ops.aten.norm.dtype_out
+_c_norm_dtype_out = _op_norm_dtype_out._dispatch_cache
 _op_norm_out = _ops.aten.norm.out
+_c_norm_out = _op_norm_out._dispatch_cache
 _op_normal__default = _ops.aten.normal_.default
+_c_normal__default = _op_normal__default._dispatch_cache
 _op_not_equal_Scalar = _ops.aten.not_equal.Scalar
+_c_not_equal_Scalar = _op_not_equal_Scalar._dispatch_cache
 _op_not_equal_Tensor = _ops.aten.not_equal.Tensor
+_c_not_equal_Tensor = _op_not_equal_Tensor._dispatch_cache
 _op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
+_c_not_equal_Tensor_out = _op_not_equal_Tensor_out._dispatch_cache
 _op_outer_default = _ops.aten.outer.default
+_c_outer_default = _op_outer_default._dispatch_cache
 _op_outer_out = _ops.aten.outer.out
+_c_outer_out = _op_outer_out._dispatch_cache
 _op_permute_default = _ops.aten.permute.default
+_c_permute_default = _op_permute_default._dispatch_cache
 _op_pinverse_default = _ops.aten.pinverse.default
+_c_pinverse_default = _op_pinverse_default._dispatch_cache
 _op_polygamma__default = _ops.aten.polygamma_.default
+_c_polygamma__default = _op_polygamma__default._dispatch_cache
 _op_polygamma_default = _ops.aten.polygamma.default
+_c_polygamma_default = _op_polygamma_default._dispatch_cache
 _op_polygamma_out = _ops.aten.polygamma.out
+_c_polygamma_out = _op_polygamma_out._dispatch_cache
 _op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
+_c_pow_Tensor_Scalar = _op_pow_Tensor_Scalar._dispatch_cache
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
+_c_pow_Tensor_Tensor = _op_pow_Tensor_Tensor._dispatch_cache
 _op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
+_c_pow_Tensor_Tensor_out = _op_pow_Tensor_Tensor_out._dispatch_cache
 _op_pow__Scalar = _ops.aten.pow_.Scalar
+_c_pow__Scalar = _op_pow__Scalar._dispatch_cache
 _op_pow__Tensor = _ops.aten.pow_.Tensor
+_c_pow__Tensor = _op_pow__Tensor._dispatch_cache
 _op_prelu_default = _ops.aten.prelu.default
+_c_prelu_default = _op_prelu_default._dispatch_cache
 _op_prod_default = _ops.aten.prod.default
+_c_prod_default = _op_prod_default._dispatch_cache
 _op_prod_dim_int = _ops.aten.prod.dim_int
+_c_prod_dim_int = _op_prod_dim_int._dispatch_cache
 _op_prod_int_out = _ops.aten.prod.int_out
+_c_prod_int_out = _op_prod_int_out._dispatch_cache
 _op_put__default = _ops.aten.put_.default
+_c_put__default = _op_put__default._dispatch_cache
 _op_put_default = _ops.aten.put.default
+_c_put_default = _op_put_default._dispatch_cache
 _op_qr_Q = _ops.aten.qr.Q
+_c_qr_Q = _op_qr_Q._dispatch_cache
 _op_qr_default = _ops.aten.qr.default
+_c_qr_default = _op_qr_default._dispatch_cache
 _op_quantile_default = _ops.aten.quantile.default
+_c_quantile_default = _op_quantile_default._dispatch_cache
 _op_quantile_out = _ops.aten.quantile.out
+_c_quantile_out = _op_quantile_out._dispatch_cache
 _op_quantile_scalar = _ops.aten.quantile.scalar
+_c_quantile_scalar = _op_quantile_scalar._dispatch_cache
 _op_quantile_scalar_out = _ops.aten.quantile.scalar_out
+_c_quantile_scalar_out = _op_quantile_scalar_out._dispatch_cache
 _op_rad2deg__default = _ops.aten.rad2deg_.default
+_c_rad2deg__default = _op_rad2deg__default._dispatch_cache
 _op_rad2deg_default = _ops.aten.rad2deg.default
+_c_rad2deg_default = _op_rad2deg_default._dispatch_cache
 _op_rad2deg_out = _ops.aten.rad2deg.out
+_c_rad2deg_out = _op_rad2deg_out._dispatch_cache
 _op_random__default = _ops.aten.random_.default
+_c_random__default = _op_random__default._dispatch_cache
 _op_random__from = getattr(_ops.aten.random_, 'from')
+_c_random__from = _op_random__from._dispatch_cache
 _op_random__to = _ops.aten.random_.to
+_c_random__to = _op_random__to._dispatch_cache
 _op_reciprocal__default = _ops.aten.reciprocal_.default
+_c_reciprocal__default = _op_reciprocal__default._dispatch_cache
 _op_reciprocal_default = _ops.aten.reciprocal.default
+_c_reciprocal_default = _op_reciprocal_default._dispatch_cache
 _op_reciprocal_out = _ops.aten.reciprocal.out
+_c_reciprocal_out = _op_reciprocal_out._dispatch_cache
 _op_relu__default = _ops.aten.relu_.default
+_c_relu__default = _op_relu__default._dispatch_cache
 _op_relu_default = _ops.aten.relu.default
+_c_relu_default = _op_relu_default._dispatch_cache
 _op_remainder_Scalar = _ops.aten.remainder.Scalar
+_c_remainder_Scalar = _op_remainder_Scalar._dispatch_cache
 _op_remainder_Tensor = _ops.aten.remainder.Tensor
+_c_remainder_Tensor = _op_remainder_Tensor._dispatch_cache
 _op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
+_c_remainder_Tensor_out = _op_remainder_Tensor_out._dispatch_cache
 _op_remainder__Scalar = _ops.aten.remainder_.Scalar
+_c_remainder__Scalar = _op_remainder__Scalar._dispatch_cache
 _op_remainder__Tensor = _ops.aten.remainder_.Tensor
+_c_remainder__Tensor = _op_remainder__Tensor._dispatch_cache
 _op_repeat_default = _ops.aten.repeat.default
+_c_repeat_default = _op_repeat_default._dispatch_cache
 _op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
+_c_repeat_interleave_self_Tensor = _op_repeat_interleave_self_Tensor._dispatch_cache
 _op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
+_c_repeat_interleave_self_int = _op_repeat_interleave_self_int._dispatch_cache
 _op_reshape_as_default = _ops.aten.reshape_as.default
+_c_reshape_as_default = _op_reshape_as_default._dispatch_cache
 _op_reshape_default = _ops.aten.reshape.default
+_c_reshape_default = _op_reshape_default._dispatch_cache
 _op_resize__default = _ops.aten.resize_.default
+_c_resize__default = _op_resize__default._dispatch_cache
 _op_resolve_conj_default = _ops.aten.resolve_conj.default
+_c_resolve_conj_default = _op_resolve_conj_default._dispatch_cache
 _op_resolve_neg_default = _ops.aten.resolve_neg.default
+_c_resolve_neg_default = _op_resolve_neg_default._dispatch_cache
 _op_roll_default = _ops.aten.roll.default
+_c_roll_default = _op_roll_default._dispatch_cache
 _op_rot90_default = _ops.aten.rot90.default
+_c_rot90_default = _op_rot90_default._dispatch_cache
 _op_round__decimals = _ops.aten.round_.decimals
+_c_round__decimals = _op_round__decimals._dispatch_cache
 _op_round__default = _ops.aten.round_.default
+_c_round__default = _op_round__default._dispatch_cache
 _op_round_decimals = _ops.aten.round.decimals
+_c_round_decimals = _op_round_decimals._dispatch_cache
 _op_round_decimals_out = _ops.aten.round.decimals_out
+_c_round_decimals_out = _op_round_decimals_out._dispatch_cache
 _op_round_default = _ops.aten.round.default
+_c_round_default = _op_round_default._dispatch_cache
 _op_round_out = _ops.aten.round.out
+_c_round_out = _op_round_out._dispatch_cache
 _op_rsqrt__default = _ops.aten.rsqrt_.default
+_c_rsqrt__default = _op_rsqrt__default._dispatch_cache
 _op_rsqrt_default = _ops.aten.rsqrt.default
+_c_rsqrt_default = _op_rsqrt_default._dispatch_cache
 _op_rsqrt_out = _ops.aten.rsqrt.out
+_c_rsqrt_out = _op_rsqrt_out._dispatch_cache
 _op_scatter__reduce = _ops.aten.scatter_.reduce
+_c_scatter__reduce = _op_scatter__reduce._dispatch_cache
 _op_scatter__src = _ops.aten.scatter_.src
+_c_scatter__src = _op_scatter__src._dispatch_cache
 _op_scatter__value = _ops.aten.scatter_.value
+_c_scatter__value = _op_scatter__value._dispatch_cache
 _op_scatter__value_reduce = _ops.aten.scatter_.value_reduce
+_c_scatter__value_reduce = _op_scatter__value_reduce._dispatch_cache
 _op_scatter_add__default = _ops.aten.scatter_add_.default
+_c_scatter_add__default = _op_scatter_add__default._dispatch_cache
 _op_scatter_add_default = _ops.aten.scatter_add.default
+_c_scatter_add_default = _op_scatter_add_default._dispatch_cache
 _op_scatter_add_out = _ops.aten.scatter_add.out
+_c_scatter_add_out = _op_scatter_add_out._dispatch_cache
 _op_scatter_reduce = _ops.aten.scatter.reduce
+_c_scatter_reduce = _op_scatter_reduce._dispatch_cache
 _op_scatter_reduce__two = _ops.aten.scatter_reduce_.two
+_c_scatter_reduce__two = _op_scatter_reduce__two._dispatch_cache
 _op_scatter_reduce_out = _ops.aten.scatter.reduce_out
+_c_scatter_reduce_out = _op_scatter_reduce_out._dispatch_cache
 _op_scatter_reduce_two = _ops.aten.scatter_reduce.two
+_c_scatter_reduce_two = _op_scatter_reduce_two._dispatch_cache
 _op_scatter_reduce_two_out = _ops.aten.scatter_reduce.two_out
+_c_scatter_reduce_two_out = _op_scatter_reduce_two_out._dispatch_cache
 _op_scatter_src = _ops.aten.scatter.src
+_c_scatter_src = _op_scatter_src._dispatch_cache
 _op_scatter_src_out = _ops.aten.scatter.src_out
+_c_scatter_src_out = _op_scatter_src_out._dispatch_cache
 _op_scatter_value = _ops.aten.scatter.value
+_c_scatter_value = _op_scatter_value._dispatch_cache
 _op_scatter_value_out = _ops.aten.scatter.value_out
+_c_scatter_value_out = _op_scatter_value_out._dispatch_cache
 _op_scatter_value_reduce = _ops.aten.scatter.value_reduce
+_c_scatter_value_reduce = _op_scatter_value_reduce._dispatch_cache
 _op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
+_c_scatter_value_reduce_out = _op_scatter_value_reduce_out._dispatch_cache
 _op_select_int = _ops.aten.select.int
+_c_select_int = _op_select_int._dispatch_cache
 _op_select_scatter_default = _ops.aten.select_scatter.default
+_c_select_scatter_default = _op_select_scatter_default._dispatch_cache
 _op_sgn__default = _ops.aten.sgn_.default
+_c_sgn__default = _op_sgn__default._dispatch_cache
 _op_sgn_default = _ops.aten.sgn.default
+_c_sgn_default = _op_sgn_default._dispatch_cache
 _op_sgn_out = _ops.aten.sgn.out
+_c_sgn_out = _op_sgn_out._dispatch_cache
 _op_sigmoid__default = _ops.aten.sigmoid_.default
+_c_sigmoid__default = _op_sigmoid__default._dispatch_cache
 _op_sigmoid_default = _ops.aten.sigmoid.default
+_c_sigmoid_default = _op_sigmoid_default._dispatch_cache
 _op_sigmoid_out = _ops.aten.sigmoid.out
+_c_sigmoid_out = _op_sigmoid_out._dispatch_cache
 _op_sign__default = _ops.aten.sign_.default
+_c_sign__default = _op_sign__default._dispatch_cache
 _op_sign_default = _ops.aten.sign.default
+_c_sign_default = _op_sign_default._dispatch_cache
 _op_sign_out = _ops.aten.sign.out
+_c_sign_out = _op_sign_out._dispatch_cache
 _op_signbit_default = _ops.aten.signbit.default
+_c_signbit_default = _op_signbit_default._dispatch_cache
 _op_signbit_out = _ops.aten.signbit.out
+_c_signbit_out = _op_signbit_out._dispatch_cache
 _op_sin__default = _ops.aten.sin_.default
+_c_sin__default = _op_sin__default._dispatch_cache
 _op_sin_default = _ops.aten.sin.default
+_c_sin_default = _op_sin_default._dispatch_cache
 _op_sin_out = _ops.aten.sin.out
+_c_sin_out = _op_sin_out._dispatch_cache
 _op_sinc__default = _ops.aten.sinc_.default
+_c_sinc__default = _op_sinc__default._dispatch_cache
 _op_sinc_default = _ops.aten.sinc.default
+_c_sinc_default = _op_sinc_default._dispatch_cache
 _op_sinc_out = _ops.aten.sinc.out
+_c_sinc_out = _op_sinc_out._dispatch_cache
 _op_sinh__default = _ops.aten.sinh_.default
+_c_sinh__default = _op_sinh__default._dispatch_cache
 _op_sinh_default = _ops.aten.sinh.default
+_c_sinh_default = _op_sinh_default._dispatch_cache
 _op_sinh_out = _ops.aten.sinh.out
+_c_sinh_out = _op_sinh_out._dispatch_cache
 _op_slice_Tensor = _ops.aten.slice.Tensor
+_c_slice_Tensor = _op_slice_Tensor._dispatch_cache
 _op_slice_scatter_default = _ops.aten.slice_scatter.default
+_c_slice_scatter_default = _op_slice_scatter_default._dispatch_cache
 _op_slice_scatter_out = _ops.aten.slice_scatter.out
+_c_slice_scatter_out = _op_slice_scatter_out._dispatch_cache
 _op_slogdet_default = _ops.aten.slogdet.default
+_c_slogdet_default = _op_slogdet_default._dispatch_cache
 _op_slogdet_out = _ops.aten.slogdet.out
+_c_slogdet_out = _op_slogdet_out._dispatch_cache
 _op_softmax_int = _ops.aten.softmax.int
+_c_softmax_int = _op_softmax_int._dispatch_cache
 _op_softmax_int_out = _ops.aten.softmax.int_out
+_c_softmax_int_out = _op_softmax_int_out._dispatch_cache
 _op_sort_default = _ops.aten.sort.default
+_c_sort_default = _op_sort_default._dispatch_cache
 _op_sort_stable = _ops.aten.sort.stable
+_c_sort_stable = _op_sort_stable._dispatch_cache
 _op_sort_values = _ops.aten.sort.values
+_c_sort_values = _op_sort_values._dispatch_cache
 _op_sort_values_stable = _ops.aten.sort.values_stable
+_c_sort_values_stable = _op_sort_values_stable._dispatch_cache
 _op_split_Tensor = _ops.aten.split.Tensor
+_c_split_Tensor = _op_split_Tensor._dispatch_cache
 _op_split_with_sizes_default = _ops.aten.split_with_sizes.default
+_c_split_with_sizes_default = _op_split_with_sizes_default._dispatch_cache
 _op_sqrt__default = _ops.aten.sqrt_.default
+_c_sqrt__default = _op_sqrt__default._dispatch_cache
 _op_sqrt_default = _ops.aten.sqrt.default
+_c_sqrt_default = _op_sqrt_default._dispatch_cache
 _op_sqrt_out = _ops.aten.sqrt.out
+_c_sqrt_out = _op_sqrt_out._dispatch_cache
 _op_square__default = _ops.aten.square_.default
+_c_square__default = _op_square__default._dispatch_cache
 _op_square_default = _ops.aten.square.default
+_c_square_default = _op_square_default._dispatch_cache
 _op_square_out = _ops.aten.square.out
+_c_square_out = _op_square_out._dispatch_cache
 _op_squeeze_default = _ops.aten.squeeze.default
+_c_squeeze_default = _op_squeeze_default._dispatch_cache
 _op_squeeze_dim = _ops.aten.squeeze.dim
+_c_squeeze_dim = _op_squeeze_dim._dispatch_cache
 _op_squeeze_dims = _ops.aten.squeeze.dims
+_c_squeeze_dims = _op_squeeze_dims._dispatch_cache
 _op_std_correction = _ops.aten.std.correction
+_c_std_correction = _op_std_correction._dispatch_cache
 _op_std_correction_out = _ops.aten.std.correction_out
+_c_std_correction_out = _op_std_correction_out._dispatch_cache
 _op_std_default = _ops.aten.std.default
+_c_std_default = _op_std_default._dispatch_cache
 _op_std_dim = _ops.aten.std.dim
+_c_std_dim = _op_std_dim._dispatch_cache
 _op_std_out = _ops.aten.std.out
+_c_std_out = _op_std_out._dispatch_cache
 _op_sub_Tensor = _ops.aten.sub.Tensor
+_c_sub_Tensor = _op_sub_Tensor._dispatch_cache
 _op_sub__Tensor = _ops.aten.sub_.Tensor
+_c_sub__Tensor = _op_sub__Tensor._dispatch_cache
 _op_sub_out = _ops.aten.sub.out
+_c_sub_out = _op_sub_out._dispatch_cache
 _op_subtract_Scalar = _ops.aten.subtract.Scalar
+_c_subtract_Scalar = _op_subtract_Scalar._dispatch_cache
 _op_subtract_Tensor = _ops.aten.subtract.Tensor
+_c_subtract_Tensor = _op_subtract_Tensor._dispatch_cache
 _op_subtract__Scalar = _ops.aten.subtract_.Scalar
+_c_subtract__Scalar = _op_subtract__Scalar._dispatch_cache
 _op_subtract__Tensor = _ops.aten.subtract_.Tensor
+_c_subtract__Tensor = _op_subtract__Tensor._dispatch_cache
 _op_subtract_out = _ops.aten.subtract.out
+_c_subtract_out = _op_subtract_out._dispatch_cache
 _op_sum_IntList_out = _ops.aten.sum.IntList_out
+_c_sum_IntList_out = _op_sum_IntList_out._dispatch_cache
 _op_sum_default = _ops.aten.sum.default
+_c_sum_default = _op_sum_default._dispatch_cache
 _op_sum_dim_IntList = _ops.aten.sum.dim_IntList
+_c_sum_dim_IntList = _op_sum_dim_IntList._dispatch_cache
 _op_svd_U = _ops.aten.svd.U
+_c_svd_U = _op_svd_U._dispatch_cache
 _op_svd_default = _ops.aten.svd.default
+_c_svd_default = _op_svd_default._dispatch_cache
 _op_t_default = _ops.aten.t.default
+_c_t_default = _op_t_default._dispatch_cache
 _op_take_along_dim_default = _ops.aten.take_along_dim.default
+_c_take_along_dim_default = _op_take_along_dim_default._dispatch_cache
 _op_take_along_dim_out = _ops.aten.take_along_dim.out
+_c_take_along_dim_out = _op_take_along_dim_out._dispatch_cache
 _op_take_default = _ops.aten.take.default
+_c_take_default = _op_take_default._dispatch_cache
 _op_take_out = _ops.aten.take.out
+_c_take_out = _op_take_out._dispatch_cache
 _op_tan__default = _ops.aten.tan_.default
+_c_tan__default = _op_tan__default._dispatch_cache
 _op_tan_default = _ops.aten.tan.default
+_c_tan_default = _op_tan_default._dispatch_cache
 _op_tan_out = _ops.aten.tan.out
+_c_tan_out = _op_tan_out._dispatch_cache
 _op_tanh__default = _ops.aten.tanh_.default
+_c_tanh__default = _op_tanh__default._dispatch_cache
 _op_tanh_default = _ops.aten.tanh.default
+_c_tanh_default = _op_tanh_default._dispatch_cache
 _op_tanh_out = _ops.aten.tanh.out
+_c_tanh_out = _op_tanh_out._dispatch_cache
 _op_tile_default = _ops.aten.tile.default
+_c_tile_default = _op_tile_default._dispatch_cache
 _op_topk_default = _ops.aten.topk.default
+_c_topk_default = _op_topk_default._dispatch_cache
 _op_topk_values = _ops.aten.topk.values
+_c_topk_values = _op_topk_values._dispatch_cache
 _op_trace_default = _ops.aten.trace.default
+_c_trace_default = _op_trace_default._dispatch_cache
 _op_transpose_int = _ops.aten.transpose.int
+_c_transpose_int = _op_transpose_int._dispatch_cache
 _op_triangular_solve_X = _ops.aten.triangular_solve.X
+_c_triangular_solve_X = _op_triangular_solve_X._dispatch_cache
 _op_triangular_solve_default = _ops.aten.triangular_solve.default
+_c_triangular_solve_default = _op_triangular_solve_default._dispatch_cache
 _op_tril__default = _ops.aten.tril_.default
+_c_tril__default = _op_tril__default._dispatch_cache
 _op_tril_default = _ops.aten.tril.default
+_c_tril_default = _op_tril_default._dispatch_cache
 _op_tril_out = _ops.aten.tril.out
+_c_tril_out = _op_tril_out._dispatch_cache
 _op_triu__default = _ops.aten.triu_.default
+_c_triu__default = _op_triu__default._dispatch_cache
 _op_triu_default = _ops.aten.triu.default
+_c_triu_default = _op_triu_default._dispatch_cache
 _op_triu_out = _ops.aten.triu.out
+_c_triu_out = _op_triu_out._dispatch_cache
 _op_true_divide_Tensor = _ops.aten.true_divide.Tensor
+_c_true_divide_Tensor = _op_true_divide_Tensor._dispatch_cache
 _op_true_divide_out = _ops.aten.true_divide.out
+_c_true_divide_out = _op_true_divide_out._dispatch_cache
 _op_trunc__default = _ops.aten.trunc_.default
+_c_trunc__default = _op_trunc__default._dispatch_cache
 _op_trunc_default = _ops.aten.trunc.default
+_c_trunc_default = _op_trunc_default._dispatch_cache
 _op_trunc_out = _ops.aten.trunc.out
+_c_trunc_out = _op_trunc_out._dispatch_cache
 _op_unbind_int = _ops.aten.unbind.int
+_c_unbind_int = _op_unbind_int._dispatch_cache
 _op_unflatten_int = _ops.aten.unflatten.int
+_c_unflatten_int = _op_unflatten_int._dispatch_cache
 _op_unfold_default = _ops.aten.unfold.default
+_c_unfold_default = _op_unfold_default._dispatch_cache
 _op_uniform__default = _ops.aten.uniform_.default
+_c_uniform__default = _op_uniform__default._dispatch_cache
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
+_c_unsqueeze_default = _op_unsqueeze_default._dispatch_cache
 _op_var_correction = _ops.aten.var.correction
+_c_var_correction = _op_var_correction._dispatch_cache
 _op_var_correction_out = _ops.aten.var.correction_out
+_c_var_correction_out = _op_var_correction_out._dispatch_cache
 _op_var_default = _ops.aten.var.default
+_c_var_default = _op_var_default._dispatch_cache
 _op_var_dim = _ops.aten.var.dim
+_c_var_dim = _op_var_dim._dispatch_cache
 _op_var_out = _ops.aten.var.out
+_c_var_out = _op_var_out._dispatch_cache
 _op_vdot_default = _ops.aten.vdot.default
+_c_vdot_default = _op_vdot_default._dispatch_cache
 _op_vdot_out = _ops.aten.vdot.out
+_c_vdot_out = _op_vdot_out._dispatch_cache
 _op_view_as_default = _ops.aten.view_as.default
+_c_view_as_default = _op_view_as_default._dispatch_cache
 _op_view_default = _ops.aten.view.default
+_c_view_default = _op_view_default._dispatch_cache
 _op_view_dtype = _ops.aten.view.dtype
+_c_view_dtype = _op_view_dtype._dispatch_cache
 _op_where_ScalarOther = _ops.aten.where.ScalarOther
+_c_where_ScalarOther = _op_where_ScalarOther._dispatch_cache
 _op_where_self = _ops.aten.where.self
+_c_where_self = _op_where_self._dispatch_cache
 _op_where_self_out = _ops.aten.where.self_out
+_c_where_self_out = _op_where_self_out._dispatch_cache
 _op_xlogy_OutScalar_Other = _ops.aten.xlogy.OutScalar_Other
+_c_xlogy_OutScalar_Other = _op_xlogy_OutScalar_Other._dispatch_cache
 _op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
+_c_xlogy_OutTensor = _op_xlogy_OutTensor._dispatch_cache
 _op_xlogy_Scalar_Other = _ops.aten.xlogy.Scalar_Other
+_c_xlogy_Scalar_Other = _op_xlogy_Scalar_Other._dispatch_cache
 _op_xlogy_Tensor = _ops.aten.xlogy.Tensor
+_c_xlogy_Tensor = _op_xlogy_Tensor._dispatch_cache
 _op_xlogy__Scalar_Other = _ops.aten.xlogy_.Scalar_Other
+_c_xlogy__Scalar_Other = _op_xlogy__Scalar_Other._dispatch_cache
 _op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
+_c_xlogy__Tensor = _op_xlogy__Tensor._dispatch_cache
 _op_zero__default = _ops.aten.zero_.default
+_c_zero__default = _op_zero__default._dispatch_cache
 
 def _m_relu(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_relu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_relu_default(self)
 
 def _m_relu_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_relu__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_relu__default(self)
 
 def _m_hardshrink(self, lambd=0.5, *, out=None):
@@ -760,11 +1523,34 @@ def _m_hardshrink(self, lambd=0.5, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
         return _op_hardshrink_out(self, lambd, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if lambd.__class__ in _TENSOR_TYPES:
+        _ks |= lambd._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hardshrink_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, lambd)
     return _op_hardshrink_default(self, lambd)
 
 def _m_prelu(self, weight):
     if weight.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= weight._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_prelu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, weight)
     return _op_prelu_default(self, weight)
 
 def _m_conj_physical(self, *, out=None):
@@ -772,24 +1558,94 @@ def _m_conj_physical(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
         return _op_conj_physical_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_conj_physical_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_conj_physical_default(self)
 
 def _m_conj_physical_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_conj_physical__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_conj_physical__default(self)
 
 def _m_conj(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_conj_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_conj_default(self)
 
 def _m__conj(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__conj_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op__conj_default(self)
 
 def _m__neg_view(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c__neg_view_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op__neg_view_default(self)
 
 def _m_resolve_conj(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_resolve_conj_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_resolve_conj_default(self)
 
 def _m_resolve_neg(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_resolve_neg_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_resolve_neg_default(self)
 
 def _m_angle(self, *, out=None):
@@ -797,6 +1653,16 @@ def _m_angle(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('angle', 'out', None, 'Tensor', out)
         return _op_angle_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_angle_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_angle_default(self)
 
 def _m_contiguous(self, *, memory_format='contiguous_format'):
@@ -804,14 +1670,36 @@ def _m_contiguous(self, *, memory_format='contiguous_format'):
 
 def _m_clone(self, *, memory_format=None):
     if memory_format is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_clone_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self)
         return _op_clone_default(self)
     return _op_clone_default(self, memory_format=memory_format)
 
 def _m_copy_(self, src, non_blocking=False):
-    if src.__class__ not in _TENSOR_TYPES and not _is_num(src):
+    if src.__class__ not in _TENSOR_TYPES and src.__class__ is not float and src.__class__ is not int and not _is_num(src):
         raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
     if non_blocking.__class__ is not bool:
         raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_copy__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, src, non_blocking)
     return _op_copy__default(self, src, non_blocking)
 
 def _m_resize_(self, *size, memory_format=None):
@@ -832,6 +1720,18 @@ def __m_fill__c0(self, value):
     return s
 
 def __m_fill__b0(self, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fill__Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, value)
     return _op_fill__Scalar(self, value)
 
 def __m_fill__c1(self, value):
@@ -841,6 +1741,17 @@ def __m_fill__c1(self, value):
     return s
 
 def __m_fill__b1(self, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fill__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, value)
     return _op_fill__Tensor(self, value)
 
 __m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
@@ -862,6 +1773,16 @@ def _m_fill_(*args, **kwargs):
     raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
 
 def _m_zero_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_zero__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_zero__default(self)
 
 def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
@@ -930,9 +1851,21 @@ def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=No
     return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 def _m_add(self, other, *, alpha=1, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('add', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_add_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, other)
         return _op_add_Tensor(self, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('add', 'alpha', None, 'Number', alpha)
@@ -941,18 +1874,42 @@ def _m_add(self, other, *, alpha=1, out=None):
     return _op_add_Tensor(self, other, alpha=alpha)
 
 def _m_add_(self, other, *, alpha=1):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('add_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_add__Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, other)
         return _op_add__Tensor(self, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('add_', 'alpha', None, 'Number', alpha)
     return _op_add__Tensor(self, other, alpha=alpha)
 
 def _m_sub(self, other, *, alpha=1, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('sub', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_sub_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, other)
         return _op_sub_Tensor(self, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
@@ -961,24 +1918,60 @@ def _m_sub(self, other, *, alpha=1, out=None):
     return _op_sub_Tensor(self, other, alpha=alpha)
 
 def _m_sub_(self, other, *, alpha=1):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_sub__Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, other)
         return _op_sub__Tensor(self, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('sub_', 'alpha', None, 'Number', alpha)
     return _op_sub__Tensor(self, other, alpha=alpha)
 
 def _m_mul(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('mul', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_mul_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mul_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_mul_Tensor(self, other)
 
 def _m_mul_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mul__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_mul__Tensor(self, other)
 
 def __m_div_c0(self, other, *, out=None):
@@ -992,6 +1985,18 @@ def __m_div_c0(self, other, *, out=None):
 def __m_div_b0(self, other, *, out=None):
     if out is not None:
         return _op_div_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_div_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_div_Tensor(self, other)
 
 def __m_div_c1(self, other, *, rounding_mode, out=None):
@@ -1036,6 +2041,18 @@ def __m_div__c0(self, other):
     return s
 
 def __m_div__b0(self, other):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_div__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_div__Tensor(self, other)
 
 def __m_div__c1(self, other, *, rounding_mode):
@@ -1070,19 +2087,43 @@ def _m_div_(*args, **kwargs):
     raise _no_match('div_', args, kwargs, __m_div__sigs, True)
 
 def _m_floor_divide(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_floor_divide_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_floor_divide_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_floor_divide_default(self, other)
 
 def _m_floor_divide_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_floor_divide__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_floor_divide__default(self, other)
 
 def _m_remainder(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1091,17 +2132,41 @@ def _m_remainder(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
         return _op_remainder_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_remainder_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_remainder_Tensor(self, other)
 
 def _m_remainder_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_remainder__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_remainder__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_remainder__Tensor(self, other)
 
 def _m_float_power(self, exponent, *, out=None):
-    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+    if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
         raise _bad_arg('float_power', 'exponent', 1, 'Tensor', exponent)
     if not isinstance(exponent, TensorImpl):
         if out is not None:
@@ -1111,6 +2176,18 @@ def _m_float_power(self, exponent, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('float_power', 'out', None, 'Tensor', out)
         return _op_float_power_Tensor_Tensor_out(self, exponent, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_float_power_Tensor_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, exponent)
     return _op_float_power_Tensor_Tensor(self, exponent)
 
 def __m_float_power__c0(self, exponent):
@@ -1122,6 +2199,18 @@ def __m_float_power__c0(self, exponent):
     return s
 
 def __m_float_power__b0(self, exponent):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_float_power__Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, exponent)
     return _op_float_power__Scalar(self, exponent)
 
 def __m_float_power__c1(self, exponent):
@@ -1131,6 +2220,17 @@ def __m_float_power__c1(self, exponent):
     return s
 
 def __m_float_power__b1(self, exponent):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= exponent._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_float_power__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, exponent)
     return _op_float_power__Tensor(self, exponent)
 
 __m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_power__c1, __m_float_power__b1),)
@@ -1152,7 +2252,7 @@ def _m_float_power_(*args, **kwargs):
     raise _no_match('float_power_', args, kwargs, __m_float_power__sigs, True)
 
 def _m_pow(self, exponent, *, out=None):
-    if exponent.__class__ not in _TENSOR_TYPES and not _is_num(exponent):
+    if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
         raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
     if not isinstance(exponent, TensorImpl):
         if out is None:
@@ -1161,6 +2261,18 @@ def _m_pow(self, exponent, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('pow', 'out', None, 'Tensor', out)
         return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_pow_Tensor_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, exponent)
     return _op_pow_Tensor_Tensor(self, exponent)
 
 def __m_pow__c0(self, exponent):
@@ -1172,6 +2284,18 @@ def __m_pow__c0(self, exponent):
     return s
 
 def __m_pow__b0(self, exponent):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_pow__Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, exponent)
     return _op_pow__Scalar(self, exponent)
 
 def __m_pow__c1(self, exponent):
@@ -1181,6 +2305,17 @@ def __m_pow__c1(self, exponent):
     return s
 
 def __m_pow__b1(self, exponent):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= exponent._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_pow__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, exponent)
     return _op_pow__Tensor(self, exponent)
 
 __m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
@@ -1202,7 +2337,7 @@ def _m_pow_(*args, **kwargs):
     raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
 def _m_eq(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('eq', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1211,17 +2346,41 @@ def _m_eq(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('eq', 'out', None, 'Tensor', out)
         return _op_eq_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_eq_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_eq_Tensor(self, other)
 
 def _m_eq_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_eq__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_eq__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_eq__Tensor(self, other)
 
 def _m_ne(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('ne', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1230,17 +2389,41 @@ def _m_ne(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ne', 'out', None, 'Tensor', out)
         return _op_ne_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ne_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_ne_Tensor(self, other)
 
 def _m_ne_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_ne__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ne__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_ne__Tensor(self, other)
 
 def _m_lt(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('lt', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1249,17 +2432,41 @@ def _m_lt(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lt', 'out', None, 'Tensor', out)
         return _op_lt_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lt_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_lt_Tensor(self, other)
 
 def _m_lt_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_lt__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lt__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_lt__Tensor(self, other)
 
 def _m_le(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('le', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1268,17 +2475,41 @@ def _m_le(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('le', 'out', None, 'Tensor', out)
         return _op_le_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_le_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_le_Tensor(self, other)
 
 def _m_le_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('le_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_le__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_le__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_le__Tensor(self, other)
 
 def _m_gt(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('gt', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1287,17 +2518,41 @@ def _m_gt(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('gt', 'out', None, 'Tensor', out)
         return _op_gt_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_gt_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_gt_Tensor(self, other)
 
 def _m_gt_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_gt__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_gt__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_gt__Tensor(self, other)
 
 def _m_ge(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('ge', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1306,13 +2561,37 @@ def _m_ge(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ge', 'out', None, 'Tensor', out)
         return _op_ge_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ge_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_ge_Tensor(self, other)
 
 def _m_ge_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_ge__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ge__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_ge__Tensor(self, other)
 
 def _m_logical_and(self, other, *, out=None):
@@ -1322,11 +2601,33 @@ def _m_logical_and(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
         return _op_logical_and_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_and_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_logical_and_default(self, other)
 
 def _m_logical_and_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_and__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_logical_and__default(self, other)
 
 def _m_logical_or(self, other, *, out=None):
@@ -1336,11 +2637,33 @@ def _m_logical_or(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
         return _op_logical_or_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_or_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_logical_or_default(self, other)
 
 def _m_logical_or_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_or__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_logical_or__default(self, other)
 
 def _m_logical_xor(self, other, *, out=None):
@@ -1350,15 +2673,37 @@ def _m_logical_xor(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
         return _op_logical_xor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_xor_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_logical_xor_default(self, other)
 
 def _m_logical_xor_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_xor__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_logical_xor__default(self, other)
 
 def _m_bitwise_and(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1367,17 +2712,41 @@ def _m_bitwise_and(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
         return _op_bitwise_and_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_and_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_and_Tensor(self, other)
 
 def _m_bitwise_and_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_and__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_and__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_and__Tensor(self, other)
 
 def _m_bitwise_or(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1386,17 +2755,41 @@ def _m_bitwise_or(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
         return _op_bitwise_or_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_or_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_or_Tensor(self, other)
 
 def _m_bitwise_or_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_or__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_or__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_or__Tensor(self, other)
 
 def _m_bitwise_xor(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1405,13 +2798,37 @@ def _m_bitwise_xor(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
         return _op_bitwise_xor_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_xor_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_xor_Tensor(self, other)
 
 def _m_bitwise_xor_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_xor__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_xor__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_xor__Tensor(self, other)
 
 def _m_neg(self, *, out=None):
@@ -1419,9 +2836,29 @@ def _m_neg(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('neg', 'out', None, 'Tensor', out)
         return _op_neg_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_neg_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_neg_default(self)
 
 def _m_neg_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_neg__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_neg__default(self)
 
 def _m_abs(self, *, out=None):
@@ -1429,9 +2866,29 @@ def _m_abs(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('abs', 'out', None, 'Tensor', out)
         return _op_abs_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_abs_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_abs_default(self)
 
 def _m_abs_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_abs__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_abs__default(self)
 
 def _m_exp(self, *, out=None):
@@ -1439,9 +2896,29 @@ def _m_exp(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('exp', 'out', None, 'Tensor', out)
         return _op_exp_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_exp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_exp_default(self)
 
 def _m_exp_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_exp__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_exp__default(self)
 
 def _m_log(self, *, out=None):
@@ -1449,9 +2926,29 @@ def _m_log(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log', 'out', None, 'Tensor', out)
         return _op_log_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_log_default(self)
 
 def _m_log_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_log__default(self)
 
 def _m_sqrt(self, *, out=None):
@@ -1459,9 +2956,29 @@ def _m_sqrt(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
         return _op_sqrt_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sqrt_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sqrt_default(self)
 
 def _m_sqrt_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sqrt__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sqrt__default(self)
 
 def _m_rsqrt(self, *, out=None):
@@ -1469,9 +2986,29 @@ def _m_rsqrt(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
         return _op_rsqrt_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rsqrt_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_rsqrt_default(self)
 
 def _m_rsqrt_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rsqrt__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_rsqrt__default(self)
 
 def _m_sin(self, *, out=None):
@@ -1479,9 +3016,29 @@ def _m_sin(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sin', 'out', None, 'Tensor', out)
         return _op_sin_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sin_default(self)
 
 def _m_sin_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sin__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sin__default(self)
 
 def _m_cos(self, *, out=None):
@@ -1489,9 +3046,29 @@ def _m_cos(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cos', 'out', None, 'Tensor', out)
         return _op_cos_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cos_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_cos_default(self)
 
 def _m_cos_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cos__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_cos__default(self)
 
 def _m_tanh(self, *, out=None):
@@ -1499,9 +3076,29 @@ def _m_tanh(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('tanh', 'out', None, 'Tensor', out)
         return _op_tanh_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tanh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_tanh_default(self)
 
 def _m_tanh_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tanh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_tanh__default(self)
 
 def _m_sigmoid(self, *, out=None):
@@ -1509,9 +3106,29 @@ def _m_sigmoid(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
         return _op_sigmoid_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sigmoid_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sigmoid_default(self)
 
 def _m_sigmoid_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sigmoid__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sigmoid__default(self)
 
 def _m_bitwise_not(self, *, out=None):
@@ -1519,9 +3136,29 @@ def _m_bitwise_not(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
         return _op_bitwise_not_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_not_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_bitwise_not_default(self)
 
 def _m_bitwise_not_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_not__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_bitwise_not__default(self)
 
 def _m_logical_not(self, *, out=None):
@@ -1529,9 +3166,29 @@ def _m_logical_not(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
         return _op_logical_not_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_not_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_logical_not_default(self)
 
 def _m_logical_not_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logical_not__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_logical_not__default(self)
 
 def __m_clamp_c0(self, min=None, max=None, *, out=None):
@@ -1549,6 +3206,20 @@ def __m_clamp_c0(self, min=None, max=None, *, out=None):
 def __m_clamp_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(self, min, max, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min, max)
     return _op_clamp_default(self, min, max)
 
 def __m_clamp_c1(self, min=None, max=None, *, out=None):
@@ -1562,12 +3233,28 @@ def __m_clamp_c1(self, min=None, max=None, *, out=None):
 def __m_clamp_b1(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_Tensor_out(self, min, max, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min, max)
     return _op_clamp_Tensor(self, min, max)
 
 __m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
 __m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
 
 def _m_clamp(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_clamp_b0(args[0])
     best = None
     for c, b in __m_clamp_ovs:
         try:
@@ -1595,6 +3282,20 @@ def __m_clamp__c0(self, min=None, max=None):
     return s
 
 def __m_clamp__b0(self, min=None, max=None):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min, max)
     return _op_clamp__default(self, min, max)
 
 def __m_clamp__c1(self, min=None, max=None):
@@ -1606,12 +3307,28 @@ def __m_clamp__c1(self, min=None, max=None):
     return s
 
 def __m_clamp__b1(self, min=None, max=None):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min, max)
     return _op_clamp__Tensor(self, min, max)
 
 __m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1),)
 __m_clamp__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
 
 def _m_clamp_(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_clamp__b0(args[0])
     best = None
     for c, b in __m_clamp__ovs:
         try:
@@ -1637,6 +3354,18 @@ def __m_clamp_min_c0(self, min, *, out=None):
 def __m_clamp_min_b0(self, min, *, out=None):
     if out is not None:
         return _op_clamp_min_out(self, min, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_min_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min)
     return _op_clamp_min_default(self, min)
 
 def __m_clamp_min_c1(self, min, *, out=None):
@@ -1648,6 +3377,17 @@ def __m_clamp_min_c1(self, min, *, out=None):
 def __m_clamp_min_b1(self, min, *, out=None):
     if out is not None:
         return _op_clamp_min_Tensor_out(self, min, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= min._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_min_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min)
     return _op_clamp_min_Tensor(self, min)
 
 __m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __m_clamp_min_b1),)
@@ -1679,6 +3419,18 @@ def __m_clamp_max_c0(self, max, *, out=None):
 def __m_clamp_max_b0(self, max, *, out=None):
     if out is not None:
         return _op_clamp_max_out(self, max, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_max_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, max)
     return _op_clamp_max_default(self, max)
 
 def __m_clamp_max_c1(self, max, *, out=None):
@@ -1690,6 +3442,17 @@ def __m_clamp_max_c1(self, max, *, out=None):
 def __m_clamp_max_b1(self, max, *, out=None):
     if out is not None:
         return _op_clamp_max_Tensor_out(self, max, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clamp_max_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, max)
     return _op_clamp_max_Tensor(self, max)
 
 __m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __m_clamp_max_b1),)
@@ -1713,7 +3476,7 @@ def _m_clamp_max(*args, **kwargs):
 def _m_where(self, condition, other, *, out=None):
     if condition.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('where', 'other', 2, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -1722,6 +3485,20 @@ def _m_where(self, condition, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('where', 'out', None, 'Tensor', out)
         return _op_where_self_out(condition, self, other, out=out)
+    _ks = condition._ks
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_where_self[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(condition, self, other)
     return _op_where_self(condition, self, other)
 
 def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -1733,6 +3510,21 @@ def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('isclose', 'atol', 3, 'float', atol)
     if equal_nan.__class__ is not bool:
         raise _bad_arg('isclose', 'equal_nan', 4, 'bool', equal_nan)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if rtol.__class__ in _TENSOR_TYPES:
+        _ks |= rtol._ks
+    if atol.__class__ in _TENSOR_TYPES:
+        _ks |= atol._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isclose_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other, rtol, atol, equal_nan)
     return _op_isclose_default(self, other, rtol, atol, equal_nan)
 
 def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -1744,6 +3536,21 @@ def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('allclose', 'atol', 3, 'float', atol)
     if equal_nan.__class__ is not bool:
         raise _bad_arg('allclose', 'equal_nan', 4, 'bool', equal_nan)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if rtol.__class__ in _TENSOR_TYPES:
+        _ks |= rtol._ks
+    if atol.__class__ in _TENSOR_TYPES:
+        _ks |= atol._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_allclose_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other, rtol, atol, equal_nan)
     return _op_allclose_default(self, other, rtol, atol, equal_nan)
 
 def _m_exp2(self, *, out=None):
@@ -1751,9 +3558,29 @@ def _m_exp2(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('exp2', 'out', None, 'Tensor', out)
         return _op_exp2_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_exp2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_exp2_default(self)
 
 def _m_exp2_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_exp2__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_exp2__default(self)
 
 def _m_expm1(self, *, out=None):
@@ -1761,9 +3588,29 @@ def _m_expm1(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('expm1', 'out', None, 'Tensor', out)
         return _op_expm1_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_expm1_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_expm1_default(self)
 
 def _m_expm1_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_expm1__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_expm1__default(self)
 
 def _m_log1p(self, *, out=None):
@@ -1771,9 +3618,29 @@ def _m_log1p(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log1p', 'out', None, 'Tensor', out)
         return _op_log1p_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log1p_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_log1p_default(self)
 
 def _m_log1p_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log1p__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_log1p__default(self)
 
 def _m_log2(self, *, out=None):
@@ -1781,9 +3648,29 @@ def _m_log2(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log2', 'out', None, 'Tensor', out)
         return _op_log2_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_log2_default(self)
 
 def _m_log2_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log2__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_log2__default(self)
 
 def _m_log10(self, *, out=None):
@@ -1791,9 +3678,29 @@ def _m_log10(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log10', 'out', None, 'Tensor', out)
         return _op_log10_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log10_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_log10_default(self)
 
 def _m_log10_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log10__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_log10__default(self)
 
 def _m_sign(self, *, out=None):
@@ -1801,9 +3708,29 @@ def _m_sign(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sign', 'out', None, 'Tensor', out)
         return _op_sign_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sign_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sign_default(self)
 
 def _m_sign_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sign__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sign__default(self)
 
 def _m_sgn(self, *, out=None):
@@ -1811,9 +3738,29 @@ def _m_sgn(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sgn', 'out', None, 'Tensor', out)
         return _op_sgn_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sgn_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sgn_default(self)
 
 def _m_sgn_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sgn__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sgn__default(self)
 
 def _m_floor(self, *, out=None):
@@ -1821,9 +3768,29 @@ def _m_floor(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('floor', 'out', None, 'Tensor', out)
         return _op_floor_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_floor_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_floor_default(self)
 
 def _m_floor_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_floor__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_floor__default(self)
 
 def _m_ceil(self, *, out=None):
@@ -1831,9 +3798,29 @@ def _m_ceil(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ceil', 'out', None, 'Tensor', out)
         return _op_ceil_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ceil_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_ceil_default(self)
 
 def _m_ceil_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ceil__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_ceil__default(self)
 
 def __m_round_c0(self, *, out=None):
@@ -1843,6 +3830,16 @@ def __m_round_c0(self, *, out=None):
 def __m_round_b0(self, *, out=None):
     if out is not None:
         return _op_round_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_round_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_round_default(self)
 
 def __m_round_c1(self, *, decimals, out=None):
@@ -1860,6 +3857,8 @@ __m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
 __m_round_sigs = ('(*, Tensor out = None)', '(*, int decimals, Tensor out = None)')
 
 def _m_round(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_round_b0(args[0])
     best = None
     for c, b in __m_round_ovs:
         try:
@@ -1879,6 +3878,16 @@ def __m_round__c0(self):
     return s
 
 def __m_round__b0(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_round__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_round__default(self)
 
 def __m_round__c1(self, *, decimals):
@@ -1894,6 +3903,8 @@ __m_round__ovs = ((__m_round__c0, __m_round__b0), (__m_round__c1, __m_round__b1)
 __m_round__sigs = ('()', '(*, int decimals)')
 
 def _m_round_(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_round__b0(args[0])
     best = None
     for c, b in __m_round__ovs:
         try:
@@ -1913,9 +3924,29 @@ def _m_trunc(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('trunc', 'out', None, 'Tensor', out)
         return _op_trunc_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_trunc_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_trunc_default(self)
 
 def _m_trunc_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_trunc__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_trunc__default(self)
 
 def _m_frac(self, *, out=None):
@@ -1923,9 +3954,29 @@ def _m_frac(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('frac', 'out', None, 'Tensor', out)
         return _op_frac_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_frac_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_frac_default(self)
 
 def _m_frac_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_frac__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_frac__default(self)
 
 def _m_reciprocal(self, *, out=None):
@@ -1933,9 +3984,29 @@ def _m_reciprocal(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
         return _op_reciprocal_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_reciprocal_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_reciprocal_default(self)
 
 def _m_reciprocal_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_reciprocal__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_reciprocal__default(self)
 
 def _m_square(self, *, out=None):
@@ -1943,9 +4014,29 @@ def _m_square(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('square', 'out', None, 'Tensor', out)
         return _op_square_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_square_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_square_default(self)
 
 def _m_square_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_square__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_square__default(self)
 
 def _m_erf(self, *, out=None):
@@ -1953,9 +4044,29 @@ def _m_erf(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('erf', 'out', None, 'Tensor', out)
         return _op_erf_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_erf_default(self)
 
 def _m_erf_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erf__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_erf__default(self)
 
 def _m_erfc(self, *, out=None):
@@ -1963,9 +4074,29 @@ def _m_erfc(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('erfc', 'out', None, 'Tensor', out)
         return _op_erfc_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erfc_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_erfc_default(self)
 
 def _m_erfc_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erfc__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_erfc__default(self)
 
 def _m_erfinv(self, *, out=None):
@@ -1973,9 +4104,29 @@ def _m_erfinv(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
         return _op_erfinv_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erfinv_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_erfinv_default(self)
 
 def _m_erfinv_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_erfinv__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_erfinv__default(self)
 
 def _m_asin(self, *, out=None):
@@ -1983,9 +4134,29 @@ def _m_asin(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('asin', 'out', None, 'Tensor', out)
         return _op_asin_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_asin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_asin_default(self)
 
 def _m_asin_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_asin__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_asin__default(self)
 
 def _m_acos(self, *, out=None):
@@ -1993,9 +4164,29 @@ def _m_acos(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('acos', 'out', None, 'Tensor', out)
         return _op_acos_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_acos_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_acos_default(self)
 
 def _m_acos_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_acos__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_acos__default(self)
 
 def _m_atan(self, *, out=None):
@@ -2003,9 +4194,29 @@ def _m_atan(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('atan', 'out', None, 'Tensor', out)
         return _op_atan_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atan_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_atan_default(self)
 
 def _m_atan_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atan__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_atan__default(self)
 
 def _m_sinh(self, *, out=None):
@@ -2013,9 +4224,29 @@ def _m_sinh(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sinh', 'out', None, 'Tensor', out)
         return _op_sinh_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sinh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sinh_default(self)
 
 def _m_sinh_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sinh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sinh__default(self)
 
 def _m_cosh(self, *, out=None):
@@ -2023,9 +4254,29 @@ def _m_cosh(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cosh', 'out', None, 'Tensor', out)
         return _op_cosh_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cosh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_cosh_default(self)
 
 def _m_cosh_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cosh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_cosh__default(self)
 
 def _m_tan(self, *, out=None):
@@ -2033,9 +4284,29 @@ def _m_tan(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('tan', 'out', None, 'Tensor', out)
         return _op_tan_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tan_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_tan_default(self)
 
 def _m_tan_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tan__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_tan__default(self)
 
 def _m_asinh(self, *, out=None):
@@ -2043,9 +4314,29 @@ def _m_asinh(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('asinh', 'out', None, 'Tensor', out)
         return _op_asinh_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_asinh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_asinh_default(self)
 
 def _m_asinh_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_asinh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_asinh__default(self)
 
 def _m_acosh(self, *, out=None):
@@ -2053,9 +4344,29 @@ def _m_acosh(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('acosh', 'out', None, 'Tensor', out)
         return _op_acosh_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_acosh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_acosh_default(self)
 
 def _m_acosh_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_acosh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_acosh__default(self)
 
 def _m_atanh(self, *, out=None):
@@ -2063,9 +4374,29 @@ def _m_atanh(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('atanh', 'out', None, 'Tensor', out)
         return _op_atanh_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atanh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_atanh_default(self)
 
 def _m_atanh_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atanh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_atanh__default(self)
 
 def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
@@ -2079,6 +4410,22 @@ def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
         return _op_nan_to_num_out(self, nan, posinf, neginf, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if nan.__class__ in _TENSOR_TYPES:
+        _ks |= nan._ks
+    if posinf.__class__ in _TENSOR_TYPES:
+        _ks |= posinf._ks
+    if neginf.__class__ in _TENSOR_TYPES:
+        _ks |= neginf._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nan_to_num_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, nan, posinf, neginf)
     return _op_nan_to_num_default(self, nan, posinf, neginf)
 
 def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
@@ -2088,6 +4435,22 @@ def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
         raise _bad_arg('nan_to_num_', 'posinf', 2, 'float', posinf)
     if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
         raise _bad_arg('nan_to_num_', 'neginf', 3, 'float', neginf)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if nan.__class__ in _TENSOR_TYPES:
+        _ks |= nan._ks
+    if posinf.__class__ in _TENSOR_TYPES:
+        _ks |= posinf._ks
+    if neginf.__class__ in _TENSOR_TYPES:
+        _ks |= neginf._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nan_to_num__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, nan, posinf, neginf)
     return _op_nan_to_num__default(self, nan, posinf, neginf)
 
 def _m_logit(self, eps=None, *, out=None):
@@ -2097,11 +4460,35 @@ def _m_logit(self, eps=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logit', 'out', None, 'Tensor', out)
         return _op_logit_out(self, eps, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logit_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, eps)
     return _op_logit_default(self, eps)
 
 def _m_logit_(self, eps=None):
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('logit_', 'eps', 1, 'float', eps)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logit__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, eps)
     return _op_logit__default(self, eps)
 
 def _m_hypot(self, other, *, out=None):
@@ -2111,11 +4498,33 @@ def _m_hypot(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('hypot', 'out', None, 'Tensor', out)
         return _op_hypot_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hypot_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_hypot_default(self, other)
 
 def _m_hypot_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hypot_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_hypot__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_hypot__default(self, other)
 
 def _m_atan2(self, other, *, out=None):
@@ -2125,11 +4534,33 @@ def _m_atan2(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('atan2', 'out', None, 'Tensor', out)
         return _op_atan2_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atan2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_atan2_default(self, other)
 
 def _m_atan2_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('atan2_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_atan2__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_atan2__default(self, other)
 
 def __m_lerp_c0(self, end, weight, *, out=None):
@@ -2145,6 +4576,19 @@ def __m_lerp_c0(self, end, weight, *, out=None):
 def __m_lerp_b0(self, end, weight, *, out=None):
     if out is not None:
         return _op_lerp_Scalar_out(self, end, weight, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= end._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lerp_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, end, weight)
     return _op_lerp_Scalar(self, end, weight)
 
 def __m_lerp_c1(self, end, weight, *, out=None):
@@ -2158,6 +4602,18 @@ def __m_lerp_c1(self, end, weight, *, out=None):
 def __m_lerp_b1(self, end, weight, *, out=None):
     if out is not None:
         return _op_lerp_Tensor_out(self, end, weight, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= end._ks
+    _ks |= weight._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lerp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, end, weight)
     return _op_lerp_Tensor(self, end, weight)
 
 __m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
@@ -2189,6 +4645,19 @@ def __m_lerp__c0(self, end, weight):
     return s
 
 def __m_lerp__b0(self, end, weight):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= end._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lerp__Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, end, weight)
     return _op_lerp__Scalar(self, end, weight)
 
 def __m_lerp__c1(self, end, weight):
@@ -2200,6 +4669,18 @@ def __m_lerp__c1(self, end, weight):
     return s
 
 def __m_lerp__b1(self, end, weight):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= end._ks
+    _ks |= weight._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lerp__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, end, weight)
     return _op_lerp__Tensor(self, end, weight)
 
 __m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
@@ -2221,7 +4702,7 @@ def _m_lerp_(*args, **kwargs):
     raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
 def _m_fmod(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('fmod', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is not None:
@@ -2231,17 +4712,41 @@ def _m_fmod(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmod', 'out', None, 'Tensor', out)
         return _op_fmod_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fmod_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_fmod_Tensor(self, other)
 
 def _m_fmod_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('fmod_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_fmod__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fmod__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_fmod__Tensor(self, other)
 
 def _m_copysign(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('copysign', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is not None:
@@ -2251,13 +4756,37 @@ def _m_copysign(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('copysign', 'out', None, 'Tensor', out)
         return _op_copysign_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_copysign_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_copysign_Tensor(self, other)
 
 def _m_copysign_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('copysign_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_copysign__Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_copysign__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_copysign__Tensor(self, other)
 
 def _m_heaviside(self, values, *, out=None):
@@ -2267,11 +4796,33 @@ def _m_heaviside(self, values, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('heaviside', 'out', None, 'Tensor', out)
         return _op_heaviside_out(self, values, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= values._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_heaviside_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, values)
     return _op_heaviside_default(self, values)
 
 def _m_heaviside_(self, values):
     if values.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('heaviside_', 'values', 1, 'Tensor', values)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= values._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_heaviside__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, values)
     return _op_heaviside__default(self, values)
 
 def _m_gcd(self, other, *, out=None):
@@ -2281,11 +4832,33 @@ def _m_gcd(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('gcd', 'out', None, 'Tensor', out)
         return _op_gcd_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_gcd_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_gcd_default(self, other)
 
 def _m_gcd_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gcd_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_gcd__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_gcd__default(self, other)
 
 def _m_lcm(self, other, *, out=None):
@@ -2295,11 +4868,33 @@ def _m_lcm(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lcm', 'out', None, 'Tensor', out)
         return _op_lcm_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lcm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_lcm_default(self, other)
 
 def _m_lcm_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lcm_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lcm__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_lcm__default(self, other)
 
 def _m_maximum(self, other, *, out=None):
@@ -2309,6 +4904,17 @@ def _m_maximum(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('maximum', 'out', None, 'Tensor', out)
         return _op_maximum_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_maximum_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_maximum_default(self, other)
 
 def _m_minimum(self, other, *, out=None):
@@ -2318,6 +4924,17 @@ def _m_minimum(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('minimum', 'out', None, 'Tensor', out)
         return _op_minimum_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_minimum_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_minimum_default(self, other)
 
 def _m_fmax(self, other, *, out=None):
@@ -2327,6 +4944,17 @@ def _m_fmax(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmax', 'out', None, 'Tensor', out)
         return _op_fmax_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fmax_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_fmax_default(self, other)
 
 def _m_fmin(self, other, *, out=None):
@@ -2336,15 +4964,56 @@ def _m_fmin(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fmin', 'out', None, 'Tensor', out)
         return _op_fmin_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fmin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_fmin_default(self, other)
 
 def _m_isnan(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isnan_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_isnan_default(self)
 
 def _m_isinf(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isinf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_isinf_default(self)
 
 def _m_isfinite(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isfinite_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_isfinite_default(self)
 
 def _m_signbit(self, *, out=None):
@@ -2352,6 +5021,16 @@ def _m_signbit(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('signbit', 'out', None, 'Tensor', out)
         return _op_signbit_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_signbit_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_signbit_default(self)
 
 def _m_isposinf(self, *, out=None):
@@ -2359,6 +5038,16 @@ def _m_isposinf(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
         return _op_isposinf_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isposinf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_isposinf_default(self)
 
 def _m_isneginf(self, *, out=None):
@@ -2366,6 +5055,16 @@ def _m_isneginf(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
         return _op_isneginf_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_isneginf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_isneginf_default(self)
 
 def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
@@ -2374,6 +5073,18 @@ def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
     if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= tensor1._ks
+        _ks |= tensor2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addcmul_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, tensor1, tensor2)
         return _op_addcmul_default(self, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('addcmul', 'value', None, 'Number', value)
@@ -2389,6 +5100,18 @@ def _m_addcmul_(self, tensor1, tensor2, *, value=1):
     if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcmul_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= tensor1._ks
+        _ks |= tensor2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addcmul__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, tensor1, tensor2)
         return _op_addcmul__default(self, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('addcmul_', 'value', None, 'Number', value)
@@ -2400,6 +5123,18 @@ def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
     if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv', 'tensor2', 2, 'Tensor', tensor2)
     if out is None and value.__class__ is int and value == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= tensor1._ks
+        _ks |= tensor2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addcdiv_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, tensor1, tensor2)
         return _op_addcdiv_default(self, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('addcdiv', 'value', None, 'Number', value)
@@ -2415,13 +5150,25 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
     if tensor2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addcdiv_', 'tensor2', 2, 'Tensor', tensor2)
     if value.__class__ is int and value == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= tensor1._ks
+        _ks |= tensor2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addcdiv__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, tensor1, tensor2)
         return _op_addcdiv__default(self, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('addcdiv_', 'value', None, 'Number', value)
     return _op_addcdiv__default(self, tensor1, tensor2, value=value)
 
 def _m_xlogy(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('xlogy', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is not None:
@@ -2431,13 +5178,37 @@ def _m_xlogy(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
         return _op_xlogy_OutTensor(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_xlogy_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_xlogy_Tensor(self, other)
 
 def _m_xlogy_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('xlogy_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_xlogy__Scalar_Other(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_xlogy__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_xlogy__Tensor(self, other)
 
 def _m_logaddexp(self, other, *, out=None):
@@ -2447,6 +5218,17 @@ def _m_logaddexp(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
         return _op_logaddexp_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logaddexp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_logaddexp_default(self, other)
 
 def _m_deg2rad(self, *, out=None):
@@ -2454,9 +5236,29 @@ def _m_deg2rad(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('deg2rad', 'out', None, 'Tensor', out)
         return _op_deg2rad_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_deg2rad_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_deg2rad_default(self)
 
 def _m_deg2rad_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_deg2rad__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_deg2rad__default(self)
 
 def _m_rad2deg(self, *, out=None):
@@ -2464,9 +5266,29 @@ def _m_rad2deg(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('rad2deg', 'out', None, 'Tensor', out)
         return _op_rad2deg_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rad2deg_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_rad2deg_default(self)
 
 def _m_rad2deg_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_rad2deg__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_rad2deg__default(self)
 
 def _m_logaddexp2(self, other, *, out=None):
@@ -2476,6 +5298,17 @@ def _m_logaddexp2(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logaddexp2', 'out', None, 'Tensor', out)
         return _op_logaddexp2_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logaddexp2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_logaddexp2_default(self, other)
 
 def _m_nextafter(self, other, *, out=None):
@@ -2485,11 +5318,33 @@ def _m_nextafter(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('nextafter', 'out', None, 'Tensor', out)
         return _op_nextafter_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nextafter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_nextafter_default(self, other)
 
 def _m_nextafter_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('nextafter_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nextafter__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_nextafter__default(self, other)
 
 def _m_ldexp(self, other, *, out=None):
@@ -2499,20 +5354,52 @@ def _m_ldexp(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ldexp', 'out', None, 'Tensor', out)
         return _op_ldexp_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ldexp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_ldexp_Tensor(self, other)
 
 def _m_ldexp_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('ldexp_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ldexp__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_ldexp__default(self, other)
 
 def _m_frexp(self, *, out=None):
     if out is not None:
         return _rt_frexp(*_op_frexp_Tensor_out(self, mantissa=out[0], exponent=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_frexp_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_frexp(*_k(self))
     return _rt_frexp(*_op_frexp_Tensor(self))
 
 def _m_bitwise_left_shift(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_left_shift', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is not None:
@@ -2522,17 +5409,41 @@ def _m_bitwise_left_shift(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_left_shift_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_left_shift_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_left_shift_Tensor(self, other)
 
 def _m_bitwise_left_shift_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_left_shift_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_left_shift__Tensor_Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_left_shift__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_left_shift__Tensor(self, other)
 
 def _m_bitwise_right_shift(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_right_shift', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is not None:
@@ -2542,13 +5453,37 @@ def _m_bitwise_right_shift(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_right_shift_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_right_shift_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_right_shift_Tensor(self, other)
 
 def _m_bitwise_right_shift_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('bitwise_right_shift_', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_right_shift__Tensor_Scalar(self, other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bitwise_right_shift__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_bitwise_right_shift__Tensor(self, other)
 
 def _m_arcsin(self, *, out=None):
@@ -2556,9 +5491,29 @@ def _m_arcsin(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
         return _op_arcsin_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arcsin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arcsin_default(self)
 
 def _m_arcsin_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arcsin__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arcsin__default(self)
 
 def _m_arccos(self, *, out=None):
@@ -2566,9 +5521,29 @@ def _m_arccos(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arccos', 'out', None, 'Tensor', out)
         return _op_arccos_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arccos_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arccos_default(self)
 
 def _m_arccos_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arccos__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arccos__default(self)
 
 def _m_arctan(self, *, out=None):
@@ -2576,9 +5551,29 @@ def _m_arctan(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arctan', 'out', None, 'Tensor', out)
         return _op_arctan_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctan_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arctan_default(self)
 
 def _m_arctan_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctan__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arctan__default(self)
 
 def _m_arcsinh(self, *, out=None):
@@ -2586,9 +5581,29 @@ def _m_arcsinh(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
         return _op_arcsinh_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arcsinh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arcsinh_default(self)
 
 def _m_arcsinh_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arcsinh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arcsinh__default(self)
 
 def _m_arccosh(self, *, out=None):
@@ -2596,9 +5611,29 @@ def _m_arccosh(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
         return _op_arccosh_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arccosh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arccosh_default(self)
 
 def _m_arccosh_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arccosh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arccosh__default(self)
 
 def _m_arctanh(self, *, out=None):
@@ -2606,9 +5641,29 @@ def _m_arctanh(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
         return _op_arctanh_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctanh_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arctanh_default(self)
 
 def _m_arctanh_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctanh__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_arctanh__default(self)
 
 def _m_arctan2(self, other, *, out=None):
@@ -2618,11 +5673,33 @@ def _m_arctan2(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
         return _op_arctan2_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctan2_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_arctan2_default(self, other)
 
 def _m_arctan2_(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('arctan2_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_arctan2__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_arctan2__default(self, other)
 
 def __m_clip_c0(self, min=None, max=None, *, out=None):
@@ -2640,6 +5717,20 @@ def __m_clip_c0(self, min=None, max=None, *, out=None):
 def __m_clip_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_out(self, min, max, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clip_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min, max)
     return _op_clip_default(self, min, max)
 
 def __m_clip_c1(self, min=None, max=None, *, out=None):
@@ -2653,12 +5744,28 @@ def __m_clip_c1(self, min=None, max=None, *, out=None):
 def __m_clip_b1(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_Tensor_out(self, min, max, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clip_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min, max)
     return _op_clip_Tensor(self, min, max)
 
 __m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
 __m_clip_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
 
 def _m_clip(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_clip_b0(args[0])
     best = None
     for c, b in __m_clip_ovs:
         try:
@@ -2686,6 +5793,20 @@ def __m_clip__c0(self, min=None, max=None):
     return s
 
 def __m_clip__b0(self, min=None, max=None):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clip__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min, max)
     return _op_clip__default(self, min, max)
 
 def __m_clip__c1(self, min=None, max=None):
@@ -2697,12 +5818,28 @@ def __m_clip__c1(self, min=None, max=None):
     return s
 
 def __m_clip__b1(self, min=None, max=None):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_clip__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, min, max)
     return _op_clip__Tensor(self, min, max)
 
 __m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
 __m_clip__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
 
 def _m_clip_(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_clip__b0(args[0])
     best = None
     for c, b in __m_clip__ovs:
         try:
@@ -2731,6 +5868,18 @@ def __m_subtract_c0(self, other, *, alpha=1, out=None):
 
 def __m_subtract_b0(self, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_subtract_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, other)
         return _op_subtract_Tensor(self, other)
     if out is not None:
         return _op_subtract_out(self, other, alpha=alpha, out=out)
@@ -2749,6 +5898,20 @@ def __m_subtract_c1(self, other, alpha=1):
     return s
 
 def __m_subtract_b1(self, other, alpha=1):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_subtract_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other, alpha)
     return _op_subtract_Scalar(self, other, alpha)
 
 __m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_subtract_b1),)
@@ -2783,6 +5946,18 @@ def __m_subtract__c0(self, other, *, alpha=1):
 
 def __m_subtract__b0(self, other, *, alpha=1):
     if alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_subtract__Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, other)
         return _op_subtract__Tensor(self, other)
     return _op_subtract__Tensor(self, other, alpha=alpha)
 
@@ -2799,6 +5974,20 @@ def __m_subtract__c1(self, other, alpha=1):
     return s
 
 def __m_subtract__b1(self, other, alpha=1):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_subtract__Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other, alpha)
     return _op_subtract__Scalar(self, other, alpha)
 
 __m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0), (__m_subtract__c1, __m_subtract__b1),)
@@ -2824,6 +6013,16 @@ def _m_absolute(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('absolute', 'out', None, 'Tensor', out)
         return _op_absolute_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_absolute_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_absolute_default(self)
 
 def _m_negative(self, *, out=None):
@@ -2831,6 +6030,16 @@ def _m_negative(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('negative', 'out', None, 'Tensor', out)
         return _op_negative_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_negative_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_negative_default(self)
 
 def _m_fix(self, *, out=None):
@@ -2838,6 +6047,16 @@ def _m_fix(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('fix', 'out', None, 'Tensor', out)
         return _op_fix_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fix_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_fix_default(self)
 
 def __m_divide_c0(self, other, *, out=None):
@@ -2851,6 +6070,18 @@ def __m_divide_c0(self, other, *, out=None):
 def __m_divide_b0(self, other, *, out=None):
     if out is not None:
         return _op_divide_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_divide_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_divide_Tensor(self, other)
 
 def __m_divide_c1(self, other, *, rounding_mode, out=None):
@@ -2887,21 +6118,45 @@ def _m_divide(*args, **kwargs):
     raise _no_match('divide', args, kwargs, __m_divide_sigs, True)
 
 def _m_true_divide(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('true_divide', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_true_divide_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_true_divide_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_true_divide_Tensor(self, other)
 
 def _m_multiply(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('multiply', 'other', 1, 'Tensor', other)
     if out is not None:
         return _op_multiply_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_multiply_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_multiply_Tensor(self, other)
 
 def _m_greater(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('greater', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2910,10 +6165,22 @@ def _m_greater(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('greater', 'out', None, 'Tensor', out)
         return _op_greater_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_greater_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_greater_Tensor(self, other)
 
 def _m_greater_equal(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('greater_equal', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2922,10 +6189,22 @@ def _m_greater_equal(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
         return _op_greater_equal_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_greater_equal_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_greater_equal_Tensor(self, other)
 
 def _m_less(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('less', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2934,10 +6213,22 @@ def _m_less(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('less', 'out', None, 'Tensor', out)
         return _op_less_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_less_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_less_Tensor(self, other)
 
 def _m_less_equal(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('less_equal', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2946,10 +6237,22 @@ def _m_less_equal(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
         return _op_less_equal_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_less_equal_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_less_equal_Tensor(self, other)
 
 def _m_not_equal(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('not_equal', 'other', 1, 'Tensor', other)
     if not isinstance(other, TensorImpl):
         if out is None:
@@ -2958,6 +6261,18 @@ def _m_not_equal(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
         return _op_not_equal_Tensor_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_not_equal_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_not_equal_Tensor(self, other)
 
 def _m_lgamma(self, *, out=None):
@@ -2965,9 +6280,29 @@ def _m_lgamma(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lgamma', 'out', None, 'Tensor', out)
         return _op_lgamma_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lgamma_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_lgamma_default(self)
 
 def _m_lgamma_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lgamma__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_lgamma__default(self)
 
 def _m_digamma(self, *, out=None):
@@ -2975,9 +6310,29 @@ def _m_digamma(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('digamma', 'out', None, 'Tensor', out)
         return _op_digamma_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_digamma_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_digamma_default(self)
 
 def _m_digamma_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_digamma__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_digamma__default(self)
 
 def _m_i0(self, *, out=None):
@@ -2985,9 +6340,29 @@ def _m_i0(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('i0', 'out', None, 'Tensor', out)
         return _op_i0_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_i0_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_i0_default(self)
 
 def _m_i0_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_i0__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_i0__default(self)
 
 def _m_sinc(self, *, out=None):
@@ -2995,9 +6370,29 @@ def _m_sinc(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('sinc', 'out', None, 'Tensor', out)
         return _op_sinc_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sinc_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sinc_default(self)
 
 def _m_sinc_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sinc__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_sinc__default(self)
 
 def _m_polygamma(self, n, *, out=None):
@@ -3007,11 +6402,35 @@ def _m_polygamma(self, n, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
         return _op_polygamma_out(n, self, out=out)
+    _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_polygamma_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(n, self)
     return _op_polygamma_default(n, self)
 
 def _m_polygamma_(self, n):
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('polygamma_', 'n', 1, 'int', n)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_polygamma__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, n)
     return _op_polygamma__default(self, n)
 
 def _m_mvlgamma(self, p, *, out=None):
@@ -3021,11 +6440,35 @@ def _m_mvlgamma(self, p, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
         return _op_mvlgamma_out(self, p, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mvlgamma_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, p)
     return _op_mvlgamma_default(self, p)
 
 def _m_mvlgamma_(self, p):
     if p.__class__ is not int and not _is_int(p):
         raise _bad_arg('mvlgamma_', 'p', 1, 'int', p)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mvlgamma__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, p)
     return _op_mvlgamma__default(self, p)
 
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
@@ -3034,6 +6477,19 @@ def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if index.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gather', 'index', 2, 'Tensor', index)
     if out is None and sparse_grad is False:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_gather_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim, index)
         return _op_gather_default(self, dim, index)
     if sparse_grad.__class__ is not bool:
         raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
@@ -3056,6 +6512,20 @@ def __m_scatter_c0(self, dim, index, src, *, out=None):
 def __m_scatter_b0(self, dim, index, src, *, out=None):
     if out is not None:
         return _op_scatter_src_out(self, dim, index, src, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= src._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_scatter_src[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, src)
     return _op_scatter_src(self, dim, index, src)
 
 def __m_scatter_c1(self, dim, index, value, *, out=None):
@@ -3073,6 +6543,21 @@ def __m_scatter_c1(self, dim, index, value, *, out=None):
 def __m_scatter_b1(self, dim, index, value, *, out=None):
     if out is not None:
         return _op_scatter_value_out(self, dim, index, value, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_scatter_value[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, value)
     return _op_scatter_value(self, dim, index, value)
 
 def __m_scatter_c2(self, dim, index, src, *, reduce, out=None):
@@ -3140,6 +6625,20 @@ def __m_scatter__c0(self, dim, index, src):
     return s
 
 def __m_scatter__b0(self, dim, index, src):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= src._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_scatter__src[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, src)
     return _op_scatter__src(self, dim, index, src)
 
 def __m_scatter__c1(self, dim, index, value):
@@ -3155,6 +6654,21 @@ def __m_scatter__c1(self, dim, index, value):
     return s
 
 def __m_scatter__b1(self, dim, index, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_scatter__value[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, value)
     return _op_scatter__value(self, dim, index, value)
 
 def __m_scatter__c2(self, dim, index, src, *, reduce):
@@ -3218,6 +6732,20 @@ def _m_scatter_add(self, dim, index, src, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
         return _op_scatter_add_out(self, dim, index, src, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= src._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_scatter_add_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, src)
     return _op_scatter_add_default(self, dim, index, src)
 
 def _m_scatter_add_(self, dim, index, src):
@@ -3227,6 +6755,20 @@ def _m_scatter_add_(self, dim, index, src):
         raise _bad_arg('scatter_add_', 'index', 2, 'Tensor', index)
     if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= src._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_scatter_add__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, src)
     return _op_scatter_add__default(self, dim, index, src)
 
 def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=None):
@@ -3239,6 +6781,20 @@ def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=N
     if reduce.__class__ is not str:
         raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
     if out is None and include_self is True:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= src._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_scatter_reduce_two[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce_two(self, dim, index, src, reduce)
     if include_self.__class__ is not bool:
         raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
@@ -3258,6 +6814,20 @@ def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     if reduce.__class__ is not str:
         raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
     if include_self is True:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= src._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_scatter_reduce__two[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce__two(self, dim, index, src, reduce)
     if include_self.__class__ is not bool:
         raise _bad_arg('scatter_reduce_', 'include_self', None, 'bool', include_self)
@@ -3272,6 +6842,19 @@ def _m_index_select(self, dim, index, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('index_select', 'out', None, 'Tensor', out)
         return _op_index_select_out(self, dim, index, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_select_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index)
     return _op_index_select_default(self, dim, index)
 
 def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
@@ -3282,6 +6865,20 @@ def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
     if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_index_add_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim, index, source)
         return _op_index_add_default(self, dim, index, source)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
@@ -3299,6 +6896,20 @@ def _m_index_add_(self, dim, index, source, *, alpha=1):
     if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
     if alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_index_add__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim, index, source)
         return _op_index_add__default(self, dim, index, source)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('index_add_', 'alpha', None, 'Number', alpha)
@@ -3315,6 +6926,20 @@ def _m_index_copy(self, dim, index, source, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
         return _op_index_copy_out(self, dim, index, source, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= source._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, source)
     return _op_index_copy_default(self, dim, index, source)
 
 def _m_index_copy_(self, dim, index, source):
@@ -3324,6 +6949,20 @@ def _m_index_copy_(self, dim, index, source):
         raise _bad_arg('index_copy_', 'index', 2, 'Tensor', index)
     if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= source._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_copy__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, source)
     return _op_index_copy__default(self, dim, index, source)
 
 def __m_index_fill_c0(self, dim, index, value):
@@ -3339,6 +6978,21 @@ def __m_index_fill_c0(self, dim, index, value):
     return s
 
 def __m_index_fill_b0(self, dim, index, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_fill_int_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, value)
     return _op_index_fill_int_Scalar(self, dim, index, value)
 
 def __m_index_fill_c1(self, dim, index, value):
@@ -3352,6 +7006,20 @@ def __m_index_fill_c1(self, dim, index, value):
     return s
 
 def __m_index_fill_b1(self, dim, index, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_fill_int_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, value)
     return _op_index_fill_int_Tensor(self, dim, index, value)
 
 __m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
@@ -3385,6 +7053,21 @@ def __m_index_fill__c0(self, dim, index, value):
     return s
 
 def __m_index_fill__b0(self, dim, index, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_fill__int_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, value)
     return _op_index_fill__int_Scalar(self, dim, index, value)
 
 def __m_index_fill__c1(self, dim, index, value):
@@ -3398,6 +7081,20 @@ def __m_index_fill__c1(self, dim, index, value):
     return s
 
 def __m_index_fill__b1(self, dim, index, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    _ks |= index._ks
+    _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_index_fill__int_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index, value)
     return _op_index_fill__int_Tensor(self, dim, index, value)
 
 __m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
@@ -3429,6 +7126,19 @@ def __m_masked_fill_c0(self, mask, value):
     return s
 
 def __m_masked_fill_b0(self, mask, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= mask._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_fill_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, mask, value)
     return _op_masked_fill_Scalar(self, mask, value)
 
 def __m_masked_fill_c1(self, mask, value):
@@ -3440,6 +7150,18 @@ def __m_masked_fill_c1(self, mask, value):
     return s
 
 def __m_masked_fill_b1(self, mask, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= mask._ks
+    _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_fill_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, mask, value)
     return _op_masked_fill_Tensor(self, mask, value)
 
 __m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
@@ -3471,6 +7193,19 @@ def __m_masked_fill__c0(self, mask, value):
     return s
 
 def __m_masked_fill__b0(self, mask, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= mask._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_fill__Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, mask, value)
     return _op_masked_fill__Scalar(self, mask, value)
 
 def __m_masked_fill__c1(self, mask, value):
@@ -3482,6 +7217,18 @@ def __m_masked_fill__c1(self, mask, value):
     return s
 
 def __m_masked_fill__b1(self, mask, value):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= mask._ks
+    _ks |= value._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_fill__Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, mask, value)
     return _op_masked_fill__Tensor(self, mask, value)
 
 __m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
@@ -3509,6 +7256,17 @@ def _m_masked_select(self, mask, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
         return _op_masked_select_out(self, mask, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= mask._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_select_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, mask)
     return _op_masked_select_default(self, mask)
 
 def _m_masked_scatter(self, mask, source):
@@ -3516,6 +7274,18 @@ def _m_masked_scatter(self, mask, source):
         raise _bad_arg('masked_scatter', 'mask', 1, 'Tensor', mask)
     if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter', 'source', 2, 'Tensor', source)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= mask._ks
+    _ks |= source._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_scatter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, mask, source)
     return _op_masked_scatter_default(self, mask, source)
 
 def _m_masked_scatter_(self, mask, source):
@@ -3523,6 +7293,18 @@ def _m_masked_scatter_(self, mask, source):
         raise _bad_arg('masked_scatter_', 'mask', 1, 'Tensor', mask)
     if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('masked_scatter_', 'source', 2, 'Tensor', source)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= mask._ks
+    _ks |= source._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_masked_scatter__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, mask, source)
     return _op_masked_scatter__default(self, mask, source)
 
 def _m_take(self, index, *, out=None):
@@ -3532,6 +7314,17 @@ def _m_take(self, index, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('take', 'out', None, 'Tensor', out)
         return _op_take_out(self, index, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_take_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, index)
     return _op_take_default(self, index)
 
 def _m_take_along_dim(self, indices, dim=None, *, out=None):
@@ -3543,6 +7336,19 @@ def _m_take_along_dim(self, indices, dim=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
         return _op_take_along_dim_out(self, indices, dim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= indices._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_take_along_dim_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, indices, dim)
     return _op_take_along_dim_default(self, indices, dim)
 
 def _m_nonzero(self, *, out=None):
@@ -3550,9 +7356,29 @@ def _m_nonzero(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
         return _op_nonzero_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nonzero_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_nonzero_default(self)
 
 def _m_argwhere(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_argwhere_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_argwhere_default(self)
 
 def _m_put_(self, index, source, accumulate=False):
@@ -3562,6 +7388,18 @@ def _m_put_(self, index, source, accumulate=False):
         raise _bad_arg('put_', 'source', 2, 'Tensor', source)
     if accumulate.__class__ is not bool:
         raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= index._ks
+    _ks |= source._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_put__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, index, source, accumulate)
     return _op_put__default(self, index, source, accumulate)
 
 def _m_put(self, index, source, accumulate=False):
@@ -3571,6 +7409,18 @@ def _m_put(self, index, source, accumulate=False):
         raise _bad_arg('put', 'source', 2, 'Tensor', source)
     if accumulate.__class__ is not bool:
         raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= index._ks
+    _ks |= source._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_put_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, index, source, accumulate)
     return _op_put_default(self, index, source, accumulate)
 
 def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
@@ -3583,6 +7433,20 @@ def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=
     if reduce.__class__ is not str:
         raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
     if out is None and include_self is True:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_index_reduce_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim, index, source, reduce)
         return _op_index_reduce_default(self, dim, index, source, reduce)
     if include_self.__class__ is not bool:
         raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
@@ -3602,6 +7466,20 @@ def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     if reduce.__class__ is not str:
         raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
     if include_self is True:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_index_reduce__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim, index, source, reduce)
         return _op_index_reduce__default(self, dim, index, source, reduce)
     if include_self.__class__ is not bool:
         raise _bad_arg('index_reduce_', 'include_self', None, 'bool', include_self)
@@ -3629,17 +7507,57 @@ def _m_inverse(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('inverse', 'out', None, 'Tensor', out)
         return _op_inverse_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_inverse_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_inverse_default(self)
 
 def _m_det(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_det_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_det_default(self)
 
 def _m_slogdet(self, *, out=None):
     if out is not None:
         return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_slogdet_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_slogdet(*_k(self))
     return _rt_slogdet(*_op_slogdet_default(self))
 
 def _m_logdet(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logdet_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_logdet_default(self)
 
 def _m_cholesky(self, upper=False, *, out=None):
@@ -3649,6 +7567,16 @@ def _m_cholesky(self, upper=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
         return _op_cholesky_out(self, upper, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cholesky_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, upper)
     return _op_cholesky_default(self, upper)
 
 def _m_qr(self, some=True, *, out=None):
@@ -3656,6 +7584,16 @@ def _m_qr(self, some=True, *, out=None):
         raise _bad_arg('qr', 'some', 1, 'bool', some)
     if out is not None:
         return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_qr_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_qr(*_k(self, some))
     return _rt_qr(*_op_qr_default(self, some))
 
 def _m_svd(self, some=True, compute_uv=True, *, out=None):
@@ -3665,11 +7603,33 @@ def _m_svd(self, some=True, compute_uv=True, *, out=None):
         raise _bad_arg('svd', 'compute_uv', 2, 'bool', compute_uv)
     if out is not None:
         return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_svd_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_svd(*_k(self, some, compute_uv))
     return _rt_svd(*_op_svd_default(self, some, compute_uv))
 
 def _m_pinverse(self, rcond=1e-15):
     if rcond.__class__ is not float and not _is_double(rcond):
         raise _bad_arg('pinverse', 'rcond', 1, 'float', rcond)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if rcond.__class__ in _TENSOR_TYPES:
+        _ks |= rcond._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_pinverse_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, rcond)
     return _op_pinverse_default(self, rcond)
 
 def _m_matrix_power(self, n, *, out=None):
@@ -3679,9 +7639,31 @@ def _m_matrix_power(self, n, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
         return _op_matrix_power_out(self, n, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_matrix_power_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, n)
     return _op_matrix_power_default(self, n)
 
 def _m_matrix_exp(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_matrix_exp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_matrix_exp_default(self)
 
 def _m_cholesky_solve(self, input2, upper=False, *, out=None):
@@ -3693,6 +7675,17 @@ def _m_cholesky_solve(self, input2, upper=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
         return _op_cholesky_solve_out(self, input2, upper, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= input2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cholesky_solve_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, input2, upper)
     return _op_cholesky_solve_default(self, input2, upper)
 
 def _m_cholesky_inverse(self, upper=False, *, out=None):
@@ -3702,6 +7695,16 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
         return _op_cholesky_inverse_out(self, upper, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cholesky_inverse_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, upper)
     return _op_cholesky_inverse_default(self, upper)
 
 def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False, *, out=None):
@@ -3715,6 +7718,17 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
         raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
     if out is not None:
         return _rt_triangular_solve(*_op_triangular_solve_X(self, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= A._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_triangular_solve_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_triangular_solve(*_k(self, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
 def _m_mm(self, mat2, *, out=None):
@@ -3724,6 +7738,17 @@ def _m_mm(self, mat2, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('mm', 'out', None, 'Tensor', out)
         return _op_mm_out(self, mat2, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= mat2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, mat2)
     return _op_mm_default(self, mat2)
 
 def _m_bmm(self, mat2, *, out=None):
@@ -3733,6 +7758,17 @@ def _m_bmm(self, mat2, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bmm', 'out', None, 'Tensor', out)
         return _op_bmm_out(self, mat2, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= mat2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bmm_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, mat2)
     return _op_bmm_default(self, mat2)
 
 def _m_mv(self, vec, *, out=None):
@@ -3742,6 +7778,17 @@ def _m_mv(self, vec, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('mv', 'out', None, 'Tensor', out)
         return _op_mv_out(self, vec, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= vec._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mv_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, vec)
     return _op_mv_default(self, vec)
 
 def _m_dot(self, tensor, *, out=None):
@@ -3751,6 +7798,17 @@ def _m_dot(self, tensor, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('dot', 'out', None, 'Tensor', out)
         return _op_dot_out(self, tensor, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= tensor._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_dot_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, tensor)
     return _op_dot_default(self, tensor)
 
 def _m_matmul(self, other, *, out=None):
@@ -3760,6 +7818,17 @@ def _m_matmul(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('matmul', 'out', None, 'Tensor', out)
         return _op_matmul_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_matmul_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_matmul_default(self, other)
 
 def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
@@ -3768,6 +7837,18 @@ def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= mat1._ks
+        _ks |= mat2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addmm_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, mat1, mat2)
         return _op_addmm_default(self, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmm', 'beta', None, 'Number', beta)
@@ -3785,6 +7866,18 @@ def _m_baddbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
     if batch2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('baddbmm', 'batch2', 2, 'Tensor', batch2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= batch1._ks
+        _ks |= batch2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_baddbmm_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, batch1, batch2)
         return _op_baddbmm_default(self, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
@@ -3802,6 +7895,18 @@ def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     if batch2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('baddbmm_', 'batch2', 2, 'Tensor', batch2)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= batch1._ks
+        _ks |= batch2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_baddbmm__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, batch1, batch2)
         return _op_baddbmm__default(self, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('baddbmm_', 'beta', None, 'Number', beta)
@@ -3815,6 +7920,18 @@ def _m_addbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
     if batch2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addbmm', 'batch2', 2, 'Tensor', batch2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= batch1._ks
+        _ks |= batch2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addbmm_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, batch1, batch2)
         return _op_addbmm_default(self, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addbmm', 'beta', None, 'Number', beta)
@@ -3832,6 +7949,18 @@ def _m_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     if batch2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addbmm_', 'batch2', 2, 'Tensor', batch2)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= batch1._ks
+        _ks |= batch2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addbmm__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, batch1, batch2)
         return _op_addbmm__default(self, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addbmm_', 'beta', None, 'Number', beta)
@@ -3845,6 +7974,18 @@ def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
     if vec.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmv', 'vec', 2, 'Tensor', vec)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= mat._ks
+        _ks |= vec._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addmv_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, mat, vec)
         return _op_addmv_default(self, mat, vec)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmv', 'beta', None, 'Number', beta)
@@ -3862,6 +8003,18 @@ def _m_addmv_(self, mat, vec, *, beta=1, alpha=1):
     if vec.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addmv_', 'vec', 2, 'Tensor', vec)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= mat._ks
+        _ks |= vec._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addmv__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, mat, vec)
         return _op_addmv__default(self, mat, vec)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmv_', 'beta', None, 'Number', beta)
@@ -3875,6 +8028,18 @@ def _m_addr(self, vec1, vec2, *, beta=1, alpha=1, out=None):
     if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addr', 'vec2', 2, 'Tensor', vec2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= vec1._ks
+        _ks |= vec2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addr_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, vec1, vec2)
         return _op_addr_default(self, vec1, vec2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addr', 'beta', None, 'Number', beta)
@@ -3892,6 +8057,18 @@ def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
     if vec2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addr_', 'vec2', 2, 'Tensor', vec2)
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= vec1._ks
+        _ks |= vec2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_addr__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, vec1, vec2)
         return _op_addr__default(self, vec1, vec2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addr_', 'beta', None, 'Number', beta)
@@ -3900,6 +8077,16 @@ def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
     return _op_addr__default(self, vec1, vec2, beta=beta, alpha=alpha)
 
 def _m_trace(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_trace_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_trace_default(self)
 
 def _m_outer(self, vec2, *, out=None):
@@ -3909,6 +8096,17 @@ def _m_outer(self, vec2, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('outer', 'out', None, 'Tensor', out)
         return _op_outer_out(self, vec2, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= vec2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_outer_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, vec2)
     return _op_outer_default(self, vec2)
 
 def _m_ger(self, vec2, *, out=None):
@@ -3918,6 +8116,17 @@ def _m_ger(self, vec2, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('ger', 'out', None, 'Tensor', out)
         return _op_ger_out(self, vec2, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= vec2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_ger_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, vec2)
     return _op_ger_default(self, vec2)
 
 def _m_kron(self, other, *, out=None):
@@ -3927,6 +8136,17 @@ def _m_kron(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('kron', 'out', None, 'Tensor', out)
         return _op_kron_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_kron_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_kron_default(self, other)
 
 def _m_cross(self, other, dim=None, *, out=None):
@@ -3938,7 +8158,40 @@ def _m_cross(self, other, dim=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('cross', 'out', None, 'Tensor', out)
         return _op_cross_out(self, other, dim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cross_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other, dim)
     return _op_cross_default(self, other, dim)
+
+def _m_inner(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inner', 'out', None, 'Tensor', out)
+        return _op_inner_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_inner_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
+    return _op_inner_default(self, other)
 
 def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
     if LU_data.__class__ not in _TENSOR_TYPES:
@@ -3949,11 +8202,33 @@ def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
         return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= LU_data._ks
+    _ks |= LU_pivots._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_lu_solve_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, LU_data, LU_pivots)
     return _op_lu_solve_default(self, LU_data, LU_pivots)
 
 def _m_geqrf(self, *, out=None):
     if out is not None:
         return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_geqrf_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_geqrf(*_k(self))
     return _rt_geqrf(*_op_geqrf_default(self))
 
 def _m_vdot(self, other, *, out=None):
@@ -3963,6 +8238,17 @@ def _m_vdot(self, other, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('vdot', 'out', None, 'Tensor', out)
         return _op_vdot_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_vdot_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_vdot_default(self, other)
 
 def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -3971,6 +8257,20 @@ def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std.__class__ is not float and not _is_double(std):
         raise _bad_arg('normal_', 'std', 2, 'float', std)
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if mean.__class__ in _TENSOR_TYPES:
+            _ks |= mean._ks
+        if std.__class__ in _TENSOR_TYPES:
+            _ks |= std._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_normal__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, mean, std)
         return _op_normal__default(self, mean, std)
     return _op_normal__default(self, mean, std, generator=generator)
 
@@ -3980,6 +8280,20 @@ def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
     if to.__class__ is not float and not _is_double(to):
         raise _bad_arg('uniform_', 'to', 2, 'float', to)
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if from_.__class__ in _TENSOR_TYPES:
+            _ks |= from_._ks
+        if to.__class__ in _TENSOR_TYPES:
+            _ks |= to._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_uniform__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, from_, to)
         return _op_uniform__default(self, from_, to)
     return _op_uniform__default(self, from_, to, generator=generator)
 
@@ -3993,6 +8307,20 @@ def __m_random__c0(self, from_, to, *, generator=None):
 
 def __m_random__b0(self, from_, to, *, generator=None):
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if from_.__class__ in _TENSOR_TYPES:
+            _ks |= from_._ks
+        if to.__class__ in _TENSOR_TYPES:
+            _ks |= to._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_random__from[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, from_, to)
         return _op_random__from(self, from_, to)
     return _op_random__from(self, from_, to, generator=generator)
 
@@ -4004,6 +8332,18 @@ def __m_random__c1(self, to, *, generator=None):
 
 def __m_random__b1(self, to, *, generator=None):
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if to.__class__ in _TENSOR_TYPES:
+            _ks |= to._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_random__to[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, to)
         return _op_random__to(self, to)
     return _op_random__to(self, to, generator=generator)
 
@@ -4013,6 +8353,16 @@ def __m_random__c2(self, *, generator=None):
 
 def __m_random__b2(self, *, generator=None):
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_random__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self)
         return _op_random__default(self)
     return _op_random__default(self, generator=generator)
 
@@ -4020,6 +8370,8 @@ __m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random
 __m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
 
 def _m_random_(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_random__b2(args[0])
     best = None
     for c, b in __m_random__ovs:
         try:
@@ -4038,6 +8390,18 @@ def _m_bernoulli_(self, p=0.5, *, generator=None):
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if p.__class__ in _TENSOR_TYPES:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_bernoulli__float[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, p)
         return _op_bernoulli__float(self, p)
     return _op_bernoulli__float(self, p, generator=generator)
 
@@ -4047,6 +8411,16 @@ def __m_bernoulli_c0(self, *, generator=None, out=None):
 
 def __m_bernoulli_b0(self, *, generator=None, out=None):
     if out is None and generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_bernoulli_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self)
         return _op_bernoulli_default(self)
     if out is not None:
         return _op_bernoulli_out(self, generator=generator, out=out)
@@ -4060,6 +8434,18 @@ def __m_bernoulli_c1(self, p, *, generator=None):
 
 def __m_bernoulli_b1(self, p, *, generator=None):
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if p.__class__ in _TENSOR_TYPES:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_bernoulli_p[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, p)
         return _op_bernoulli_p(self, p)
     return _op_bernoulli_p(self, p, generator=generator)
 
@@ -4067,6 +8453,8 @@ __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __
 __m_bernoulli_sigs = ('(*, Generator? generator = None, Tensor out = None)', '(float p, *, Generator? generator = None)')
 
 def _m_bernoulli(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_bernoulli_b0(args[0])
     best = None
     for c, b in __m_bernoulli_ovs:
         try:
@@ -4087,6 +8475,18 @@ def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=
     if replacement.__class__ is not bool:
         raise _bad_arg('multinomial', 'replacement', 2, 'bool', replacement)
     if out is None and generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if num_samples.__class__ in _TENSOR_TYPES:
+            _ks |= num_samples._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_multinomial_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, num_samples, replacement)
         return _op_multinomial_default(self, num_samples, replacement)
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -4098,6 +8498,18 @@ def _m_exponential_(self, lambd=1.0, *, generator=None):
     if lambd.__class__ is not float and not _is_double(lambd):
         raise _bad_arg('exponential_', 'lambd', 1, 'float', lambd)
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if lambd.__class__ in _TENSOR_TYPES:
+            _ks |= lambd._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_exponential__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, lambd)
         return _op_exponential__default(self, lambd)
     return _op_exponential__default(self, lambd, generator=generator)
 
@@ -4105,6 +8517,18 @@ def _m_geometric_(self, p, *, generator=None):
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('geometric_', 'p', 1, 'float', p)
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if p.__class__ in _TENSOR_TYPES:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_geometric__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, p)
         return _op_geometric__default(self, p)
     return _op_geometric__default(self, p, generator=generator)
 
@@ -4114,6 +8538,20 @@ def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if std.__class__ is not float and not _is_double(std):
         raise _bad_arg('log_normal_', 'std', 2, 'float', std)
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if mean.__class__ in _TENSOR_TYPES:
+            _ks |= mean._ks
+        if std.__class__ in _TENSOR_TYPES:
+            _ks |= std._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_log_normal__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, mean, std)
         return _op_log_normal__default(self, mean, std)
     return _op_log_normal__default(self, mean, std, generator=generator)
 
@@ -4123,6 +8561,20 @@ def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if sigma.__class__ is not float and not _is_double(sigma):
         raise _bad_arg('cauchy_', 'sigma', 2, 'float', sigma)
     if generator is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if median.__class__ in _TENSOR_TYPES:
+            _ks |= median._ks
+        if sigma.__class__ in _TENSOR_TYPES:
+            _ks |= sigma._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_cauchy__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, median, sigma)
         return _op_cauchy__default(self, median, sigma)
     return _op_cauchy__default(self, median, sigma, generator=generator)
 
@@ -4134,6 +8586,16 @@ def __m_sum_c0(self, *, dtype=None):
 
 def __m_sum_b0(self, *, dtype=None):
     if dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_sum_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self)
         return _op_sum_default(self)
     return _op_sum_default(self, dtype=dtype)
 
@@ -4158,6 +8620,8 @@ __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
 __m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_sum(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_sum_b0(args[0])
     best = None
     for c, b in __m_sum_ovs:
         try:
@@ -4180,6 +8644,16 @@ def __m_mean_c0(self, *, dtype=None, out=None):
 
 def __m_mean_b0(self, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_mean_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self)
         return _op_mean_default(self)
     if out is not None:
         return _op_mean_dtype_out(self, dtype=dtype, out=out)
@@ -4206,6 +8680,8 @@ __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
 __m_mean_sigs = ('(*, dtype? dtype = None, Tensor out = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_mean(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_mean_b0(args[0])
     best = None
     for c, b in __m_mean_ovs:
         try:
@@ -4228,6 +8704,16 @@ def __m_prod_c0(self, *, dtype=None):
 
 def __m_prod_b0(self, *, dtype=None):
     if dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_prod_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self)
         return _op_prod_default(self)
     return _op_prod_default(self, dtype=dtype)
 
@@ -4243,6 +8729,18 @@ def __m_prod_c1(self, dim, keepdim=False, *, dtype=None, out=None):
 
 def __m_prod_b1(self, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_prod_dim_int[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim, keepdim)
         return _op_prod_dim_int(self, dim, keepdim)
     if out is not None:
         return _op_prod_int_out(self, dim, keepdim, dtype=dtype, out=out)
@@ -4252,6 +8750,8 @@ __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
 __m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
 def _m_prod(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_prod_b0(args[0])
     best = None
     for c, b in __m_prod_ovs:
         try:
@@ -4290,6 +8790,16 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
 
 def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_aminmax_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _rt_aminmax(*_k(self))
         return _rt_aminmax(*_op_aminmax_default(self))
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('aminmax', 'dim', None, 'int', dim)
@@ -4306,6 +8816,16 @@ def __m_max_c0(self, *, out=None):
 def __m_max_b0(self, *, out=None):
     if out is not None:
         return _op_max_unary_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_max_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_max_default(self)
 
 def __m_max_c1(self, dim, keepdim=False, *, out=None):
@@ -4319,6 +8839,18 @@ def __m_max_c1(self, dim, keepdim=False, *, out=None):
 def __m_max_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_max(*_op_max_dim_max(self, dim, keepdim, max=out[0], max_values=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_max_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_max(*_k(self, dim, keepdim))
     return _rt_max(*_op_max_dim(self, dim, keepdim))
 
 def __m_max_c2(self, other, *, out=None):
@@ -4330,12 +8862,25 @@ def __m_max_c2(self, other, *, out=None):
 def __m_max_b2(self, other, *, out=None):
     if out is not None:
         return _op_max_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_max_other[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_max_other(self, other)
 
 __m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, __m_max_b2),)
 __m_max_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
 
 def _m_max(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_max_b0(args[0])
     best = None
     for c, b in __m_max_ovs:
         try:
@@ -4357,6 +8902,16 @@ def __m_min_c0(self, *, out=None):
 def __m_min_b0(self, *, out=None):
     if out is not None:
         return _op_min_unary_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_min_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_min_default(self)
 
 def __m_min_c1(self, dim, keepdim=False, *, out=None):
@@ -4370,6 +8925,18 @@ def __m_min_c1(self, dim, keepdim=False, *, out=None):
 def __m_min_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_min(*_op_min_dim_min(self, dim, keepdim, min=out[0], min_indices=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_min_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_min(*_k(self, dim, keepdim))
     return _rt_min(*_op_min_dim(self, dim, keepdim))
 
 def __m_min_c2(self, other, *, out=None):
@@ -4381,12 +8948,25 @@ def __m_min_c2(self, other, *, out=None):
 def __m_min_b2(self, other, *, out=None):
     if out is not None:
         return _op_min_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_min_other[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_min_other(self, other)
 
 __m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, __m_min_b2),)
 __m_min_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
 
 def _m_min(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_min_b0(args[0])
     best = None
     for c, b in __m_min_ovs:
         try:
@@ -4410,6 +8990,18 @@ def _m_argmax(self, dim=None, keepdim=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('argmax', 'out', None, 'Tensor', out)
         return _op_argmax_out(self, dim, keepdim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_argmax_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, keepdim)
     return _op_argmax_default(self, dim, keepdim)
 
 def _m_argmin(self, dim=None, keepdim=False, *, out=None):
@@ -4421,6 +9013,18 @@ def _m_argmin(self, dim=None, keepdim=False, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('argmin', 'out', None, 'Tensor', out)
         return _op_argmin_out(self, dim, keepdim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_argmin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, keepdim)
     return _op_argmin_default(self, dim, keepdim)
 
 def __m_all_c0(self, *, out=None):
@@ -4430,6 +9034,16 @@ def __m_all_c0(self, *, out=None):
 def __m_all_b0(self, *, out=None):
     if out is not None:
         return _op_all_all_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_all_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_all_default(self)
 
 def __m_all_c1(self, dim, keepdim=False, *, out=None):
@@ -4443,6 +9057,18 @@ def __m_all_c1(self, dim, keepdim=False, *, out=None):
 def __m_all_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_all_out(self, dim, keepdim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_all_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, keepdim)
     return _op_all_dim(self, dim, keepdim)
 
 def __m_all_c2(self, dim=None, keepdim=False, *, out=None):
@@ -4462,6 +9088,8 @@ __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, 
 __m_all_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def _m_all(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_all_b0(args[0])
     best = None
     for c, b in __m_all_ovs:
         try:
@@ -4483,6 +9111,16 @@ def __m_any_c0(self, *, out=None):
 def __m_any_b0(self, *, out=None):
     if out is not None:
         return _op_any_all_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_any_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_any_default(self)
 
 def __m_any_c1(self, dim, keepdim=False, *, out=None):
@@ -4496,6 +9134,18 @@ def __m_any_c1(self, dim, keepdim=False, *, out=None):
 def __m_any_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_any_out(self, dim, keepdim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_any_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, keepdim)
     return _op_any_dim(self, dim, keepdim)
 
 def __m_any_c2(self, dim=None, keepdim=False, *, out=None):
@@ -4515,6 +9165,8 @@ __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, 
 __m_any_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def _m_any(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_any_b0(args[0])
     best = None
     for c, b in __m_any_ovs:
         try:
@@ -4536,6 +9188,16 @@ def __m_var_c0(self, unbiased=True):
     return s
 
 def __m_var_b0(self, unbiased=True):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_var_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, unbiased)
     return _op_var_default(self, unbiased)
 
 def __m_var_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
@@ -4576,6 +9238,8 @@ __m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, 
 __m_var_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
 
 def _m_var(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_var_b0(args[0])
     best = None
     for c, b in __m_var_ovs:
         try:
@@ -4597,6 +9261,16 @@ def __m_std_c0(self, unbiased=True):
     return s
 
 def __m_std_b0(self, unbiased=True):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_std_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, unbiased)
     return _op_std_default(self, unbiased)
 
 def __m_std_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
@@ -4637,6 +9311,8 @@ __m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, 
 __m_std_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
 
 def _m_std(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_std_b0(args[0])
     best = None
     for c, b in __m_std_ovs:
         try:
@@ -4671,6 +9347,18 @@ def __m_norm_c0(self, p=2):
     return s
 
 def __m_norm_b0(self, p=2):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_norm_Scalar[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, p)
     return _op_norm_Scalar(self, p)
 
 def __m_norm_c1(self, p, dim, keepdim=False, *, out=None):
@@ -4726,6 +9414,8 @@ __m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_nor
 __m_norm_sigs = ('(Scalar p = 2)', '(Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Number? p, *, dtype dtype)')
 
 def _m_norm(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_norm_b0(args[0])
     best = None
     for c, b in __m_norm_ovs:
         try:
@@ -4760,12 +9450,38 @@ def __m_count_nonzero_c1(self, dim=None):
     return s
 
 def __m_count_nonzero_b1(self, dim=None):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_count_nonzero_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim)
     return _op_count_nonzero_default(self, dim)
 
 __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
 __m_count_nonzero_sigs = ('(int[] dim)', '(int? dim = None)')
 
 def _m_count_nonzero(*args, **kwargs):
+    if not kwargs and len(args) > 1:
+        for _a in args[1:]:
+            if _a.__class__ is not int:
+                break
+        else:
+            _self = args[0]
+            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = _self._ks
+                if _ks & _AUTOGRAD_BIT:
+                    _ks &= ~_tls._exclude
+                _k = _c_count_nonzero_dim_IntList.get(_ks)
+                if _k is not None:
+                    return _k(_self, args[1:])
+            return __m_count_nonzero_b0(*args)
     best = None
     for c, b in __m_count_nonzero_ovs:
         try:
@@ -4785,6 +9501,16 @@ def __m_median_c0(self):
     return s
 
 def __m_median_b0(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_median_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_median_default(self)
 
 def __m_median_c1(self, dim, keepdim=False, *, out=None):
@@ -4798,12 +9524,26 @@ def __m_median_c1(self, dim, keepdim=False, *, out=None):
 def __m_median_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_median(*_op_median_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_median_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_median(*_k(self, dim, keepdim))
     return _rt_median(*_op_median_dim(self, dim, keepdim))
 
 __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
 __m_median_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
 
 def _m_median(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_median_b0(args[0])
     best = None
     for c, b in __m_median_ovs:
         try:
@@ -4823,6 +9563,16 @@ def __m_nanmedian_c0(self):
     return s
 
 def __m_nanmedian_b0(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nanmedian_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_nanmedian_default(self)
 
 def __m_nanmedian_c1(self, dim, keepdim=False, *, out=None):
@@ -4836,12 +9586,26 @@ def __m_nanmedian_c1(self, dim, keepdim=False, *, out=None):
 def __m_nanmedian_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_nanmedian(*_op_nanmedian_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_nanmedian_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_nanmedian(*_k(self, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
 
 __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
 __m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
 
 def _m_nanmedian(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_nanmedian_b0(args[0])
     best = None
     for c, b in __m_nanmedian_ovs:
         try:
@@ -4863,6 +9627,18 @@ def _m_mode(self, dim=-1, keepdim=False, *, out=None):
         raise _bad_arg('mode', 'keepdim', 2, 'bool', keepdim)
     if out is not None:
         return _rt_mode(*_op_mode_values(self, dim, keepdim, values=out[0], indices=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_mode_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_mode(*_k(self, dim, keepdim))
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
 
 def _m_bincount(self, weights=None, minlength=0):
@@ -4870,6 +9646,20 @@ def _m_bincount(self, weights=None, minlength=0):
         raise _bad_arg('bincount', 'weights', 1, 'Tensor', weights)
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if weights.__class__ in _TENSOR_TYPES:
+        _ks |= weights._ks
+    if minlength.__class__ in _TENSOR_TYPES:
+        _ks |= minlength._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_bincount_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, weights, minlength)
     return _op_bincount_default(self, weights, minlength)
 
 def _m_histc(self, bins=100, min=0, max=0, *, out=None):
@@ -4883,6 +9673,22 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('histc', 'out', None, 'Tensor', out)
         return _op_histc_out(self, bins, min, max, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if bins.__class__ in _TENSOR_TYPES:
+        _ks |= bins._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_histc_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, bins, min, max)
     return _op_histc_default(self, bins, min, max)
 
 def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
@@ -4898,6 +9704,24 @@ def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('diff', 'out', None, 'Tensor', out)
         return _op_diff_out(self, n, dim, prepend, append, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if prepend.__class__ in _TENSOR_TYPES:
+        _ks |= prepend._ks
+    if append.__class__ in _TENSOR_TYPES:
+        _ks |= append._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diff_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, n, dim, prepend, append)
     return _op_diff_default(self, n, dim, prepend, append)
 
 def _m_nansum(self, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -5036,6 +9860,16 @@ def _m_nanquantile(*args, **kwargs):
 
 def _m_cov(self, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_cov_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self)
         return _op_cov_default(self)
     if correction.__class__ is not int and not _is_int(correction):
         raise _bad_arg('cov', 'correction', None, 'int', correction)
@@ -5046,12 +9880,34 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
     return _op_cov_default(self, correction=correction, fweights=fweights, aweights=aweights)
 
 def _m_corrcoef(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_corrcoef_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_corrcoef_default(self)
 
 def _m_cumsum(self, dim, *, dtype=None, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
     if out is None and dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_cumsum_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim)
         return _op_cumsum_default(self, dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
@@ -5065,6 +9921,18 @@ def _m_cumsum_(self, dim, *, dtype=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
     if dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_cumsum__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim)
         return _op_cumsum__default(self, dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('cumsum_', 'dtype', None, 'ember.dtype', dtype)
@@ -5074,6 +9942,18 @@ def _m_cumprod(self, dim, *, dtype=None, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
     if out is None and dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_cumprod_default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim)
         return _op_cumprod_default(self, dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
@@ -5087,6 +9967,18 @@ def _m_cumprod_(self, dim, *, dtype=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
     if dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_cumprod__default[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, dim)
         return _op_cumprod__default(self, dim)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
@@ -5097,6 +9989,18 @@ def _m_cummax(self, dim, *, out=None):
         raise _bad_arg('cummax', 'dim', 1, 'int', dim)
     if out is not None:
         return _rt_cummax(*_op_cummax_out(self, dim, values=out[0], indices=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cummax_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_cummax(*_k(self, dim))
     return _rt_cummax(*_op_cummax_default(self, dim))
 
 def _m_cummin(self, dim, *, out=None):
@@ -5104,6 +10008,18 @@ def _m_cummin(self, dim, *, out=None):
         raise _bad_arg('cummin', 'dim', 1, 'int', dim)
     if out is not None:
         return _rt_cummin(*_op_cummin_out(self, dim, values=out[0], indices=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_cummin_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_cummin(*_k(self, dim))
     return _rt_cummin(*_op_cummin_default(self, dim))
 
 def _m_logcumsumexp(self, dim, *, out=None):
@@ -5113,6 +10029,18 @@ def _m_logcumsumexp(self, dim, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
         return _op_logcumsumexp_out(self, dim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_logcumsumexp_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim)
     return _op_logcumsumexp_default(self, dim)
 
 def _m_repeat(self, *repeats):
@@ -5134,6 +10062,19 @@ def __m_repeat_interleave_c0(self, repeats, dim=None, *, output_size=None):
 
 def __m_repeat_interleave_b0(self, repeats, dim=None, *, output_size=None):
     if output_size is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= repeats._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_repeat_interleave_self_Tensor[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, repeats, dim)
         return _op_repeat_interleave_self_Tensor(self, repeats, dim)
     return _op_repeat_interleave_self_Tensor(self, repeats, dim, output_size=output_size)
 
@@ -5149,6 +10090,20 @@ def __m_repeat_interleave_c1(self, repeats, dim=None, *, output_size=None):
 
 def __m_repeat_interleave_b1(self, repeats, dim=None, *, output_size=None):
     if output_size is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if repeats.__class__ in _TENSOR_TYPES:
+            _ks |= repeats._ks
+        if dim.__class__ in _TENSOR_TYPES:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            if _ks & _AUTOGRAD_BIT:
+                _ks &= ~_tls._exclude
+            try:
+                _k = _c_repeat_interleave_self_int[_ks]
+            except KeyError:
+                pass
+            else:
+                return _k(self, repeats, dim)
         return _op_repeat_interleave_self_int(self, repeats, dim)
     return _op_repeat_interleave_self_int(self, repeats, dim, output_size=output_size)
 
@@ -5192,9 +10147,29 @@ def _m_flip(self, *dims):
     return _op_flip_default(self, dims)
 
 def _m_fliplr(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_fliplr_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_fliplr_default(self)
 
 def _m_flipud(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_flipud_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_flipud_default(self)
 
 def _m_rot90(self, k=1, dims=(0, 1)):
@@ -5211,11 +10186,35 @@ def _m_tril(self, diagonal=0, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('tril', 'out', None, 'Tensor', out)
         return _op_tril_out(self, diagonal, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tril_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, diagonal)
     return _op_tril_default(self, diagonal)
 
 def _m_tril_(self, diagonal=0):
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('tril_', 'diagonal', 1, 'int', diagonal)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_tril__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, diagonal)
     return _op_tril__default(self, diagonal)
 
 def _m_triu(self, diagonal=0, *, out=None):
@@ -5225,11 +10224,35 @@ def _m_triu(self, diagonal=0, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('triu', 'out', None, 'Tensor', out)
         return _op_triu_out(self, diagonal, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_triu_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, diagonal)
     return _op_triu_default(self, diagonal)
 
 def _m_triu_(self, diagonal=0):
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('triu_', 'diagonal', 1, 'int', diagonal)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_triu__default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, diagonal)
     return _op_triu__default(self, diagonal)
 
 def _m_diag(self, diagonal=0, *, out=None):
@@ -5239,6 +10262,18 @@ def _m_diag(self, diagonal=0, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('diag', 'out', None, 'Tensor', out)
         return _op_diag_out(self, diagonal, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diag_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, diagonal)
     return _op_diag_default(self, diagonal)
 
 def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
@@ -5248,11 +10283,39 @@ def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
         raise _bad_arg('diag_embed', 'dim1', 2, 'int', dim1)
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diag_embed', 'dim2', 3, 'int', dim2)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diag_embed_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, offset, dim1, dim2)
     return _op_diag_embed_default(self, offset, dim1, dim2)
 
 def _m_diagflat(self, offset=0):
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagflat', 'offset', 1, 'int', offset)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diagflat_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, offset)
     return _op_diagflat_default(self, offset)
 
 def _m_broadcast_to(self, *size):
@@ -5273,6 +10336,22 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
         return _op_narrow_copy_out(self, dim, start, length, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if length.__class__ in _TENSOR_TYPES:
+        _ks |= length._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_narrow_copy_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, start, length)
     return _op_narrow_copy_default(self, dim, start, length)
 
 def _m_softmax(self, dim, dtype=None, *, out=None):
@@ -5284,6 +10363,18 @@ def _m_softmax(self, dim, dtype=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('softmax', 'out', None, 'Tensor', out)
         return _op_softmax_int_out(self, dim, dtype, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_softmax_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, dtype)
     return _op_softmax_int(self, dim, dtype)
 
 def _m_log_softmax(self, dim, dtype=None, *, out=None):
@@ -5295,6 +10386,18 @@ def _m_log_softmax(self, dim, dtype=None, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
         return _op_log_softmax_int_out(self, dim, dtype, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_log_softmax_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, dtype)
     return _op_log_softmax_int(self, dim, dtype)
 
 def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
@@ -5306,6 +10409,20 @@ def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
         raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
     if out is not None:
         return _rt_kthvalue(*_op_kthvalue_values(self, k, dim, keepdim, values=out[0], indices=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if k.__class__ in _TENSOR_TYPES:
+        _ks |= k._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_kthvalue_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_kthvalue(*_k(self, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
 
 def __m_sort_c0(self, dim=-1, descending=False, *, out=None):
@@ -5319,6 +10436,18 @@ def __m_sort_c0(self, dim=-1, descending=False, *, out=None):
 def __m_sort_b0(self, dim=-1, descending=False, *, out=None):
     if out is not None:
         return _rt_sort(*_op_sort_values(self, dim, descending, values=out[0], indices=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_sort_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_sort(*_k(self, dim, descending))
     return _rt_sort(*_op_sort_default(self, dim, descending))
 
 def __m_sort_c1(self, *, stable, dim=-1, descending=False, out=None):
@@ -5340,6 +10469,8 @@ __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
 __m_sort_sigs = ('(int dim = -1, bool descending = False, *, Tensor out = None)', '(*, bool? stable, int dim = -1, bool descending = False, Tensor out = None)')
 
 def _m_sort(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_sort_b0(args[0])
     best = None
     for c, b in __m_sort_ovs:
         try:
@@ -5363,6 +10494,18 @@ def __m_argsort_c0(self, dim=-1, descending=False):
     return s
 
 def __m_argsort_b0(self, dim=-1, descending=False):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_argsort_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, descending)
     return _op_argsort_default(self, dim, descending)
 
 def __m_argsort_c1(self, *, stable, dim=-1, descending=False, out=None):
@@ -5384,6 +10527,8 @@ __m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsor
 __m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
 
 def _m_argsort(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_argsort_b0(args[0])
     best = None
     for c, b in __m_argsort_ovs:
         try:
@@ -5409,6 +10554,20 @@ def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
         raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
     if out is not None:
         return _rt_topk(*_op_topk_values(self, k, dim, largest, sorted, values=out[0], indices=out[1]))
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if k.__class__ in _TENSOR_TYPES:
+        _ks |= k._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_topk_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _rt_topk(*_k(self, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
 
 def _m_msort(self, *, out=None):
@@ -5416,6 +10575,16 @@ def _m_msort(self, *, out=None):
         if not isinstance(out, TensorImpl):
             raise _bad_arg('msort', 'out', None, 'Tensor', out)
         return _op_msort_out(self, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_msort_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_msort_default(self)
 
 def _m_unfold(self, dimension, size, step):
@@ -5425,6 +10594,22 @@ def _m_unfold(self, dimension, size, step):
         raise _bad_arg('unfold', 'size', 2, 'int', size)
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('unfold', 'step', 3, 'int', step)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dimension.__class__ in _TENSOR_TYPES:
+        _ks |= dimension._ks
+    if size.__class__ in _TENSOR_TYPES:
+        _ks |= size._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unfold_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dimension, size, step)
     return _op_unfold_default(self, dimension, size, step)
 
 def __m_view_c0(self, *size):
@@ -5447,12 +10632,36 @@ def __m_view_c1(self, dtype):
     return s
 
 def __m_view_b1(self, dtype):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_view_dtype[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dtype)
     return _op_view_dtype(self, dtype)
 
 __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
 __m_view_sigs = ('(int[] size)', '(dtype dtype)')
 
 def _m_view(*args, **kwargs):
+    if not kwargs and len(args) > 1:
+        for _a in args[1:]:
+            if _a.__class__ is not int:
+                break
+        else:
+            _self = args[0]
+            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = _self._ks
+                if _ks & _AUTOGRAD_BIT:
+                    _ks &= ~_tls._exclude
+                _k = _c_view_default.get(_ks)
+                if _k is not None:
+                    return _k(_self, args[1:])
+            return __m_view_b0(*args)
     best = None
     for c, b in __m_view_ovs:
         try:
@@ -5490,6 +10699,17 @@ def _m_expand(self, *size, implicit=False):
 def _m_expand_as(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('expand_as', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_expand_as_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_expand_as_default(self, other)
 
 def _m_transpose(self, dim0, dim1):
@@ -5497,6 +10717,20 @@ def _m_transpose(self, dim0, dim1):
         raise _bad_arg('transpose', 'dim0', 1, 'int', dim0)
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('transpose', 'dim1', 2, 'int', dim1)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_transpose_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim0, dim1)
     return _op_transpose_int(self, dim0, dim1)
 
 def _m_permute(self, *dims):
@@ -5507,9 +10741,29 @@ def _m_permute(self, *dims):
     return _op_permute_default(self, dims)
 
 def _m_t(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_t_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_t_default(self)
 
 def _m_adjoint(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_adjoint_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_adjoint_default(self)
 
 def _m_narrow(self, dim, start, length):
@@ -5519,6 +10773,22 @@ def _m_narrow(self, dim, start, length):
         raise _bad_arg('narrow', 'start', 2, 'int', start)
     if length.__class__ is not int and not _is_int(length):
         raise _bad_arg('narrow', 'length', 3, 'int', length)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if length.__class__ in _TENSOR_TYPES:
+        _ks |= length._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_narrow_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, start, length)
     return _op_narrow_default(self, dim, start, length)
 
 def _m_select(self, dim, index):
@@ -5526,6 +10796,20 @@ def _m_select(self, dim, index):
         raise _bad_arg('select', 'dim', 1, 'int', dim)
     if index.__class__ is not int and not _is_int(index):
         raise _bad_arg('select', 'index', 2, 'int', index)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_select_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, index)
     return _op_select_int(self, dim, index)
 
 def _m_slice(self, dim=0, start=None, end=None, step=1):
@@ -5537,11 +10821,41 @@ def _m_slice(self, dim=0, start=None, end=None, step=1):
         raise _bad_arg('slice', 'end', 3, 'int', end)
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice', 'step', 4, 'int', step)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_slice_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim, start, end, step)
     return _op_slice_Tensor(self, dim, start, end, step)
 
 def _m_unsqueeze(self, dim):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze', 'dim', 1, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unsqueeze_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim)
     return _op_unsqueeze_default(self, dim)
 
 def __m_squeeze_c0(self):
@@ -5549,6 +10863,16 @@ def __m_squeeze_c0(self):
     return s
 
 def __m_squeeze_b0(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_squeeze_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_squeeze_default(self)
 
 def __m_squeeze_c1(self, dim):
@@ -5558,6 +10882,18 @@ def __m_squeeze_c1(self, dim):
     return s
 
 def __m_squeeze_b1(self, dim):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_squeeze_dim[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim)
     return _op_squeeze_dim(self, dim)
 
 def __m_squeeze_c2(self, *dim):
@@ -5577,6 +10913,8 @@ __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeez
 __m_squeeze_sigs = ('()', '(int dim)', '(int[] dim)')
 
 def _m_squeeze(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_squeeze_b0(args[0])
     best = None
     for c, b in __m_squeeze_ovs:
         try:
@@ -5596,6 +10934,20 @@ def _m_flatten(self, start_dim=0, end_dim=-1):
         raise _bad_arg('flatten', 'start_dim', 1, 'int', start_dim)
     if end_dim.__class__ is not int and not _is_int(end_dim):
         raise _bad_arg('flatten', 'end_dim', 2, 'int', end_dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if start_dim.__class__ in _TENSOR_TYPES:
+        _ks |= start_dim._ks
+    if end_dim.__class__ in _TENSOR_TYPES:
+        _ks |= end_dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_flatten_using_ints[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, start_dim, end_dim)
     return _op_flatten_using_ints(self, start_dim, end_dim)
 
 def _m_unflatten(self, dim, sizes):
@@ -5612,11 +10964,39 @@ def _m_diagonal(self, offset=0, dim1=0, dim2=1):
         raise _bad_arg('diagonal', 'dim1', 2, 'int', dim1)
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diagonal', 'dim2', 3, 'int', dim2)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diagonal_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, offset, dim1, dim2)
     return _op_diagonal_default(self, offset, dim1, dim2)
 
 def _m_unbind(self, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unbind', 'dim', 1, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_unbind_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, dim)
     return _op_unbind_int(self, dim)
 
 def _m_split(self, split_size, dim=0):
@@ -5624,6 +11004,20 @@ def _m_split(self, split_size, dim=0):
         raise _bad_arg('split', 'split_size', 1, 'int', split_size)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split', 'dim', 2, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if split_size.__class__ in _TENSOR_TYPES:
+        _ks |= split_size._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_split_Tensor[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, split_size, dim)
     return _op_split_Tensor(self, split_size, dim)
 
 def _m_split_with_sizes(self, split_sizes, dim=0):
@@ -5638,6 +11032,20 @@ def _m_chunk(self, chunks, dim=0):
         raise _bad_arg('chunk', 'chunks', 1, 'int', chunks)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('chunk', 'dim', 2, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if chunks.__class__ in _TENSOR_TYPES:
+        _ks |= chunks._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_chunk_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, chunks, dim)
     return _op_chunk_default(self, chunks, dim)
 
 def __m_movedim_c0(self, source, destination):
@@ -5660,6 +11068,20 @@ def __m_movedim_c1(self, source, destination):
     return s
 
 def __m_movedim_b1(self, source, destination):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if destination.__class__ in _TENSOR_TYPES:
+        _ks |= destination._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_movedim_int[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, source, destination)
     return _op_movedim_int(self, source, destination)
 
 __m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
@@ -5681,14 +11103,45 @@ def _m_movedim(*args, **kwargs):
     raise _no_match('movedim', args, kwargs, __m_movedim_sigs, True)
 
 def _m_alias(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_alias_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_alias_default(self)
 
 def _m_detach(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_detach_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self)
     return _op_detach_default(self)
 
 def _m_view_as(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('view_as', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_view_as_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_view_as_default(self, other)
 
 def _m_reshape(self, *shape):
@@ -5701,6 +11154,17 @@ def _m_reshape(self, *shape):
 def _m_reshape_as(self, other):
     if other.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_reshape_as_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, other)
     return _op_reshape_as_default(self, other)
 
 def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None):
@@ -5718,6 +11182,25 @@ def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None
         if not isinstance(out, TensorImpl):
             raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
         return _op_slice_scatter_out(self, src, dim, start, end, step, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= src._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_slice_scatter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, src, dim, start, end, step)
     return _op_slice_scatter_default(self, src, dim, start, end, step)
 
 def _m_select_scatter(self, src, dim, index):
@@ -5727,6 +11210,21 @@ def _m_select_scatter(self, src, dim, index):
         raise _bad_arg('select_scatter', 'dim', 2, 'int', dim)
     if index.__class__ is not int and not _is_int(index):
         raise _bad_arg('select_scatter', 'index', 3, 'int', index)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= src._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_select_scatter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, src, dim, index)
     return _op_select_scatter_default(self, src, dim, index)
 
 def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
@@ -5738,6 +11236,23 @@ def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         raise _bad_arg('diagonal_scatter', 'dim1', 3, 'int', dim1)
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diagonal_scatter', 'dim2', 4, 'int', dim2)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= src._ks
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        if _ks & _AUTOGRAD_BIT:
+            _ks &= ~_tls._exclude
+        try:
+            _k = _c_diagonal_scatter_default[_ks]
+        except KeyError:
+            pass
+        else:
+            return _k(self, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(self, src, offset, dim1, dim2)
 
 def _m_as_strided_scatter(self, src, size, stride, storage_offset=None):
@@ -5956,6 +11471,7 @@ class TensorMethods:
     index_reduce = _m_index_reduce
     index_reduce_ = _m_index_reduce_
     index_select = _m_index_select
+    inner = _m_inner
     inverse = _m_inverse
     isclose = _m_isclose
     isfinite = _m_isfinite

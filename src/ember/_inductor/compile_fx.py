@@ -6,6 +6,12 @@ lowers one aten graph (graph.py), schedules and fuses it (scheduler.py), generat
 (codegen/), builds the C and returns the wrapper's `call`. If the graph holds something the IR cannot express
 (`graph.UnsupportedGraph`), it runs as the fx graph (quietly: that is a known limit); if gcc fails, it runs
 as the fx graph with a warning. Never wrong results.
+
+Dynamic shapes: a graph whose inputs have symbolic sizes (dynamo's automatic dynamic, `mark_dynamic`,
+`dynamic=True`) is lowered with the sizes as `sizevars.SymSize`s, so its C takes them as run-time arguments and
+one build serves every size (`_compile_dynamic`, counted in counters["inductor"]["dynamic_graphs"]); a graph
+whose code would depend on the example sizes is compiled per concrete size instead (`_per_size_call`,
+"specialized_symbolic_graphs"; the reason is logged under EMBER_LOGS=recompiles).
 """
 import warnings
 
@@ -49,6 +55,7 @@ def compile_fx_inner(gm, example_inputs=None, **kwargs):
 
 def _compile_graph(gm, example_inputs=None, size_hints=None, concrete=False, module=None):
     try:
+        sched = None
         if module is None:
             graph, sched, module = compile_to_module(gm, example_inputs, size_hints, concrete)
         else:
@@ -68,12 +75,33 @@ def _compile_graph(gm, example_inputs=None, size_hints=None, concrete=False, mod
     log("output_code", f"C source:\n{module.c_source}\nwrapper:\n{module.py_source}")
     counters["inductor"]["graphs"] += 1
     counters["inductor"]["kernels"] += module.n_kernels
-    if not module.entry_names:
+    from . import config
+    call = None
+    if config.max_autotune and module.entry_names and sched is not None:
+        call = _autotuned(graph, sched, gm)
+    if call is not None:
+        pass
+    elif not module.entry_names:
         call = load_module(module)
     else:
         call = _deferred_call(module, gm, _build_in_background(module.c_source))
     call._ember_graph = graph
     call._ember_module = module
+    return call
+
+
+def _autotuned(graph, sched, gm):
+    """mode="max-autotune": the graph's code under each tile-parameter variant, the fastest kept (autotune.py); None
+    when there is nothing to choose or the graph cannot be run twice harmlessly."""
+    from . import autotune
+    if not autotune.tunable(graph):
+        return None
+    variants = autotune.distinct_variants(graph, sched)
+    if len(variants) < 2:
+        return None
+    calls = [_deferred_call(m, gm, _build_in_background(m.c_source)) for _, m in variants]
+    call = autotune.autotuned_call(variants, calls)
+    call._ember_variants = variants
     return call
 
 
@@ -220,9 +248,20 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
         # the one symbolic AOT trace is compiled to size-parameterised C: compile_fx_inner, _compile_dynamic.)
         counters["inductor"]["specialized_symbolic_graphs"] += 1
         example_inputs = [None] * len(example_inputs)
-    compiled = aot_module_simplified(model, example_inputs, fw_compiler=inner_compile, bw_compiler=inner_compile,
-                                     inference_compiler=inner_compile,
-                                     decompositions=decompositions or select_decomp_table())
+    # keep_inference_input_mutations: an inference graph that updates its inputs (an optimizer step) writes them
+    # from the generated kernels (graph.py: `copy_` into an input), not by copies after the graph
+    # AOT autograd traces and compiles lazily (the forward on the first call, the backward on the first backward),
+    # after a mode's / options' config.patch (modes.InductorWrapper) has ended: each graph is compiled under the
+    # config this backend was called with
+    snapshot = config.get_config_copy()
+
+    def inner(gm, example_inputs_):
+        with config.patch(snapshot):
+            return inner_compile(gm, example_inputs_)
+    compiled = aot_module_simplified(model, example_inputs, fw_compiler=inner, bw_compiler=inner,
+                                     inference_compiler=inner,
+                                     decompositions=decompositions or select_decomp_table(),
+                                     keep_inference_input_mutations=True)
     eager = [None]
     # the graph-level disk cache (fxgraph_cache.py), for the default compiler and decompositions only
     key = None

@@ -14,18 +14,22 @@ and restore the previous values on exit even when the body raises.
 Who reads what today: `fallback_by_default` (modes.InductorWrapper runs the graphs with aot_eager), `cpp.cxx` and
 `cpp.simdlen` (codecache: the compiler and a vector-width flag, both in the cache key), `fx_graph_cache`
 (compile_fx: the graph-level disk cache of fxgraph_cache.py; every knob is part of its key), `cpp.threads` and
-`cpp.enable_kernel_profile` (codegen/wrapper.py: parallel outer loops, per-entry timing). The code generator does not
-read `max_autotune`, `coordinate_descent_tuning`, `cpp_wrapper` or `freezing` yet (`debug` re-raises lowering
-errors): they are set (by modes or by hand) and change nothing until it does. Random ops are always extern calls to eager (what `fallback_random=True` asks for).
+`cpp.enable_kernel_profile` (codegen/wrapper.py: parallel outer loops, per-entry timing), `max_autotune`
+(autotune.py: each graph generated with several tile parameters, the fastest variant kept and stored on disk),
+`debug` (re-raises lowering errors). `UNREAD` lists the knobs that exist for torch's names but change nothing yet,
+with why; ember.compile(options=...) warns when one of them is set. Random ops are always extern calls to eager
+(what `fallback_random=True` asks for). Each graph is compiled under the config the backend was called with
+(compile_fx snapshots it: AOT autograd compiles the backward later, on the first backward).
 
-What ember.compile's `mode=` selects (ember._inductor.modes, torch's `list_mode_options`):
+What ember.compile's `mode=` selects (ember._inductor.modes, torch's `list_mode_options`; docs/inductor_modes.md):
   "default"                      nothing changes.
   "lite"                         fallback_by_default: the graphs run op by op (AOT autograd, no generated C).
-  "reduce-overhead"              cpp_wrapper: one C entry point per graph calls every kernel (in torch: CUDA
-                                 graphs; both cut the per-kernel launch cost).
-  "max-autotune-no-cudagraphs"   max_autotune + coordinate_descent_tuning: try tile sizes and loop orders per
-                                 kernel, keep the fastest.
-  "max-autotune"                 the above and cpp_wrapper.
+  "reduce-overhead"              cpp_wrapper (torch: CUDA graphs). Not implemented in ember: compiles as "default",
+                                 whose wrapper already makes one ctypes call per run of kernels and reuses its
+                                 storage arenas between calls.
+  "max-autotune-no-cudagraphs"   max_autotune + coordinate_descent_tuning: try tile sizes per graph (column-reduction
+                                 blocks, float32 sum blocks, the parallel threshold), keep the fastest (cached).
+  "max-autotune"                 the above and cpp_wrapper (not implemented, as above).
 """
 import contextlib
 import os
@@ -70,6 +74,16 @@ class cpp:
     # the compiler, torch's (None, name) form; the name may also be a path
     cxx = (None, os.environ.get("CC", "gcc"))
 
+
+# knobs that exist (torch's names, settable, part of the cache keys) but that nothing reads yet: name -> why
+UNREAD = {
+    "coordinate_descent_tuning": "max_autotune's variant set is searched exhaustively; there is no separate "
+                                 "coordinate descent",
+    "cpp_wrapper": "one C entry point calling every kernel and extern op is not implemented; the Python wrapper "
+                   "calls one C entry per run of consecutive kernels",
+    "freezing": "parameters are not constant-folded into the generated code",
+    "fallback_random": "random ops are always extern calls to eager's generator (as if True)",
+}
 
 _NAMESPACES = {"cpp": cpp}
 _TOP = ("debug", "max_autotune", "coordinate_descent_tuning", "fallback_random", "freezing",

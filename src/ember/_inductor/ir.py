@@ -173,7 +173,7 @@ class Scatter:
     The stores conflict, so the kernel is one serial loop nest and is never fused."""
 
     def __init__(self, size, init, inner_fn, accumulate):
-        self.size = tuple(int(s) for s in size)
+        self.size = tuple(_sz(s) for s in size)
         self.init = init                # an IR value (Pointwise / BufferView) of the output's size and dtype
         self.inner_fn = inner_fn
         self.accumulate = accumulate
@@ -189,7 +189,7 @@ class Scan:
     def __init__(self, size, dim, scan_type, inner_fn):
         if scan_type not in self.TYPES:
             raise NotImplementedError(f"ember._inductor: scan type {scan_type!r}")
-        self.size = tuple(int(s) for s in size)
+        self.size = tuple(_sz(s) for s in size)
         self.dim = dim
         self.scan_type = scan_type
         self.inner_fn = inner_fn
@@ -197,7 +197,9 @@ class Scan:
 
 class ComputedBuffer(Buffer):
     """A buffer computed by generated code: `data` is a Pointwise, a Reduction, or a Scatter / Scan (`is_serial`:
-    its own kernel, no outer loops shared with anything)."""
+    its own kernel, no outer loops shared with anything). `mutated_input` names the graph input whose storage
+    it is written into (an in-place update kept in place), else None."""
+    mutated_input = None
 
     def __init__(self, name, layout, data):
         super().__init__(name, layout)

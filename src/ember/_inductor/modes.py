@@ -4,8 +4,9 @@ ember.compile mean for the "inductor" backend.
 A mode names a set of config values (ember._inductor.config, whose docstring says what each one does);
 `options` is a dict of config values by dotted name ({"cpp.threads": 1, "max_autotune": True}). ember.compile
 checks them when it is called (an unknown mode, an unknown option or a value of the wrong type raises
-RuntimeError with torch's message) and wraps the backend in `InductorWrapper`, which compiles each captured graph
-with those values patched into the config.
+RuntimeError with torch's message), warns for an option that exists but is not implemented (config.UNREAD), and wraps
+the backend in `InductorWrapper`, which compiles each captured graph with those values patched into the config.
+docs/inductor_modes.md says what each mode does in ember.
 """
 from . import config
 
@@ -46,6 +47,12 @@ class InductorWrapper:
         if mode and mode != "default":
             self.apply_options(list_mode_options(mode, dynamic))
         self.apply_options(options)
+        for key in options or ():
+            name = key.replace("-", "_")
+            if name in config.UNREAD:
+                import warnings
+                warnings.warn(f"ember.compile: option {key!r} is accepted (torch's name) but changes nothing in "
+                              f"ember yet: {config.UNREAD[name]}", UserWarning, stacklevel=3)
 
     def apply_options(self, options):
         if not options:

@@ -4,11 +4,13 @@ from .._core.tls import state
 from .._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey
 from .._ops import _keyset
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Tensor
+from .._core.device import CPU as _CPU, META as _META
 from .forward_ad import _FW, fw_has, fw_unsupported
 from ._views import rebase_view
 from .graph import Node, _clone_detached, gradient_edge
 
 BELOW_AUTOGRAD = (1 << int(DispatchKey.Autograd)) - 1
+BELOW_AUTOGRAD_OR_PYTHON = BELOW_AUTOGRAD | PYTHON_BIT   # what below_ks keeps
 
 
 def below_ks(args, kwargs=None):
@@ -22,7 +24,7 @@ def below_ks(args, kwargs=None):
                     if isinstance(t, Tensor):
                         ks |= t._ks
         if ks & (CPU_BIT | META_BIT):
-            ks = (ks | state.include) & ~state.exclude
+            ks = (ks | state._include) & ~state._exclude
             # a formula calling a kernel directly (cat(grads) in a backward) is still seen by an active
             # dispatch mode / tensor subclass: the Python key is kept unless the dispatcher already passed it
             return ks & BELOW_AUTOGRAD | ks & PYTHON_BIT
@@ -61,17 +63,18 @@ def set_history(result, node, single_grad=False):
     """Attach `node` as grad_fn of each differentiable output (a Tensor or tuple of Tensors).
     single_grad: the formulas read only `grad`, so (as in torch's codegen) only the first differentiable
     output gets a history; the others (mean/rstd of a norm, CTC's log_alpha ...) do not require grad."""
-    if isinstance(result, Tensor):
+    if result.__class__ in _TENSOR_TYPES:
         dt = result.dtype
         if dt.is_floating_point or dt.is_complex:
             if result._base is not None:
                 result._gfv = result._version_counter.value
             meta = node.input_meta
             result._output_nr = len(meta)
-            meta.append((result._size, dt, result.device))
+            ks = result._ks
+            meta.append((result._size, dt, _META if ks & META_BIT else _CPU))     # (result.device)
             result.grad_fn = node
             result._requires_grad = True
-            result._ks |= AUTOGRAD_BIT
+            result._ks = ks | AUTOGRAD_BIT
         else:
             node._add_input_meta(result)
         return result

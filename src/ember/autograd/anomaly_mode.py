@@ -5,10 +5,26 @@ import traceback
 import warnings
 
 
+ENABLED_ANYWHERE = [0]     # threads with anomaly mode on: Node creation reads the thread-local flag only then
+_count_lock = threading.Lock()
+
+
 class _State(threading.local):
     def __init__(self):
-        self.enabled = False
+        self._enabled = False
         self.check_nan = True
+
+    @property
+    def enabled(self):
+        return self._enabled
+
+    @enabled.setter
+    def enabled(self, on):
+        on = bool(on)
+        if on is not self._enabled:
+            with _count_lock:
+                ENABLED_ANYWHERE[0] += 1 if on else -1
+            self._enabled = on
 
 
 _state = _State()

@@ -24,6 +24,8 @@ from .._ops import ops
 from . import anomaly_mode as _anomaly
 
 _seq = itertools.count()
+_INF = float("inf")
+_ANOMALY = _anomaly.ENABLED_ANYWHERE
 
 
 class RemovableHandle:
@@ -68,7 +70,7 @@ class Node:
     def __init__(self):
         self._sequence_nr = next(_seq)
         self.input_meta = []
-        if _anomaly._state.enabled:
+        if _ANOMALY[0] and _anomaly._state.enabled:
             _anomaly.record(self)
 
     # -------------------------------------------------------- public API
@@ -140,10 +142,11 @@ class AccumulateGrad(Node):
     _is_accumulate = True
 
     def __init__(self, variable):
-        super().__init__()
-        self._sequence_nr = float("inf")   # torch: UINT64_MAX, runs as soon as it is ready
+        self._sequence_nr = _INF      # torch: UINT64_MAX (no number taken), runs as soon as it is ready
         self.variable = variable
         self.input_meta = [(variable._size, variable.dtype, variable.device)]
+        if _ANOMALY[0] and _anomaly._state.enabled:
+            _anomaly.record(self)
 
     def apply(self, grads):
         accumulate_grad(self.variable, grads[0])

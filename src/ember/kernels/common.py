@@ -105,13 +105,17 @@ def resize_out(out, shape):
     """at::native::resize_output: a wrongly sized `out` is resized, with torch's warning if it held elements."""
     if tuple(out._size) != tuple(shape):
         if out.numel() != 0:
-            import warnings
-            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out._size)}, "
-                          f"which does not match the required output shape {list(shape)}. This behavior is "
-                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
-                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                          "elements with t.resize_(0).")
+            warn_resized(out._size, shape)
         out.resize_(shape)
+
+
+def warn_resized(had, required):
+    """resize_output's deprecation warning for a non-empty `out` of shape `had` resized to `required`."""
+    import warnings
+    warnings.warn(f"An output with one or more elements was resized since it had shape {list(had)}, which does not "
+                  f"match the required output shape {list(required)}. This behavior is deprecated, and in a future "
+                  "PyTorch release outputs will not be resized unless they have zero elements. You can explicitly "
+                  "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
 
 
 def c_type_name(d):

@@ -12,7 +12,8 @@ import numpy as np
 from .._core import dtype as D
 
 from .._core.promotion import can_cast
-from .common import _tname, c_type_name, resize_out
+from .._core.strides import wrap_dim
+from .common import _tname, c_type_name, resize_out, warn_resized
 
 
 # ---- dtype rules
@@ -72,9 +73,9 @@ def fft_real(name):
 
 
 def floating_result(name):
-    """logsumexp: any floating `out`."""
+    """logsumexp: any floating (not complex) `out`."""
     def rule(i, dtype, out):
-        if not (out.dtype.is_floating_point or out.dtype.is_complex):
+        if not out.dtype.is_floating_point:
             raise RuntimeError(f"{name}: Expected floating point type for result tensor, but got: {_tname(out.dtype)}")
     return rule
 
@@ -131,6 +132,27 @@ def resize_counted(out, shape):
         out.resize_(shape)
 
 
+def resize_keepdim(self, dim, keepdim):
+    """kthvalue / mode (_reduction_with_indices_allocate_or_resize_output): without keepdim, an `out` with one
+    dim fewer than self is unsqueezed at `dim`, resized to the keepdim shape (so the warning names those two
+    shapes) and squeezed again. Returns the resize(out, shape) of one call."""
+    def resize(out, shape):
+        if tuple(out._size) == tuple(shape):
+            return
+        if self.dim() == 0:
+            return resize_out(out, shape)
+        d = wrap_dim(dim, self.dim())
+        kept = list(self._size)
+        kept[d] = 1
+        had = list(out._size)
+        if not keepdim and len(had) == self.dim() - 1:
+            had.insert(d, 1)
+        if had != kept and out.numel() != 0:
+            warn_resized(had, kept)
+        out.resize_(shape)
+    return resize
+
+
 # ---- the protocol
 
 def check_outs(dtypes, outs, rule=castable):
@@ -156,4 +178,4 @@ def write_outs(results, outs, rule=castable, order=None, resize=resize_out, disp
 
 
 __all__ = ["castable", "exact", "same_dtype", "same", "linalg_castable", "fft_complex", "fft_real",
-           "floating_result", "boolean_output", "NAN_TO_NUM", "same_scalar_type", "TAKE", "NARROW_COPY", "SEARCHSORTED", "HISTOGRAM", "SCALAR_TYPE", "resize_silently", "resize_counted", "check_outs", "write_outs"]
+           "floating_result", "boolean_output", "NAN_TO_NUM", "same_scalar_type", "TAKE", "NARROW_COPY", "SEARCHSORTED", "HISTOGRAM", "SCALAR_TYPE", "resize_silently", "resize_counted", "resize_keepdim", "check_outs", "write_outs"]

@@ -17,6 +17,7 @@ import numbers as _numbers
 
 import ember as _e
 from .._generated import special_functions as _special
+from ..kernels.out_rules import write_outs as _write_outs
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e",
            "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
@@ -147,12 +148,11 @@ def _float(x):
 
 
 def _finish(r, out):
+    """out= of the composites: TensorIterator's rule (castable, resize with torch's warning)."""
     if out is None:
         return r
     with _e.no_grad():
-        out.resize_(r.shape)
-        out.copy_(r)
-    return out
+        return _write_outs((r,), (out,), dispatch=True)[0]
 
 
 def ndtr(input, *, out=None):

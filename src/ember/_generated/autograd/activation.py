@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, sum_to
 from ember.autograd.formulas.activation import (HARDSIGMOID_SLOPE, elu_backward,
@@ -75,11 +79,20 @@ def relu(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_relu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_relu._resolve(_ks)
     if not _need:
-        return _OP_relu.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ReluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_relu.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -105,11 +118,20 @@ def relu_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_relu_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_relu_._resolve(_ks)
     if not _need:
-        return _OP_relu_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ReluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_relu_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -166,15 +188,24 @@ def gelu(self, *, approximate='none'):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, approximate))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_gelu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_gelu._resolve(_ks)
     if not _need:
-        return _OP_gelu.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
+        return _k(self, approximate=approximate)
     _n = GeluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_approximate = approximate
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_gelu.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
+    _res = _k(self, approximate=approximate)
     _set_history(_res, _n)
     return _res
 
@@ -199,15 +230,24 @@ def gelu_(self, *, approximate='none'):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, approximate))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_gelu_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_gelu_._resolve(_ks)
     if not _need:
-        return _OP_gelu_.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
+        return _k(self, approximate=approximate)
     _n = GeluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_approximate = approximate
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_gelu_.redispatch(_below_ks((self, approximate)), self, approximate=approximate)
+    _res = _k(self, approximate=approximate)
     _rebase_history(self, _n)
     return _res
 
@@ -276,8 +316,19 @@ def gelu_backward(grad_output, self, *, approximate='none'):
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _g1 = _getattr(self, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self, approximate))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_gelu_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_gelu_backward._resolve(_ks)
     if not _need:
-        return _OP_gelu_backward.redispatch(_below_ks((grad_output, self, approximate)), grad_output, self, approximate=approximate)
+        return _k(grad_output, self, approximate=approximate)
     _n = GeluBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
     if _g0 or _g1:
@@ -286,7 +337,7 @@ def gelu_backward(grad_output, self, *, approximate='none'):
         _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_gelu_backward.redispatch(_below_ks((grad_output, self, approximate)), grad_output, self, approximate=approximate)
+    _res = _k(grad_output, self, approximate=approximate)
     _set_history(_res, _n)
     return _res
 
@@ -341,13 +392,22 @@ def silu(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_silu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_silu._resolve(_ks)
     if not _need:
-        return _OP_silu.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SiluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_silu.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -372,13 +432,22 @@ def silu_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_silu_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_silu_._resolve(_ks)
     if not _need:
-        return _OP_silu_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SiluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_silu_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -433,13 +502,22 @@ def mish(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mish._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mish._resolve(_ks)
     if not _need:
-        return _OP_mish.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = MishBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_mish.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -464,13 +542,22 @@ def mish_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mish_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mish_._resolve(_ks)
     if not _need:
-        return _OP_mish_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = MishBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_mish_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -527,8 +614,21 @@ def softplus(self, beta=1, threshold=20):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if threshold.__class__ in _TENSOR_TYPES:
+        _ks |= threshold._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, beta, threshold))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_softplus._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_softplus._resolve(_ks)
     if not _need:
-        return _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
+        return _k(self, beta, threshold)
     _n = SoftplusBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -537,7 +637,7 @@ def softplus(self, beta=1, threshold=20):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_threshold = threshold
-    _res = _OP_softplus.redispatch(_below_ks((self, beta, threshold)), self, beta, threshold)
+    _res = _k(self, beta, threshold)
     _set_history(_res, _n)
     return _res
 
@@ -595,8 +695,23 @@ def elu(self, alpha=1, scale=1, input_scale=1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if scale.__class__ in _TENSOR_TYPES:
+        _ks |= scale._ks
+    if input_scale.__class__ in _TENSOR_TYPES:
+        _ks |= input_scale._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, alpha, scale, input_scale))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_elu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_elu._resolve(_ks)
     if not _need:
-        return _OP_elu.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
+        return _k(self, alpha, scale, input_scale)
     _n = EluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -607,7 +722,7 @@ def elu(self, alpha=1, scale=1, input_scale=1):
         _n.s_scale = scale
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_elu.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
+    _res = _k(self, alpha, scale, input_scale)
     _set_history(_res, _n)
     return _res
 
@@ -632,8 +747,23 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if scale.__class__ in _TENSOR_TYPES:
+        _ks |= scale._ks
+    if input_scale.__class__ in _TENSOR_TYPES:
+        _ks |= input_scale._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, alpha, scale, input_scale))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_elu_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_elu_._resolve(_ks)
     if not _need:
-        return _OP_elu_.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
+        return _k(self, alpha, scale, input_scale)
     _n = EluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -644,7 +774,7 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
         _n.s_scale = scale
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_elu_.redispatch(_below_ks((self, alpha, scale, input_scale)), self, alpha, scale, input_scale)
+    _res = _k(self, alpha, scale, input_scale)
     _rebase_history(self, _n)
     return _res
 
@@ -700,15 +830,26 @@ def celu(self, alpha=1.0):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_celu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_celu._resolve(_ks)
     if not _need:
-        return _OP_celu.redispatch(_below_ks((self, alpha)), self, alpha)
+        return _k(self, alpha)
     _n = CeluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_celu.redispatch(_below_ks((self, alpha)), self, alpha)
+    _res = _k(self, alpha)
     _set_history(_res, _n)
     return _res
 
@@ -733,15 +874,26 @@ def celu_(self, alpha=1.0):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_celu_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_celu_._resolve(_ks)
     if not _need:
-        return _OP_celu_.redispatch(_below_ks((self, alpha)), self, alpha)
+        return _k(self, alpha)
     _n = CeluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_celu_.redispatch(_below_ks((self, alpha)), self, alpha)
+    _res = _k(self, alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -797,15 +949,26 @@ def leaky_relu(self, negative_slope=0.01):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if negative_slope.__class__ in _TENSOR_TYPES:
+        _ks |= negative_slope._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, negative_slope))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_leaky_relu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_leaky_relu._resolve(_ks)
     if not _need:
-        return _OP_leaky_relu.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
+        return _k(self, negative_slope)
     _n = LeakyReluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_negative_slope = negative_slope
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_leaky_relu.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
+    _res = _k(self, negative_slope)
     _set_history(_res, _n)
     return _res
 
@@ -830,15 +993,26 @@ def leaky_relu_(self, negative_slope=0.01):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if negative_slope.__class__ in _TENSOR_TYPES:
+        _ks |= negative_slope._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, negative_slope))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_leaky_relu_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_leaky_relu_._resolve(_ks)
     if not _need:
-        return _OP_leaky_relu_.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
+        return _k(self, negative_slope)
     _n = LeakyReluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_negative_slope = negative_slope
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_leaky_relu_.redispatch(_below_ks((self, negative_slope)), self, negative_slope)
+    _res = _k(self, negative_slope)
     _rebase_history(self, _n)
     return _res
 
@@ -894,15 +1068,26 @@ def hardshrink(self, lambd=0.5):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if lambd.__class__ in _TENSOR_TYPES:
+        _ks |= lambd._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, lambd))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hardshrink._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hardshrink._resolve(_ks)
     if not _need:
-        return _OP_hardshrink.redispatch(_below_ks((self, lambd)), self, lambd)
+        return _k(self, lambd)
     _n = HardshrinkBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_hardshrink.redispatch(_below_ks((self, lambd)), self, lambd)
+    _res = _k(self, lambd)
     _set_history(_res, _n)
     return _res
 
@@ -958,15 +1143,26 @@ def softshrink(self, lambd=0.5):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if lambd.__class__ in _TENSOR_TYPES:
+        _ks |= lambd._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, lambd))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_softshrink._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_softshrink._resolve(_ks)
     if not _need:
-        return _OP_softshrink.redispatch(_below_ks((self, lambd)), self, lambd)
+        return _k(self, lambd)
     _n = SoftshrinkBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_softshrink.redispatch(_below_ks((self, lambd)), self, lambd)
+    _res = _k(self, lambd)
     _set_history(_res, _n)
     return _res
 
@@ -1037,15 +1233,28 @@ def softshrink_backward(grad_output, self, lambd):
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _g1 = _getattr(self, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if lambd.__class__ in _TENSOR_TYPES:
+        _ks |= lambd._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self, lambd))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_softshrink_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_softshrink_backward._resolve(_ks)
     if not _need:
-        return _OP_softshrink_backward.redispatch(_below_ks((grad_output, self, lambd)), grad_output, self, lambd)
+        return _k(grad_output, self, lambd)
     _n = SoftshrinkBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_softshrink_backward.redispatch(_below_ks((grad_output, self, lambd)), grad_output, self, lambd)
+    _res = _k(grad_output, self, lambd)
     _set_history(_res, _n)
     return _res
 
@@ -1102,8 +1311,21 @@ def hardtanh(self, min_val=-1, max_val=1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min_val.__class__ in _TENSOR_TYPES:
+        _ks |= min_val._ks
+    if max_val.__class__ in _TENSOR_TYPES:
+        _ks |= max_val._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min_val, max_val))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hardtanh._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hardtanh._resolve(_ks)
     if not _need:
-        return _OP_hardtanh.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
+        return _k(self, min_val, max_val)
     _n = HardtanhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1112,7 +1334,7 @@ def hardtanh(self, min_val=-1, max_val=1):
         _n.s_min_val = min_val
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_hardtanh.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
+    _res = _k(self, min_val, max_val)
     _set_history(_res, _n)
     return _res
 
@@ -1137,8 +1359,21 @@ def hardtanh_(self, min_val=-1, max_val=1):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min_val.__class__ in _TENSOR_TYPES:
+        _ks |= min_val._ks
+    if max_val.__class__ in _TENSOR_TYPES:
+        _ks |= max_val._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min_val, max_val))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hardtanh_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hardtanh_._resolve(_ks)
     if not _need:
-        return _OP_hardtanh_.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
+        return _k(self, min_val, max_val)
     _n = HardtanhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1147,7 +1382,7 @@ def hardtanh_(self, min_val=-1, max_val=1):
         _n.s_min_val = min_val
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_hardtanh_.redispatch(_below_ks((self, min_val, max_val)), self, min_val, max_val)
+    _res = _k(self, min_val, max_val)
     _rebase_history(self, _n)
     return _res
 
@@ -1202,13 +1437,22 @@ def hardsigmoid(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hardsigmoid._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hardsigmoid._resolve(_ks)
     if not _need:
-        return _OP_hardsigmoid.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = HardsigmoidBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_hardsigmoid.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -1233,13 +1477,22 @@ def hardsigmoid_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hardsigmoid_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hardsigmoid_._resolve(_ks)
     if not _need:
-        return _OP_hardsigmoid_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = HardsigmoidBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_hardsigmoid_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1294,13 +1547,22 @@ def hardswish(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hardswish._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hardswish._resolve(_ks)
     if not _need:
-        return _OP_hardswish.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = HardswishBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_hardswish.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -1325,13 +1587,22 @@ def hardswish_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hardswish_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hardswish_._resolve(_ks)
     if not _need:
-        return _OP_hardswish_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = HardswishBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_hardswish_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1386,13 +1657,22 @@ def log_sigmoid(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log_sigmoid._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log_sigmoid._resolve(_ks)
     if not _need:
-        return _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = LogSigmoidBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_log_sigmoid.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -1448,15 +1728,28 @@ def threshold(self, threshold, value):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if threshold.__class__ in _TENSOR_TYPES:
+        _ks |= threshold._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, threshold, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_threshold._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_threshold._resolve(_ks)
     if not _need:
-        return _OP_threshold.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
+        return _k(self, threshold, value)
     _n = ThresholdBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_threshold = threshold
-    _res = _OP_threshold.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
+    _res = _k(self, threshold, value)
     _set_history(_res, _n)
     return _res
 
@@ -1481,15 +1774,28 @@ def threshold_(self, threshold, value):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if threshold.__class__ in _TENSOR_TYPES:
+        _ks |= threshold._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, threshold, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_threshold_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_threshold_._resolve(_ks)
     if not _need:
-        return _OP_threshold_.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
+        return _k(self, threshold, value)
     _n = ThresholdBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     if _g0:
         _n.s_threshold = threshold
-    _res = _OP_threshold_.redispatch(_below_ks((self, threshold, value)), self, threshold, value)
+    _res = _k(self, threshold, value)
     _rebase_history(self, _n)
     return _res
 
@@ -1550,15 +1856,26 @@ def glu(self, dim=-1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_glu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_glu._resolve(_ks)
     if not _need:
-        return _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = GluBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_glu.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n)
     return _res
 

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.attention import flash_attention_double_backward
@@ -124,8 +128,27 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
     _g1 = _getattr(key, '_requires_grad', False)
     _g2 = _getattr(value, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = query._ks if query.__class__ in _TENSOR_TYPES else 0
+    if key.__class__ in _TENSOR_TYPES:
+        _ks |= key._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if dropout_p.__class__ in _TENSOR_TYPES:
+        _ks |= dropout_p._ks
+    if attn_mask.__class__ in _TENSOR_TYPES:
+        _ks |= attn_mask._ks
+    if scale.__class__ in _TENSOR_TYPES:
+        _ks |= scale._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((query, key, value, dropout_p, is_causal, attn_mask, scale))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__scaled_dot_product_flash_attention_for_cpu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__scaled_dot_product_flash_attention_for_cpu._resolve(_ks)
     if not _need:
-        return _OP__scaled_dot_product_flash_attention_for_cpu.redispatch(_below_ks((query, key, value, dropout_p, is_causal, attn_mask, scale)), query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+        return _k(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _n = ScaledDotProductFlashAttentionForCpuBackward0()
     _n.next_edges = (_gedge(query) if _g0 else None, _gedge(key) if _g1 else None, _gedge(value) if _g2 else None, )
     if _g0 or _g1 or _g2:
@@ -142,7 +165,7 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         _n.s_scale = scale
     if _g0 or _g1 or _g2:
         _n.s_value = _SV(value)
-    _res = _OP__scaled_dot_product_flash_attention_for_cpu.redispatch(_below_ks((query, key, value, dropout_p, is_causal, attn_mask, scale)), query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+    _res = _k(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     for _x, _d in zip(_res, (True, False)):
         if _d:
             _set_history(_x, _n)
@@ -262,8 +285,33 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     _g2 = _getattr(key, '_requires_grad', False)
     _g3 = _getattr(value, '_requires_grad', False)
     _need = _g0 or _g1 or _g2 or _g3
+    _ks = grad_out._ks if grad_out.__class__ in _TENSOR_TYPES else 0
+    if query.__class__ in _TENSOR_TYPES:
+        _ks |= query._ks
+    if key.__class__ in _TENSOR_TYPES:
+        _ks |= key._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if out.__class__ in _TENSOR_TYPES:
+        _ks |= out._ks
+    if logsumexp.__class__ in _TENSOR_TYPES:
+        _ks |= logsumexp._ks
+    if dropout_p.__class__ in _TENSOR_TYPES:
+        _ks |= dropout_p._ks
+    if attn_mask.__class__ in _TENSOR_TYPES:
+        _ks |= attn_mask._ks
+    if scale.__class__ in _TENSOR_TYPES:
+        _ks |= scale._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__scaled_dot_product_flash_attention_for_cpu_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__scaled_dot_product_flash_attention_for_cpu_backward._resolve(_ks)
     if not _need:
-        return _OP__scaled_dot_product_flash_attention_for_cpu_backward.redispatch(_below_ks((grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)), grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+        return _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _n = ScaledDotProductFlashAttentionForCpuBackwardBackward0()
     _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(query) if _g1 else None, _gedge(key) if _g2 else None, _gedge(value) if _g3 else None, )
     if _g0 or _g1 or _g2 or _g3:
@@ -280,7 +328,7 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
         _n.s_scale = scale
     if _g0 or _g1 or _g2 or _g3:
         _n.s_value = _SV(value)
-    _res = _OP__scaled_dot_product_flash_attention_for_cpu_backward.redispatch(_below_ks((grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)), grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+    _res = _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _set_history(_res, _n)
     return _res
 

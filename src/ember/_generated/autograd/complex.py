@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.complex import angle_backward, angle_jvp, polar_backward, sgn_backward
@@ -65,11 +69,20 @@ def conj_physical(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_conj_physical._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_conj_physical._resolve(_ks)
     if not _need:
-        return _OP_conj_physical.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ConjPhysicalBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_conj_physical.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -106,11 +119,20 @@ def conj_physical_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_conj_physical_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_conj_physical_._resolve(_ks)
     if not _need:
-        return _OP_conj_physical_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ConjPhysicalBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_conj_physical_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -159,11 +181,20 @@ def _conj(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__conj._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__conj._resolve(_ks)
     if not _need:
-        return _OP__conj.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ConjBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP__conj.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -212,11 +243,20 @@ def _neg_view(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__neg_view._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__neg_view._resolve(_ks)
     if not _need:
-        return _OP__neg_view.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = NegViewBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP__neg_view.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -265,11 +305,20 @@ def view_as_real(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_view_as_real._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_view_as_real._resolve(_ks)
     if not _need:
-        return _OP_view_as_real.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ViewAsRealBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_view_as_real.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -318,11 +367,20 @@ def view_as_complex(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_view_as_complex._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_view_as_complex._resolve(_ks)
     if not _need:
-        return _OP_view_as_complex.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ViewAsComplexBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_view_as_complex.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -380,13 +438,22 @@ def sgn(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sgn._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sgn._resolve(_ks)
     if not _need:
-        return _OP_sgn.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SgnBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_sgn.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -412,13 +479,22 @@ def sgn_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sgn_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sgn_._resolve(_ks)
     if not _need:
-        return _OP_sgn_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SgnBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_sgn_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -472,13 +548,22 @@ def angle(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_angle._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_angle._resolve(_ks)
     if not _need:
-        return _OP_angle.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AngleBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_angle.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -543,11 +628,22 @@ def complex(real, imag):
     _g0 = _getattr(real, '_requires_grad', False)
     _g1 = _getattr(imag, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = real._ks if real.__class__ in _TENSOR_TYPES else 0
+    if imag.__class__ in _TENSOR_TYPES:
+        _ks |= imag._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((real, imag))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_complex._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_complex._resolve(_ks)
     if not _need:
-        return _OP_complex.redispatch(_below_ks((real, imag)), real, imag)
+        return _k(real, imag)
     _n = ComplexBackward0()
     _n.next_edges = (_gedge(real) if _g0 else None, _gedge(imag) if _g1 else None, )
-    _res = _OP_complex.redispatch(_below_ks((real, imag)), real, imag)
+    _res = _k(real, imag)
     _set_history(_res, _n)
     return _res
 
@@ -616,11 +712,22 @@ def polar(abs, angle):
     _g0 = _getattr(abs, '_requires_grad', False)
     _g1 = _getattr(angle, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = abs._ks if abs.__class__ in _TENSOR_TYPES else 0
+    if angle.__class__ in _TENSOR_TYPES:
+        _ks |= angle._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((abs, angle))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_polar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_polar._resolve(_ks)
     if not _need:
-        return _OP_polar.redispatch(_below_ks((abs, angle)), abs, angle)
+        return _k(abs, angle)
     _n = PolarBackward0()
     _n.next_edges = (_gedge(abs) if _g0 else None, _gedge(angle) if _g1 else None, )
-    _res = _OP_polar.redispatch(_below_ks((abs, angle)), abs, angle)
+    _res = _k(abs, angle)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res

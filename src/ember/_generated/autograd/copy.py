@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to, to_dtype
 
@@ -65,11 +69,20 @@ def clone(self, *, memory_format=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, memory_format))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clone._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clone._resolve(_ks)
     if not _need:
-        return _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
+        return _k(self, memory_format=memory_format)
     _n = CloneBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_clone.redispatch(_below_ks((self, memory_format)), self, memory_format=memory_format)
+    _res = _k(self, memory_format=memory_format)
     _set_history(_res, _n)
     return _res
 
@@ -118,11 +131,20 @@ def lift_fresh_copy(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_lift_fresh_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_lift_fresh_copy._resolve(_ks)
     if not _need:
-        return _OP_lift_fresh_copy.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = LiftFreshCopyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_lift_fresh_copy.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -172,13 +194,22 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dtype, layout, device, pin_memory, non_blocking, memory_format))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__to_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__to_copy._resolve(_ks)
     if not _need:
-        return _OP__to_copy.redispatch(_below_ks((self, dtype, layout, device, pin_memory, non_blocking, memory_format)), self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+        return _k(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
     _n = ToCopyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP__to_copy.redispatch(_below_ks((self, dtype, layout, device, pin_memory, non_blocking, memory_format)), self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+    _res = _k(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
     _set_history(_res, _n)
     return _res
 
@@ -241,15 +272,26 @@ def copy_(self, src, non_blocking=False):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, src, non_blocking))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_copy_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_copy_._resolve(_ks)
     if not _need:
-        return _OP_copy_.redispatch(_below_ks((self, src, non_blocking)), self, src, non_blocking)
+        return _k(self, src, non_blocking)
     _n = CopyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g1:
         _n.s_src_scalar_type = src.dtype
     if _g1:
         _n.s_src_sym_sizes = src._size
-    _res = _OP_copy_.redispatch(_below_ks((self, src, non_blocking)), self, src, non_blocking)
+    _res = _k(self, src, non_blocking)
     _rebase_history(self, _n)
     return _res
 

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 
 _aten = _ops_ns.aten
@@ -65,11 +69,22 @@ def fill_Scalar(self, value):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fill_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fill_Scalar._resolve(_ks)
     if not _need:
-        return _OP_fill_Scalar.redispatch(_below_ks((self, value)), self, value)
+        return _k(self, value)
     _n = FillBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_fill_Scalar.redispatch(_below_ks((self, value)), self, value)
+    _res = _k(self, value)
     _set_history(_res, _n)
     return _res
 
@@ -127,11 +142,22 @@ def fill_Tensor(self, value):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(value, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fill_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fill_Tensor._resolve(_ks)
     if not _need:
-        return _OP_fill_Tensor.redispatch(_below_ks((self, value)), self, value)
+        return _k(self, value)
     _n = FillBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
-    _res = _OP_fill_Tensor.redispatch(_below_ks((self, value)), self, value)
+    _res = _k(self, value)
     _set_history(_res, _n)
     return _res
 
@@ -184,11 +210,22 @@ def fill__Scalar(self, value):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fill__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fill__Scalar._resolve(_ks)
     if not _need:
-        return _OP_fill__Scalar.redispatch(_below_ks((self, value)), self, value)
+        return _k(self, value)
     _n = FillBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_fill__Scalar.redispatch(_below_ks((self, value)), self, value)
+    _res = _k(self, value)
     _rebase_history(self, _n)
     return _res
 
@@ -249,11 +286,22 @@ def fill__Tensor(self, value):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(value, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fill__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fill__Tensor._resolve(_ks)
     if not _need:
-        return _OP_fill__Tensor.redispatch(_below_ks((self, value)), self, value)
+        return _k(self, value)
     _n = FillBackward3()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
-    _res = _OP_fill__Tensor.redispatch(_below_ks((self, value)), self, value)
+    _res = _k(self, value)
     _rebase_history(self, _n)
     return _res
 
@@ -306,11 +354,20 @@ def zero_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_zero_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_zero_._resolve(_ks)
     if not _need:
-        return _OP_zero_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ZeroBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_zero_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.distance import cdist_backward_
@@ -102,8 +106,23 @@ def _cdist_forward(x1, x2, p, compute_mode):
     _g0 = _getattr(x1, '_requires_grad', False)
     _g1 = _getattr(x2, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = x1._ks if x1.__class__ in _TENSOR_TYPES else 0
+    if x2.__class__ in _TENSOR_TYPES:
+        _ks |= x2._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if compute_mode.__class__ in _TENSOR_TYPES:
+        _ks |= compute_mode._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((x1, x2, p, compute_mode))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__cdist_forward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__cdist_forward._resolve(_ks)
     if not _need:
-        return _OP__cdist_forward.redispatch(_below_ks((x1, x2, p, compute_mode)), x1, x2, p, compute_mode)
+        return _k(x1, x2, p, compute_mode)
     _n = CdistBackward0()
     _n.next_edges = (_gedge(x1) if _g0 else None, _gedge(x2) if _g1 else None, )
     if _g0 or _g1:
@@ -114,7 +133,7 @@ def _cdist_forward(x1, x2, p, compute_mode):
         _n.s_x1 = _SV(x1)
     if _g0 or _g1:
         _n.s_x2 = _SV(x2)
-    _res = _OP__cdist_forward.redispatch(_below_ks((x1, x2, p, compute_mode)), x1, x2, p, compute_mode)
+    _res = _k(x1, x2, p, compute_mode)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res

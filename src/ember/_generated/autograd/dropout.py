@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.dropout import dropout_scale
@@ -84,15 +88,26 @@ def native_dropout(input, p, train):
         return _res
     _g0 = _getattr(input, '_requires_grad', False)
     _need = _g0
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((input, p, train))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_native_dropout._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_native_dropout._resolve(_ks)
     if not _need:
-        return _OP_native_dropout.redispatch(_below_ks((input, p, train)), input, p, train)
+        return _k(input, p, train)
     _n = NativeDropoutBackward0()
     _n.next_edges = (_gedge(input) if _g0 else None, )
     if _g0:
         _n.s_p = p
     if _g0:
         _n.s_train = train
-    _res = _OP_native_dropout.redispatch(_below_ks((input, p, train)), input, p, train)
+    _res = _k(input, p, train)
     _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     return _res
@@ -154,15 +169,28 @@ def native_dropout_backward(grad_output, mask, scale):
         return _fw_attach(_res, _t)
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _need = _g0
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if mask.__class__ in _TENSOR_TYPES:
+        _ks |= mask._ks
+    if scale.__class__ in _TENSOR_TYPES:
+        _ks |= scale._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, mask, scale))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_native_dropout_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_native_dropout_backward._resolve(_ks)
     if not _need:
-        return _OP_native_dropout_backward.redispatch(_below_ks((grad_output, mask, scale)), grad_output, mask, scale)
+        return _k(grad_output, mask, scale)
     _n = NativeDropoutBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
         _n.s_scale = scale
-    _res = _OP_native_dropout_backward.redispatch(_below_ks((grad_output, mask, scale)), grad_output, mask, scale)
+    _res = _k(grad_output, mask, scale)
     _set_history(_res, _n)
     return _res
 

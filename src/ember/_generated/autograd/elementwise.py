@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, maybe_multiply, sum_to
 from ember.autograd.formulas.complex import abs_jvp
@@ -84,13 +88,26 @@ def add_Tensor(self, other, *, alpha=1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_add_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_add_Tensor._resolve(_ks)
     if not _need:
-        return _OP_add_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+        return _k(self, other, alpha=alpha)
     _n = AddBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_alpha = alpha
-    _res = _OP_add_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+    _res = _k(self, other, alpha=alpha)
     _set_history(_res, _n)
     return _res
 
@@ -116,13 +133,26 @@ def add__Tensor(self, other, *, alpha=1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_add__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_add__Tensor._resolve(_ks)
     if not _need:
-        return _OP_add__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+        return _k(self, other, alpha=alpha)
     _n = AddBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_alpha = alpha
-    _res = _OP_add__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+    _res = _k(self, other, alpha=alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -173,11 +203,24 @@ def add_Scalar(self, other, alpha=1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_add_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_add_Scalar._resolve(_ks)
     if not _need:
-        return _OP_add_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+        return _k(self, other, alpha)
     _n = AddBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_add_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+    _res = _k(self, other, alpha)
     _set_history(_res, _n)
     return _res
 
@@ -202,11 +245,24 @@ def add__Scalar(self, other, alpha=1):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_add__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_add__Scalar._resolve(_ks)
     if not _need:
-        return _OP_add__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+        return _k(self, other, alpha)
     _n = AddBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_add__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+    _res = _k(self, other, alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -268,13 +324,26 @@ def sub_Tensor(self, other, *, alpha=1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sub_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sub_Tensor._resolve(_ks)
     if not _need:
-        return _OP_sub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+        return _k(self, other, alpha=alpha)
     _n = SubBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_alpha = alpha
-    _res = _OP_sub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+    _res = _k(self, other, alpha=alpha)
     _set_history(_res, _n)
     return _res
 
@@ -300,13 +369,26 @@ def sub__Tensor(self, other, *, alpha=1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sub__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sub__Tensor._resolve(_ks)
     if not _need:
-        return _OP_sub__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+        return _k(self, other, alpha=alpha)
     _n = SubBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_alpha = alpha
-    _res = _OP_sub__Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+    _res = _k(self, other, alpha=alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -357,11 +439,24 @@ def sub_Scalar(self, other, alpha=1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sub_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sub_Scalar._resolve(_ks)
     if not _need:
-        return _OP_sub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+        return _k(self, other, alpha)
     _n = SubBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_sub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+    _res = _k(self, other, alpha)
     _set_history(_res, _n)
     return _res
 
@@ -386,11 +481,24 @@ def sub__Scalar(self, other, alpha=1):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sub__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sub__Scalar._resolve(_ks)
     if not _need:
-        return _OP_sub__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+        return _k(self, other, alpha)
     _n = SubBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_sub__Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+    _res = _k(self, other, alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -452,13 +560,26 @@ def rsub_Tensor(self, other, *, alpha=1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rsub_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rsub_Tensor._resolve(_ks)
     if not _need:
-        return _OP_rsub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+        return _k(self, other, alpha=alpha)
     _n = RsubBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0:
         _n.s_alpha = alpha
-    _res = _OP_rsub_Tensor.redispatch(_below_ks((self, other, alpha)), self, other, alpha=alpha)
+    _res = _k(self, other, alpha=alpha)
     _set_history(_res, _n)
     return _res
 
@@ -527,15 +648,26 @@ def mul_Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mul_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mul_Tensor._resolve(_ks)
     if not _need:
-        return _OP_mul_Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = MulBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP_mul_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -561,15 +693,26 @@ def mul__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mul__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mul__Tensor._resolve(_ks)
     if not _need:
-        return _OP_mul__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = MulBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_mul__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -621,13 +764,24 @@ def mul_Scalar(self, other):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mul_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mul_Scalar._resolve(_ks)
     if not _need:
-        return _OP_mul_Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = MulBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_other = other
-    _res = _OP_mul_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -652,13 +806,24 @@ def mul__Scalar(self, other):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mul__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mul__Scalar._resolve(_ks)
     if not _need:
-        return _OP_mul__Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = MulBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_other = other
-    _res = _OP_mul__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -728,15 +893,26 @@ def div_Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_div_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_div_Tensor._resolve(_ks)
     if not _need:
-        return _OP_div_Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = DivBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP_div_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -762,15 +938,26 @@ def div__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_div__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_div__Tensor._resolve(_ks)
     if not _need:
-        return _OP_div__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = DivBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_div__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -822,13 +1009,24 @@ def div_Scalar(self, other):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_div_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_div_Scalar._resolve(_ks)
     if not _need:
-        return _OP_div_Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = DivBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_other = other
-    _res = _OP_div_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -853,13 +1051,24 @@ def div__Scalar(self, other):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_div__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_div__Scalar._resolve(_ks)
     if not _need:
-        return _OP_div__Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = DivBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_other = other
-    _res = _OP_div__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -936,8 +1145,19 @@ def div_Tensor_mode(self, other, *, rounding_mode):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, rounding_mode))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_div_Tensor_mode._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_div_Tensor_mode._resolve(_ks)
     if not _need:
-        return _OP_div_Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
+        return _k(self, other, rounding_mode=rounding_mode)
     _n = DivBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
@@ -946,7 +1166,7 @@ def div_Tensor_mode(self, other, *, rounding_mode):
         _n.s_rounding_mode = rounding_mode
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP_div_Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
+    _res = _k(self, other, rounding_mode=rounding_mode)
     _set_history(_res, _n)
     return _res
 
@@ -972,8 +1192,19 @@ def div__Tensor_mode(self, other, *, rounding_mode):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, rounding_mode))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_div__Tensor_mode._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_div__Tensor_mode._resolve(_ks)
     if not _need:
-        return _OP_div__Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
+        return _k(self, other, rounding_mode=rounding_mode)
     _n = DivBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
@@ -982,7 +1213,7 @@ def div__Tensor_mode(self, other, *, rounding_mode):
         _n.s_rounding_mode = rounding_mode
     if _g1:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_div__Tensor_mode.redispatch(_below_ks((self, other, rounding_mode)), self, other, rounding_mode=rounding_mode)
+    _res = _k(self, other, rounding_mode=rounding_mode)
     _rebase_history(self, _n)
     return _res
 
@@ -1033,11 +1264,22 @@ def remainder_Scalar(self, other):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_remainder_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_remainder_Scalar._resolve(_ks)
     if not _need:
-        return _OP_remainder_Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = RemainderBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_remainder_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -1062,11 +1304,22 @@ def remainder__Scalar(self, other):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_remainder__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_remainder__Scalar._resolve(_ks)
     if not _need:
-        return _OP_remainder__Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = RemainderBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_remainder__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -1118,13 +1371,26 @@ def rsub_Scalar(self, other, alpha=1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rsub_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rsub_Scalar._resolve(_ks)
     if not _need:
-        return _OP_rsub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+        return _k(self, other, alpha)
     _n = RsubBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_alpha = alpha
-    _res = _OP_rsub_Scalar.redispatch(_below_ks((self, other, alpha)), self, other, alpha)
+    _res = _k(self, other, alpha)
     _set_history(_res, _n)
     return _res
 
@@ -1193,15 +1459,26 @@ def remainder_Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_remainder_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_remainder_Tensor._resolve(_ks)
     if not _need:
-        return _OP_remainder_Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = RemainderBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP_remainder_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -1227,15 +1504,26 @@ def remainder__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_remainder__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_remainder__Tensor._resolve(_ks)
     if not _need:
-        return _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = RemainderBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_remainder__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -1310,15 +1598,26 @@ def pow_Tensor_Tensor(self, exponent):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(exponent, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, exponent))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_pow_Tensor_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_pow_Tensor_Tensor._resolve(_ks)
     if not _need:
-        return _OP_pow_Tensor_Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
+        return _k(self, exponent)
     _n = PowBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(exponent) if _g1 else None, )
     if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_pow_Tensor_Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
+    _res = _k(self, exponent)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1345,15 +1644,26 @@ def pow__Tensor(self, exponent):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(exponent, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, exponent))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_pow__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_pow__Tensor._resolve(_ks)
     if not _need:
-        return _OP_pow__Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
+        return _k(self, exponent)
     _n = PowBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(exponent) if _g1 else None, )
     if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_pow__Tensor.redispatch(_below_ks((self, exponent)), self, exponent)
+    _res = _k(self, exponent)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1410,15 +1720,26 @@ def pow_Tensor_Scalar(self, exponent):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, exponent))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_pow_Tensor_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_pow_Tensor_Scalar._resolve(_ks)
     if not _need:
-        return _OP_pow_Tensor_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
+        return _k(self, exponent)
     _n = PowBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_exponent = exponent
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_pow_Tensor_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
+    _res = _k(self, exponent)
     _set_history(_res, _n)
     return _res
 
@@ -1443,15 +1764,26 @@ def pow__Scalar(self, exponent):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, exponent))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_pow__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_pow__Scalar._resolve(_ks)
     if not _need:
-        return _OP_pow__Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
+        return _k(self, exponent)
     _n = PowBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_exponent = exponent
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_pow__Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
+    _res = _k(self, exponent)
     _rebase_history(self, _n)
     return _res
 
@@ -1511,15 +1843,26 @@ def pow_Scalar(self, exponent):
         return _fw_attach(_res, _t)
     _g0 = _getattr(exponent, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if exponent.__class__ in _TENSOR_TYPES:
+        _ks |= exponent._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, exponent))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_pow_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_pow_Scalar._resolve(_ks)
     if not _need:
-        return _OP_pow_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
+        return _k(self, exponent)
     _n = PowBackward2()
     _n.next_edges = (_gedge(exponent) if _g0 else None, )
     if _g0:
         _n.s_exponent = _SV(exponent)
     if _g0:
         _n.s_self = self
-    _res = _OP_pow_Scalar.redispatch(_below_ks((self, exponent)), self, exponent)
+    _res = _k(self, exponent)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1571,11 +1914,20 @@ def neg(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_neg._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_neg._resolve(_ks)
     if not _need:
-        return _OP_neg.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = NegBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_neg.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -1600,11 +1952,20 @@ def neg_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_neg_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_neg_._resolve(_ks)
     if not _need:
-        return _OP_neg_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = NegBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_neg_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1657,13 +2018,22 @@ def abs(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_abs._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_abs._resolve(_ks)
     if not _need:
-        return _OP_abs.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AbsBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_abs.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -1688,13 +2058,22 @@ def abs_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_abs_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_abs_._resolve(_ks)
     if not _need:
-        return _OP_abs_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AbsBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_abs_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1749,11 +2128,20 @@ def exp(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_exp._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_exp._resolve(_ks)
     if not _need:
-        return _OP_exp.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ExpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_exp.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1779,11 +2167,20 @@ def exp_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_exp_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_exp_._resolve(_ks)
     if not _need:
-        return _OP_exp_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ExpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_exp_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1839,13 +2236,22 @@ def log(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log._resolve(_ks)
     if not _need:
-        return _OP_log.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = LogBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_log.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -1870,13 +2276,22 @@ def log_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log_._resolve(_ks)
     if not _need:
-        return _OP_log_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = LogBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_log_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -1931,11 +2346,20 @@ def sqrt(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sqrt._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sqrt._resolve(_ks)
     if not _need:
-        return _OP_sqrt.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SqrtBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_sqrt.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1961,11 +2385,20 @@ def sqrt_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sqrt_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sqrt_._resolve(_ks)
     if not _need:
-        return _OP_sqrt_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SqrtBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_sqrt_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2021,11 +2454,20 @@ def rsqrt(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rsqrt._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rsqrt._resolve(_ks)
     if not _need:
-        return _OP_rsqrt.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = RsqrtBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_rsqrt.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2051,11 +2493,20 @@ def rsqrt_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rsqrt_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rsqrt_._resolve(_ks)
     if not _need:
-        return _OP_rsqrt_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = RsqrtBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_rsqrt_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2111,13 +2562,22 @@ def sin(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sin._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sin._resolve(_ks)
     if not _need:
-        return _OP_sin.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SinBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_sin.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -2142,13 +2602,22 @@ def sin_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sin_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sin_._resolve(_ks)
     if not _need:
-        return _OP_sin_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SinBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_sin_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -2203,13 +2672,22 @@ def cos(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cos._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cos._resolve(_ks)
     if not _need:
-        return _OP_cos.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = CosBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_cos.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -2234,13 +2712,22 @@ def cos_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cos_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cos_._resolve(_ks)
     if not _need:
-        return _OP_cos_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = CosBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_cos_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -2295,11 +2782,20 @@ def tanh(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_tanh._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_tanh._resolve(_ks)
     if not _need:
-        return _OP_tanh.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = TanhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_tanh.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2325,11 +2821,20 @@ def tanh_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_tanh_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_tanh_._resolve(_ks)
     if not _need:
-        return _OP_tanh_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = TanhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_tanh_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2385,11 +2890,20 @@ def sigmoid(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sigmoid._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sigmoid._resolve(_ks)
     if not _need:
-        return _OP_sigmoid.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SigmoidBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_sigmoid.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2415,11 +2929,20 @@ def sigmoid_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sigmoid_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sigmoid_._resolve(_ks)
     if not _need:
-        return _OP_sigmoid_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SigmoidBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_sigmoid_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2477,8 +3000,21 @@ def clamp(self, min=None, max=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min, max))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp._resolve(_ks)
     if not _need:
-        return _OP_clamp.redispatch(_below_ks((self, min, max)), self, min, max)
+        return _k(self, min, max)
     _n = ClampBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -2487,7 +3023,7 @@ def clamp(self, min=None, max=None):
         _n.s_min = min
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_clamp.redispatch(_below_ks((self, min, max)), self, min, max)
+    _res = _k(self, min, max)
     _set_history(_res, _n)
     return _res
 
@@ -2512,8 +3048,21 @@ def clamp_(self, min=None, max=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min, max))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_._resolve(_ks)
     if not _need:
-        return _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
+        return _k(self, min, max)
     _n = ClampBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -2522,7 +3071,7 @@ def clamp_(self, min=None, max=None):
         _n.s_min = min
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_clamp_.redispatch(_below_ks((self, min, max)), self, min, max)
+    _res = _k(self, min, max)
     _rebase_history(self, _n)
     return _res
 
@@ -2611,8 +3160,21 @@ def clamp_Tensor(self, min=None, max=None):
     _g1 = _getattr(min, '_requires_grad', False)
     _g2 = _getattr(max, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min, max))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_Tensor._resolve(_ks)
     if not _need:
-        return _OP_clamp_Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
+        return _k(self, min, max)
     _n = ClampBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, _gedge(max) if _g2 else None, )
     if _g0 or _g1 or _g2:
@@ -2621,7 +3183,7 @@ def clamp_Tensor(self, min=None, max=None):
         _n.s_min = _SV(min)
     if _g0 or _g1 or _g2:
         _n.s_self = _SV(self)
-    _res = _OP_clamp_Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
+    _res = _k(self, min, max)
     _set_history(_res, _n)
     return _res
 
@@ -2648,8 +3210,21 @@ def clamp__Tensor(self, min=None, max=None):
     _g1 = _getattr(min, '_requires_grad', False)
     _g2 = _getattr(max, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min, max))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp__Tensor._resolve(_ks)
     if not _need:
-        return _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
+        return _k(self, min, max)
     _n = ClampBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, _gedge(max) if _g2 else None, )
     if _g0 or _g1 or _g2:
@@ -2658,7 +3233,7 @@ def clamp__Tensor(self, min=None, max=None):
         _n.s_min = _SV(min)
     if _g0 or _g1 or _g2:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_clamp__Tensor.redispatch(_below_ks((self, min, max)), self, min, max)
+    _res = _k(self, min, max)
     _rebase_history(self, _n)
     return _res
 
@@ -2714,15 +3289,26 @@ def clamp_min(self, min):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_min._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_min._resolve(_ks)
     if not _need:
-        return _OP_clamp_min.redispatch(_below_ks((self, min)), self, min)
+        return _k(self, min)
     _n = ClampMinBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_min = min
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_clamp_min.redispatch(_below_ks((self, min)), self, min)
+    _res = _k(self, min)
     _set_history(_res, _n)
     return _res
 
@@ -2778,15 +3364,26 @@ def clamp_max(self, max):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, max))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_max._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_max._resolve(_ks)
     if not _need:
-        return _OP_clamp_max.redispatch(_below_ks((self, max)), self, max)
+        return _k(self, max)
     _n = ClampMaxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_max = max
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_clamp_max.redispatch(_below_ks((self, max)), self, max)
+    _res = _k(self, max)
     _set_history(_res, _n)
     return _res
 
@@ -2852,13 +3449,26 @@ def where_self(condition, self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = condition._ks if condition.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((condition, self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_where_self._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_where_self._resolve(_ks)
     if not _need:
-        return _OP_where_self.redispatch(_below_ks((condition, self, other)), condition, self, other)
+        return _k(condition, self, other)
     _n = WhereBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_condition = _SV(condition)
-    _res = _OP_where_self.redispatch(_below_ks((condition, self, other)), condition, self, other)
+    _res = _k(condition, self, other)
     _set_history(_res, _n)
     return _res
 
@@ -2907,13 +3517,24 @@ def eq__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_eq__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_eq__Tensor._resolve(_ks)
     if not _need:
-        return _OP_eq__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = EqBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
-    _res = _OP_eq__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -2962,13 +3583,24 @@ def ne__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_ne__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_ne__Tensor._resolve(_ks)
     if not _need:
-        return _OP_ne__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = NeBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
-    _res = _OP_ne__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -3017,13 +3649,24 @@ def lt__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_lt__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_lt__Tensor._resolve(_ks)
     if not _need:
-        return _OP_lt__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = LtBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
-    _res = _OP_lt__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -3072,13 +3715,24 @@ def le__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_le__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_le__Tensor._resolve(_ks)
     if not _need:
-        return _OP_le__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = LeBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
-    _res = _OP_le__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -3127,13 +3781,24 @@ def gt__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_gt__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_gt__Tensor._resolve(_ks)
     if not _need:
-        return _OP_gt__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = GtBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
-    _res = _OP_gt__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -3182,13 +3847,24 @@ def ge__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_ge__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_ge__Tensor._resolve(_ks)
     if not _need:
-        return _OP_ge__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = GeBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
-    _res = _OP_ge__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -3355,11 +4031,20 @@ def exp2(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_exp2._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_exp2._resolve(_ks)
     if not _need:
-        return _OP_exp2.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Exp2Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_exp2.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -3385,11 +4070,20 @@ def exp2_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_exp2_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_exp2_._resolve(_ks)
     if not _need:
-        return _OP_exp2_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Exp2Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_exp2_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -3445,11 +4139,20 @@ def expm1(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_expm1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_expm1._resolve(_ks)
     if not _need:
-        return _OP_expm1.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Expm1Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_expm1.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -3475,11 +4178,20 @@ def expm1_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_expm1_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_expm1_._resolve(_ks)
     if not _need:
-        return _OP_expm1_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Expm1Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_expm1_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -3535,13 +4247,22 @@ def log1p(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log1p._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log1p._resolve(_ks)
     if not _need:
-        return _OP_log1p.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Log1PBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_log1p.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -3566,13 +4287,22 @@ def log1p_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log1p_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log1p_._resolve(_ks)
     if not _need:
-        return _OP_log1p_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Log1PBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_log1p_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -3627,13 +4357,22 @@ def log2(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log2._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log2._resolve(_ks)
     if not _need:
-        return _OP_log2.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Log2Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_log2.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -3658,13 +4397,22 @@ def log2_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log2_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log2_._resolve(_ks)
     if not _need:
-        return _OP_log2_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Log2Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_log2_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -3719,13 +4467,22 @@ def log10(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log10._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log10._resolve(_ks)
     if not _need:
-        return _OP_log10.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Log10Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_log10.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -3750,13 +4507,22 @@ def log10_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log10_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log10_._resolve(_ks)
     if not _need:
-        return _OP_log10_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Log10Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_log10_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -3807,11 +4573,20 @@ def sign(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sign._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sign._resolve(_ks)
     if not _need:
-        return _OP_sign.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SignBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_sign.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -3836,11 +4611,20 @@ def sign_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sign_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sign_._resolve(_ks)
     if not _need:
-        return _OP_sign_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SignBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_sign_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -3891,11 +4675,20 @@ def floor(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_floor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_floor._resolve(_ks)
     if not _need:
-        return _OP_floor.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = FloorBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_floor.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -3920,11 +4713,20 @@ def floor_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_floor_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_floor_._resolve(_ks)
     if not _need:
-        return _OP_floor_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = FloorBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_floor_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -3975,11 +4777,20 @@ def ceil(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_ceil._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_ceil._resolve(_ks)
     if not _need:
-        return _OP_ceil.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = CeilBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_ceil.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -4004,11 +4815,20 @@ def ceil_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_ceil_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_ceil_._resolve(_ks)
     if not _need:
-        return _OP_ceil_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = CeilBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_ceil_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -4059,11 +4879,20 @@ def round(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_round._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_round._resolve(_ks)
     if not _need:
-        return _OP_round.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = RoundBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_round.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -4088,11 +4917,20 @@ def round_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_round_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_round_._resolve(_ks)
     if not _need:
-        return _OP_round_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = RoundBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_round_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -4143,11 +4981,22 @@ def round_decimals(self, *, decimals):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if decimals.__class__ in _TENSOR_TYPES:
+        _ks |= decimals._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, decimals))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_round_decimals._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_round_decimals._resolve(_ks)
     if not _need:
-        return _OP_round_decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
+        return _k(self, decimals=decimals)
     _n = RoundBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_round_decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
+    _res = _k(self, decimals=decimals)
     _set_history(_res, _n)
     return _res
 
@@ -4172,11 +5021,22 @@ def round__decimals(self, *, decimals):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if decimals.__class__ in _TENSOR_TYPES:
+        _ks |= decimals._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, decimals))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_round__decimals._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_round__decimals._resolve(_ks)
     if not _need:
-        return _OP_round__decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
+        return _k(self, decimals=decimals)
     _n = RoundBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_round__decimals.redispatch(_below_ks((self, decimals)), self, decimals=decimals)
+    _res = _k(self, decimals=decimals)
     _rebase_history(self, _n)
     return _res
 
@@ -4227,11 +5087,20 @@ def trunc(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_trunc._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_trunc._resolve(_ks)
     if not _need:
-        return _OP_trunc.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = TruncBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_trunc.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -4256,11 +5125,20 @@ def trunc_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_trunc_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_trunc_._resolve(_ks)
     if not _need:
-        return _OP_trunc_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = TruncBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_trunc_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -4311,11 +5189,20 @@ def frac(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_frac._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_frac._resolve(_ks)
     if not _need:
-        return _OP_frac.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = FracBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_frac.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -4340,11 +5227,20 @@ def frac_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_frac_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_frac_._resolve(_ks)
     if not _need:
-        return _OP_frac_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = FracBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_frac_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -4399,11 +5295,20 @@ def reciprocal(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_reciprocal._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_reciprocal._resolve(_ks)
     if not _need:
-        return _OP_reciprocal.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ReciprocalBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_reciprocal.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -4429,11 +5334,20 @@ def reciprocal_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_reciprocal_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_reciprocal_._resolve(_ks)
     if not _need:
-        return _OP_reciprocal_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ReciprocalBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_reciprocal_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -4489,13 +5403,22 @@ def erf(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_erf._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_erf._resolve(_ks)
     if not _need:
-        return _OP_erf.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ErfBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_erf.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -4520,13 +5443,22 @@ def erf_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_erf_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_erf_._resolve(_ks)
     if not _need:
-        return _OP_erf_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ErfBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_erf_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -4581,13 +5513,22 @@ def erfc(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_erfc._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_erfc._resolve(_ks)
     if not _need:
-        return _OP_erfc.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ErfcBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_erfc.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -4612,13 +5553,22 @@ def erfc_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_erfc_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_erfc_._resolve(_ks)
     if not _need:
-        return _OP_erfc_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ErfcBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_erfc_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -4673,11 +5623,20 @@ def erfinv(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_erfinv._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_erfinv._resolve(_ks)
     if not _need:
-        return _OP_erfinv.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ErfinvBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_erfinv.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -4703,11 +5662,20 @@ def erfinv_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_erfinv_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_erfinv_._resolve(_ks)
     if not _need:
-        return _OP_erfinv_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = ErfinvBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_erfinv_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -4763,13 +5731,22 @@ def asin(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_asin._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_asin._resolve(_ks)
     if not _need:
-        return _OP_asin.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AsinBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_asin.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -4794,13 +5771,22 @@ def asin_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_asin_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_asin_._resolve(_ks)
     if not _need:
-        return _OP_asin_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AsinBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_asin_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -4855,13 +5841,22 @@ def acos(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_acos._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_acos._resolve(_ks)
     if not _need:
-        return _OP_acos.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AcosBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_acos.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -4886,13 +5881,22 @@ def acos_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_acos_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_acos_._resolve(_ks)
     if not _need:
-        return _OP_acos_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AcosBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_acos_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -4947,13 +5951,22 @@ def atan(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_atan._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_atan._resolve(_ks)
     if not _need:
-        return _OP_atan.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AtanBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_atan.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -4978,13 +5991,22 @@ def atan_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_atan_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_atan_._resolve(_ks)
     if not _need:
-        return _OP_atan_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AtanBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_atan_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -5039,13 +6061,22 @@ def sinh(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sinh._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sinh._resolve(_ks)
     if not _need:
-        return _OP_sinh.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SinhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_sinh.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -5070,13 +6101,22 @@ def sinh_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sinh_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sinh_._resolve(_ks)
     if not _need:
-        return _OP_sinh_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SinhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_sinh_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -5131,13 +6171,22 @@ def cosh(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cosh._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cosh._resolve(_ks)
     if not _need:
-        return _OP_cosh.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = CoshBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_cosh.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -5162,13 +6211,22 @@ def cosh_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cosh_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cosh_._resolve(_ks)
     if not _need:
-        return _OP_cosh_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = CoshBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_cosh_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -5223,11 +6281,20 @@ def tan(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_tan._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_tan._resolve(_ks)
     if not _need:
-        return _OP_tan.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = TanBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_tan.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -5253,11 +6320,20 @@ def tan_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_tan_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_tan_._resolve(_ks)
     if not _need:
-        return _OP_tan_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = TanBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_tan_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -5313,13 +6389,22 @@ def asinh(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_asinh._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_asinh._resolve(_ks)
     if not _need:
-        return _OP_asinh.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AsinhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_asinh.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -5344,13 +6429,22 @@ def asinh_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_asinh_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_asinh_._resolve(_ks)
     if not _need:
-        return _OP_asinh_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AsinhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_asinh_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -5405,13 +6499,22 @@ def acosh(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_acosh._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_acosh._resolve(_ks)
     if not _need:
-        return _OP_acosh.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AcoshBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_acosh.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -5436,13 +6539,22 @@ def acosh_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_acosh_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_acosh_._resolve(_ks)
     if not _need:
-        return _OP_acosh_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AcoshBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_acosh_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -5497,13 +6609,22 @@ def atanh(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_atanh._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_atanh._resolve(_ks)
     if not _need:
-        return _OP_atanh.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AtanhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_atanh.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -5528,13 +6649,22 @@ def atanh_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_atanh_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_atanh_._resolve(_ks)
     if not _need:
-        return _OP_atanh_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AtanhBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_atanh_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -5589,13 +6719,28 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if nan.__class__ in _TENSOR_TYPES:
+        _ks |= nan._ks
+    if posinf.__class__ in _TENSOR_TYPES:
+        _ks |= posinf._ks
+    if neginf.__class__ in _TENSOR_TYPES:
+        _ks |= neginf._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, nan, posinf, neginf))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nan_to_num._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nan_to_num._resolve(_ks)
     if not _need:
-        return _OP_nan_to_num.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
+        return _k(self, nan, posinf, neginf)
     _n = NanToNumBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_nan_to_num.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
+    _res = _k(self, nan, posinf, neginf)
     _set_history(_res, _n)
     return _res
 
@@ -5620,13 +6765,28 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if nan.__class__ in _TENSOR_TYPES:
+        _ks |= nan._ks
+    if posinf.__class__ in _TENSOR_TYPES:
+        _ks |= posinf._ks
+    if neginf.__class__ in _TENSOR_TYPES:
+        _ks |= neginf._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, nan, posinf, neginf))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nan_to_num_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nan_to_num_._resolve(_ks)
     if not _need:
-        return _OP_nan_to_num_.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
+        return _k(self, nan, posinf, neginf)
     _n = NanToNumBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_nan_to_num_.redispatch(_below_ks((self, nan, posinf, neginf)), self, nan, posinf, neginf)
+    _res = _k(self, nan, posinf, neginf)
     _rebase_history(self, _n)
     return _res
 
@@ -5682,15 +6842,26 @@ def logit(self, eps=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, eps))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_logit._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_logit._resolve(_ks)
     if not _need:
-        return _OP_logit.redispatch(_below_ks((self, eps)), self, eps)
+        return _k(self, eps)
     _n = LogitBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_eps = eps
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_logit.redispatch(_below_ks((self, eps)), self, eps)
+    _res = _k(self, eps)
     _set_history(_res, _n)
     return _res
 
@@ -5715,15 +6886,26 @@ def logit_(self, eps=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, eps))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_logit_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_logit_._resolve(_ks)
     if not _need:
-        return _OP_logit_.redispatch(_below_ks((self, eps)), self, eps)
+        return _k(self, eps)
     _n = LogitBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_eps = eps
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_logit_.redispatch(_below_ks((self, eps)), self, eps)
+    _res = _k(self, eps)
     _rebase_history(self, _n)
     return _res
 
@@ -5797,15 +6979,26 @@ def hypot(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hypot._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hypot._resolve(_ks)
     if not _need:
-        return _OP_hypot.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = HypotBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_hypot.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -5832,15 +7025,26 @@ def hypot_(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hypot_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hypot_._resolve(_ks)
     if not _need:
-        return _OP_hypot_.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = HypotBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_hypot_.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -5912,15 +7116,26 @@ def atan2(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_atan2._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_atan2._resolve(_ks)
     if not _need:
-        return _OP_atan2.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = Atan2Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_atan2.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -5946,15 +7161,26 @@ def atan2_(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_atan2_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_atan2_._resolve(_ks)
     if not _need:
-        return _OP_atan2_.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = Atan2Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_atan2_.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -6017,13 +7243,26 @@ def lerp_Scalar(self, end, weight):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(end, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, end, weight))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_lerp_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_lerp_Scalar._resolve(_ks)
     if not _need:
-        return _OP_lerp_Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
+        return _k(self, end, weight)
     _n = LerpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, )
     if _g0 or _g1:
         _n.s_weight = weight
-    _res = _OP_lerp_Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _res = _k(self, end, weight)
     _set_history(_res, _n)
     return _res
 
@@ -6049,13 +7288,26 @@ def lerp__Scalar(self, end, weight):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(end, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, end, weight))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_lerp__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_lerp__Scalar._resolve(_ks)
     if not _need:
-        return _OP_lerp__Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
+        return _k(self, end, weight)
     _n = LerpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, )
     if _g0 or _g1:
         _n.s_weight = weight
-    _res = _OP_lerp__Scalar.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _res = _k(self, end, weight)
     _rebase_history(self, _n)
     return _res
 
@@ -6139,8 +7391,21 @@ def lerp_Tensor(self, end, weight):
     _g1 = _getattr(end, '_requires_grad', False)
     _g2 = _getattr(weight, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, end, weight))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_lerp_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_lerp_Tensor._resolve(_ks)
     if not _need:
-        return _OP_lerp_Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
+        return _k(self, end, weight)
     _n = LerpBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, _gedge(weight) if _g2 else None, )
     if _g2:
@@ -6149,7 +7414,7 @@ def lerp_Tensor(self, end, weight):
         _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_weight = _SV(weight)
-    _res = _OP_lerp_Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _res = _k(self, end, weight)
     _set_history(_res, _n)
     return _res
 
@@ -6176,8 +7441,21 @@ def lerp__Tensor(self, end, weight):
     _g1 = _getattr(end, '_requires_grad', False)
     _g2 = _getattr(weight, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, end, weight))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_lerp__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_lerp__Tensor._resolve(_ks)
     if not _need:
-        return _OP_lerp__Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
+        return _k(self, end, weight)
     _n = LerpBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, _gedge(weight) if _g2 else None, )
     if _g2:
@@ -6186,7 +7464,7 @@ def lerp__Tensor(self, end, weight):
         _n.s_self = _SV(_saved_clone(self))
     if _g0 or _g1:
         _n.s_weight = _SV(weight)
-    _res = _OP_lerp__Tensor.redispatch(_below_ks((self, end, weight)), self, end, weight)
+    _res = _k(self, end, weight)
     _rebase_history(self, _n)
     return _res
 
@@ -6255,15 +7533,26 @@ def fmod_Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fmod_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fmod_Tensor._resolve(_ks)
     if not _need:
-        return _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = FmodBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP_fmod_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -6289,15 +7578,26 @@ def fmod__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fmod__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fmod__Tensor._resolve(_ks)
     if not _need:
-        return _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = FmodBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_fmod__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -6348,11 +7648,22 @@ def fmod_Scalar(self, other):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fmod_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fmod_Scalar._resolve(_ks)
     if not _need:
-        return _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = FmodBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_fmod_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -6377,11 +7688,22 @@ def fmod__Scalar(self, other):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fmod__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fmod__Scalar._resolve(_ks)
     if not _need:
-        return _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = FmodBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_fmod__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -6454,15 +7776,26 @@ def copysign_Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_copysign_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_copysign_Tensor._resolve(_ks)
     if not _need:
-        return _OP_copysign_Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = CopysignBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_copysign_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -6489,15 +7822,26 @@ def copysign__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_copysign__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_copysign__Tensor._resolve(_ks)
     if not _need:
-        return _OP_copysign__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = CopysignBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_copysign__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -6557,13 +7901,24 @@ def copysign_Scalar(self, other):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_copysign_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_copysign_Scalar._resolve(_ks)
     if not _need:
-        return _OP_copysign_Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = CopysignBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_copysign_Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -6589,13 +7944,24 @@ def copysign__Scalar(self, other):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_copysign__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_copysign__Scalar._resolve(_ks)
     if not _need:
-        return _OP_copysign__Scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = CopysignBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_copysign__Scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -6667,15 +8033,26 @@ def maximum(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_maximum._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_maximum._resolve(_ks)
     if not _need:
-        return _OP_maximum.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = MaximumBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_maximum.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -6746,15 +8123,26 @@ def minimum(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_minimum._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_minimum._resolve(_ks)
     if not _need:
-        return _OP_minimum.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = MinimumBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_minimum.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -6825,15 +8213,26 @@ def fmax(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fmax._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fmax._resolve(_ks)
     if not _need:
-        return _OP_fmax.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = FmaxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_fmax.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -6904,15 +8303,26 @@ def fmin(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_fmin._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_fmin._resolve(_ks)
     if not _need:
-        return _OP_fmin.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = FminBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_fmin.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -7056,8 +8466,23 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     _g1 = _getattr(tensor1, '_requires_grad', False)
     _g2 = _getattr(tensor2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if tensor1.__class__ in _TENSOR_TYPES:
+        _ks |= tensor1._ks
+    if tensor2.__class__ in _TENSOR_TYPES:
+        _ks |= tensor2._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, tensor1, tensor2, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addcmul._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addcmul._resolve(_ks)
     if not _need:
-        return _OP_addcmul.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+        return _k(self, tensor1, tensor2, value=value)
     _n = AddcmulBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
     if _g2:
@@ -7066,7 +8491,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         _n.s_tensor2 = _SV(tensor2)
     if _g1 or _g2:
         _n.s_value = value
-    _res = _OP_addcmul.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _res = _k(self, tensor1, tensor2, value=value)
     _set_history(_res, _n)
     return _res
 
@@ -7093,8 +8518,23 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     _g1 = _getattr(tensor1, '_requires_grad', False)
     _g2 = _getattr(tensor2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if tensor1.__class__ in _TENSOR_TYPES:
+        _ks |= tensor1._ks
+    if tensor2.__class__ in _TENSOR_TYPES:
+        _ks |= tensor2._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, tensor1, tensor2, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addcmul_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addcmul_._resolve(_ks)
     if not _need:
-        return _OP_addcmul_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+        return _k(self, tensor1, tensor2, value=value)
     _n = AddcmulBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
     if _g2:
@@ -7103,7 +8543,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         _n.s_tensor2 = _SV(tensor2)
     if _g1 or _g2:
         _n.s_value = value
-    _res = _OP_addcmul_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _res = _k(self, tensor1, tensor2, value=value)
     _rebase_history(self, _n)
     return _res
 
@@ -7185,8 +8625,23 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     _g1 = _getattr(tensor1, '_requires_grad', False)
     _g2 = _getattr(tensor2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if tensor1.__class__ in _TENSOR_TYPES:
+        _ks |= tensor1._ks
+    if tensor2.__class__ in _TENSOR_TYPES:
+        _ks |= tensor2._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, tensor1, tensor2, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addcdiv._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addcdiv._resolve(_ks)
     if not _need:
-        return _OP_addcdiv.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+        return _k(self, tensor1, tensor2, value=value)
     _n = AddcdivBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
     if _g2:
@@ -7195,7 +8650,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         _n.s_tensor2 = _SV(tensor2)
     if _g1 or _g2:
         _n.s_value = value
-    _res = _OP_addcdiv.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _res = _k(self, tensor1, tensor2, value=value)
     _set_history(_res, _n)
     return _res
 
@@ -7222,8 +8677,23 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     _g1 = _getattr(tensor1, '_requires_grad', False)
     _g2 = _getattr(tensor2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if tensor1.__class__ in _TENSOR_TYPES:
+        _ks |= tensor1._ks
+    if tensor2.__class__ in _TENSOR_TYPES:
+        _ks |= tensor2._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, tensor1, tensor2, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addcdiv_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addcdiv_._resolve(_ks)
     if not _need:
-        return _OP_addcdiv_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+        return _k(self, tensor1, tensor2, value=value)
     _n = AddcdivBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
     if _g2:
@@ -7232,7 +8702,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         _n.s_tensor2 = _SV(tensor2)
     if _g1 or _g2:
         _n.s_value = value
-    _res = _OP_addcdiv_.redispatch(_below_ks((self, tensor1, tensor2, value)), self, tensor1, tensor2, value=value)
+    _res = _k(self, tensor1, tensor2, value=value)
     _rebase_history(self, _n)
     return _res
 
@@ -7303,15 +8773,26 @@ def xlogy_Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_xlogy_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_xlogy_Tensor._resolve(_ks)
     if not _need:
-        return _OP_xlogy_Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = XlogyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_xlogy_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -7337,15 +8818,26 @@ def xlogy__Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_xlogy__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_xlogy__Tensor._resolve(_ks)
     if not _need:
-        return _OP_xlogy__Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = XlogyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_xlogy__Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -7401,15 +8893,26 @@ def xlogy_Scalar_Self(self, other):
         return _fw_attach(_res, _t)
     _g0 = _getattr(other, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_xlogy_Scalar_Self._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_xlogy_Scalar_Self._resolve(_ks)
     if not _need:
-        return _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = XlogyBackward1()
     _n.next_edges = (_gedge(other) if _g0 else None, )
     if _g0:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = self
-    _res = _OP_xlogy_Scalar_Self.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -7465,15 +8968,26 @@ def xlogy_Scalar_Other(self, other):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_xlogy_Scalar_Other._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_xlogy_Scalar_Other._resolve(_ks)
     if not _need:
-        return _OP_xlogy_Scalar_Other.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = XlogyBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_other = other
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_xlogy_Scalar_Other.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -7498,15 +9012,26 @@ def xlogy__Scalar_Other(self, other):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_xlogy__Scalar_Other._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_xlogy__Scalar_Other._resolve(_ks)
     if not _need:
-        return _OP_xlogy__Scalar_Other.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = XlogyBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_other = other
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_xlogy__Scalar_Other.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -7577,15 +9102,26 @@ def logaddexp(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_logaddexp._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_logaddexp._resolve(_ks)
     if not _need:
-        return _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = LogaddexpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_logaddexp.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -7636,11 +9172,20 @@ def deg2rad(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_deg2rad._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_deg2rad._resolve(_ks)
     if not _need:
-        return _OP_deg2rad.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Deg2RadBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_deg2rad.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -7665,11 +9210,20 @@ def deg2rad_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_deg2rad_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_deg2rad_._resolve(_ks)
     if not _need:
-        return _OP_deg2rad_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Deg2RadBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_deg2rad_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -7720,11 +9274,20 @@ def rad2deg(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rad2deg._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rad2deg._resolve(_ks)
     if not _need:
-        return _OP_rad2deg.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Rad2DegBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_rad2deg.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -7749,11 +9312,20 @@ def rad2deg_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rad2deg_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rad2deg_._resolve(_ks)
     if not _need:
-        return _OP_rad2deg_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = Rad2DegBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_rad2deg_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -7821,15 +9393,26 @@ def logaddexp2(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_logaddexp2._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_logaddexp2._resolve(_ks)
     if not _need:
-        return _OP_logaddexp2.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = Logaddexp2Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_logaddexp2.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -7895,13 +9478,24 @@ def ldexp_Tensor(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_ldexp_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_ldexp_Tensor._resolve(_ks)
     if not _need:
-        return _OP_ldexp_Tensor.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = LdexpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0:
         _n.s_other = _SV(other)
-    _res = _OP_ldexp_Tensor.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -7928,13 +9522,24 @@ def ldexp_(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_ldexp_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_ldexp_._resolve(_ks)
     if not _need:
-        return _OP_ldexp_.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = LdexpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0:
         _n.s_other = _SV(other)
-    _res = _OP_ldexp_.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -8002,15 +9607,26 @@ def nextafter(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nextafter._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nextafter._resolve(_ks)
     if not _need:
-        return _OP_nextafter.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = NextafterBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_nextafter.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -8036,15 +9652,26 @@ def nextafter_(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nextafter_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nextafter_._resolve(_ks)
     if not _need:
-        return _OP_nextafter_.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = NextafterBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_nextafter_.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
 
@@ -8106,11 +9733,20 @@ def frexp_Tensor(self):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_frexp_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_frexp_Tensor._resolve(_ks)
     if not _need:
-        return _OP_frexp_Tensor.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = FrexpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_frexp_Tensor.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     for _x, _d in zip(_res, (True, False)):
         if _d:
             _set_history(_x, _n)
@@ -8242,15 +9878,26 @@ def clamp_min_Tensor(self, min):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(min, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_min_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_min_Tensor._resolve(_ks)
     if not _need:
-        return _OP_clamp_min_Tensor.redispatch(_below_ks((self, min)), self, min)
+        return _k(self, min)
     _n = ClampMinBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, )
     if _g0 or _g1:
         _n.s_min = _SV(min)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_clamp_min_Tensor.redispatch(_below_ks((self, min)), self, min)
+    _res = _k(self, min)
     _set_history(_res, _n)
     return _res
 
@@ -8321,15 +9968,26 @@ def clamp_max_Tensor(self, max):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(max, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, max))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_max_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_max_Tensor._resolve(_ks)
     if not _need:
-        return _OP_clamp_max_Tensor.redispatch(_below_ks((self, max)), self, max)
+        return _k(self, max)
     _n = ClampMaxBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(max) if _g1 else None, )
     if _g0 or _g1:
         _n.s_max = _SV(max)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_clamp_max_Tensor.redispatch(_below_ks((self, max)), self, max)
+    _res = _k(self, max)
     _set_history(_res, _n)
     return _res
 

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented
 from ember.autograd.formulas.elementwise_special import (i1_backward, i1e_backward,
@@ -75,13 +79,22 @@ def lgamma(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_lgamma._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_lgamma._resolve(_ks)
     if not _need:
-        return _OP_lgamma.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = LgammaBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_lgamma.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -106,13 +119,22 @@ def lgamma_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_lgamma_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_lgamma_._resolve(_ks)
     if not _need:
-        return _OP_lgamma_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = LgammaBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_lgamma_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -167,13 +189,22 @@ def digamma(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_digamma._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_digamma._resolve(_ks)
     if not _need:
-        return _OP_digamma.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = DigammaBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_digamma.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -198,13 +229,22 @@ def digamma_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_digamma_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_digamma_._resolve(_ks)
     if not _need:
-        return _OP_digamma_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = DigammaBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_digamma_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -259,13 +299,22 @@ def sinc(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sinc._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sinc._resolve(_ks)
     if not _need:
-        return _OP_sinc.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SincBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_sinc.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -290,13 +339,22 @@ def sinc_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sinc_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sinc_._resolve(_ks)
     if not _need:
-        return _OP_sinc_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SincBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_sinc_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -352,15 +410,26 @@ def polygamma(n, self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((n, self))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_polygamma._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_polygamma._resolve(_ks)
     if not _need:
-        return _OP_polygamma.redispatch(_below_ks((n, self)), n, self)
+        return _k(n, self)
     _n = PolygammaBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_n = n
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_polygamma.redispatch(_below_ks((n, self)), n, self)
+    _res = _k(n, self)
     _set_history(_res, _n)
     return _res
 
@@ -416,15 +485,26 @@ def mvlgamma(self, p):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mvlgamma._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mvlgamma._resolve(_ks)
     if not _need:
-        return _OP_mvlgamma.redispatch(_below_ks((self, p)), self, p)
+        return _k(self, p)
     _n = MvlgammaBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_p = p
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_mvlgamma.redispatch(_below_ks((self, p)), self, p)
+    _res = _k(self, p)
     _set_history(_res, _n)
     return _res
 
@@ -449,15 +529,26 @@ def mvlgamma_(self, p):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mvlgamma_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mvlgamma_._resolve(_ks)
     if not _need:
-        return _OP_mvlgamma_.redispatch(_below_ks((self, p)), self, p)
+        return _k(self, p)
     _n = MvlgammaBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_p = p
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_mvlgamma_.redispatch(_below_ks((self, p)), self, p)
+    _res = _k(self, p)
     _rebase_history(self, _n)
     return _res
 
@@ -512,13 +603,22 @@ def i0(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_i0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_i0._resolve(_ks)
     if not _need:
-        return _OP_i0.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = I0Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_i0.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -543,13 +643,22 @@ def i0_(self):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_i0_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_i0_._resolve(_ks)
     if not _need:
-        return _OP_i0_.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = I0Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
-    _res = _OP_i0_.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _rebase_history(self, _n)
     return _res
 
@@ -608,13 +717,22 @@ def special_i0e(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_i0e._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_i0e._resolve(_ks)
     if not _need:
-        return _OP_special_i0e.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SpecialI0EBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_special_i0e.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -674,13 +792,22 @@ def special_i1(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_i1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_i1._resolve(_ks)
     if not _need:
-        return _OP_special_i1.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SpecialI1Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_special_i1.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -740,13 +867,22 @@ def special_i1e(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_i1e._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_i1e._resolve(_ks)
     if not _need:
-        return _OP_special_i1e.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SpecialI1EBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_special_i1e.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -806,13 +942,22 @@ def special_erfcx(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_erfcx._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_erfcx._resolve(_ks)
     if not _need:
-        return _OP_special_erfcx.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SpecialErfcxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_special_erfcx.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -868,11 +1013,20 @@ def special_ndtri(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_ndtri._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_ndtri._resolve(_ks)
     if not _need:
-        return _OP_special_ndtri.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SpecialNdtriBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_special_ndtri.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -932,13 +1086,22 @@ def special_log_ndtr(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_log_ndtr._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_log_ndtr._resolve(_ks)
     if not _need:
-        return _OP_special_log_ndtr.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SpecialLogNdtrBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_special_log_ndtr.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -991,15 +1154,26 @@ def special_zeta(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_zeta._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_zeta._resolve(_ks)
     if not _need:
-        return _OP_special_zeta.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = SpecialZetaBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP_special_zeta.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -1054,13 +1228,22 @@ def special_entr(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_entr._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_entr._resolve(_ks)
     if not _need:
-        return _OP_special_entr.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SpecialEntrBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_special_entr.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -1131,15 +1314,26 @@ def special_xlog1py(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_xlog1py._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_xlog1py._resolve(_ks)
     if not _need:
-        return _OP_special_xlog1py.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = SpecialXlog1PyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_special_xlog1py.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -1195,15 +1389,26 @@ def special_xlog1py_self_scalar(self, other):
         return _fw_attach(_res, _t)
     _g0 = _getattr(other, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_xlog1py_self_scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_xlog1py_self_scalar._resolve(_ks)
     if not _need:
-        return _OP_special_xlog1py_self_scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = SpecialXlog1PyBackward1()
     _n.next_edges = (_gedge(other) if _g0 else None, )
     if _g0:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = self
-    _res = _OP_special_xlog1py_self_scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -1259,15 +1464,26 @@ def special_xlog1py_other_scalar(self, other):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_xlog1py_other_scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_xlog1py_other_scalar._resolve(_ks)
     if not _need:
-        return _OP_special_xlog1py_other_scalar.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = SpecialXlog1PyBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_other = other
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_special_xlog1py_other_scalar.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 

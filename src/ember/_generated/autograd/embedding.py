@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.embedding import (embedding_bag_psw_backward,
@@ -82,8 +86,21 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         return _fw_attach(_res, _t)
     _g0 = _getattr(weight, '_requires_grad', False)
     _need = _g0
+    _ks = weight._ks if weight.__class__ in _TENSOR_TYPES else 0
+    if indices.__class__ in _TENSOR_TYPES:
+        _ks |= indices._ks
+    if padding_idx.__class__ in _TENSOR_TYPES:
+        _ks |= padding_idx._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((weight, indices, padding_idx, scale_grad_by_freq, sparse))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_embedding._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_embedding._resolve(_ks)
     if not _need:
-        return _OP_embedding.redispatch(_below_ks((weight, indices, padding_idx, scale_grad_by_freq, sparse)), weight, indices, padding_idx, scale_grad_by_freq, sparse)
+        return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     _n = EmbeddingBackward0()
     _n.next_edges = (_gedge(weight) if _g0 else None, )
     if _g0:
@@ -94,7 +111,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         _n.s_scale_grad_by_freq = scale_grad_by_freq
     if _g0:
         _n.s_weight_sym_sizes = weight._size
-    _res = _OP_embedding.redispatch(_below_ks((weight, indices, padding_idx, scale_grad_by_freq, sparse)), weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    _res = _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     _set_history(_res, _n)
     return _res
 
@@ -200,8 +217,27 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     _g0 = _getattr(weight, '_requires_grad', False)
     _g1 = _getattr(per_sample_weights, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = weight._ks if weight.__class__ in _TENSOR_TYPES else 0
+    if indices.__class__ in _TENSOR_TYPES:
+        _ks |= indices._ks
+    if offsets.__class__ in _TENSOR_TYPES:
+        _ks |= offsets._ks
+    if mode.__class__ in _TENSOR_TYPES:
+        _ks |= mode._ks
+    if per_sample_weights.__class__ in _TENSOR_TYPES:
+        _ks |= per_sample_weights._ks
+    if padding_idx.__class__ in _TENSOR_TYPES:
+        _ks |= padding_idx._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__embedding_bag._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__embedding_bag._resolve(_ks)
     if not _need:
-        return _OP__embedding_bag.redispatch(_below_ks((weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+        return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     _n = EmbeddingBagBackward0()
     _n.next_edges = (_gedge(weight) if _g0 else None, _gedge(per_sample_weights) if _g1 else None, )
     if _g0 or _g1:
@@ -218,7 +254,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         _n.s_weight = _SV(weight)
     if _g0:
         _n.s_weight_sym_sizes = weight._size
-    _res = _OP__embedding_bag.redispatch(_below_ks((weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+    _res = _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
@@ -283,8 +319,23 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         return _fw_attach(_res, _t)
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _need = _g0
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if indices.__class__ in _TENSOR_TYPES:
+        _ks |= indices._ks
+    if num_weights.__class__ in _TENSOR_TYPES:
+        _ks |= num_weights._ks
+    if padding_idx.__class__ in _TENSOR_TYPES:
+        _ks |= padding_idx._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, indices, num_weights, padding_idx, scale_grad_by_freq))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_embedding_dense_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_embedding_dense_backward._resolve(_ks)
     if not _need:
-        return _OP_embedding_dense_backward.redispatch(_below_ks((grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)), grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+        return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     _n = EmbeddingDenseBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, )
     if _g0:
@@ -293,7 +344,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         _n.s_padding_idx = padding_idx
     if _g0:
         _n.s_scale_grad_by_freq = scale_grad_by_freq
-    _res = _OP_embedding_dense_backward.redispatch(_below_ks((grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)), grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    _res = _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     _set_history(_res, _n)
     return _res
 
@@ -331,11 +382,26 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if indices.__class__ in _TENSOR_TYPES:
+        _ks |= indices._ks
+    if max_norm.__class__ in _TENSOR_TYPES:
+        _ks |= max_norm._ks
+    if norm_type.__class__ in _TENSOR_TYPES:
+        _ks |= norm_type._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, indices, max_norm, norm_type))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_embedding_renorm_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_embedding_renorm_._resolve(_ks)
     if not _need:
-        return _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
+        return _k(self, indices, max_norm, norm_type)
     _n = EmbeddingRenormBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_embedding_renorm_.redispatch(_below_ks((self, indices, max_norm, norm_type)), self, indices, max_norm, norm_type)
+    _res = _k(self, indices, max_norm, norm_type)
     _rebase_history(self, _n)
     return _res
 

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to
 from ember.autograd.formulas.index import (index_backward, index_fill_value_backward,
@@ -276,15 +280,30 @@ def index_fill_int_Tensor(self, dim, index, value):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(value, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_fill_int_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_fill_int_Tensor._resolve(_ks)
     if not _need:
-        return _OP_index_fill_int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+        return _k(self, dim, index, value)
     _n = IndexFillBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
         _n.s_index = _SV(index)
-    _res = _OP_index_fill_int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _res = _k(self, dim, index, value)
     _set_history(_res, _n)
     return _res
 
@@ -311,15 +330,30 @@ def index_fill__int_Tensor(self, dim, index, value):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(value, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_fill__int_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_fill__int_Tensor._resolve(_ks)
     if not _need:
-        return _OP_index_fill__int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+        return _k(self, dim, index, value)
     _n = IndexFillBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
         _n.s_index = _SV(index)
-    _res = _OP_index_fill__int_Tensor.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _res = _k(self, dim, index, value)
     _rebase_history(self, _n)
     return _res
 
@@ -404,8 +438,23 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, src, reduce, include_self))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_scatter_reduce_two._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_scatter_reduce_two._resolve(_ks)
     if not _need:
-        return _OP_scatter_reduce_two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
+        return _k(self, dim, index, src, reduce, include_self=include_self)
     _n = ScatterReduceBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g0 or _g1:
@@ -420,7 +469,7 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
         _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_src = _SV(src)
-    _res = _OP_scatter_reduce_two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
+    _res = _k(self, dim, index, src, reduce, include_self=include_self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -448,8 +497,23 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, src, reduce, include_self))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_scatter_reduce__two._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_scatter_reduce__two._resolve(_ks)
     if not _need:
-        return _OP_scatter_reduce__two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
+        return _k(self, dim, index, src, reduce, include_self=include_self)
     _n = ScatterReduceBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g0 or _g1:
@@ -464,7 +528,7 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
         _n.s_self = _SV(_saved_clone(self))
     if _g0 or _g1:
         _n.s_src = _SV(src)
-    _res = _OP_scatter_reduce__two.redispatch(_below_ks((self, dim, index, src, reduce, include_self)), self, dim, index, src, reduce, include_self=include_self)
+    _res = _k(self, dim, index, src, reduce, include_self=include_self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -550,8 +614,23 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, source, reduce, include_self))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_reduce._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_reduce._resolve(_ks)
     if not _need:
-        return _OP_index_reduce.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
+        return _k(self, dim, index, source, reduce, include_self=include_self)
     _n = IndexReduceBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g0 or _g1:
@@ -566,7 +645,7 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_source = _SV(source)
-    _res = _OP_index_reduce.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
+    _res = _k(self, dim, index, source, reduce, include_self=include_self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -594,8 +673,23 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, source, reduce, include_self))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_reduce_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_reduce_._resolve(_ks)
     if not _need:
-        return _OP_index_reduce_.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
+        return _k(self, dim, index, source, reduce, include_self=include_self)
     _n = IndexReduceBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g0 or _g1:
@@ -610,7 +704,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         _n.s_self = _SV(_saved_clone(self))
     if _g0 or _g1:
         _n.s_source = _SV(source)
-    _res = _OP_index_reduce_.redispatch(_below_ks((self, dim, index, source, reduce, include_self)), self, dim, index, source, reduce, include_self=include_self)
+    _res = _k(self, dim, index, source, reduce, include_self=include_self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -675,8 +769,21 @@ def gather(self, dim, index, *, sparse_grad=False):
     _no_rg(index, 'index', 'gather')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, sparse_grad))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_gather._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_gather._resolve(_ks)
     if not _need:
-        return _OP_gather.redispatch(_below_ks((self, dim, index, sparse_grad)), self, dim, index, sparse_grad=sparse_grad)
+        return _k(self, dim, index, sparse_grad=sparse_grad)
     _n = GatherBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -685,7 +792,7 @@ def gather(self, dim, index, *, sparse_grad=False):
         _n.s_index = _SV(index)
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_gather.redispatch(_below_ks((self, dim, index, sparse_grad)), self, dim, index, sparse_grad=sparse_grad)
+    _res = _k(self, dim, index, sparse_grad=sparse_grad)
     _set_history(_res, _n)
     return _res
 
@@ -759,15 +866,30 @@ def scatter_src(self, dim, index, src):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, src))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_scatter_src._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_scatter_src._resolve(_ks)
     if not _need:
-        return _OP_scatter_src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
+        return _k(self, dim, index, src)
     _n = ScatterBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
         _n.s_index = _SV(index)
-    _res = _OP_scatter_src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
+    _res = _k(self, dim, index, src)
     _set_history(_res, _n)
     return _res
 
@@ -794,15 +916,30 @@ def scatter__src(self, dim, index, src):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, src))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_scatter__src._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_scatter__src._resolve(_ks)
     if not _need:
-        return _OP_scatter__src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
+        return _k(self, dim, index, src)
     _n = ScatterBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
         _n.s_index = _SV(index)
-    _res = _OP_scatter__src.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
+    _res = _k(self, dim, index, src)
     _rebase_history(self, _n)
     return _res
 
@@ -864,15 +1001,30 @@ def scatter_value(self, dim, index, value):
     _no_rg(index, 'index', 'scatter')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_scatter_value._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_scatter_value._resolve(_ks)
     if not _need:
-        return _OP_scatter_value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+        return _k(self, dim, index, value)
     _n = ScatterBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_index = _SV(index)
-    _res = _OP_scatter_value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _res = _k(self, dim, index, value)
     _set_history(_res, _n)
     return _res
 
@@ -898,15 +1050,30 @@ def scatter__value(self, dim, index, value):
     _no_rg(index, 'index', 'scatter_')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_scatter__value._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_scatter__value._resolve(_ks)
     if not _need:
-        return _OP_scatter__value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+        return _k(self, dim, index, value)
     _n = ScatterBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_index = _SV(index)
-    _res = _OP_scatter__value.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _res = _k(self, dim, index, value)
     _rebase_history(self, _n)
     return _res
 
@@ -978,15 +1145,30 @@ def scatter_add(self, dim, index, src):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, src))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_scatter_add._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_scatter_add._resolve(_ks)
     if not _need:
-        return _OP_scatter_add.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
+        return _k(self, dim, index, src)
     _n = ScatterAddBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g1:
         _n.s_dim = dim
     if _g1:
         _n.s_index = _SV(index)
-    _res = _OP_scatter_add.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
+    _res = _k(self, dim, index, src)
     _set_history(_res, _n)
     return _res
 
@@ -1013,15 +1195,30 @@ def scatter_add_(self, dim, index, src):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, src))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_scatter_add_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_scatter_add_._resolve(_ks)
     if not _need:
-        return _OP_scatter_add_.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
+        return _k(self, dim, index, src)
     _n = ScatterAddBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g1:
         _n.s_dim = dim
     if _g1:
         _n.s_index = _SV(index)
-    _res = _OP_scatter_add_.redispatch(_below_ks((self, dim, index, src)), self, dim, index, src)
+    _res = _k(self, dim, index, src)
     _rebase_history(self, _n)
     return _res
 
@@ -1089,8 +1286,21 @@ def index_select(self, dim, index):
     _no_rg(index, 'index', 'index_select')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_select._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_select._resolve(_ks)
     if not _need:
-        return _OP_index_select.redispatch(_below_ks((self, dim, index)), self, dim, index)
+        return _k(self, dim, index)
     _n = IndexSelectBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1101,7 +1311,7 @@ def index_select(self, dim, index):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_index_select.redispatch(_below_ks((self, dim, index)), self, dim, index)
+    _res = _k(self, dim, index)
     _set_history(_res, _n)
     return _res
 
@@ -1178,8 +1388,25 @@ def index_add(self, dim, index, source, *, alpha=1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, source, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_add._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_add._resolve(_ks)
     if not _need:
-        return _OP_index_add.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
+        return _k(self, dim, index, source, alpha=alpha)
     _n = IndexAddBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g1:
@@ -1190,7 +1417,7 @@ def index_add(self, dim, index, source, *, alpha=1):
         _n.s_index = _SV(index)
     if _g1:
         _n.s_source = _SV(source)
-    _res = _OP_index_add.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
+    _res = _k(self, dim, index, source, alpha=alpha)
     _set_history(_res, _n)
     return _res
 
@@ -1217,8 +1444,25 @@ def index_add_(self, dim, index, source, *, alpha=1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, source, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_add_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_add_._resolve(_ks)
     if not _need:
-        return _OP_index_add_.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
+        return _k(self, dim, index, source, alpha=alpha)
     _n = IndexAddBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g1:
@@ -1229,7 +1473,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
         _n.s_index = _SV(index)
     if _g1:
         _n.s_source = _SV(source)
-    _res = _OP_index_add_.redispatch(_below_ks((self, dim, index, source, alpha)), self, dim, index, source, alpha=alpha)
+    _res = _k(self, dim, index, source, alpha=alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -1307,8 +1551,23 @@ def index_copy(self, dim, index, source):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, source))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_copy._resolve(_ks)
     if not _need:
-        return _OP_index_copy.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
+        return _k(self, dim, index, source)
     _n = IndexCopyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g0 or _g1:
@@ -1317,7 +1576,7 @@ def index_copy(self, dim, index, source):
         _n.s_index = _SV(index)
     if _g1:
         _n.s_source = _SV(source)
-    _res = _OP_index_copy.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
+    _res = _k(self, dim, index, source)
     _set_history(_res, _n)
     return _res
 
@@ -1344,8 +1603,23 @@ def index_copy_(self, dim, index, source):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, source))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_copy_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_copy_._resolve(_ks)
     if not _need:
-        return _OP_index_copy_.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
+        return _k(self, dim, index, source)
     _n = IndexCopyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g0 or _g1:
@@ -1354,7 +1628,7 @@ def index_copy_(self, dim, index, source):
         _n.s_index = _SV(index)
     if _g1:
         _n.s_source = _SV(source)
-    _res = _OP_index_copy_.redispatch(_below_ks((self, dim, index, source)), self, dim, index, source)
+    _res = _k(self, dim, index, source)
     _rebase_history(self, _n)
     return _res
 
@@ -1416,15 +1690,30 @@ def index_fill_int_Scalar(self, dim, index, value):
     _no_rg(index, 'index', 'index_fill')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_fill_int_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_fill_int_Scalar._resolve(_ks)
     if not _need:
-        return _OP_index_fill_int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+        return _k(self, dim, index, value)
     _n = IndexFillBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_index = _SV(index)
-    _res = _OP_index_fill_int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _res = _k(self, dim, index, value)
     _set_history(_res, _n)
     return _res
 
@@ -1450,15 +1739,30 @@ def index_fill__int_Scalar(self, dim, index, value):
     _no_rg(index, 'index', 'index_fill_')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_index_fill__int_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_index_fill__int_Scalar._resolve(_ks)
     if not _need:
-        return _OP_index_fill__int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+        return _k(self, dim, index, value)
     _n = IndexFillBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_index = _SV(index)
-    _res = _OP_index_fill__int_Scalar.redispatch(_below_ks((self, dim, index, value)), self, dim, index, value)
+    _res = _k(self, dim, index, value)
     _rebase_history(self, _n)
     return _res
 
@@ -1521,15 +1825,28 @@ def masked_fill_Scalar(self, mask, value):
     _no_rg(mask, 'mask', 'masked_fill')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mask.__class__ in _TENSOR_TYPES:
+        _ks |= mask._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mask, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_masked_fill_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_masked_fill_Scalar._resolve(_ks)
     if not _need:
-        return _OP_masked_fill_Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
+        return _k(self, mask, value)
     _n = MaskedFillBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_masked_fill_Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
+    _res = _k(self, mask, value)
     _set_history(_res, _n)
     return _res
 
@@ -1555,15 +1872,28 @@ def masked_fill__Scalar(self, mask, value):
     _no_rg(mask, 'mask', 'masked_fill_')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mask.__class__ in _TENSOR_TYPES:
+        _ks |= mask._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mask, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_masked_fill__Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_masked_fill__Scalar._resolve(_ks)
     if not _need:
-        return _OP_masked_fill__Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
+        return _k(self, mask, value)
     _n = MaskedFillBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_masked_fill__Scalar.redispatch(_below_ks((self, mask, value)), self, mask, value)
+    _res = _k(self, mask, value)
     _rebase_history(self, _n)
     return _res
 
@@ -1637,15 +1967,28 @@ def masked_fill_Tensor(self, mask, value):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(value, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mask.__class__ in _TENSOR_TYPES:
+        _ks |= mask._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mask, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_masked_fill_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_masked_fill_Tensor._resolve(_ks)
     if not _need:
-        return _OP_masked_fill_Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
+        return _k(self, mask, value)
     _n = MaskedFillBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_masked_fill_Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
+    _res = _k(self, mask, value)
     _set_history(_res, _n)
     return _res
 
@@ -1672,15 +2015,28 @@ def masked_fill__Tensor(self, mask, value):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(value, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mask.__class__ in _TENSOR_TYPES:
+        _ks |= mask._ks
+    if value.__class__ in _TENSOR_TYPES:
+        _ks |= value._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mask, value))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_masked_fill__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_masked_fill__Tensor._resolve(_ks)
     if not _need:
-        return _OP_masked_fill__Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
+        return _k(self, mask, value)
     _n = MaskedFillBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_masked_fill__Tensor.redispatch(_below_ks((self, mask, value)), self, mask, value)
+    _res = _k(self, mask, value)
     _rebase_history(self, _n)
     return _res
 
@@ -1747,8 +2103,19 @@ def masked_select(self, mask):
     _no_rg(mask, 'mask', 'masked_select')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mask.__class__ in _TENSOR_TYPES:
+        _ks |= mask._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mask))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_masked_select._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_masked_select._resolve(_ks)
     if not _need:
-        return _OP_masked_select.redispatch(_below_ks((self, mask)), self, mask)
+        return _k(self, mask)
     _n = MaskedSelectBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1757,7 +2124,7 @@ def masked_select(self, mask):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_masked_select.redispatch(_below_ks((self, mask)), self, mask)
+    _res = _k(self, mask)
     _set_history(_res, _n)
     return _res
 
@@ -1833,15 +2200,28 @@ def masked_scatter(self, mask, source):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mask.__class__ in _TENSOR_TYPES:
+        _ks |= mask._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mask, source))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_masked_scatter._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_masked_scatter._resolve(_ks)
     if not _need:
-        return _OP_masked_scatter.redispatch(_below_ks((self, mask, source)), self, mask, source)
+        return _k(self, mask, source)
     _n = MaskedScatterBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g1:
         _n.s_source = _SV(source)
-    _res = _OP_masked_scatter.redispatch(_below_ks((self, mask, source)), self, mask, source)
+    _res = _k(self, mask, source)
     _set_history(_res, _n)
     return _res
 
@@ -1868,15 +2248,28 @@ def masked_scatter_(self, mask, source):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mask.__class__ in _TENSOR_TYPES:
+        _ks |= mask._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mask, source))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_masked_scatter_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_masked_scatter_._resolve(_ks)
     if not _need:
-        return _OP_masked_scatter_.redispatch(_below_ks((self, mask, source)), self, mask, source)
+        return _k(self, mask, source)
     _n = MaskedScatterBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g1:
         _n.s_source = _SV(source)
-    _res = _OP_masked_scatter_.redispatch(_below_ks((self, mask, source)), self, mask, source)
+    _res = _k(self, mask, source)
     _rebase_history(self, _n)
     return _res
 
@@ -1939,15 +2332,26 @@ def take(self, index):
     _no_rg(index, 'index', 'take')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, index))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_take._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_take._resolve(_ks)
     if not _need:
-        return _OP_take.redispatch(_below_ks((self, index)), self, index)
+        return _k(self, index)
     _n = TakeBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_index = _SV(index)
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_take.redispatch(_below_ks((self, index)), self, index)
+    _res = _k(self, index)
     _set_history(_res, _n)
     return _res
 
@@ -2025,8 +2429,21 @@ def put(self, index, source, accumulate=False):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, index, source, accumulate))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_put._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_put._resolve(_ks)
     if not _need:
-        return _OP_put.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
+        return _k(self, index, source, accumulate)
     _n = PutBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g0:
@@ -2035,7 +2452,7 @@ def put(self, index, source, accumulate=False):
         _n.s_index = _SV(index)
     if _g0 or _g1:
         _n.s_source = _SV(source)
-    _res = _OP_put.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
+    _res = _k(self, index, source, accumulate)
     _set_history(_res, _n)
     return _res
 
@@ -2062,8 +2479,21 @@ def put_(self, index, source, accumulate=False):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(source, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, index, source, accumulate))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_put_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_put_._resolve(_ks)
     if not _need:
-        return _OP_put_.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
+        return _k(self, index, source, accumulate)
     _n = PutBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
     if _g0:
@@ -2072,7 +2502,7 @@ def put_(self, index, source, accumulate=False):
         _n.s_index = _SV(index)
     if _g0 or _g1:
         _n.s_source = _SV(source)
-    _res = _OP_put_.redispatch(_below_ks((self, index, source, accumulate)), self, index, source, accumulate)
+    _res = _k(self, index, source, accumulate)
     _rebase_history(self, _n)
     return _res
 

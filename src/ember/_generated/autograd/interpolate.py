@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.index import gather_backward
@@ -935,8 +939,23 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     _g0 = _getattr(input, '_requires_grad', False)
     _g1 = _getattr(grid, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if grid.__class__ in _TENSOR_TYPES:
+        _ks |= grid._ks
+    if interpolation_mode.__class__ in _TENSOR_TYPES:
+        _ks |= interpolation_mode._ks
+    if padding_mode.__class__ in _TENSOR_TYPES:
+        _ks |= padding_mode._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((input, grid, interpolation_mode, padding_mode, align_corners))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_grid_sampler_2d._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_grid_sampler_2d._resolve(_ks)
     if not _need:
-        return _OP_grid_sampler_2d.redispatch(_below_ks((input, grid, interpolation_mode, padding_mode, align_corners)), input, grid, interpolation_mode, padding_mode, align_corners)
+        return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     _n = GridSampler2DBackward0()
     _n.next_edges = (_gedge(input) if _g0 else None, _gedge(grid) if _g1 else None, )
     if _g0 or _g1:
@@ -949,7 +968,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         _n.s_interpolation_mode = interpolation_mode
     if _g0 or _g1:
         _n.s_padding_mode = padding_mode
-    _res = _OP_grid_sampler_2d.redispatch(_below_ks((input, grid, interpolation_mode, padding_mode, align_corners)), input, grid, interpolation_mode, padding_mode, align_corners)
+    _res = _k(input, grid, interpolation_mode, padding_mode, align_corners)
     _set_history(_res, _n)
     return _res
 
@@ -999,13 +1018,24 @@ def pixel_shuffle(self, upscale_factor):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if upscale_factor.__class__ in _TENSOR_TYPES:
+        _ks |= upscale_factor._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, upscale_factor))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_pixel_shuffle._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_pixel_shuffle._resolve(_ks)
     if not _need:
-        return _OP_pixel_shuffle.redispatch(_below_ks((self, upscale_factor)), self, upscale_factor)
+        return _k(self, upscale_factor)
     _n = PixelShuffleBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_upscale_factor = upscale_factor
-    _res = _OP_pixel_shuffle.redispatch(_below_ks((self, upscale_factor)), self, upscale_factor)
+    _res = _k(self, upscale_factor)
     _set_history(_res, _n)
     return _res
 
@@ -1055,13 +1085,24 @@ def pixel_unshuffle(self, downscale_factor):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if downscale_factor.__class__ in _TENSOR_TYPES:
+        _ks |= downscale_factor._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, downscale_factor))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_pixel_unshuffle._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_pixel_unshuffle._resolve(_ks)
     if not _need:
-        return _OP_pixel_unshuffle.redispatch(_below_ks((self, downscale_factor)), self, downscale_factor)
+        return _k(self, downscale_factor)
     _n = PixelUnshuffleBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_downscale_factor = downscale_factor
-    _res = _OP_pixel_unshuffle.redispatch(_below_ks((self, downscale_factor)), self, downscale_factor)
+    _res = _k(self, downscale_factor)
     _set_history(_res, _n)
     return _res
 

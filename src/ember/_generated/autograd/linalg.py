@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
 from ember.autograd.formulas.linalg import (cholesky_backward, cholesky_solve_backward,
@@ -95,8 +99,19 @@ def mm(self, mat2):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(mat2, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mat2.__class__ in _TENSOR_TYPES:
+        _ks |= mat2._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mat2))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mm._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mm._resolve(_ks)
     if not _need:
-        return _OP_mm.redispatch(_below_ks((self, mat2)), self, mat2)
+        return _k(self, mat2)
     _n = MmBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat2) if _g1 else None, )
     if _g0:
@@ -111,7 +126,7 @@ def mm(self, mat2):
         _n.s_self_sym_sizes = self._size
     if _g0:
         _n.s_self_sym_strides = self.stride()
-    _res = _OP_mm.redispatch(_below_ks((self, mat2)), self, mat2)
+    _res = _k(self, mat2)
     _set_history(_res, _n)
     return _res
 
@@ -178,15 +193,26 @@ def bmm(self, mat2):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(mat2, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mat2.__class__ in _TENSOR_TYPES:
+        _ks |= mat2._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mat2))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_bmm._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_bmm._resolve(_ks)
     if not _need:
-        return _OP_bmm.redispatch(_below_ks((self, mat2)), self, mat2)
+        return _k(self, mat2)
     _n = BmmBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat2) if _g1 else None, )
     if _g0:
         _n.s_mat2 = _SV(mat2)
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP_bmm.redispatch(_below_ks((self, mat2)), self, mat2)
+    _res = _k(self, mat2)
     _set_history(_res, _n)
     return _res
 
@@ -253,15 +279,26 @@ def mv(self, vec):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(vec, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if vec.__class__ in _TENSOR_TYPES:
+        _ks |= vec._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, vec))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mv._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mv._resolve(_ks)
     if not _need:
-        return _OP_mv.redispatch(_below_ks((self, vec)), self, vec)
+        return _k(self, vec)
     _n = MvBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(vec) if _g1 else None, )
     if _g1:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_vec = _SV(vec)
-    _res = _OP_mv.redispatch(_below_ks((self, vec)), self, vec)
+    _res = _k(self, vec)
     _set_history(_res, _n)
     return _res
 
@@ -328,15 +365,26 @@ def dot(self, tensor):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(tensor, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if tensor.__class__ in _TENSOR_TYPES:
+        _ks |= tensor._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, tensor))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_dot._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_dot._resolve(_ks)
     if not _need:
-        return _OP_dot.redispatch(_below_ks((self, tensor)), self, tensor)
+        return _k(self, tensor)
     _n = DotBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor) if _g1 else None, )
     if _g1:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_tensor = _SV(tensor)
-    _res = _OP_dot.redispatch(_below_ks((self, tensor)), self, tensor)
+    _res = _k(self, tensor)
     _set_history(_res, _n)
     return _res
 
@@ -405,15 +453,26 @@ def matmul(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_matmul._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_matmul._resolve(_ks)
     if not _need:
-        return _OP_matmul.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = MatmulBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_matmul.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -495,8 +554,25 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     _g1 = _getattr(mat1, '_requires_grad', False)
     _g2 = _getattr(mat2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mat1.__class__ in _TENSOR_TYPES:
+        _ks |= mat1._ks
+    if mat2.__class__ in _TENSOR_TYPES:
+        _ks |= mat2._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mat1, mat2, beta, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addmm._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addmm._resolve(_ks)
     if not _need:
-        return _OP_addmm.redispatch(_below_ks((self, mat1, mat2, beta, alpha)), self, mat1, mat2, beta=beta, alpha=alpha)
+        return _k(self, mat1, mat2, beta=beta, alpha=alpha)
     _n = AddmmBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat1) if _g1 else None, _gedge(mat2) if _g2 else None, )
     if _g1 or _g2:
@@ -517,7 +593,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         _n.s_mat2_sym_strides = mat2.stride()
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_addmm.redispatch(_below_ks((self, mat1, mat2, beta, alpha)), self, mat1, mat2, beta=beta, alpha=alpha)
+    _res = _k(self, mat1, mat2, beta=beta, alpha=alpha)
     _set_history(_res, _n)
     return _res
 
@@ -606,8 +682,25 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     _g1 = _getattr(batch1, '_requires_grad', False)
     _g2 = _getattr(batch2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if batch1.__class__ in _TENSOR_TYPES:
+        _ks |= batch1._ks
+    if batch2.__class__ in _TENSOR_TYPES:
+        _ks |= batch2._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, batch1, batch2, beta, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_baddbmm._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_baddbmm._resolve(_ks)
     if not _need:
-        return _OP_baddbmm.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+        return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = BaddbmmBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
     if _g1 or _g2:
@@ -620,7 +713,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         _n.s_beta = beta
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_baddbmm.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _res = _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _set_history(_res, _n)
     return _res
 
@@ -647,8 +740,25 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     _g1 = _getattr(batch1, '_requires_grad', False)
     _g2 = _getattr(batch2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if batch1.__class__ in _TENSOR_TYPES:
+        _ks |= batch1._ks
+    if batch2.__class__ in _TENSOR_TYPES:
+        _ks |= batch2._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, batch1, batch2, beta, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_baddbmm_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_baddbmm_._resolve(_ks)
     if not _need:
-        return _OP_baddbmm_.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+        return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = BaddbmmBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
     if _g1 or _g2:
@@ -661,7 +771,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _n.s_beta = beta
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_baddbmm_.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _res = _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -758,8 +868,25 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     _g1 = _getattr(batch1, '_requires_grad', False)
     _g2 = _getattr(batch2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if batch1.__class__ in _TENSOR_TYPES:
+        _ks |= batch1._ks
+    if batch2.__class__ in _TENSOR_TYPES:
+        _ks |= batch2._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, batch1, batch2, beta, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addbmm._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addbmm._resolve(_ks)
     if not _need:
-        return _OP_addbmm.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+        return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = AddbmmBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
     if _g1 or _g2:
@@ -776,7 +903,7 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         _n.s_beta = beta
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_addbmm.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _res = _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _set_history(_res, _n)
     return _res
 
@@ -803,8 +930,25 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     _g1 = _getattr(batch1, '_requires_grad', False)
     _g2 = _getattr(batch2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if batch1.__class__ in _TENSOR_TYPES:
+        _ks |= batch1._ks
+    if batch2.__class__ in _TENSOR_TYPES:
+        _ks |= batch2._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, batch1, batch2, beta, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addbmm_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addbmm_._resolve(_ks)
     if not _need:
-        return _OP_addbmm_.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+        return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = AddbmmBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
     if _g1 or _g2:
@@ -821,7 +965,7 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _n.s_beta = beta
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_addbmm_.redispatch(_below_ks((self, batch1, batch2, beta, alpha)), self, batch1, batch2, beta=beta, alpha=alpha)
+    _res = _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -910,8 +1054,25 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
     _g1 = _getattr(mat, '_requires_grad', False)
     _g2 = _getattr(vec, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mat.__class__ in _TENSOR_TYPES:
+        _ks |= mat._ks
+    if vec.__class__ in _TENSOR_TYPES:
+        _ks |= vec._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mat, vec, beta, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addmv._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addmv._resolve(_ks)
     if not _need:
-        return _OP_addmv.redispatch(_below_ks((self, mat, vec, beta, alpha)), self, mat, vec, beta=beta, alpha=alpha)
+        return _k(self, mat, vec, beta=beta, alpha=alpha)
     _n = AddmvBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat) if _g1 else None, _gedge(vec) if _g2 else None, )
     if _g1 or _g2:
@@ -924,7 +1085,7 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         _n.s_self_sym_sizes = self._size
     if _g1:
         _n.s_vec = _SV(vec)
-    _res = _OP_addmv.redispatch(_below_ks((self, mat, vec, beta, alpha)), self, mat, vec, beta=beta, alpha=alpha)
+    _res = _k(self, mat, vec, beta=beta, alpha=alpha)
     _set_history(_res, _n)
     return _res
 
@@ -951,8 +1112,25 @@ def addmv_(self, mat, vec, *, beta=1, alpha=1):
     _g1 = _getattr(mat, '_requires_grad', False)
     _g2 = _getattr(vec, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mat.__class__ in _TENSOR_TYPES:
+        _ks |= mat._ks
+    if vec.__class__ in _TENSOR_TYPES:
+        _ks |= vec._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mat, vec, beta, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addmv_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addmv_._resolve(_ks)
     if not _need:
-        return _OP_addmv_.redispatch(_below_ks((self, mat, vec, beta, alpha)), self, mat, vec, beta=beta, alpha=alpha)
+        return _k(self, mat, vec, beta=beta, alpha=alpha)
     _n = AddmvBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat) if _g1 else None, _gedge(vec) if _g2 else None, )
     if _g1 or _g2:
@@ -965,7 +1143,7 @@ def addmv_(self, mat, vec, *, beta=1, alpha=1):
         _n.s_self_sym_sizes = self._size
     if _g1:
         _n.s_vec = _SV(vec)
-    _res = _OP_addmv_.redispatch(_below_ks((self, mat, vec, beta, alpha)), self, mat, vec, beta=beta, alpha=alpha)
+    _res = _k(self, mat, vec, beta=beta, alpha=alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -1054,8 +1232,25 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
     _g1 = _getattr(vec1, '_requires_grad', False)
     _g2 = _getattr(vec2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if vec1.__class__ in _TENSOR_TYPES:
+        _ks |= vec1._ks
+    if vec2.__class__ in _TENSOR_TYPES:
+        _ks |= vec2._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, vec1, vec2, beta, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addr._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addr._resolve(_ks)
     if not _need:
-        return _OP_addr.redispatch(_below_ks((self, vec1, vec2, beta, alpha)), self, vec1, vec2, beta=beta, alpha=alpha)
+        return _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _n = AddrBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(vec1) if _g1 else None, _gedge(vec2) if _g2 else None, )
     if _g1 or _g2:
@@ -1068,7 +1263,7 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
         _n.s_vec1 = _SV(vec1)
     if _g1:
         _n.s_vec2 = _SV(vec2)
-    _res = _OP_addr.redispatch(_below_ks((self, vec1, vec2, beta, alpha)), self, vec1, vec2, beta=beta, alpha=alpha)
+    _res = _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _set_history(_res, _n)
     return _res
 
@@ -1095,8 +1290,25 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
     _g1 = _getattr(vec1, '_requires_grad', False)
     _g2 = _getattr(vec2, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if vec1.__class__ in _TENSOR_TYPES:
+        _ks |= vec1._ks
+    if vec2.__class__ in _TENSOR_TYPES:
+        _ks |= vec2._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if alpha.__class__ in _TENSOR_TYPES:
+        _ks |= alpha._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, vec1, vec2, beta, alpha))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_addr_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_addr_._resolve(_ks)
     if not _need:
-        return _OP_addr_.redispatch(_below_ks((self, vec1, vec2, beta, alpha)), self, vec1, vec2, beta=beta, alpha=alpha)
+        return _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _n = AddrBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(vec1) if _g1 else None, _gedge(vec2) if _g2 else None, )
     if _g1 or _g2:
@@ -1109,7 +1321,7 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         _n.s_vec1 = _SV(vec1)
     if _g1:
         _n.s_vec2 = _SV(vec2)
-    _res = _OP_addr_.redispatch(_below_ks((self, vec1, vec2, beta, alpha)), self, vec1, vec2, beta=beta, alpha=alpha)
+    _res = _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _rebase_history(self, _n)
     return _res
 
@@ -1413,11 +1625,20 @@ def linalg_inv_ex(A, *, check_errors=False):
         return _res
     _g0 = _getattr(A, '_requires_grad', False)
     _need = _g0
+    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((A, check_errors))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_inv_ex._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_inv_ex._resolve(_ks)
     if not _need:
-        return _OP_linalg_inv_ex.redispatch(_below_ks((A, check_errors)), A, check_errors=check_errors)
+        return _k(A, check_errors=check_errors)
     _n = LinalgInvExBackward0()
     _n.next_edges = (_gedge(A) if _g0 else None, )
-    _res = _OP_linalg_inv_ex.redispatch(_below_ks((A, check_errors)), A, check_errors=check_errors)
+    _res = _k(A, check_errors=check_errors)
     for _x, _d in zip(_res, (True, False)):
         if _d:
             _set_history(_x, _n)
@@ -1463,13 +1684,22 @@ def linalg_slogdet(A):
         _fw_unsupported('linalg_slogdet')
     _g0 = _getattr(A, '_requires_grad', False)
     _need = _g0
+    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((A,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_slogdet._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_slogdet._resolve(_ks)
     if not _need:
-        return _OP_linalg_slogdet.redispatch(_below_ks((A,)), A)
+        return _k(A)
     _n = LinalgSlogdetBackward0()
     _n.next_edges = (_gedge(A) if _g0 else None, )
     if _g0:
         _n.s_A = _SV(A)
-    _res = _OP_linalg_slogdet.redispatch(_below_ks((A,)), A)
+    _res = _k(A)
     _set_history(_res, _n)
     return _res
 
@@ -1555,8 +1785,19 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     _g0 = _getattr(A, '_requires_grad', False)
     _g1 = _getattr(B, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if B.__class__ in _TENSOR_TYPES:
+        _ks |= B._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((A, B, left, check_errors))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_solve_ex._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_solve_ex._resolve(_ks)
     if not _need:
-        return _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
+        return _k(A, B, left=left, check_errors=check_errors)
     _n = LinalgSolveExBackward0()
     _n.next_edges = (_gedge(A) if _g0 else None, _gedge(B) if _g1 else None, )
     if _g0 or _g1:
@@ -1565,7 +1806,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
         _n.s_B = _SV(B)
     if _g0 or _g1:
         _n.s_left = left
-    _res = _OP_linalg_solve_ex.redispatch(_below_ks((A, B, left, check_errors)), A, B, left=left, check_errors=check_errors)
+    _res = _k(A, B, left=left, check_errors=check_errors)
     _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     return _res
@@ -1634,13 +1875,22 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, upper, check_errors))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_cholesky_ex._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_cholesky_ex._resolve(_ks)
     if not _need:
-        return _OP_linalg_cholesky_ex.redispatch(_below_ks((self, upper, check_errors)), self, upper=upper, check_errors=check_errors)
+        return _k(self, upper=upper, check_errors=check_errors)
     _n = LinalgCholeskyExBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_upper = upper
-    _res = _OP_linalg_cholesky_ex.redispatch(_below_ks((self, upper, check_errors)), self, upper=upper, check_errors=check_errors)
+    _res = _k(self, upper=upper, check_errors=check_errors)
     _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     return _res
@@ -1815,8 +2065,19 @@ def cholesky_solve(self, input2, upper=False):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(input2, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if input2.__class__ in _TENSOR_TYPES:
+        _ks |= input2._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, input2, upper))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cholesky_solve._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cholesky_solve._resolve(_ks)
     if not _need:
-        return _OP_cholesky_solve.redispatch(_below_ks((self, input2, upper)), self, input2, upper)
+        return _k(self, input2, upper)
     _n = CholeskySolveBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(input2) if _g1 else None, )
     if _g0 or _g1:
@@ -1825,7 +2086,7 @@ def cholesky_solve(self, input2, upper=False):
         _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_upper = upper
-    _res = _OP_cholesky_solve.redispatch(_below_ks((self, input2, upper)), self, input2, upper)
+    _res = _k(self, input2, upper)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1901,13 +2162,22 @@ def linalg_qr(A, mode='reduced'):
         return _res
     _g0 = _getattr(A, '_requires_grad', False)
     _need = _g0
+    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((A, mode))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_qr._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_qr._resolve(_ks)
     if not _need:
-        return _OP_linalg_qr.redispatch(_below_ks((A, mode)), A, mode)
+        return _k(A, mode)
     _n = LinalgQrBackward0()
     _n.next_edges = (_gedge(A) if _g0 else None, )
     if _g0:
         _n.s_mode = mode
-    _res = _OP_linalg_qr.redispatch(_below_ks((A, mode)), A, mode)
+    _res = _k(A, mode)
     _set_history(_res, _n)
     _n.s_result0 = _SV(_res[0], True)
     _n.s_result1 = _SV(_res[1], True)
@@ -1995,8 +2265,17 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         return _res
     _g0 = _getattr(A, '_requires_grad', False)
     _need = _g0
+    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((A, full_matrices, compute_uv, driver))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__linalg_svd._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__linalg_svd._resolve(_ks)
     if not _need:
-        return _OP__linalg_svd.redispatch(_below_ks((A, full_matrices, compute_uv, driver)), A, full_matrices, compute_uv, driver=driver)
+        return _k(A, full_matrices, compute_uv, driver=driver)
     _n = LinalgSvdBackward0()
     _n.next_edges = (_gedge(A) if _g0 else None, )
     if _g0:
@@ -2005,7 +2284,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         _n.s_compute_uv = compute_uv
     if _g0:
         _n.s_full_matrices = full_matrices
-    _res = _OP__linalg_svd.redispatch(_below_ks((A, full_matrices, compute_uv, driver)), A, full_matrices, compute_uv, driver=driver)
+    _res = _k(A, full_matrices, compute_uv, driver=driver)
     _set_history(_res, _n)
     _n.s_result0 = _SV(_res[0], True)
     _n.s_result1 = _SV(_res[1], True)
@@ -2087,15 +2366,24 @@ def _linalg_eigh(A, UPLO='L', compute_v=True):
         return _res
     _g0 = _getattr(A, '_requires_grad', False)
     _need = _g0
+    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((A, UPLO, compute_v))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__linalg_eigh._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__linalg_eigh._resolve(_ks)
     if not _need:
-        return _OP__linalg_eigh.redispatch(_below_ks((A, UPLO, compute_v)), A, UPLO, compute_v)
+        return _k(A, UPLO, compute_v)
     _n = LinalgEighBackward0()
     _n.next_edges = (_gedge(A) if _g0 else None, )
     if _g0:
         _n.s_A = _SV(A)
     if _g0:
         _n.s_compute_v = compute_v
-    _res = _OP__linalg_eigh.redispatch(_below_ks((A, UPLO, compute_v)), A, UPLO, compute_v)
+    _res = _k(A, UPLO, compute_v)
     _set_history(_res, _n)
     _n.s_result0 = _SV(_res[0], True)
     _n.s_result1 = _SV(_res[1], True)
@@ -2150,15 +2438,28 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(b, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if b.__class__ in _TENSOR_TYPES:
+        _ks |= b._ks
+    if rcond.__class__ in _TENSOR_TYPES:
+        _ks |= rcond._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, b, rcond, driver))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_lstsq._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_lstsq._resolve(_ks)
     if not _need:
-        return _OP_linalg_lstsq.redispatch(_below_ks((self, b, rcond, driver)), self, b, rcond, driver=driver)
+        return _k(self, b, rcond, driver=driver)
     _n = LinalgLstsqBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(b) if _g1 else None, )
     if _g0 or _g1:
         _n.s_b = _SV(b)
     if _g0 or _g1:
         _n.s_self = _SV(self)
-    _res = _OP_linalg_lstsq.redispatch(_below_ks((self, b, rcond, driver)), self, b, rcond, driver=driver)
+    _res = _k(self, b, rcond, driver=driver)
     for _x, _d in zip(_res, (True, True, False, False)):
         if _d:
             _set_history(_x, _n)
@@ -2227,13 +2528,26 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if atol.__class__ in _TENSOR_TYPES:
+        _ks |= atol._ks
+    if rtol.__class__ in _TENSOR_TYPES:
+        _ks |= rtol._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, atol, rtol, hermitian))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_pinv_atol_rtol_float._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_pinv_atol_rtol_float._resolve(_ks)
     if not _need:
-        return _OP_linalg_pinv_atol_rtol_float.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
+        return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = LinalgPinvBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_linalg_pinv_atol_rtol_float.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
+    _res = _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2300,13 +2614,26 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
     _no_rg(rtol, 'rtol', 'linalg_pinv')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if atol.__class__ in _TENSOR_TYPES:
+        _ks |= atol._ks
+    if rtol.__class__ in _TENSOR_TYPES:
+        _ks |= rtol._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, atol, rtol, hermitian))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_pinv_atol_rtol_tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_pinv_atol_rtol_tensor._resolve(_ks)
     if not _need:
-        return _OP_linalg_pinv_atol_rtol_tensor.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
+        return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = LinalgPinvBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_linalg_pinv_atol_rtol_tensor.redispatch(_below_ks((self, atol, rtol, hermitian)), self, atol=atol, rtol=rtol, hermitian=hermitian)
+    _res = _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2380,15 +2707,26 @@ def vdot(self, other):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_vdot._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_vdot._resolve(_ks)
     if not _need:
-        return _OP_vdot.redispatch(_below_ks((self, other)), self, other)
+        return _k(self, other)
     _n = VdotBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP_vdot.redispatch(_below_ks((self, other)), self, other)
+    _res = _k(self, other)
     _set_history(_res, _n)
     return _res
 
@@ -2446,13 +2784,22 @@ def trace(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_trace._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_trace._resolve(_ks)
     if not _need:
-        return _OP_trace.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = TraceBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_trace.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -2532,8 +2879,21 @@ def linalg_cross(self, other, *, dim=-1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(other, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_cross._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_cross._resolve(_ks)
     if not _need:
-        return _OP_linalg_cross.redispatch(_below_ks((self, other, dim)), self, other, dim=dim)
+        return _k(self, other, dim=dim)
     _n = LinalgCrossBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
     if _g0 or _g1:
@@ -2546,7 +2906,7 @@ def linalg_cross(self, other, *, dim=-1):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_linalg_cross.redispatch(_below_ks((self, other, dim)), self, other, dim=dim)
+    _res = _k(self, other, dim=dim)
     _set_history(_res, _n)
     return _res
 
@@ -2610,13 +2970,22 @@ def linalg_det(A):
         return _fw_attach(_res, _t)
     _g0 = _getattr(A, '_requires_grad', False)
     _need = _g0
+    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((A,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_det._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_det._resolve(_ks)
     if not _need:
-        return _OP_linalg_det.redispatch(_below_ks((A,)), A)
+        return _k(A)
     _n = LinalgDetBackward0()
     _n.next_edges = (_gedge(A) if _g0 else None, )
     if _g0:
         _n.s_A = _SV(A)
-    _res = _OP_linalg_det.redispatch(_below_ks((A,)), A)
+    _res = _k(A)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -2677,13 +3046,22 @@ def linalg_matrix_exp(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_matrix_exp._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_matrix_exp._resolve(_ks)
     if not _need:
-        return _OP_linalg_matrix_exp.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = LinalgMatrixExpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_linalg_matrix_exp.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -2748,15 +3126,24 @@ def cholesky_inverse(self, upper=False):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, upper))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cholesky_inverse._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cholesky_inverse._resolve(_ks)
     if not _need:
-        return _OP_cholesky_inverse.redispatch(_below_ks((self, upper)), self, upper)
+        return _k(self, upper)
     _n = CholeskyInverseBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_upper = upper
-    _res = _OP_cholesky_inverse.redispatch(_below_ks((self, upper)), self, upper)
+    _res = _k(self, upper)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res

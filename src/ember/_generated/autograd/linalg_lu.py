@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.linalg_lu import (linalg_lu_backward, linalg_lu_solve_backward,
@@ -92,13 +96,22 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
         return _res
     _g0 = _getattr(A, '_requires_grad', False)
     _need = _g0
+    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((A, pivot, check_errors))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_lu_factor_ex._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_lu_factor_ex._resolve(_ks)
     if not _need:
-        return _OP_linalg_lu_factor_ex.redispatch(_below_ks((A, pivot, check_errors)), A, pivot=pivot, check_errors=check_errors)
+        return _k(A, pivot=pivot, check_errors=check_errors)
     _n = LinalgLuFactorExBackward0()
     _n.next_edges = (_gedge(A) if _g0 else None, )
     if _g0:
         _n.s_pivot = pivot
-    _res = _OP_linalg_lu_factor_ex.redispatch(_below_ks((A, pivot, check_errors)), A, pivot=pivot, check_errors=check_errors)
+    _res = _k(A, pivot=pivot, check_errors=check_errors)
     for _x, _d in zip(_res, (True, False, False)):
         if _d:
             _set_history(_x, _n)
@@ -185,13 +198,22 @@ def linalg_lu(A, *, pivot=True):
         return _res
     _g0 = _getattr(A, '_requires_grad', False)
     _need = _g0
+    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((A, pivot))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_lu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_lu._resolve(_ks)
     if not _need:
-        return _OP_linalg_lu.redispatch(_below_ks((A, pivot)), A, pivot=pivot)
+        return _k(A, pivot=pivot)
     _n = LinalgLuBackward0()
     _n.next_edges = (_gedge(A) if _g0 else None, )
     if _g0:
         _n.s_pivot = pivot
-    _res = _OP_linalg_lu.redispatch(_below_ks((A, pivot)), A, pivot=pivot)
+    _res = _k(A, pivot=pivot)
     for _x, _d in zip(_res, (False, True, True)):
         if _d:
             _set_history(_x, _n)
@@ -268,13 +290,24 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         return _res
     _g0 = _getattr(LU_data, '_requires_grad', False)
     _need = _g0
+    _ks = LU_data._ks if LU_data.__class__ in _TENSOR_TYPES else 0
+    if LU_pivots.__class__ in _TENSOR_TYPES:
+        _ks |= LU_pivots._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((LU_data, LU_pivots, unpack_data, unpack_pivots))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_lu_unpack._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_lu_unpack._resolve(_ks)
     if not _need:
-        return _OP_lu_unpack.redispatch(_below_ks((LU_data, LU_pivots, unpack_data, unpack_pivots)), LU_data, LU_pivots, unpack_data, unpack_pivots)
+        return _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
     _n = LuUnpackBackward0()
     _n.next_edges = (_gedge(LU_data) if _g0 else None, )
     if _g0:
         _n.s_LU_data_sym_sizes = LU_data._size
-    _res = _OP_lu_unpack.redispatch(_below_ks((LU_data, LU_pivots, unpack_data, unpack_pivots)), LU_data, LU_pivots, unpack_data, unpack_pivots)
+    _res = _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
     for _x, _d in zip(_res, (False, True, True)):
         if _d:
             _set_history(_x, _n)
@@ -362,8 +395,21 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     _g0 = _getattr(LU, '_requires_grad', False)
     _g1 = _getattr(B, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = LU._ks if LU.__class__ in _TENSOR_TYPES else 0
+    if pivots.__class__ in _TENSOR_TYPES:
+        _ks |= pivots._ks
+    if B.__class__ in _TENSOR_TYPES:
+        _ks |= B._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((LU, pivots, B, left, adjoint))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_lu_solve._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_lu_solve._resolve(_ks)
     if not _need:
-        return _OP_linalg_lu_solve.redispatch(_below_ks((LU, pivots, B, left, adjoint)), LU, pivots, B, left=left, adjoint=adjoint)
+        return _k(LU, pivots, B, left=left, adjoint=adjoint)
     _n = LinalgLuSolveBackward0()
     _n.next_edges = (_gedge(LU) if _g0 else None, _gedge(B) if _g1 else None, )
     if _g0 or _g1:
@@ -376,7 +422,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         _n.s_left = left
     if _g0 or _g1:
         _n.s_pivots = _SV(pivots)
-    _res = _OP_linalg_lu_solve.redispatch(_below_ks((LU, pivots, B, left, adjoint)), LU, pivots, B, left=left, adjoint=adjoint)
+    _res = _k(LU, pivots, B, left=left, adjoint=adjoint)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res

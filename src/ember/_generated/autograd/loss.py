@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.loss import (bce_with_logits_backward,
@@ -108,8 +112,25 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     _no_rg(weight, 'weight', 'nll_loss_forward')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if ignore_index.__class__ in _TENSOR_TYPES:
+        _ks |= ignore_index._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, weight, reduction, ignore_index))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nll_loss_forward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nll_loss_forward._resolve(_ks)
     if not _need:
-        return _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
+        return _k(self, target, weight, reduction, ignore_index)
     _n = NllLossBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -122,7 +143,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         _n.s_target = _SV(target)
     if _g0:
         _n.s_weight = _SV(weight)
-    _res = _OP_nll_loss_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
+    _res = _k(self, target, weight, reduction, ignore_index)
     _set_history(_res, _n, True)
     _n.s_total_weight = _SV(_res[1], True)
     return _res
@@ -205,8 +226,25 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     _no_rg(weight, 'weight', 'nll_loss2d_forward')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if ignore_index.__class__ in _TENSOR_TYPES:
+        _ks |= ignore_index._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, weight, reduction, ignore_index))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nll_loss2d_forward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nll_loss2d_forward._resolve(_ks)
     if not _need:
-        return _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
+        return _k(self, target, weight, reduction, ignore_index)
     _n = NllLoss2DBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -219,7 +257,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         _n.s_target = _SV(target)
     if _g0:
         _n.s_weight = _SV(weight)
-    _res = _OP_nll_loss2d_forward.redispatch(_below_ks((self, target, weight, reduction, ignore_index)), self, target, weight, reduction, ignore_index)
+    _res = _k(self, target, weight, reduction, ignore_index)
     _set_history(_res, _n, True)
     _n.s_total_weight = _SV(_res[1], True)
     return _res
@@ -298,8 +336,21 @@ def mse_loss(self, target, reduction=0):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(target, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, reduction))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mse_loss._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mse_loss._resolve(_ks)
     if not _need:
-        return _OP_mse_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+        return _k(self, target, reduction)
     _n = MseLossBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
     if _g0 or _g1:
@@ -308,7 +359,7 @@ def mse_loss(self, target, reduction=0):
         _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_target = _SV(target)
-    _res = _OP_mse_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _res = _k(self, target, reduction)
     _set_history(_res, _n)
     return _res
 
@@ -388,8 +439,23 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(target, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if beta.__class__ in _TENSOR_TYPES:
+        _ks |= beta._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, reduction, beta))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_smooth_l1_loss._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_smooth_l1_loss._resolve(_ks)
     if not _need:
-        return _OP_smooth_l1_loss.redispatch(_below_ks((self, target, reduction, beta)), self, target, reduction, beta)
+        return _k(self, target, reduction, beta)
     _n = SmoothL1LossBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
     if _g0 or _g1:
@@ -400,7 +466,7 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
         _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_target = _SV(target)
-    _res = _OP_smooth_l1_loss.redispatch(_below_ks((self, target, reduction, beta)), self, target, reduction, beta)
+    _res = _k(self, target, reduction, beta)
     _set_history(_res, _n)
     return _res
 
@@ -480,8 +546,23 @@ def huber_loss(self, target, reduction=0, delta=1.0):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(target, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if delta.__class__ in _TENSOR_TYPES:
+        _ks |= delta._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, reduction, delta))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_huber_loss._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_huber_loss._resolve(_ks)
     if not _need:
-        return _OP_huber_loss.redispatch(_below_ks((self, target, reduction, delta)), self, target, reduction, delta)
+        return _k(self, target, reduction, delta)
     _n = HuberLossBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
     if _g0 or _g1:
@@ -492,7 +573,7 @@ def huber_loss(self, target, reduction=0, delta=1.0):
         _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_target = _SV(target)
-    _res = _OP_huber_loss.redispatch(_below_ks((self, target, reduction, delta)), self, target, reduction, delta)
+    _res = _k(self, target, reduction, delta)
     _set_history(_res, _n)
     return _res
 
@@ -567,8 +648,21 @@ def soft_margin_loss(self, target, reduction=0):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(target, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, reduction))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_soft_margin_loss._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_soft_margin_loss._resolve(_ks)
     if not _need:
-        return _OP_soft_margin_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+        return _k(self, target, reduction)
     _n = SoftMarginLossBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
     if _g0:
@@ -577,7 +671,7 @@ def soft_margin_loss(self, target, reduction=0):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_target = _SV(target)
-    _res = _OP_soft_margin_loss.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _res = _k(self, target, reduction)
     _set_history(_res, _n)
     return _res
 
@@ -657,8 +751,21 @@ def kl_div(self, target, reduction=0, *, log_target=False):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(target, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, reduction, log_target))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_kl_div._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_kl_div._resolve(_ks)
     if not _need:
-        return _OP_kl_div.redispatch(_below_ks((self, target, reduction, log_target)), self, target, reduction, log_target=log_target)
+        return _k(self, target, reduction, log_target=log_target)
     _n = KlDivBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
     if _g0 or _g1:
@@ -669,7 +776,7 @@ def kl_div(self, target, reduction=0, *, log_target=False):
         _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_target = _SV(target)
-    _res = _OP_kl_div.redispatch(_below_ks((self, target, reduction, log_target)), self, target, reduction, log_target=log_target)
+    _res = _k(self, target, reduction, log_target=log_target)
     _set_history(_res, _n)
     return _res
 
@@ -753,8 +860,23 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(target, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, weight, reduction))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_binary_cross_entropy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_binary_cross_entropy._resolve(_ks)
     if not _need:
-        return _OP_binary_cross_entropy.redispatch(_below_ks((self, target, weight, reduction)), self, target, weight, reduction)
+        return _k(self, target, weight, reduction)
     _n = BinaryCrossEntropyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
     if _g0 or _g1:
@@ -765,7 +887,7 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
         _n.s_target = _SV(target)
     if _g0 or _g1:
         _n.s_weight = _SV(weight)
-    _res = _OP_binary_cross_entropy.redispatch(_below_ks((self, target, weight, reduction)), self, target, weight, reduction)
+    _res = _k(self, target, weight, reduction)
     _set_history(_res, _n)
     return _res
 
@@ -855,8 +977,25 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(target, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if pos_weight.__class__ in _TENSOR_TYPES:
+        _ks |= pos_weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, weight, pos_weight, reduction))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_binary_cross_entropy_with_logits._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_binary_cross_entropy_with_logits._resolve(_ks)
     if not _need:
-        return _OP_binary_cross_entropy_with_logits.redispatch(_below_ks((self, target, weight, pos_weight, reduction)), self, target, weight, pos_weight, reduction)
+        return _k(self, target, weight, pos_weight, reduction)
     _n = BinaryCrossEntropyWithLogitsBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
     if _g0 or _g1:
@@ -869,7 +1008,7 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         _n.s_target = _SV(target)
     if _g0 or _g1:
         _n.s_weight = _SV(weight)
-    _res = _OP_binary_cross_entropy_with_logits.redispatch(_below_ks((self, target, weight, pos_weight, reduction)), self, target, weight, pos_weight, reduction)
+    _res = _k(self, target, weight, pos_weight, reduction)
     _set_history(_res, _n)
     return _res
 
@@ -1009,8 +1148,25 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
     _no_rg(target_lengths, 'target_lengths', '_ctc_loss')
     _g0 = _getattr(log_probs, '_requires_grad', False)
     _need = _g0
+    _ks = log_probs._ks if log_probs.__class__ in _TENSOR_TYPES else 0
+    if targets.__class__ in _TENSOR_TYPES:
+        _ks |= targets._ks
+    if input_lengths.__class__ in _TENSOR_TYPES:
+        _ks |= input_lengths._ks
+    if target_lengths.__class__ in _TENSOR_TYPES:
+        _ks |= target_lengths._ks
+    if blank.__class__ in _TENSOR_TYPES:
+        _ks |= blank._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__ctc_loss_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__ctc_loss_Tensor._resolve(_ks)
     if not _need:
-        return _OP__ctc_loss_Tensor.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+        return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _n = CtcLossBackward1()
     _n.next_edges = (_gedge(log_probs) if _g0 else None, )
     if _g0:
@@ -1025,7 +1181,7 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
         _n.s_targets = _SV(targets)
     if _g0:
         _n.s_zero_infinity = zero_infinity
-    _res = _OP__ctc_loss_Tensor.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    _res = _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _set_history(_res, _n, True)
     _n.s_result0 = _SV(_res[0], True)
     _n.s_result1 = _SV(_res[1], True)
@@ -1107,8 +1263,29 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _g1 = _getattr(self, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if ignore_index.__class__ in _TENSOR_TYPES:
+        _ks |= ignore_index._ks
+    if total_weight.__class__ in _TENSOR_TYPES:
+        _ks |= total_weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nll_loss_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nll_loss_backward._resolve(_ks)
     if not _need:
-        return _OP_nll_loss_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+        return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = NllLossBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
     if _g0:
@@ -1121,7 +1298,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
         _n.s_target = _SV(target)
     if _g0:
         _n.s_weight = _SV(weight)
-    _res = _OP_nll_loss_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _set_history(_res, _n)
     return _res
 
@@ -1201,8 +1378,29 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _g1 = _getattr(self, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if ignore_index.__class__ in _TENSOR_TYPES:
+        _ks |= ignore_index._ks
+    if total_weight.__class__ in _TENSOR_TYPES:
+        _ks |= total_weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nll_loss2d_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nll_loss2d_backward._resolve(_ks)
     if not _need:
-        return _OP_nll_loss2d_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+        return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = NllLoss2DBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
     if _g0:
@@ -1215,7 +1413,7 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
         _n.s_target = _SV(target)
     if _g0:
         _n.s_weight = _SV(weight)
-    _res = _OP_nll_loss2d_backward.redispatch(_below_ks((grad_output, self, target, weight, reduction, ignore_index, total_weight)), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _set_history(_res, _n)
     return _res
 
@@ -1309,8 +1507,23 @@ def mse_loss_backward(grad_output, self, target, reduction):
     _g1 = _getattr(self, '_requires_grad', False)
     _g2 = _getattr(target, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self, target, reduction))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mse_loss_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mse_loss_backward._resolve(_ks)
     if not _need:
-        return _OP_mse_loss_backward.redispatch(_below_ks((grad_output, self, target, reduction)), grad_output, self, target, reduction)
+        return _k(grad_output, self, target, reduction)
     _n = MseLossBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, _gedge(target) if _g2 else None, )
     if _g1 or _g2:
@@ -1321,7 +1534,7 @@ def mse_loss_backward(grad_output, self, target, reduction):
         _n.s_self = _SV(self)
     if _g0 or _g2:
         _n.s_target = _SV(target)
-    _res = _OP_mse_loss_backward.redispatch(_below_ks((grad_output, self, target, reduction)), grad_output, self, target, reduction)
+    _res = _k(grad_output, self, target, reduction)
     _set_history(_res, _n)
     return _res
 
@@ -1393,8 +1606,27 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
     _no_rg(weight, 'weight', 'multi_margin_loss')
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if margin.__class__ in _TENSOR_TYPES:
+        _ks |= margin._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, p, margin, weight, reduction))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_multi_margin_loss._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_multi_margin_loss._resolve(_ks)
     if not _need:
-        return _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
+        return _k(self, target, p, margin, weight, reduction)
     _n = MultiMarginLossBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1409,7 +1641,7 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
         _n.s_target = _SV(target)
     if _g0:
         _n.s_weight = _SV(weight)
-    _res = _OP_multi_margin_loss.redispatch(_below_ks((self, target, p, margin, weight, reduction)), self, target, p, margin, weight, reduction)
+    _res = _k(self, target, p, margin, weight, reduction)
     _set_history(_res, _n)
     return _res
 
@@ -1485,8 +1717,21 @@ def multilabel_margin_loss_forward(self, target, reduction):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if target.__class__ in _TENSOR_TYPES:
+        _ks |= target._ks
+    if reduction.__class__ in _TENSOR_TYPES:
+        _ks |= reduction._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, target, reduction))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_multilabel_margin_loss_forward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_multilabel_margin_loss_forward._resolve(_ks)
     if not _need:
-        return _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+        return _k(self, target, reduction)
     _n = MultilabelMarginLossBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1495,7 +1740,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_target = _SV(target)
-    _res = _OP_multilabel_margin_loss_forward.redispatch(_below_ks((self, target, reduction)), self, target, reduction)
+    _res = _k(self, target, reduction)
     _set_history(_res, _n, True)
     _n.s_is_target = _SV(_res[1], True)
     return _res

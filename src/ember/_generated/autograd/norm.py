@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.norm import (batch_norm_backward_, batch_norm_double_backward,
@@ -239,8 +243,29 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     _g1 = _getattr(weight, '_requires_grad', False)
     _g2 = _getattr(bias, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES:
+        _ks |= bias._ks
+    if running_mean.__class__ in _TENSOR_TYPES:
+        _ks |= running_mean._ks
+    if running_var.__class__ in _TENSOR_TYPES:
+        _ks |= running_var._ks
+    if momentum.__class__ in _TENSOR_TYPES:
+        _ks |= momentum._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_native_batch_norm._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_native_batch_norm._resolve(_ks)
     if not _need:
-        return _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
+        return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     _n = NativeBatchNormBackward0()
     _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight) if _g1 else None, _gedge(bias) if _g2 else None, )
     if _g0 or _g1 or _g2:
@@ -255,7 +280,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         _n.s_training = training
     if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
-    _res = _OP_native_batch_norm.redispatch(_below_ks((input, weight, bias, running_mean, running_var, training, momentum, eps)), input, weight, bias, running_mean, running_var, training, momentum, eps)
+    _res = _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
@@ -356,8 +381,31 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     _g1 = _getattr(weight, '_requires_grad', False)
     _g2 = _getattr(bias, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES:
+        _ks |= bias._ks
+    if N.__class__ in _TENSOR_TYPES:
+        _ks |= N._ks
+    if C.__class__ in _TENSOR_TYPES:
+        _ks |= C._ks
+    if HxW.__class__ in _TENSOR_TYPES:
+        _ks |= HxW._ks
+    if group.__class__ in _TENSOR_TYPES:
+        _ks |= group._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((input, weight, bias, N, C, HxW, group, eps))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_native_group_norm._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_native_group_norm._resolve(_ks)
     if not _need:
-        return _OP_native_group_norm.redispatch(_below_ks((input, weight, bias, N, C, HxW, group, eps)), input, weight, bias, N, C, HxW, group, eps)
+        return _k(input, weight, bias, N, C, HxW, group, eps)
     _n = NativeGroupNormBackward0()
     _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight) if _g1 else None, _gedge(bias) if _g2 else None, )
     if _g0 or _g1 or _g2:
@@ -372,7 +420,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         _n.s_input = _SV(input)
     if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
-    _res = _OP_native_group_norm.redispatch(_below_ks((input, weight, bias, N, C, HxW, group, eps)), input, weight, bias, N, C, HxW, group, eps)
+    _res = _k(input, weight, bias, N, C, HxW, group, eps)
     _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     _n.s_result2 = _SV(_res[2], True)
@@ -591,8 +639,31 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     _g1 = _getattr(input, '_requires_grad', False)
     _g2 = _getattr(weight, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = grad_out._ks if grad_out.__class__ in _TENSOR_TYPES else 0
+    if input.__class__ in _TENSOR_TYPES:
+        _ks |= input._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if running_mean.__class__ in _TENSOR_TYPES:
+        _ks |= running_mean._ks
+    if running_var.__class__ in _TENSOR_TYPES:
+        _ks |= running_var._ks
+    if save_mean.__class__ in _TENSOR_TYPES:
+        _ks |= save_mean._ks
+    if save_invstd.__class__ in _TENSOR_TYPES:
+        _ks |= save_invstd._ks
+    if eps.__class__ in _TENSOR_TYPES:
+        _ks |= eps._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_native_batch_norm_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_native_batch_norm_backward._resolve(_ks)
     if not _need:
-        return _OP_native_batch_norm_backward.redispatch(_below_ks((grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+        return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
     _n = NativeBatchNormBackwardBackward0()
     _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(input) if _g1 else None, _gedge(weight) if _g2 else None, )
     if _g0 or _g1 or _g2:
@@ -609,7 +680,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         _n.s_train = train
     if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
-    _res = _OP_native_batch_norm_backward.redispatch(_below_ks((grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    _res = _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
     _set_history(_res, _n)
     return _res
 
@@ -710,8 +781,33 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     _g1 = _getattr(input, '_requires_grad', False)
     _g2 = _getattr(weight, '_requires_grad', False)
     _need = _g0 or _g1 or _g2
+    _ks = grad_out._ks if grad_out.__class__ in _TENSOR_TYPES else 0
+    if input.__class__ in _TENSOR_TYPES:
+        _ks |= input._ks
+    if mean.__class__ in _TENSOR_TYPES:
+        _ks |= mean._ks
+    if rstd.__class__ in _TENSOR_TYPES:
+        _ks |= rstd._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if N.__class__ in _TENSOR_TYPES:
+        _ks |= N._ks
+    if C.__class__ in _TENSOR_TYPES:
+        _ks |= C._ks
+    if HxW.__class__ in _TENSOR_TYPES:
+        _ks |= HxW._ks
+    if group.__class__ in _TENSOR_TYPES:
+        _ks |= group._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_native_group_norm_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_native_group_norm_backward._resolve(_ks)
     if not _need:
-        return _OP_native_group_norm_backward.redispatch(_below_ks((grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+        return _k(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
     _n = NativeGroupNormBackwardBackward0()
     _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(input) if _g1 else None, _gedge(weight) if _g2 else None, )
     if _g0 or _g1 or _g2:
@@ -728,7 +824,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
         _n.s_rstd = _SV(rstd)
     if _g0 or _g1 or _g2:
         _n.s_weight = _SV(weight)
-    _res = _OP_native_group_norm_backward.redispatch(_below_ks((grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    _res = _k(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
     _set_history(_res, _n)
     return _res
 
@@ -812,8 +908,21 @@ def _weight_norm_interface(v, g, dim=0):
     _g0 = _getattr(v, '_requires_grad', False)
     _g1 = _getattr(g, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = v._ks if v.__class__ in _TENSOR_TYPES else 0
+    if g.__class__ in _TENSOR_TYPES:
+        _ks |= g._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((v, g, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__weight_norm_interface._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__weight_norm_interface._resolve(_ks)
     if not _need:
-        return _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
+        return _k(v, g, dim)
     _n = WeightNormInterfaceBackward0()
     _n.next_edges = (_gedge(v) if _g0 else None, _gedge(g) if _g1 else None, )
     if _g0 or _g1:
@@ -822,7 +931,7 @@ def _weight_norm_interface(v, g, dim=0):
         _n.s_g = _SV(g)
     if _g0 or _g1:
         _n.s_v = _SV(v)
-    _res = _OP__weight_norm_interface.redispatch(_below_ks((v, g, dim)), v, g, dim)
+    _res = _k(v, g, dim)
     _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
     return _res

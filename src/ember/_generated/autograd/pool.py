@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.pool import (adaptive_max_pool2d_backward_, max_pool1d_backward_,
@@ -737,15 +741,26 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _g1 = _getattr(self, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__adaptive_avg_pool2d_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__adaptive_avg_pool2d_backward._resolve(_ks)
     if not _need:
-        return _OP__adaptive_avg_pool2d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
+        return _k(grad_output, self)
     _n = AdaptiveAvgPool2DBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
     if _g0:
         _n.s_grad_output_sym_sizes = grad_output._size
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP__adaptive_avg_pool2d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
+    _res = _k(grad_output, self)
     _set_history(_res, _n)
     return _res
 
@@ -1241,15 +1256,26 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _g1 = _getattr(self, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__adaptive_avg_pool3d_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__adaptive_avg_pool3d_backward._resolve(_ks)
     if not _need:
-        return _OP__adaptive_avg_pool3d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
+        return _k(grad_output, self)
     _n = AdaptiveAvgPool3DBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
     if _g0:
         _n.s_grad_output = _SV(grad_output)
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP__adaptive_avg_pool3d_backward.redispatch(_below_ks((grad_output, self)), grad_output, self)
+    _res = _k(grad_output, self)
     _set_history(_res, _n)
     return _res
 
@@ -1404,15 +1430,28 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _g1 = _getattr(self, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if indices.__class__ in _TENSOR_TYPES:
+        _ks |= indices._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self, indices))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_adaptive_max_pool3d_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_adaptive_max_pool3d_backward._resolve(_ks)
     if not _need:
-        return _OP_adaptive_max_pool3d_backward.redispatch(_below_ks((grad_output, self, indices)), grad_output, self, indices)
+        return _k(grad_output, self, indices)
     _n = AdaptiveMaxPool3DBackwardBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
     if _g0:
         _n.s_indices = _SV(indices)
     if _g1:
         _n.s_self = _SV(self)
-    _res = _OP_adaptive_max_pool3d_backward.redispatch(_below_ks((grad_output, self, indices)), grad_output, self, indices)
+    _res = _k(grad_output, self, indices)
     _set_history(_res, _n)
     return _res
 

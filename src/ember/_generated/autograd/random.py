@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 
@@ -110,11 +114,24 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mean.__class__ in _TENSOR_TYPES:
+        _ks |= mean._ks
+    if std.__class__ in _TENSOR_TYPES:
+        _ks |= std._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mean, std, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_normal_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_normal_._resolve(_ks)
     if not _need:
-        return _OP_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
+        return _k(self, mean, std, generator=generator)
     _n = NormalBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
+    _res = _k(self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -154,11 +171,24 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if from_.__class__ in _TENSOR_TYPES:
+        _ks |= from_._ks
+    if to.__class__ in _TENSOR_TYPES:
+        _ks |= to._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, from_, to, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_uniform_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_uniform_._resolve(_ks)
     if not _need:
-        return _OP_uniform_.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
+        return _k(self, from_, to, generator=generator)
     _n = UniformBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_uniform_.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
+    _res = _k(self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -196,11 +226,22 @@ def random__to(self, to, *, generator=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if to.__class__ in _TENSOR_TYPES:
+        _ks |= to._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, to, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_random__to._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_random__to._resolve(_ks)
     if not _need:
-        return _OP_random__to.redispatch(_below_ks((self, to, generator)), self, to, generator=generator)
+        return _k(self, to, generator=generator)
     _n = RandomBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_random__to.redispatch(_below_ks((self, to, generator)), self, to, generator=generator)
+    _res = _k(self, to, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -238,11 +279,20 @@ def random_(self, *, generator=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_random_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_random_._resolve(_ks)
     if not _need:
-        return _OP_random_.redispatch(_below_ks((self, generator)), self, generator=generator)
+        return _k(self, generator=generator)
     _n = RandomBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_random_.redispatch(_below_ks((self, generator)), self, generator=generator)
+    _res = _k(self, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -280,11 +330,22 @@ def bernoulli__float(self, p=0.5, *, generator=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_bernoulli__float._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_bernoulli__float._resolve(_ks)
     if not _need:
-        return _OP_bernoulli__float.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+        return _k(self, p, generator=generator)
     _n = BernoulliBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_bernoulli__float.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+    _res = _k(self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -340,11 +401,20 @@ def bernoulli(self, *, generator=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_bernoulli._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_bernoulli._resolve(_ks)
     if not _need:
-        return _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
+        return _k(self, generator=generator)
     _n = BernoulliBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_bernoulli.redispatch(_below_ks((self, generator)), self, generator=generator)
+    _res = _k(self, generator=generator)
     _set_history(_res, _n)
     return _res
 
@@ -400,11 +470,22 @@ def bernoulli_p(self, p, *, generator=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_bernoulli_p._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_bernoulli_p._resolve(_ks)
     if not _need:
-        return _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+        return _k(self, p, generator=generator)
     _n = BernoulliBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_bernoulli_p.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+    _res = _k(self, p, generator=generator)
     _set_history(_res, _n)
     return _res
 
@@ -444,11 +525,24 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if from_.__class__ in _TENSOR_TYPES:
+        _ks |= from_._ks
+    if to.__class__ in _TENSOR_TYPES:
+        _ks |= to._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, from_, to, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_random__from._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_random__from._resolve(_ks)
     if not _need:
-        return _OP_random__from.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
+        return _k(self, from_, to, generator=generator)
     _n = RandomBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_random__from.redispatch(_below_ks((self, from_, to, generator)), self, from_, to, generator=generator)
+    _res = _k(self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -513,13 +607,24 @@ def normal_Tensor_float(mean, std=1.0, *, generator=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(mean, '_requires_grad', False)
     _need = _g0
+    _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
+    if std.__class__ in _TENSOR_TYPES:
+        _ks |= std._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((mean, std, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_normal_Tensor_float._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_normal_Tensor_float._resolve(_ks)
     if not _need:
-        return _OP_normal_Tensor_float.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
+        return _k(mean, std, generator=generator)
     _n = NormalBackward1()
     _n.next_edges = (_gedge(mean) if _g0 else None, )
     if _g0:
         _n.s_mean_sym_sizes = mean._size
-    _res = _OP_normal_Tensor_float.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
+    _res = _k(mean, std, generator=generator)
     _set_history(_res, _n)
     return _res
 
@@ -577,13 +682,24 @@ def normal_float_Tensor(mean, std, *, generator=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(std, '_requires_grad', False)
     _need = _g0
+    _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
+    if std.__class__ in _TENSOR_TYPES:
+        _ks |= std._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((mean, std, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_normal_float_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_normal_float_Tensor._resolve(_ks)
     if not _need:
-        return _OP_normal_float_Tensor.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
+        return _k(mean, std, generator=generator)
     _n = NormalBackward2()
     _n.next_edges = (_gedge(std) if _g0 else None, )
     if _g0:
         _n.s_std_sym_sizes = std._size
-    _res = _OP_normal_float_Tensor.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
+    _res = _k(mean, std, generator=generator)
     _set_history(_res, _n)
     return _res
 
@@ -653,15 +769,26 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
     _g0 = _getattr(mean, '_requires_grad', False)
     _g1 = _getattr(std, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
+    if std.__class__ in _TENSOR_TYPES:
+        _ks |= std._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((mean, std, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_normal_Tensor_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_normal_Tensor_Tensor._resolve(_ks)
     if not _need:
-        return _OP_normal_Tensor_Tensor.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
+        return _k(mean, std, generator=generator)
     _n = NormalBackward3()
     _n.next_edges = (_gedge(mean) if _g0 else None, _gedge(std) if _g1 else None, )
     if _g0:
         _n.s_mean_sym_sizes = mean._size
     if _g1:
         _n.s_std_sym_sizes = std._size
-    _res = _OP_normal_Tensor_Tensor.redispatch(_below_ks((mean, std, generator)), mean, std, generator=generator)
+    _res = _k(mean, std, generator=generator)
     _set_history(_res, _n)
     return _res
 
@@ -699,11 +826,22 @@ def exponential_(self, lambd=1.0, *, generator=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if lambd.__class__ in _TENSOR_TYPES:
+        _ks |= lambd._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, lambd, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_exponential_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_exponential_._resolve(_ks)
     if not _need:
-        return _OP_exponential_.redispatch(_below_ks((self, lambd, generator)), self, lambd, generator=generator)
+        return _k(self, lambd, generator=generator)
     _n = ExponentialBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_exponential_.redispatch(_below_ks((self, lambd, generator)), self, lambd, generator=generator)
+    _res = _k(self, lambd, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -741,11 +879,22 @@ def geometric_(self, p, *, generator=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_geometric_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_geometric_._resolve(_ks)
     if not _need:
-        return _OP_geometric_.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+        return _k(self, p, generator=generator)
     _n = GeometricBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_geometric_.redispatch(_below_ks((self, p, generator)), self, p, generator=generator)
+    _res = _k(self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -783,11 +932,24 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if mean.__class__ in _TENSOR_TYPES:
+        _ks |= mean._ks
+    if std.__class__ in _TENSOR_TYPES:
+        _ks |= std._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, mean, std, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_log_normal_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_log_normal_._resolve(_ks)
     if not _need:
-        return _OP_log_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
+        return _k(self, mean, std, generator=generator)
     _n = LogNormalBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_log_normal_.redispatch(_below_ks((self, mean, std, generator)), self, mean, std, generator=generator)
+    _res = _k(self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -825,11 +987,24 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if median.__class__ in _TENSOR_TYPES:
+        _ks |= median._ks
+    if sigma.__class__ in _TENSOR_TYPES:
+        _ks |= sigma._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, median, sigma, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cauchy_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cauchy_._resolve(_ks)
     if not _need:
-        return _OP_cauchy_.redispatch(_below_ks((self, median, sigma, generator)), self, median, sigma, generator=generator)
+        return _k(self, median, sigma, generator=generator)
     _n = CauchyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_cauchy_.redispatch(_below_ks((self, median, sigma, generator)), self, median, sigma, generator=generator)
+    _res = _k(self, median, sigma, generator=generator)
     _rebase_history(self, _n)
     return _res
 
@@ -885,11 +1060,20 @@ def poisson(self, generator=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_poisson._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_poisson._resolve(_ks)
     if not _need:
-        return _OP_poisson.redispatch(_below_ks((self, generator)), self, generator)
+        return _k(self, generator)
     _n = PoissonBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_poisson.redispatch(_below_ks((self, generator)), self, generator)
+    _res = _k(self, generator)
     _set_history(_res, _n)
     return _res
 
@@ -953,13 +1137,22 @@ def _standard_gamma(self, generator=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__standard_gamma._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__standard_gamma._resolve(_ks)
     if not _need:
-        return _OP__standard_gamma.redispatch(_below_ks((self, generator)), self, generator)
+        return _k(self, generator)
     _n = StandardGammaBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP__standard_gamma.redispatch(_below_ks((self, generator)), self, generator)
+    _res = _k(self, generator)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import expand_to, masked_grad, to_dtype
 from ember.autograd.formulas.reduction import (amax_backward, aminmax_backward, aminmax_jvp,
@@ -73,15 +77,24 @@ def sum(self, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sum._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sum._resolve(_ks)
     if not _need:
-        return _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+        return _k(self, dtype=dtype)
     _n = SumBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self_scalar_type = self.dtype
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_sum.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+    _res = _k(self, dtype=dtype)
     _set_history(_res, _n)
     return _res
 
@@ -270,8 +283,17 @@ def mean(self, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mean._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mean._resolve(_ks)
     if not _need:
-        return _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+        return _k(self, dtype=dtype)
     _n = MeanBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -280,7 +302,7 @@ def mean(self, *, dtype=None):
         _n.s_self_scalar_type = self.dtype
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_mean.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+    _res = _k(self, dtype=dtype)
     _set_history(_res, _n)
     return _res
 
@@ -406,15 +428,24 @@ def prod(self, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_prod._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_prod._resolve(_ks)
     if not _need:
-        return _OP_prod.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+        return _k(self, dtype=dtype)
     _n = ProdBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_prod.redispatch(_below_ks((self, dtype)), self, dtype=dtype)
+    _res = _k(self, dtype=dtype)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -478,8 +509,19 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_prod_dim_int._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_prod_dim_int._resolve(_ks)
     if not _need:
-        return _OP_prod_dim_int.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+        return _k(self, dim, keepdim, dtype=dtype)
     _n = ProdBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -490,7 +532,7 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_prod_dim_int.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
+    _res = _k(self, dim, keepdim, dtype=dtype)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -707,8 +749,19 @@ def aminmax(self, *, dim=None, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_aminmax._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_aminmax._resolve(_ks)
     if not _need:
-        return _OP_aminmax.redispatch(_below_ks((self, dim, keepdim)), self, dim=dim, keepdim=keepdim)
+        return _k(self, dim=dim, keepdim=keepdim)
     _n = AminmaxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -717,7 +770,7 @@ def aminmax(self, *, dim=None, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_aminmax.redispatch(_below_ks((self, dim, keepdim)), self, dim=dim, keepdim=keepdim)
+    _res = _k(self, dim=dim, keepdim=keepdim)
     _set_history(_res, _n)
     _n.s_max = _SV(_res[1], True)
     _n.s_min = _SV(_res[0], True)
@@ -778,13 +831,22 @@ def max(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_max._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_max._resolve(_ks)
     if not _need:
-        return _OP_max.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = MaxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_max.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -844,13 +906,22 @@ def min(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_min._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_min._resolve(_ks)
     if not _need:
-        return _OP_min.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = MinBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_min.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -917,8 +988,19 @@ def max_dim(self, dim, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_max_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_max_dim._resolve(_ks)
     if not _need:
-        return _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = MaxBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -927,7 +1009,7 @@ def max_dim(self, dim, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_max_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -994,8 +1076,19 @@ def min_dim(self, dim, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_min_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_min_dim._resolve(_ks)
     if not _need:
-        return _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = MinBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1004,7 +1097,7 @@ def min_dim(self, dim, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_min_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -1455,15 +1548,26 @@ def norm_Scalar(self, p=2):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_norm_Scalar._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_norm_Scalar._resolve(_ks)
     if not _need:
-        return _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
+        return _k(self, p)
     _n = NormBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_p = p
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_norm_Scalar.redispatch(_below_ks((self, p)), self, p)
+    _res = _k(self, p)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1680,8 +1784,19 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_norm_ScalarOpt_dtype._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_norm_ScalarOpt_dtype._resolve(_ks)
     if not _need:
-        return _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
+        return _k(self, p, dtype=dtype)
     _n = NormBackward2()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1690,7 +1805,7 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_norm_ScalarOpt_dtype.redispatch(_below_ks((self, p, dtype)), self, p, dtype=dtype)
+    _res = _k(self, p, dtype=dtype)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1764,13 +1879,22 @@ def median(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_median._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_median._resolve(_ks)
     if not _need:
-        return _OP_median.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = MedianBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_median.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1830,13 +1954,22 @@ def nanmedian(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nanmedian._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nanmedian._resolve(_ks)
     if not _need:
-        return _OP_nanmedian.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = NanmedianBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_nanmedian.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -1903,8 +2036,19 @@ def median_dim(self, dim, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_median_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_median_dim._resolve(_ks)
     if not _need:
-        return _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = MedianBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1913,7 +2057,7 @@ def median_dim(self, dim, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_median_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -1980,8 +2124,19 @@ def nanmedian_dim(self, dim, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_nanmedian_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_nanmedian_dim._resolve(_ks)
     if not _need:
-        return _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = NanmedianBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1990,7 +2145,7 @@ def nanmedian_dim(self, dim, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_nanmedian_dim.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -2057,8 +2212,19 @@ def mode(self, dim=-1, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_mode._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_mode._resolve(_ks)
     if not _need:
-        return _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+        return _k(self, dim, keepdim)
     _n = ModeBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -2067,7 +2233,7 @@ def mode(self, dim=-1, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_mode.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
+    _res = _k(self, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res

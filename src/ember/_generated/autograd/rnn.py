@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.rnn import fused_gru_cell_backward_, fused_lstm_cell_backward_
@@ -141,8 +145,25 @@ def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
     _g3 = _getattr(input_bias, '_requires_grad', False)
     _g4 = _getattr(hidden_bias, '_requires_grad', False)
     _need = _g0 or _g1 or _g2 or _g3 or _g4
+    _ks = input_gates._ks if input_gates.__class__ in _TENSOR_TYPES else 0
+    if hidden_gates.__class__ in _TENSOR_TYPES:
+        _ks |= hidden_gates._ks
+    if cx.__class__ in _TENSOR_TYPES:
+        _ks |= cx._ks
+    if input_bias.__class__ in _TENSOR_TYPES:
+        _ks |= input_bias._ks
+    if hidden_bias.__class__ in _TENSOR_TYPES:
+        _ks |= hidden_bias._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((input_gates, hidden_gates, cx, input_bias, hidden_bias))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__thnn_fused_lstm_cell._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__thnn_fused_lstm_cell._resolve(_ks)
     if not _need:
-        return _OP__thnn_fused_lstm_cell.redispatch(_below_ks((input_gates, hidden_gates, cx, input_bias, hidden_bias)), input_gates, hidden_gates, cx, input_bias, hidden_bias)
+        return _k(input_gates, hidden_gates, cx, input_bias, hidden_bias)
     _n = ThnnFusedLstmCellBackward0()
     _n.next_edges = (_gedge(input_gates) if _g0 else None, _gedge(hidden_gates) if _g1 else None, _gedge(cx) if _g2 else None, _gedge(input_bias) if _g3 else None, _gedge(hidden_bias) if _g4 else None, )
     if _g0 or _g1 or _g2 or _g3 or _g4:
@@ -155,7 +176,7 @@ def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
         _n.s_input_bias = _SV(input_bias)
     if _g0 or _g1 or _g2 or _g3 or _g4:
         _n.s_input_gates = _SV(input_gates)
-    _res = _OP__thnn_fused_lstm_cell.redispatch(_below_ks((input_gates, hidden_gates, cx, input_bias, hidden_bias)), input_gates, hidden_gates, cx, input_bias, hidden_bias)
+    _res = _k(input_gates, hidden_gates, cx, input_bias, hidden_bias)
     for _x, _d in zip(_res, (True, True, False)):
         if _d:
             _set_history(_x, _n)
@@ -277,8 +298,25 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
     _g3 = _getattr(input_bias, '_requires_grad', False)
     _g4 = _getattr(hidden_bias, '_requires_grad', False)
     _need = _g0 or _g1 or _g2 or _g3 or _g4
+    _ks = input_gates._ks if input_gates.__class__ in _TENSOR_TYPES else 0
+    if hidden_gates.__class__ in _TENSOR_TYPES:
+        _ks |= hidden_gates._ks
+    if hx.__class__ in _TENSOR_TYPES:
+        _ks |= hx._ks
+    if input_bias.__class__ in _TENSOR_TYPES:
+        _ks |= input_bias._ks
+    if hidden_bias.__class__ in _TENSOR_TYPES:
+        _ks |= hidden_bias._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((input_gates, hidden_gates, hx, input_bias, hidden_bias))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__thnn_fused_gru_cell._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__thnn_fused_gru_cell._resolve(_ks)
     if not _need:
-        return _OP__thnn_fused_gru_cell.redispatch(_below_ks((input_gates, hidden_gates, hx, input_bias, hidden_bias)), input_gates, hidden_gates, hx, input_bias, hidden_bias)
+        return _k(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     _n = ThnnFusedGruCellBackward0()
     _n.next_edges = (_gedge(input_gates) if _g0 else None, _gedge(hidden_gates) if _g1 else None, _gedge(hx) if _g2 else None, _gedge(input_bias) if _g3 else None, _gedge(hidden_bias) if _g4 else None, )
     if _g0 or _g1 or _g2 or _g3 or _g4:
@@ -291,7 +329,7 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
         _n.s_input_bias = _SV(input_bias)
     if _g0 or _g1 or _g2 or _g3 or _g4:
         _n.s_input_gates = _SV(input_gates)
-    _res = _OP__thnn_fused_gru_cell.redispatch(_below_ks((input_gates, hidden_gates, hx, input_bias, hidden_bias)), input_gates, hidden_gates, hx, input_bias, hidden_bias)
+    _res = _k(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     for _x, _d in zip(_res, (True, False)):
         if _d:
             _set_history(_x, _n)

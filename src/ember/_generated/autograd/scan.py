@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to, to_dtype
 from ember.autograd.formulas.reduction import value_selecting_backward
@@ -69,15 +73,26 @@ def cumsum(self, dim, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cumsum._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cumsum._resolve(_ks)
     if not _need:
-        return _OP_cumsum.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+        return _k(self, dim, dtype=dtype)
     _n = CumsumBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_cumsum.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _res = _k(self, dim, dtype=dtype)
     _set_history(_res, _n)
     return _res
 
@@ -102,15 +117,26 @@ def cumsum_(self, dim, *, dtype=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cumsum_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cumsum_._resolve(_ks)
     if not _need:
-        return _OP_cumsum_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+        return _k(self, dim, dtype=dtype)
     _n = CumsumBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_cumsum_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _res = _k(self, dim, dtype=dtype)
     _rebase_history(self, _n)
     return _res
 
@@ -177,8 +203,19 @@ def cumprod(self, dim, *, dtype=None):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cumprod._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cumprod._resolve(_ks)
     if not _need:
-        return _OP_cumprod.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+        return _k(self, dim, dtype=dtype)
     _n = CumprodBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -187,7 +224,7 @@ def cumprod(self, dim, *, dtype=None):
         _n.s_self = _SV(self)
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_cumprod.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _res = _k(self, dim, dtype=dtype)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -213,8 +250,19 @@ def cumprod_(self, dim, *, dtype=None):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cumprod_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cumprod_._resolve(_ks)
     if not _need:
-        return _OP_cumprod_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+        return _k(self, dim, dtype=dtype)
     _n = CumprodBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -223,7 +271,7 @@ def cumprod_(self, dim, *, dtype=None):
         _n.s_self = _SV(_saved_clone(self))
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP_cumprod_.redispatch(_below_ks((self, dim, dtype)), self, dim, dtype=dtype)
+    _res = _k(self, dim, dtype=dtype)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -287,15 +335,26 @@ def cummax(self, dim):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cummax._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cummax._resolve(_ks)
     if not _need:
-        return _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = CummaxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_cummax.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -359,15 +418,26 @@ def cummin(self, dim):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cummin._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cummin._resolve(_ks)
     if not _need:
-        return _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = CumminBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_cummin.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -433,15 +503,26 @@ def logcumsumexp(self, dim):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_logcumsumexp._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_logcumsumexp._resolve(_ks)
     if not _need:
-        return _OP_logcumsumexp.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = LogcumsumexpBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self = _SV(self)
-    _res = _OP_logcumsumexp.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res

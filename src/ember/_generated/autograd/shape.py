@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.shape import block_diag_backward, cat_backward, stack_backward
@@ -494,13 +498,24 @@ def tril(self, diagonal=0):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, diagonal))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_tril._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_tril._resolve(_ks)
     if not _need:
-        return _OP_tril.redispatch(_below_ks((self, diagonal)), self, diagonal)
+        return _k(self, diagonal)
     _n = TrilBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_diagonal = diagonal
-    _res = _OP_tril.redispatch(_below_ks((self, diagonal)), self, diagonal)
+    _res = _k(self, diagonal)
     _set_history(_res, _n)
     return _res
 
@@ -525,13 +540,24 @@ def tril_(self, diagonal=0):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, diagonal))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_tril_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_tril_._resolve(_ks)
     if not _need:
-        return _OP_tril_.redispatch(_below_ks((self, diagonal)), self, diagonal)
+        return _k(self, diagonal)
     _n = TrilBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_diagonal = diagonal
-    _res = _OP_tril_.redispatch(_below_ks((self, diagonal)), self, diagonal)
+    _res = _k(self, diagonal)
     _rebase_history(self, _n)
     return _res
 
@@ -588,13 +614,24 @@ def triu(self, diagonal=0):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, diagonal))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_triu._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_triu._resolve(_ks)
     if not _need:
-        return _OP_triu.redispatch(_below_ks((self, diagonal)), self, diagonal)
+        return _k(self, diagonal)
     _n = TriuBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_diagonal = diagonal
-    _res = _OP_triu.redispatch(_below_ks((self, diagonal)), self, diagonal)
+    _res = _k(self, diagonal)
     _set_history(_res, _n)
     return _res
 
@@ -619,13 +656,24 @@ def triu_(self, diagonal=0):
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if diagonal.__class__ in _TENSOR_TYPES:
+        _ks |= diagonal._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, diagonal))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_triu_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_triu_._resolve(_ks)
     if not _need:
-        return _OP_triu_.redispatch(_below_ks((self, diagonal)), self, diagonal)
+        return _k(self, diagonal)
     _n = TriuBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_diagonal = diagonal
-    _res = _OP_triu_.redispatch(_below_ks((self, diagonal)), self, diagonal)
+    _res = _k(self, diagonal)
     _rebase_history(self, _n)
     return _res
 
@@ -684,8 +732,23 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, offset, dim1, dim2))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_diag_embed._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_diag_embed._resolve(_ks)
     if not _need:
-        return _OP_diag_embed.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
+        return _k(self, offset, dim1, dim2)
     _n = DiagEmbedBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -694,7 +757,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         _n.s_dim2 = dim2
     if _g0:
         _n.s_offset = offset
-    _res = _OP_diag_embed.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
+    _res = _k(self, offset, dim1, dim2)
     _set_history(_res, _n)
     return _res
 
@@ -755,8 +818,23 @@ def narrow_copy(self, dim, start, length):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if length.__class__ in _TENSOR_TYPES:
+        _ks |= length._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, start, length))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_narrow_copy._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_narrow_copy._resolve(_ks)
     if not _need:
-        return _OP_narrow_copy.redispatch(_below_ks((self, dim, start, length)), self, dim, start, length)
+        return _k(self, dim, start, length)
     _n = NarrowCopyBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -767,7 +845,7 @@ def narrow_copy(self, dim, start, length):
         _n.s_self_sym_sizes = self._size
     if _g0:
         _n.s_start = start
-    _res = _OP_narrow_copy.redispatch(_below_ks((self, dim, start, length)), self, dim, start, length)
+    _res = _k(self, dim, start, length)
     _set_history(_res, _n)
     return _res
 

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.softmax import (log_softmax_double_backward_grad_output,
@@ -82,15 +86,26 @@ def _softmax(self, dim, half_to_float):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, half_to_float))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__softmax._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__softmax._resolve(_ks)
     if not _need:
-        return _OP__softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
+        return _k(self, dim, half_to_float)
     _n = SoftmaxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP__softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
+    _res = _k(self, dim, half_to_float)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -154,15 +169,26 @@ def _log_softmax(self, dim, half_to_float):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, half_to_float))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__log_softmax._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__log_softmax._resolve(_ks)
     if not _need:
-        return _OP__log_softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
+        return _k(self, dim, half_to_float)
     _n = LogSoftmaxBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_scalar_type = self.dtype
-    _res = _OP__log_softmax.redispatch(_below_ks((self, dim, half_to_float)), self, dim, half_to_float)
+    _res = _k(self, dim, half_to_float)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
@@ -240,8 +266,21 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _g1 = _getattr(output, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if output.__class__ in _TENSOR_TYPES:
+        _ks |= output._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, output, dim, input_dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__softmax_backward_data._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__softmax_backward_data._resolve(_ks)
     if not _need:
-        return _OP__softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
+        return _k(grad_output, output, dim, input_dtype)
     _n = SoftmaxBackwardDataBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(output) if _g1 else None, )
     if _g0 or _g1:
@@ -250,7 +289,7 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1:
         _n.s_output = _SV(output)
-    _res = _OP__softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
+    _res = _k(grad_output, output, dim, input_dtype)
     _set_history(_res, _n)
     return _res
 
@@ -327,8 +366,21 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     _g0 = _getattr(grad_output, '_requires_grad', False)
     _g1 = _getattr(output, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if output.__class__ in _TENSOR_TYPES:
+        _ks |= output._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, output, dim, input_dtype))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__log_softmax_backward_data._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__log_softmax_backward_data._resolve(_ks)
     if not _need:
-        return _OP__log_softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
+        return _k(grad_output, output, dim, input_dtype)
     _n = LogSoftmaxBackwardDataBackward0()
     _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(output) if _g1 else None, )
     if _g0 or _g1:
@@ -337,7 +389,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1:
         _n.s_output = _SV(output)
-    _res = _OP__log_softmax_backward_data.redispatch(_below_ks((grad_output, output, dim, input_dtype)), grad_output, output, dim, input_dtype)
+    _res = _k(grad_output, output, dim, input_dtype)
     _set_history(_res, _n)
     return _res
 

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.reduction import value_selecting_backward
@@ -83,8 +87,21 @@ def kthvalue(self, k, dim=-1, keepdim=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if k.__class__ in _TENSOR_TYPES:
+        _ks |= k._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, k, dim, keepdim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_kthvalue._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_kthvalue._resolve(_ks)
     if not _need:
-        return _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
+        return _k(self, k, dim, keepdim)
     _n = KthvalueBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -93,7 +110,7 @@ def kthvalue(self, k, dim=-1, keepdim=False):
         _n.s_keepdim = keepdim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_kthvalue.redispatch(_below_ks((self, k, dim, keepdim)), self, k, dim, keepdim)
+    _res = _k(self, k, dim, keepdim)
     _set_history(_res, _n, True)
     _n.s_indices = _SV(_res[1], True)
     return _res
@@ -157,15 +174,26 @@ def sort(self, dim=-1, descending=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, descending))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sort._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sort._resolve(_ks)
     if not _need:
-        return _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
+        return _k(self, dim, descending)
     _n = SortBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_sort.redispatch(_below_ks((self, dim, descending)), self, dim, descending)
+    _res = _k(self, dim, descending)
     for _x, _d in zip(_res, (True, False)):
         if _d:
             _set_history(_x, _n)
@@ -233,15 +261,26 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, stable, dim, descending))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_sort_stable._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_sort_stable._resolve(_ks)
     if not _need:
-        return _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
+        return _k(self, stable=stable, dim=dim, descending=descending)
     _n = SortBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_sort_stable.redispatch(_below_ks((self, stable, dim, descending)), self, stable=stable, dim=dim, descending=descending)
+    _res = _k(self, stable=stable, dim=dim, descending=descending)
     for _x, _d in zip(_res, (True, False)):
         if _d:
             _set_history(_x, _n)
@@ -309,15 +348,28 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if k.__class__ in _TENSOR_TYPES:
+        _ks |= k._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, k, dim, largest, sorted))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_topk._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_topk._resolve(_ks)
     if not _need:
-        return _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
+        return _k(self, k, dim, largest, sorted)
     _n = TopkBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_topk.redispatch(_below_ks((self, k, dim, largest, sorted)), self, k, dim, largest, sorted)
+    _res = _k(self, k, dim, largest, sorted)
     for _x, _d in zip(_res, (True, False)):
         if _d:
             _set_history(_x, _n)

@@ -18,6 +18,10 @@ from ember.autograd._forward_rules import (fw_take as _fw_take, fw_acc as _fw_ac
                                            fw_seed as _fw_seed, fw_transpose as _fw_transpose,
                                            fw_transpose_multi as _fw_transpose_multi,
                                            enable_grad as _fw_enable_grad)
+from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
+from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
+from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.view import (as_strided_backward, axis_select, axis_slice,
@@ -74,11 +78,20 @@ def alias(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_alias._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_alias._resolve(_ks)
     if not _need:
-        return _OP_alias.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = AliasBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_alias.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -241,15 +254,28 @@ def transpose_int(self, dim0, dim1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim0, dim1))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_transpose_int._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_transpose_int._resolve(_ks)
     if not _need:
-        return _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
+        return _k(self, dim0, dim1)
     _n = TransposeBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
         _n.s_dim1 = dim1
-    _res = _OP_transpose_int.redispatch(_below_ks((self, dim0, dim1)), self, dim0, dim1)
+    _res = _k(self, dim0, dim1)
     _set_history(_res, _n)
     return _res
 
@@ -354,11 +380,20 @@ def t(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_t._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_t._resolve(_ks)
     if not _need:
-        return _OP_t.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = TBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_t.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -408,13 +443,24 @@ def unsqueeze(self, dim):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unsqueeze._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unsqueeze._resolve(_ks)
     if not _need:
-        return _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = UnsqueezeBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
-    _res = _OP_unsqueeze.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n)
     return _res
 
@@ -464,13 +510,22 @@ def squeeze(self):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_squeeze._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_squeeze._resolve(_ks)
     if not _need:
-        return _OP_squeeze.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = SqueezeBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_squeeze.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 
@@ -520,13 +575,24 @@ def squeeze_dim(self, dim):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_squeeze_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_squeeze_dim._resolve(_ks)
     if not _need:
-        return _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = SqueezeBackward1()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_squeeze_dim.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n)
     return _res
 
@@ -641,8 +707,21 @@ def select_int(self, dim, index):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, index))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_select_int._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_select_int._resolve(_ks)
     if not _need:
-        return _OP_select_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
+        return _k(self, dim, index)
     _n = SelectBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -651,7 +730,7 @@ def select_int(self, dim, index):
         _n.s_index = index
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_select_int.redispatch(_below_ks((self, dim, index)), self, dim, index)
+    _res = _k(self, dim, index)
     _set_history(_res, _n)
     return _res
 
@@ -705,8 +784,25 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, start, end, step))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_slice_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_slice_Tensor._resolve(_ks)
     if not _need:
-        return _OP_slice_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
+        return _k(self, dim, start, end, step)
     _n = SliceBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -719,7 +815,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         _n.s_start = start
     if _g0:
         _n.s_step = step
-    _res = _OP_slice_Tensor.redispatch(_below_ks((self, dim, start, end, step)), self, dim, start, end, step)
+    _res = _k(self, dim, start, end, step)
     _set_history(_res, _n)
     return _res
 
@@ -772,8 +868,23 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, offset, dim1, dim2))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_diagonal._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_diagonal._resolve(_ks)
     if not _need:
-        return _OP_diagonal.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
+        return _k(self, offset, dim1, dim2)
     _n = DiagonalBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -784,7 +895,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         _n.s_offset = offset
     if _g0:
         _n.s_self_sym_sizes = self._size
-    _res = _OP_diagonal.redispatch(_below_ks((self, offset, dim1, dim2)), self, offset, dim1, dim2)
+    _res = _k(self, offset, dim1, dim2)
     _set_history(_res, _n)
     return _res
 
@@ -908,13 +1019,24 @@ def unbind_int(self, dim=0):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unbind_int._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unbind_int._resolve(_ks)
     if not _need:
-        return _OP_unbind_int.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = UnbindBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
-    _res = _OP_unbind_int.redispatch(_below_ks((self, dim)), self, dim)
+    _res = _k(self, dim)
     _set_history(_res, _n)
     return _res
 
@@ -967,13 +1089,26 @@ def split_Tensor(self, split_size, dim=0):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if split_size.__class__ in _TENSOR_TYPES:
+        _ks |= split_size._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, split_size, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_split_Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_split_Tensor._resolve(_ks)
     if not _need:
-        return _OP_split_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
+        return _k(self, split_size, dim)
     _n = SplitBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
         _n.s_dim = dim
-    _res = _OP_split_Tensor.redispatch(_below_ks((self, split_size, dim)), self, split_size, dim)
+    _res = _k(self, split_size, dim)
     _set_history(_res, _n)
     return _res
 
@@ -1153,8 +1288,23 @@ def unfold(self, dimension, size, step):
         return _fw_attach(_res, _t)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dimension.__class__ in _TENSOR_TYPES:
+        _ks |= dimension._ks
+    if size.__class__ in _TENSOR_TYPES:
+        _ks |= size._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dimension, size, step))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unfold._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unfold._resolve(_ks)
     if not _need:
-        return _OP_unfold.redispatch(_below_ks((self, dimension, size, step)), self, dimension, size, step)
+        return _k(self, dimension, size, step)
     _n = UnfoldBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
     if _g0:
@@ -1167,7 +1317,7 @@ def unfold(self, dimension, size, step):
         _n.s_size = size
     if _g0:
         _n.s_step = step
-    _res = _OP_unfold.redispatch(_below_ks((self, dimension, size, step)), self, dimension, size, step)
+    _res = _k(self, dimension, size, step)
     _set_history(_res, _n)
     return _res
 
@@ -1235,8 +1385,27 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if start.__class__ in _TENSOR_TYPES:
+        _ks |= start._ks
+    if end.__class__ in _TENSOR_TYPES:
+        _ks |= end._ks
+    if step.__class__ in _TENSOR_TYPES:
+        _ks |= step._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, src, dim, start, end, step))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_slice_scatter._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_slice_scatter._resolve(_ks)
     if not _need:
-        return _OP_slice_scatter.redispatch(_below_ks((self, src, dim, start, end, step)), self, src, dim, start, end, step)
+        return _k(self, src, dim, start, end, step)
     _n = SliceScatterBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g0 or _g1:
@@ -1249,7 +1418,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         _n.s_start = start
     if _g0 or _g1:
         _n.s_step = step
-    _res = _OP_slice_scatter.redispatch(_below_ks((self, src, dim, start, end, step)), self, src, dim, start, end, step)
+    _res = _k(self, src, dim, start, end, step)
     _set_history(_res, _n)
     return _res
 
@@ -1313,8 +1482,23 @@ def select_scatter(self, src, dim, index):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if index.__class__ in _TENSOR_TYPES:
+        _ks |= index._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, src, dim, index))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_select_scatter._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_select_scatter._resolve(_ks)
     if not _need:
-        return _OP_select_scatter.redispatch(_below_ks((self, src, dim, index)), self, src, dim, index)
+        return _k(self, src, dim, index)
     _n = SelectScatterBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g0 or _g1:
@@ -1323,7 +1507,7 @@ def select_scatter(self, src, dim, index):
         _n.s_index = index
     if _g0:
         _n.s_src = _SV(src)
-    _res = _OP_select_scatter.redispatch(_below_ks((self, src, dim, index)), self, src, dim, index)
+    _res = _k(self, src, dim, index)
     _set_history(_res, _n)
     return _res
 
@@ -1389,8 +1573,25 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(src, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if src.__class__ in _TENSOR_TYPES:
+        _ks |= src._ks
+    if offset.__class__ in _TENSOR_TYPES:
+        _ks |= offset._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if dim2.__class__ in _TENSOR_TYPES:
+        _ks |= dim2._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, src, offset, dim1, dim2))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_diagonal_scatter._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_diagonal_scatter._resolve(_ks)
     if not _need:
-        return _OP_diagonal_scatter.redispatch(_below_ks((self, src, offset, dim1, dim2)), self, src, offset, dim1, dim2)
+        return _k(self, src, offset, dim1, dim2)
     _n = DiagonalScatterBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
     if _g0 or _g1:
@@ -1401,7 +1602,7 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         _n.s_offset = offset
     if _g0:
         _n.s_src = _SV(src)
-    _res = _OP_diagonal_scatter.redispatch(_below_ks((self, src, offset, dim1, dim2)), self, src, offset, dim1, dim2)
+    _res = _k(self, src, offset, dim1, dim2)
     _set_history(_res, _n)
     return _res
 

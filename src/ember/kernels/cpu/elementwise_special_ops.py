@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..common import check_out
+from ..out_rules import write_outs
 from ..meta import elementwise_special as M
 from ..meta.elementwise_common import check_inplace
 from . import elementwise_special_math as S
@@ -73,7 +74,7 @@ def mvlgamma_(self, p):
 
 def mvlgamma_out(self, p, *, out):
     _check_p(p)
-    return _mv_out(self, p, out=out)
+    return write_outs((_mv(self, p),), (out,), M.mvlgamma_out_rule(self))[0]
 
 
 _pg, _pg_, _pg_out = _unary("polygamma", lambda a, n: S.polygamma(n, a))

@@ -6,6 +6,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
+from ..out_rules import SCALAR_TYPE, exact, write_outs
 from ..meta import scan as M
 from ..meta.reduction import sum_dtype
 
@@ -55,7 +56,8 @@ def _scan(uf, name):
         return self
 
     def f_out(self, dim, *, dtype=None, out):
-        return _into(out, f(self, dim, dtype=dtype))
+        # torch's cum_ops_meta: the result has dtype= or else `out`'s dtype, set on `out` as is (exact)
+        return write_outs((f(self, dim, dtype=dtype or out.dtype),), (out,), exact)[0]
     return f, f_, f_out
 
 
@@ -99,4 +101,4 @@ def logcumsumexp(self, dim):
 
 
 def logcumsumexp_out(self, dim, *, out):
-    return _into(out, logcumsumexp(self, dim))
+    return write_outs((logcumsumexp(self, dim),), (out,), SCALAR_TYPE)[0]

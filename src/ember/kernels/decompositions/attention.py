@@ -49,7 +49,9 @@ def _fused_ok(q, k, v, attn_mask, dropout_p):
     if not (q.dtype == k.dtype == v.dtype) or q.dtype.name not in ("float32", "float64"):
         return False
     qs, ks, vs = q._size, k._size, v._size
-    return qs[:2] == ks[:2] == vs[:2] and qs[3] == ks[3] == vs[3] and ks[2] == vs[2] and min(qs) > 0 and ks[2] > 0
+    # (each size > 0, not min(qs) > 0: with symbolic sizes, min would compare the batch with the head count)
+    return qs[:2] == ks[:2] == vs[:2] and qs[3] == ks[3] == vs[3] and ks[2] == vs[2] and \
+        all(s > 0 for s in qs) and ks[2] > 0
 
 
 _CAUSAL = {}

@@ -41,6 +41,21 @@ for _n in ("sinc", "lgamma", "digamma", "i0", "mvlgamma", "special_i0e", "specia
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = unary(_n)
 
 
+def mvlgamma_out_rule(self):
+    """torch's mvlgamma_out computes, then checks castability, naming self's dtype and the result's."""
+    def rule(i, dtype, out):
+        from ..._core.promotion import can_cast
+        if not can_cast(dtype, out.dtype):
+            raise RuntimeError(f"mvlgamma: result type {_tname(self.dtype)} can't be cast to the desired output type "
+                               f"{_tname(dtype)}")
+    return rule
+
+
+def mvlgamma_out(self, p, *, out):
+    check_out(out, self._size, float_dtype(self, "mvlgamma"), "mvlgamma", mvlgamma_out_rule(self))
+    return out
+
+
 def _polygamma_check(n):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")

@@ -4,6 +4,8 @@ kernels in kernels/cpu/scan.py allocate from these."""
 from ..._core import dtype as D
 from ..._core.strides import wrap_dim
 from .reduction import _t, float_dtype, sum_dtype
+from ..common import check_out
+from ..out_rules import SCALAR_TYPE, exact
 
 
 def correction_of(unbiased=None, correction=None):
@@ -40,10 +42,18 @@ cumprod_ = cumsum_
 
 
 def cumsum_out(self, dim, *, dtype=None, out):
+    scan_dim(self, dim)
+    check_out(out, self._size, dtype or out.dtype, "cumsum", exact)
     return out
 
 
-cumprod_out = logcumsumexp_out = cumsum_out
+cumprod_out = cumsum_out
+
+
+def logcumsumexp_out(self, dim, *, out):
+    scan_dim(self, dim)
+    check_out(out, self._size, float_dtype(self), "logcumsumexp", SCALAR_TYPE)
+    return out
 
 
 def cummax(self, dim):

@@ -11,6 +11,7 @@ from ..common import _tname, empty_tensor
 
 _ALL = slice(None)
 _slice = slice          # `slice` below is the view op
+_cpu_view = Tensor._cpu_view
 
 
 def make_view(t, size, stride, offset=None, dtype=None, arr=None):
@@ -18,8 +19,9 @@ def make_view(t, size, stride, offset=None, dtype=None, arr=None):
     `arr`: the numpy view of the result's elements when the caller has it from t's (see _from_storage);
     then the geometry is t's own ints, or ints computed from them."""
     if arr is not None:
-        return Tensor._cpu_view(t.untyped_storage(), t._offset if offset is None else offset, size, stride,
-                                dtype or t.dtype, arr)
+        st = t._storage
+        return _cpu_view(t.untyped_storage() if st is None else st, t._offset if offset is None else offset, size,
+                         stride, dtype or t.dtype, arr)
     return Tensor._from_storage(t.untyped_storage(), t._offset if offset is None else offset,
                                 size, stride, dtype or t.dtype, arr)
 
@@ -88,7 +90,33 @@ def _intlist(size):
 
 
 # ---------------------------------------------------------------- the views
+def _int_shape(size, n):
+    """infer_size for a tuple of Python ints that fits `n` elements, else None (the general path decides)."""
+    infer, known = -1, 1
+    for i, s in enumerate(size):
+        if s.__class__ is not int:
+            return None
+        if s == -1 and infer < 0:
+            infer = i
+        elif s < 0:
+            return None
+        else:
+            known *= s
+    if infer < 0:
+        return size if known == n else None
+    if known == 0 or n % known:
+        return None
+    return size[:infer] + (n // known,) + size[infer + 1:]
+
+
 def view(self, size):
+    a = self._np
+    if a is not None and size.__class__ is tuple and a.size:
+        # a cpu tensor with int sizes viewed as a tuple of ints: infer_size and the contiguity test without the
+        # general conversions (a model's q.view(B, T, nh, hs) on every call)
+        shape = _int_shape(size, a.size)
+        if shape is not None and (self._stride or self.stride()) == contiguous_strides(self._size):
+            return make_view(self, shape, contiguous_strides(shape), arr=a.reshape(shape))
     shape = infer_size(_intlist(size), self.numel())
     a = self._np
     if a is not None and a.size and self.stride() == contiguous_strides(self._size):
@@ -216,12 +244,27 @@ def permute(self, dims):
 
 
 def t(self):
-    if self.dim() > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
-    return transpose(self, 0, -1) if self.dim() == 2 else make_view(self, self._size, self.stride())
+    size = self._size
+    nd = len(size)
+    if nd == 2:     # transpose(self, 0, 1) without the general geometry (a Linear's weight.t() on every call)
+        st = self._stride or self.stride()
+        a = self._np
+        return make_view(self, (size[1], size[0]), (st[1], st[0]), arr=None if a is None else a.T)
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    return make_view(self, size, self.stride())
 
 
 def select(self, dim, index):
+    a = self._np
+    if a is not None and dim.__class__ is int and dim == 0 and index.__class__ is int:
+        # x[i] on a cpu tensor (int sizes): the geometry of dim 0 dropped, without the general checks
+        size = self._size
+        if size and -size[0] <= index < size[0]:
+            st = self._stride or self.stride()
+            if index < 0:
+                index += size[0]
+            return make_view(self, size[1:], st[1:], self._offset + index * st[0], arr=a[index, ...])
     nd = self.dim()
     if nd == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -239,6 +282,17 @@ def select(self, dim, index):
 
 
 def slice(self, dim=0, start=None, end=None, step=1):
+    a = self._np
+    if (a is not None and step.__class__ is int and step == 1 and dim.__class__ is int and 0 <= dim < len(self._size)
+            and start.__class__ is int and 0 <= start and (end is None or end.__class__ is int and end >= 0)):
+        # x[a:b] with non-negative bounds on a cpu tensor (clamped like the general path below)
+        n = self._size[dim]
+        start = start if start < n else n
+        end = n if end is None or end > n else end if end > start else start
+        size, st = list(self._size), self._stride or self.stride()
+        size[dim] = end - start
+        return make_view(self, size, st, self._offset + start * st[dim],
+                         arr=a[(_ALL,) * dim + (_slice(start, end),)] if dim else a[start:end])
     nd = self.dim()
     if nd == 0:
         raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")

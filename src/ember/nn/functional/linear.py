@@ -25,7 +25,7 @@ def linear(input, weight, bias=None):
         raise _bad_arg("linear", "weight", 2, "Tensor", weight)
     if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
         raise _bad_arg("linear", "bias", 3, "Tensor", bias)
-    if _tls.include & _AUTOCAST_CPU_BIT:
+    if _tls._include & _AUTOCAST_CPU_BIT:
         # under autocast, linear itself is on the lower-precision list: its weight (a leaf) is cast, and
         # cached for the region, before the transpose
         return ember._nn.linear(input, weight, bias)

@@ -77,3 +77,37 @@ op_db = [
              layout_dependent=True),
     _info_fi("Tensor.unfold", _unfold, dtypes=FIB, aten_name="unfold"),
 ]
+
+
+# the *_copy views (issue 19): the view's result in fresh contiguous memory
+def _copy_samples(*cases):
+    def f(dt):
+        x = make((2, 3, 4), dt)
+        return [SN(make(s, dt, seed=i) if s is not None else x, *a, name=f"{i}") for i, (s, a) in enumerate(cases)]
+    return f
+
+
+_X = (2, 3, 4)
+_VIEW_COPIES = {
+    "alias_copy": [(_X, ())],
+    "as_strided_copy": [(_X, ((2, 2), (1, 2))), (_X, ((3,), (4,), 1))],
+    "detach_copy": [(_X, ())],
+    "diagonal_copy": [(_X, ()), (_X, (1, 1, 2))],
+    "expand_copy": [((3, 1), ((2, 3, 4),))],
+    "permute_copy": [(_X, ((2, 0, 1),))],
+    "select_copy": [(_X, (1, 2)), (_X, (-1, 0))],
+    "slice_copy": [(_X, (1, 0, 2)), (_X, (2, 1, 4, 2))],
+    "split_copy": [(_X, (2, 1)), (_X, (3,))],
+    "split_with_sizes_copy": [(_X, ([1, 3], 2))],
+    "squeeze_copy": [((2, 1, 3), ()), ((2, 1, 3), (1,)), ((1, 2, 1), ([0, 2],))],
+    "t_copy": [((3, 4), ())],
+    "transpose_copy": [(_X, (0, 2))],
+    "unbind_copy": [(_X, (1,)), (_X, ())],
+    "unfold_copy": [(_X, (2, 2, 1))],
+    "unsqueeze_copy": [(_X, (1,))],
+    "view_copy": [(_X, ((6, 4),)), (_X, ((-1,),))],
+    "view_as_real_copy": [],
+}
+op_db += [_info_fi(n, _copy_samples(*cases), dtypes=FIB, method_variant=False, layout_dependent=n == "as_strided_copy",
+                   supports_out=n not in ("split_copy", "split_with_sizes_copy", "unbind_copy"))
+          for n, cases in _VIEW_COPIES.items() if cases]
