@@ -1971,8 +1971,19 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
     _g0 = _getattr(self, '_requires_grad', False)
     _g1 = _getattr(B, '_requires_grad', False)
     _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if B.__class__ in _TENSOR_TYPES:
+        _ks |= B._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, B, upper, left, unitriangular))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_solve_triangular._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_solve_triangular._resolve(_ks)
     if not _need:
-        return _OP_linalg_solve_triangular.redispatch(_below_ks((self, B, upper, left, unitriangular)), self, B, upper=upper, left=left, unitriangular=unitriangular)
+        return _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
     _n = LinalgSolveTriangularBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, _gedge(B) if _g1 else None, )
     if _g0 or _g1:
@@ -1985,7 +1996,7 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
         _n.s_unitriangular = unitriangular
     if _g0 or _g1:
         _n.s_upper = upper
-    _res = _OP_linalg_solve_triangular.redispatch(_below_ks((self, B, upper, left, unitriangular)), self, B, upper=upper, left=left, unitriangular=unitriangular)
+    _res = _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
     _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res

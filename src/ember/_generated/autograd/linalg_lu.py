@@ -486,11 +486,20 @@ def geqrf(self):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_geqrf._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_geqrf._resolve(_ks)
     if not _need:
-        return _OP_geqrf.redispatch(_below_ks((self,)), self)
+        return _k(self)
     _n = GeqrfBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_geqrf.redispatch(_below_ks((self,)), self)
+    _res = _k(self)
     _set_history(_res, _n)
     return _res
 

@@ -436,11 +436,20 @@ def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, sorted, return_inverse, return_counts))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__unique2._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__unique2._resolve(_ks)
     if not _need:
-        return _OP__unique2.redispatch(_below_ks((self, sorted, return_inverse, return_counts)), self, sorted, return_inverse, return_counts)
+        return _k(self, sorted, return_inverse, return_counts)
     _n = Unique2Backward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP__unique2.redispatch(_below_ks((self, sorted, return_inverse, return_counts)), self, sorted, return_inverse, return_counts)
+    _res = _k(self, sorted, return_inverse, return_counts)
     for _x, _d in zip(_res, (True, False, False)):
         if _d:
             _set_history(_x, _n)
@@ -506,11 +515,22 @@ def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, sorted, return_inverse, return_counts))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unique_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unique_dim._resolve(_ks)
     if not _need:
-        return _OP_unique_dim.redispatch(_below_ks((self, dim, sorted, return_inverse, return_counts)), self, dim, sorted, return_inverse, return_counts)
+        return _k(self, dim, sorted, return_inverse, return_counts)
     _n = UniqueDimBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_unique_dim.redispatch(_below_ks((self, dim, sorted, return_inverse, return_counts)), self, dim, sorted, return_inverse, return_counts)
+    _res = _k(self, dim, sorted, return_inverse, return_counts)
     for _x, _d in zip(_res, (True, False, False)):
         if _d:
             _set_history(_x, _n)
@@ -576,11 +596,22 @@ def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None
         return _res
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, return_inverse, return_counts, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unique_consecutive._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unique_consecutive._resolve(_ks)
     if not _need:
-        return _OP_unique_consecutive.redispatch(_below_ks((self, return_inverse, return_counts, dim)), self, return_inverse, return_counts, dim)
+        return _k(self, return_inverse, return_counts, dim)
     _n = UniqueConsecutiveBackward0()
     _n.next_edges = (_gedge(self) if _g0 else None, )
-    _res = _OP_unique_consecutive.redispatch(_below_ks((self, return_inverse, return_counts, dim)), self, return_inverse, return_counts, dim)
+    _res = _k(self, return_inverse, return_counts, dim)
     for _x, _d in zip(_res, (True, False, False)):
         if _d:
             _set_history(_x, _n)
