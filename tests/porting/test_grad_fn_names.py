@@ -17,7 +17,6 @@ KNOWN_DIFFERENCES = {
     # ember composes these from other ops; torch has one op (and one Node) of its own
     "linalg.eigvals": "ember's eigvals has no formula; torch goes through linalg_eig",
     # torch's composite ends in another op than ember's
-    "diag": "ember copies the diagonal (CloneBackward0); torch uses diagonal_copy",
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
     "linalg.cond": "ember divides norms; torch squeezes the result of linalg_cond's svd path",
     "linalg.matrix_norm": "ember has a linalg_matrix_norm node; torch decomposes 'fro' to linalg_vector_norm",
