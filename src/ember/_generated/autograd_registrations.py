@@ -366,6 +366,7 @@ _KERNELS = (
     ('cholesky_solve', '', 'linalg', 'cholesky_solve'),
     ('linalg_qr', '', 'linalg', 'linalg_qr'),
     ('_linalg_svd', '', 'linalg', '_linalg_svd'),
+    ('linalg_eig', '', 'linalg', 'linalg_eig'),
     ('_linalg_eigh', '', 'linalg', '_linalg_eigh'),
     ('linalg_lstsq', '', 'linalg', 'linalg_lstsq'),
     ('linalg_pinv', 'atol_rtol_float', 'linalg', 'linalg_pinv_atol_rtol_float'),

@@ -25,8 +25,8 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
 from ember.autograd.formulas.linalg import (cholesky_backward, cholesky_solve_backward,
-                                            eigh_backward, inv_backward, lstsq_backward,
-                                            matmul_backward, matrix_norm_backward,
+                                            eig_backward, eigh_backward, inv_backward,
+                                            lstsq_backward, matmul_backward, matrix_norm_backward,
                                             mm_mat1_backward, mm_mat2_backward, pinv_backward,
                                             qr_backward, slogdet_backward, solve_backward,
                                             solve_triangular_backward, svd_backward,
@@ -2304,6 +2304,71 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
 
 
 _self__linalg_svd = _linalg_svd   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgEigBackward0(_Node):
+    _op_name = 'aten::linalg_eig'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = eig_backward(grads[0], grads[1], self, result0, result1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_eig = getattr(_aten.linalg_eig, 'default')
+
+
+def linalg_eig(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('linalg_eig')
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_eig._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_eig._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = LinalgEigBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _k(self)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self_linalg_eig = linalg_eig   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LinalgEighBackward0(_Node):

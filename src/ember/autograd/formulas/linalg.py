@@ -13,7 +13,7 @@ from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, 
 from .reduction import _restore, amax_backward, norm_backward
 from ..._core.strides import same_shape
 
-__all__ = ["cholesky_backward", "cholesky_solve_backward", "eigh_backward", "inv_backward", "lstsq_backward",
+__all__ = ["cholesky_backward", "cholesky_solve_backward", "eig_backward", "eigh_backward", "inv_backward", "lstsq_backward",
            "matmul_backward", "matrix_norm_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
            "qr_backward", "slogdet_backward", "solve_backward", "solve_triangular_backward", "svd_backward",
            "vdot_self_backward"]
@@ -309,6 +309,33 @@ def eigh_backward(gL, gV, A, L, V, compute_v):
     if gL is not None:
         mid = mid + at.diag_embed(gL)
     return V.matmul(mid).matmul(_mH(V))
+
+
+def eig_backward(gL, gV, A, L, V):
+    """A = V diag(L) V^{-1} (torch's linalg_eig_backward, general case): with M = V^H gV projected onto the
+    gauge-free part (M - V^H V diag(Re diag M)), gA = V^{-H} (diag(gL) + M / conj(E)) V^H, E_ij = L_j - L_i
+    (1 on the diagonal); the real part for a real A. The eigenvectors are fixed only up to a phase, so a loss
+    that depends on it (Im diag(V^H gV) not ~ 0) is refused, as in torch."""
+    if gL is None and gV is None:
+        return None
+    Vh = _mH(V)
+    if gV is None:
+        gA = at_linalg.linalg_solve(Vh, gL.unsqueeze(-1) * Vh)
+    else:
+        VhgV = Vh.matmul(gV)
+        d = VhgV.diagonal(0, -2, -1)
+        if d.dtype.is_complex and not at.allclose(d.imag, at.zeros_like(d.imag), 1e-2, 1e-2):
+            raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                               "multiplication by e^{i phi}. The specified loss function depends on this quantity, "
+                               "so it is ill-defined.")
+        M = VhgV - Vh.matmul(V * d.real.unsqueeze(-2))
+        if gL is not None:
+            M = M + at.diag_embed(gL)
+        Lc = L.conj()
+        E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1)
+        E = E + at.diag_embed(at.ones_like(L))      # E's diagonal is 0: make it 1
+        gA = at_linalg.linalg_solve(Vh, (M / E).matmul(Vh))
+    return gA if A.dtype.is_complex else gA.real
 
 
 def pinv_backward(grad, pinvA, A):
