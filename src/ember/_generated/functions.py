@@ -1769,13 +1769,8 @@ def relu(input):
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_relu_default(input)
 
@@ -1784,13 +1779,8 @@ def relu_(input):
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_relu__default(input)
 
@@ -1799,13 +1789,8 @@ def selu(input):
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_selu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_selu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_selu_default(input)
 
@@ -1814,13 +1799,8 @@ def selu_(input):
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_selu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_selu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_selu__default(input)
 
@@ -1833,13 +1813,8 @@ def celu(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_celu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_celu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, alpha)
     return _op_celu_default(input, alpha)
 
@@ -1852,13 +1827,8 @@ def celu_(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_celu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_celu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, alpha)
     return _op_celu__default(input, alpha)
 
@@ -1875,13 +1845,8 @@ def hardshrink(input, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardshrink_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, lambd)
     return _op_hardshrink_default(input, lambd)
 
@@ -1902,13 +1867,8 @@ def threshold(input, threshold, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_threshold_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold_default(input, threshold, value)
 
@@ -1925,13 +1885,8 @@ def threshold_(input, threshold, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_threshold__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold__default(input, threshold, value)
 
@@ -1943,13 +1898,8 @@ def prelu(input, weight):
     _ks = input._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_prelu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight)
     return _op_prelu_default(input, weight)
 
@@ -1971,13 +1921,8 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         if dropout_p.__class__ in _TENSOR_TYPES:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c__scaled_dot_product_flash_attention_for_cpu_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
     if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
@@ -1995,13 +1940,8 @@ def conj_physical(input, *, out=None):
         return _op_conj_physical_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_physical_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_conj_physical_default(input)
 
@@ -2010,13 +1950,8 @@ def conj_physical_(input):
         raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_physical__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_conj_physical__default(input)
 
@@ -2025,13 +1960,8 @@ def conj(input):
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_conj_default(input)
 
@@ -2040,13 +1970,8 @@ def _conj(input):
         raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op__conj_default(input)
 
@@ -2055,13 +1980,8 @@ def _neg_view(input):
         raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__neg_view_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op__neg_view_default(input)
 
@@ -2070,13 +1990,8 @@ def resolve_conj(input):
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_resolve_conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_resolve_conj_default(input)
 
@@ -2085,13 +2000,8 @@ def resolve_neg(input):
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_resolve_neg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_resolve_neg_default(input)
 
@@ -2100,13 +2010,8 @@ def view_as_real(input):
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_real_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_real_default(input)
 
@@ -2115,13 +2020,8 @@ def view_as_complex(input):
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_complex_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_complex_default(input)
 
@@ -2137,13 +2037,8 @@ def complex(real, imag, *, out=None):
     _ks = real._ks
     _ks |= imag._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_complex_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(real, imag)
     return _op_complex_default(real, imag)
 
@@ -2159,13 +2054,8 @@ def polar(abs, angle, *, out=None):
     _ks = abs._ks
     _ks |= angle._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_polar_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_polar_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(abs, angle)
     return _op_polar_default(abs, angle)
 
@@ -2178,13 +2068,8 @@ def angle(input, *, out=None):
         return _op_angle_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_angle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_angle_default(input)
 
@@ -2452,13 +2337,8 @@ def clone(input, *, memory_format=None):
     if memory_format is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_clone_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_clone_default(input)
     return _op_clone_default(input, memory_format=memory_format)
@@ -2469,13 +2349,8 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c__to_copy_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op__to_copy_default(input)
     if dtype is not None and not _is_dtype(dtype):
@@ -2501,13 +2376,8 @@ def _fill__b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill__Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill__Scalar(input, value)
 
@@ -2523,13 +2393,8 @@ def _fill__b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill__Tensor(input, value)
 
@@ -2566,13 +2431,8 @@ def _fill_b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill_Scalar(input, value)
 
@@ -2588,13 +2448,8 @@ def _fill_b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill_Tensor(input, value)
 
@@ -2621,13 +2476,8 @@ def zero_(input):
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_zero__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_zero__default(input)
 
@@ -3041,13 +2891,8 @@ def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         if base.__class__ in _TENSOR_TYPES:
             _ks |= base._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_logspace_Tensor_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(start, end, steps, base)
         return _op_logspace_Tensor_Tensor(start, end, steps, base)
     if out is not None:
@@ -3090,13 +2935,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pairwise_distance_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(x1, x2, p, eps, keepdim)
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
 
@@ -3116,13 +2956,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosine_similarity_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(x1, x2, dim, eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
 
@@ -3142,13 +2977,8 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if compute_mode.__class__ in _TENSOR_TYPES:
         _ks |= compute_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cdist_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(x1, x2, p, compute_mode)
     return _op_cdist_default(x1, x2, p, compute_mode)
 
@@ -3163,13 +2993,8 @@ def native_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_native_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_native_dropout_default(input, p, train)
 
@@ -3184,13 +3009,8 @@ def dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_dropout_default(input, p, train)
 
@@ -3205,13 +3025,8 @@ def feature_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_feature_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout_default(input, p, train)
 
@@ -3226,13 +3041,8 @@ def alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_alpha_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout_default(input, p, train)
 
@@ -3247,13 +3057,8 @@ def feature_alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_feature_alpha_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout_default(input, p, train)
 
@@ -3267,13 +3072,8 @@ def add(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_add_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_add_Tensor(input, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -3292,13 +3092,8 @@ def sub(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_sub_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_sub_Tensor(input, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -3318,13 +3113,8 @@ def mul(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mul_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_mul_Tensor(input, other)
 
@@ -3347,13 +3137,8 @@ def _div_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_div_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_div_Tensor(input, other)
 
@@ -3411,13 +3196,8 @@ def _rsub_b0(input, other, *, alpha=1):
         _ks = input._ks
         _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_rsub_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_rsub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_rsub_Tensor(input, other)
     return _op_rsub_Tensor(input, other, alpha=alpha)
@@ -3443,13 +3223,8 @@ def _rsub_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsub_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsub_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, alpha)
     return _op_rsub_Scalar(input, other, alpha)
 
@@ -3482,13 +3257,8 @@ def floor_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor_divide_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_floor_divide_default(input, other)
 
@@ -3513,13 +3283,8 @@ def remainder(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_remainder_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_remainder_Tensor(input, other)
 
@@ -3546,13 +3311,8 @@ def float_power(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_float_power_Tensor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, exponent)
     return _op_float_power_Tensor_Tensor(input, exponent)
 
@@ -3577,13 +3337,8 @@ def pow(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pow_Tensor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, exponent)
     return _op_pow_Tensor_Tensor(input, exponent)
 
@@ -3603,13 +3358,8 @@ def eq(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_eq_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_eq_Tensor(input, other)
 
@@ -3629,13 +3379,8 @@ def ne(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ne_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ne_Tensor(input, other)
 
@@ -3655,13 +3400,8 @@ def lt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lt_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_lt_Tensor(input, other)
 
@@ -3681,13 +3421,8 @@ def le(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_le_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_le_Tensor(input, other)
 
@@ -3707,13 +3442,8 @@ def gt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gt_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_gt_Tensor(input, other)
 
@@ -3733,13 +3463,8 @@ def ge(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ge_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ge_Tensor(input, other)
 
@@ -3755,13 +3480,8 @@ def logical_and(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_and_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logical_and_default(input, other)
 
@@ -3777,13 +3497,8 @@ def logical_or(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_or_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logical_or_default(input, other)
 
@@ -3799,13 +3514,8 @@ def logical_xor(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_xor_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logical_xor_default(input, other)
 
@@ -3830,13 +3540,8 @@ def bitwise_and(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_and_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_and_Tensor(input, other)
 
@@ -3861,13 +3566,8 @@ def bitwise_or(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_or_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_or_Tensor(input, other)
 
@@ -3892,13 +3592,8 @@ def bitwise_xor(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_xor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_xor_Tensor(input, other)
 
@@ -3911,13 +3606,8 @@ def neg(input, *, out=None):
         return _op_neg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_neg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_neg_default(input)
 
@@ -3926,13 +3616,8 @@ def neg_(input):
         raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_neg__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_neg__default(input)
 
@@ -3945,13 +3630,8 @@ def abs(input, *, out=None):
         return _op_abs_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_abs_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_abs_default(input)
 
@@ -3960,13 +3640,8 @@ def abs_(input):
         raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_abs__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_abs__default(input)
 
@@ -3979,13 +3654,8 @@ def exp(input, *, out=None):
         return _op_exp_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp_default(input)
 
@@ -3994,13 +3664,8 @@ def exp_(input):
         raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp__default(input)
 
@@ -4013,13 +3678,8 @@ def log(input, *, out=None):
         return _op_log_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log_default(input)
 
@@ -4028,13 +3688,8 @@ def log_(input):
         raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log__default(input)
 
@@ -4047,13 +3702,8 @@ def sqrt(input, *, out=None):
         return _op_sqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sqrt_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sqrt_default(input)
 
@@ -4062,13 +3712,8 @@ def sqrt_(input):
         raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sqrt__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sqrt__default(input)
 
@@ -4081,13 +3726,8 @@ def rsqrt(input, *, out=None):
         return _op_rsqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsqrt_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rsqrt_default(input)
 
@@ -4096,13 +3736,8 @@ def rsqrt_(input):
         raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsqrt__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rsqrt__default(input)
 
@@ -4115,13 +3750,8 @@ def sin(input, *, out=None):
         return _op_sin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sin_default(input)
 
@@ -4130,13 +3760,8 @@ def sin_(input):
         raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sin__default(input)
 
@@ -4149,13 +3774,8 @@ def cos(input, *, out=None):
         return _op_cos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cos_default(input)
 
@@ -4164,13 +3784,8 @@ def cos_(input):
         raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cos__default(input)
 
@@ -4183,13 +3798,8 @@ def tanh(input, *, out=None):
         return _op_tanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tanh_default(input)
 
@@ -4198,13 +3808,8 @@ def tanh_(input):
         raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tanh__default(input)
 
@@ -4217,13 +3822,8 @@ def sigmoid(input, *, out=None):
         return _op_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sigmoid_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sigmoid_default(input)
 
@@ -4232,13 +3832,8 @@ def sigmoid_(input):
         raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sigmoid__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sigmoid__default(input)
 
@@ -4251,13 +3846,8 @@ def bitwise_not(input, *, out=None):
         return _op_bitwise_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_not_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_bitwise_not_default(input)
 
@@ -4270,13 +3860,8 @@ def logical_not(input, *, out=None):
         return _op_logical_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_not_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_logical_not_default(input)
 
@@ -4303,13 +3888,8 @@ def _clamp_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp_default(input, min, max)
 
@@ -4332,13 +3912,8 @@ def _clamp_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp_Tensor(input, min, max)
 
@@ -4381,13 +3956,8 @@ def _clamp__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp__default(input, min, max)
 
@@ -4408,13 +3978,8 @@ def _clamp__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp__Tensor(input, min, max)
 
@@ -4453,13 +4018,8 @@ def _clamp_min_b0(input, min, *, out=None):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_min_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min)
     return _op_clamp_min_default(input, min)
 
@@ -4477,13 +4037,8 @@ def _clamp_min_b1(input, min, *, out=None):
     _ks = input._ks
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_min_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min)
     return _op_clamp_min_Tensor(input, min)
 
@@ -4522,13 +4077,8 @@ def _clamp_max_b0(input, max, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_max_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, max)
     return _op_clamp_max_default(input, max)
 
@@ -4546,13 +4096,8 @@ def _clamp_max_b1(input, max, *, out=None):
     _ks = input._ks
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_max_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, max)
     return _op_clamp_max_Tensor(input, max)
 
@@ -4606,13 +4151,8 @@ def _where_b0(condition, input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_where_self[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(condition, input, other)
     return _op_where_self(condition, input, other)
 
@@ -4625,13 +4165,8 @@ def _where_c1(condition):
 def _where_b1(condition):
     _ks = condition._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_where_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_where_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(condition)
     return _op_where_default(condition)
 
@@ -4671,13 +4206,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isclose_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_isclose_default(input, other, rtol, atol, equal_nan)
 
@@ -4699,13 +4229,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_allclose_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_allclose_default(input, other, rtol, atol, equal_nan)
 
@@ -4718,13 +4243,8 @@ def exp2(input, *, out=None):
         return _op_exp2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp2_default(input)
 
@@ -4733,13 +4253,8 @@ def exp2_(input):
         raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp2__default(input)
 
@@ -4752,13 +4267,8 @@ def expm1(input, *, out=None):
         return _op_expm1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_expm1_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_expm1_default(input)
 
@@ -4767,13 +4277,8 @@ def expm1_(input):
         raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_expm1__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_expm1__default(input)
 
@@ -4786,13 +4291,8 @@ def log1p(input, *, out=None):
         return _op_log1p_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log1p_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log1p_default(input)
 
@@ -4801,13 +4301,8 @@ def log1p_(input):
         raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log1p__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log1p__default(input)
 
@@ -4820,13 +4315,8 @@ def log2(input, *, out=None):
         return _op_log2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log2_default(input)
 
@@ -4835,13 +4325,8 @@ def log2_(input):
         raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log2__default(input)
 
@@ -4854,13 +4339,8 @@ def log10(input, *, out=None):
         return _op_log10_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log10_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log10_default(input)
 
@@ -4869,13 +4349,8 @@ def log10_(input):
         raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log10__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log10__default(input)
 
@@ -4888,13 +4363,8 @@ def sign(input, *, out=None):
         return _op_sign_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sign_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sign_default(input)
 
@@ -4907,13 +4377,8 @@ def sgn(input, *, out=None):
         return _op_sgn_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sgn_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sgn_default(input)
 
@@ -4926,13 +4391,8 @@ def floor(input, *, out=None):
         return _op_floor_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_floor_default(input)
 
@@ -4941,13 +4401,8 @@ def floor_(input):
         raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_floor__default(input)
 
@@ -4960,13 +4415,8 @@ def ceil(input, *, out=None):
         return _op_ceil_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ceil_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_ceil_default(input)
 
@@ -4975,13 +4425,8 @@ def ceil_(input):
         raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ceil__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_ceil__default(input)
 
@@ -4996,13 +4441,8 @@ def _round_b0(input, *, out=None):
         return _op_round_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_round_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_round_default(input)
 
@@ -5046,13 +4486,8 @@ def _round__c0(input):
 def _round__b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_round__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_round__default(input)
 
@@ -5094,13 +4529,8 @@ def trunc(input, *, out=None):
         return _op_trunc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trunc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_trunc_default(input)
 
@@ -5109,13 +4539,8 @@ def trunc_(input):
         raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trunc__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_trunc__default(input)
 
@@ -5128,13 +4553,8 @@ def frac(input, *, out=None):
         return _op_frac_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frac_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_frac_default(input)
 
@@ -5143,13 +4563,8 @@ def frac_(input):
         raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frac__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_frac__default(input)
 
@@ -5162,13 +4577,8 @@ def reciprocal(input, *, out=None):
         return _op_reciprocal_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_reciprocal_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_reciprocal_default(input)
 
@@ -5177,13 +4587,8 @@ def reciprocal_(input):
         raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_reciprocal__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_reciprocal__default(input)
 
@@ -5196,13 +4601,8 @@ def square(input, *, out=None):
         return _op_square_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_square_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_square_default(input)
 
@@ -5211,13 +4611,8 @@ def square_(input):
         raise _bad_arg('square_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_square__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_square__default(input)
 
@@ -5230,13 +4625,8 @@ def erf(input, *, out=None):
         return _op_erf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erf_default(input)
 
@@ -5245,13 +4635,8 @@ def erf_(input):
         raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erf__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erf__default(input)
 
@@ -5264,13 +4649,8 @@ def erfc(input, *, out=None):
         return _op_erfc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erfc_default(input)
 
@@ -5279,13 +4659,8 @@ def erfc_(input):
         raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfc__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erfc__default(input)
 
@@ -5298,13 +4673,8 @@ def erfinv(input, *, out=None):
         return _op_erfinv_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfinv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erfinv_default(input)
 
@@ -5317,13 +4687,8 @@ def asin(input, *, out=None):
         return _op_asin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asin_default(input)
 
@@ -5332,13 +4697,8 @@ def asin_(input):
         raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asin__default(input)
 
@@ -5351,13 +4711,8 @@ def acos(input, *, out=None):
         return _op_acos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acos_default(input)
 
@@ -5366,13 +4721,8 @@ def acos_(input):
         raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acos__default(input)
 
@@ -5385,13 +4735,8 @@ def atan(input, *, out=None):
         return _op_atan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atan_default(input)
 
@@ -5400,13 +4745,8 @@ def atan_(input):
         raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atan__default(input)
 
@@ -5419,13 +4759,8 @@ def sinh(input, *, out=None):
         return _op_sinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sinh_default(input)
 
@@ -5434,13 +4769,8 @@ def sinh_(input):
         raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sinh__default(input)
 
@@ -5453,13 +4783,8 @@ def cosh(input, *, out=None):
         return _op_cosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cosh_default(input)
 
@@ -5468,13 +4793,8 @@ def cosh_(input):
         raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cosh__default(input)
 
@@ -5487,13 +4807,8 @@ def tan(input, *, out=None):
         return _op_tan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tan_default(input)
 
@@ -5502,13 +4817,8 @@ def tan_(input):
         raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tan__default(input)
 
@@ -5521,13 +4831,8 @@ def asinh(input, *, out=None):
         return _op_asinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asinh_default(input)
 
@@ -5536,13 +4841,8 @@ def asinh_(input):
         raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asinh__default(input)
 
@@ -5555,13 +4855,8 @@ def acosh(input, *, out=None):
         return _op_acosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acosh_default(input)
 
@@ -5570,13 +4865,8 @@ def acosh_(input):
         raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acosh__default(input)
 
@@ -5589,13 +4879,8 @@ def atanh(input, *, out=None):
         return _op_atanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atanh_default(input)
 
@@ -5604,13 +4889,8 @@ def atanh_(input):
         raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atanh__default(input)
 
@@ -5635,13 +4915,8 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nan_to_num_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num_default(input, nan, posinf, neginf)
 
@@ -5662,13 +4937,8 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nan_to_num__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num__default(input, nan, posinf, neginf)
 
@@ -5685,13 +4955,8 @@ def logit(input, eps=None, *, out=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logit_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, eps)
     return _op_logit_default(input, eps)
 
@@ -5704,13 +4969,8 @@ def logit_(input, eps=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logit__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, eps)
     return _op_logit__default(input, eps)
 
@@ -5726,13 +4986,8 @@ def hypot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hypot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_hypot_default(input, other)
 
@@ -5748,13 +5003,8 @@ def atan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_atan2_default(input, other)
 
@@ -5778,13 +5028,8 @@ def _lerp_b0(input, end, weight, *, out=None):
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Scalar(input, end, weight)
 
@@ -5805,13 +5050,8 @@ def _lerp_b1(input, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Tensor(input, end, weight)
 
@@ -5850,13 +5090,8 @@ def fmod(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmod_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_fmod_Tensor(input, other)
 
@@ -5877,13 +5112,8 @@ def copysign(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_copysign_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_copysign_Tensor(input, other)
 
@@ -5899,13 +5129,8 @@ def heaviside(input, values, *, out=None):
     _ks = input._ks
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_heaviside_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, values)
     return _op_heaviside_default(input, values)
 
@@ -5921,13 +5146,8 @@ def gcd(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gcd_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_gcd_default(input, other)
 
@@ -5939,13 +5159,8 @@ def gcd_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gcd__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_gcd__default(input, other)
 
@@ -5961,13 +5176,8 @@ def lcm(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lcm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_lcm_default(input, other)
 
@@ -5979,13 +5189,8 @@ def lcm_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lcm__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_lcm__default(input, other)
 
@@ -6006,13 +5211,8 @@ def _isin_b0(elements, test_elements, *, assume_unique=False, invert=False, out=
         _ks = elements._ks
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_isin_Tensor_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_isin_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(elements, test_elements)
         return _op_isin_Tensor_Tensor(elements, test_elements)
     if out is not None:
@@ -6039,13 +5239,8 @@ def _isin_b1(elements, test_element, *, assume_unique=False, invert=False, out=N
         if test_element.__class__ in _TENSOR_TYPES:
             _ks |= test_element._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_isin_Tensor_Scalar[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_isin_Tensor_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(elements, test_element)
         return _op_isin_Tensor_Scalar(elements, test_element)
     if out is not None:
@@ -6071,13 +5266,8 @@ def _isin_b2(element, test_elements, *, assume_unique=False, invert=False, out=N
         _ks = element._ks if element.__class__ in _TENSOR_TYPES else 0
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_isin_Scalar_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_isin_Scalar_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(element, test_elements)
         return _op_isin_Scalar_Tensor(element, test_elements)
     if out is not None:
@@ -6114,13 +5304,8 @@ def maximum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_maximum_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_maximum_default(input, other)
 
@@ -6136,13 +5321,8 @@ def minimum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_minimum_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_minimum_default(input, other)
 
@@ -6158,13 +5338,8 @@ def fmax(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_fmax_default(input, other)
 
@@ -6180,13 +5355,8 @@ def fmin(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_fmin_default(input, other)
 
@@ -6195,13 +5365,8 @@ def isnan(input):
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isnan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isnan_default(input)
 
@@ -6210,13 +5375,8 @@ def isinf(input):
         raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isinf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isinf_default(input)
 
@@ -6225,13 +5385,8 @@ def isfinite(input):
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isfinite_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isfinite_default(input)
 
@@ -6244,13 +5399,8 @@ def signbit(input, *, out=None):
         return _op_signbit_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_signbit_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_signbit_default(input)
 
@@ -6263,13 +5413,8 @@ def isposinf(input, *, out=None):
         return _op_isposinf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isposinf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isposinf_default(input)
 
@@ -6282,13 +5427,8 @@ def isneginf(input, *, out=None):
         return _op_isneginf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isneginf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isneginf_default(input)
 
@@ -6304,13 +5444,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcmul_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcmul_default(input, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -6333,13 +5468,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcdiv_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcdiv_default(input, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -6373,13 +5503,8 @@ def xlogy(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_xlogy_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_xlogy_Tensor(input, other)
 
@@ -6394,13 +5519,8 @@ def xlogy_(input, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_xlogy__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_xlogy__Tensor(input, other)
 
@@ -6416,13 +5536,8 @@ def logaddexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logaddexp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logaddexp_default(input, other)
 
@@ -6435,13 +5550,8 @@ def deg2rad(input, *, out=None):
         return _op_deg2rad_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_deg2rad_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_deg2rad_default(input)
 
@@ -6450,13 +5560,8 @@ def deg2rad_(input):
         raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_deg2rad__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_deg2rad__default(input)
 
@@ -6469,13 +5574,8 @@ def rad2deg(input, *, out=None):
         return _op_rad2deg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rad2deg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rad2deg_default(input)
 
@@ -6484,13 +5584,8 @@ def rad2deg_(input):
         raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rad2deg__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rad2deg__default(input)
 
@@ -6506,13 +5601,8 @@ def logaddexp2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logaddexp2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logaddexp2_default(input, other)
 
@@ -6528,13 +5618,8 @@ def nextafter(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nextafter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_nextafter_default(input, other)
 
@@ -6550,13 +5635,8 @@ def ldexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ldexp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ldexp_Tensor(input, other)
 
@@ -6568,13 +5648,8 @@ def ldexp_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ldexp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ldexp__default(input, other)
 
@@ -6585,13 +5660,8 @@ def frexp(input, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frexp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_frexp(*_k(input))
     return _rt_frexp(*_op_frexp_Tensor(input))
 
@@ -6618,13 +5688,8 @@ def bitwise_left_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_left_shift_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_left_shift_Tensor(input, other)
 
@@ -6651,13 +5716,8 @@ def bitwise_right_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_right_shift_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_right_shift_Tensor(input, other)
 
@@ -6670,13 +5730,8 @@ def arcsin(input, *, out=None):
         return _op_arcsin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsin_default(input)
 
@@ -6685,13 +5740,8 @@ def arcsin_(input):
         raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsin__default(input)
 
@@ -6704,13 +5754,8 @@ def arccos(input, *, out=None):
         return _op_arccos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccos_default(input)
 
@@ -6719,13 +5764,8 @@ def arccos_(input):
         raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccos__default(input)
 
@@ -6738,13 +5778,8 @@ def arctan(input, *, out=None):
         return _op_arctan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctan_default(input)
 
@@ -6753,13 +5788,8 @@ def arctan_(input):
         raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctan__default(input)
 
@@ -6772,13 +5802,8 @@ def arcsinh(input, *, out=None):
         return _op_arcsinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsinh_default(input)
 
@@ -6787,13 +5812,8 @@ def arcsinh_(input):
         raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsinh__default(input)
 
@@ -6806,13 +5826,8 @@ def arccosh(input, *, out=None):
         return _op_arccosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccosh_default(input)
 
@@ -6821,13 +5836,8 @@ def arccosh_(input):
         raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccosh__default(input)
 
@@ -6840,13 +5850,8 @@ def arctanh(input, *, out=None):
         return _op_arctanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctanh_default(input)
 
@@ -6855,13 +5860,8 @@ def arctanh_(input):
         raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctanh__default(input)
 
@@ -6877,13 +5877,8 @@ def arctan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_arctan2_default(input, other)
 
@@ -6910,13 +5905,8 @@ def _clip_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip_default(input, min, max)
 
@@ -6939,13 +5929,8 @@ def _clip_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip_Tensor(input, min, max)
 
@@ -6988,13 +5973,8 @@ def _clip__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip__default(input, min, max)
 
@@ -7015,13 +5995,8 @@ def _clip__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip__Tensor(input, min, max)
 
@@ -7065,13 +6040,8 @@ def _subtract_b0(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_subtract_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_subtract_Tensor(input, other)
     if out is not None:
@@ -7101,13 +6071,8 @@ def _subtract_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_subtract_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, alpha)
     return _op_subtract_Scalar(input, other, alpha)
 
@@ -7138,13 +6103,8 @@ def absolute(input, *, out=None):
         return _op_absolute_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_absolute_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_absolute_default(input)
 
@@ -7157,13 +6117,8 @@ def negative(input, *, out=None):
         return _op_negative_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_negative_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_negative_default(input)
 
@@ -7176,13 +6131,8 @@ def fix(input, *, out=None):
         return _op_fix_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fix_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_fix_default(input)
 
@@ -7205,13 +6155,8 @@ def _divide_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_divide_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_divide_Tensor(input, other)
 
@@ -7263,13 +6208,8 @@ def true_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_true_divide_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_true_divide_Tensor(input, other)
 
@@ -7284,13 +6224,8 @@ def multiply(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_multiply_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_multiply_Tensor(input, other)
 
@@ -7310,13 +6245,8 @@ def greater(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_greater_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_greater_Tensor(input, other)
 
@@ -7336,13 +6266,8 @@ def greater_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_greater_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_greater_equal_Tensor(input, other)
 
@@ -7362,13 +6287,8 @@ def less(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_less_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_less_Tensor(input, other)
 
@@ -7388,13 +6308,8 @@ def less_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_less_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_less_equal_Tensor(input, other)
 
@@ -7414,13 +6329,8 @@ def not_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_not_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_not_equal_Tensor(input, other)
 
@@ -7433,13 +6343,8 @@ def lgamma(input, *, out=None):
         return _op_lgamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lgamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_lgamma_default(input)
 
@@ -7452,13 +6357,8 @@ def digamma(input, *, out=None):
         return _op_digamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_digamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_digamma_default(input)
 
@@ -7471,13 +6371,8 @@ def i0(input, *, out=None):
         return _op_i0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_i0_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_i0_default(input)
 
@@ -7490,13 +6385,8 @@ def sinc(input, *, out=None):
         return _op_sinc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sinc_default(input)
 
@@ -7512,13 +6402,8 @@ def polygamma(n, input, *, out=None):
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
     _ks |= input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_polygamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(n, input)
     return _op_polygamma_default(n, input)
 
@@ -7535,13 +6420,8 @@ def mvlgamma(input, p, *, out=None):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mvlgamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p)
     return _op_mvlgamma_default(input, p)
 
@@ -7561,13 +6441,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
@@ -7600,13 +6475,8 @@ def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
     if per_sample_weights.__class__ in _TENSOR_TYPES:
         _ks |= per_sample_weights._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_bag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
     return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
 
@@ -7643,13 +6513,8 @@ def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_bag_padding_idx[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
@@ -7700,13 +6565,8 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__embedding_bag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
@@ -7726,13 +6586,8 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     if norm_type.__class__ in _TENSOR_TYPES:
         _ks |= norm_type._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_renorm__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, indices, max_norm, norm_type)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
 
@@ -7794,13 +6649,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_gather_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index)
         return _op_gather_default(input, dim, index)
     if sparse_grad.__class__ is not bool:
@@ -7832,13 +6682,8 @@ def _scatter_b0(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_src[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_src(input, dim, index, src)
 
@@ -7866,13 +6711,8 @@ def _scatter_b1(input, dim, index, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_value[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, value)
     return _op_scatter_value(input, dim, index, value)
 
@@ -7953,13 +6793,8 @@ def scatter_add(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_add_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_add_default(input, dim, index, src)
 
@@ -7981,13 +6816,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_scatter_reduce_two[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index, src, reduce)
         return _op_scatter_reduce_two(input, dim, index, src, reduce)
     if include_self.__class__ is not bool:
@@ -8014,13 +6844,8 @@ def index_select(input, dim, index, *, out=None):
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_select_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index)
     return _op_index_select_default(input, dim, index)
 
@@ -8040,13 +6865,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_add_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index, source)
         return _op_index_add_default(input, dim, index, source)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -8076,13 +6896,8 @@ def index_copy(input, dim, index, source, *, out=None):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, source)
     return _op_index_copy_default(input, dim, index, source)
 
@@ -8108,13 +6923,8 @@ def _index_fill_b0(input, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill_int_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Scalar(input, dim, index, value)
 
@@ -8137,13 +6947,8 @@ def _index_fill_b1(input, dim, index, value):
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill_int_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Tensor(input, dim, index, value)
 
@@ -8183,13 +6988,8 @@ def _masked_fill_b0(input, mask, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Scalar(input, mask, value)
 
@@ -8208,13 +7008,8 @@ def _masked_fill_b1(input, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Tensor(input, mask, value)
 
@@ -8248,13 +7043,8 @@ def masked_select(input, mask, *, out=None):
     _ks = input._ks
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_select_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask)
     return _op_masked_select_default(input, mask)
 
@@ -8269,13 +7059,8 @@ def masked_scatter(input, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask, source)
     return _op_masked_scatter_default(input, mask, source)
 
@@ -8291,13 +7076,8 @@ def take(input, index, *, out=None):
     _ks = input._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_take_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, index)
     return _op_take_default(input, index)
 
@@ -8317,13 +7097,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_take_along_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, indices, dim)
     return _op_take_along_dim_default(input, indices, dim)
 
@@ -8336,13 +7111,8 @@ def nonzero(input, *, out=None):
         return _op_nonzero_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nonzero_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_nonzero_default(input)
 
@@ -8351,13 +7121,8 @@ def argwhere(input):
         raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argwhere_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_argwhere_default(input)
 
@@ -8374,13 +7139,8 @@ def put(input, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_put_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, index, source, accumulate)
     return _op_put_default(input, index, source, accumulate)
 
@@ -8402,13 +7162,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_reduce_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index, source, reduce)
         return _op_index_reduce_default(input, dim, index, source, reduce)
     if include_self.__class__ is not bool:
@@ -8451,13 +7206,8 @@ def pixel_shuffle(input, upscale_factor):
     if upscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= upscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pixel_shuffle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
 
@@ -8470,13 +7220,8 @@ def pixel_unshuffle(input, downscale_factor):
     if downscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= downscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pixel_unshuffle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
 
@@ -8498,13 +7243,8 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_grid_sampler_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
@@ -8526,13 +7266,8 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_grid_sampler_2d_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
@@ -8545,13 +7280,8 @@ def inverse(input, *, out=None):
         return _op_inverse_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_inverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_inverse_default(input)
 
@@ -8560,13 +7290,8 @@ def det(input):
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_det_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_det_default(input)
 
@@ -8577,13 +7302,8 @@ def slogdet(input, *, out=None):
         return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slogdet_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_slogdet(*_k(input))
     return _rt_slogdet(*_op_slogdet_default(input))
 
@@ -8592,13 +7312,8 @@ def logdet(input):
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logdet_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_logdet_default(input)
 
@@ -8613,13 +7328,8 @@ def cholesky(input, upper=False, *, out=None):
         return _op_cholesky_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, upper)
     return _op_cholesky_default(input, upper)
 
@@ -8632,13 +7342,8 @@ def qr(input, some=True, *, out=None):
         return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_qr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_qr(*_k(input, some))
     return _rt_qr(*_op_qr_default(input, some))
 
@@ -8652,13 +7357,8 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c__linalg_svd_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt__linalg_svd(*_k(A, full_matrices, compute_uv))
         return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
     if driver is not None and driver.__class__ is not str:
@@ -8678,13 +7378,8 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_svd_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_svd(*_k(input, some, compute_uv))
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
 
@@ -8699,13 +7394,8 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
         return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__linalg_eigh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt__linalg_eigh(*_k(A, UPLO, compute_v))
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
 
@@ -8718,13 +7408,8 @@ def pinverse(input, rcond=1e-15):
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pinverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, rcond)
     return _op_pinverse_default(input, rcond)
 
@@ -8741,13 +7426,8 @@ def matrix_power(input, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matrix_power_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, n)
     return _op_matrix_power_default(input, n)
 
@@ -8756,13 +7436,8 @@ def matrix_exp(input):
         raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matrix_exp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_matrix_exp_default(input)
 
@@ -8780,13 +7455,8 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     _ks = input._ks
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, input2, upper)
     return _op_cholesky_solve_default(input, input2, upper)
 
@@ -8801,13 +7471,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _op_cholesky_inverse_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_inverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, upper)
     return _op_cholesky_inverse_default(input, upper)
 
@@ -8827,13 +7492,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     _ks = input._ks
     _ks |= A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triangular_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_triangular_solve(*_k(input, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
@@ -8852,13 +7512,8 @@ def bilinear(input1, input2, weight, bias=None):
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bilinear_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input1, input2, weight, bias)
     return _op_bilinear_default(input1, input2, weight, bias)
 
@@ -8874,13 +7529,8 @@ def mm(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mat2)
     return _op_mm_default(input, mat2)
 
@@ -8896,13 +7546,8 @@ def bmm(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bmm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mat2)
     return _op_bmm_default(input, mat2)
 
@@ -8918,13 +7563,8 @@ def mv(input, vec, *, out=None):
     _ks = input._ks
     _ks |= vec._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, vec)
     return _op_mv_default(input, vec)
 
@@ -8940,13 +7580,8 @@ def dot(input, tensor, *, out=None):
     _ks = input._ks
     _ks |= tensor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_dot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, tensor)
     return _op_dot_default(input, tensor)
 
@@ -8962,13 +7597,8 @@ def matmul(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matmul_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_matmul_default(input, other)
 
@@ -8984,13 +7614,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, mat1, mat2)
         return _op_addmm_default(input, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9015,13 +7640,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_baddbmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9046,13 +7666,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addbmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_addbmm_default(input, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9077,13 +7692,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addmv_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, mat, vec)
         return _op_addmv_default(input, mat, vec)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9108,13 +7718,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addr_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, vec1, vec2)
         return _op_addr_default(input, vec1, vec2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9132,13 +7737,8 @@ def trace(input):
         raise _bad_arg('trace', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trace_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_trace_default(input)
 
@@ -9154,13 +7754,8 @@ def outer(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_outer_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, vec2)
     return _op_outer_default(input, vec2)
 
@@ -9176,13 +7771,8 @@ def ger(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ger_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, vec2)
     return _op_ger_default(input, vec2)
 
@@ -9198,13 +7788,8 @@ def kron(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_kron_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_kron_default(input, other)
 
@@ -9224,13 +7809,8 @@ def cross(input, other, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cross_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, dim)
     return _op_cross_default(input, other, dim)
 
@@ -9272,13 +7852,8 @@ def inner(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_inner_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_inner_default(input, other)
 
@@ -9305,13 +7880,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     _ks = LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lu_unpack_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_lu_unpack(*_k(LU_data, LU_pivots, unpack_data, unpack_pivots))
     return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
@@ -9324,13 +7894,8 @@ def _lu_with_info(input, pivot=True, check_errors=True):
         raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__lu_with_info_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt__lu_with_info(*_k(input, pivot, check_errors))
     return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
 
@@ -9349,13 +7914,8 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
     _ks |= LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lu_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, LU_data, LU_pivots)
     return _op_lu_solve_default(input, LU_data, LU_pivots)
 
@@ -9366,13 +7926,8 @@ def geqrf(input, *, out=None):
         return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_geqrf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_geqrf(*_k(input))
     return _rt_geqrf(*_op_geqrf_default(input))
 
@@ -9388,13 +7943,8 @@ def vdot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_vdot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_vdot_default(input, other)
 
@@ -9422,13 +7972,8 @@ def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     if blank.__class__ in _TENSOR_TYPES:
         _ks |= blank._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__ctc_loss_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
@@ -9482,13 +8027,8 @@ def kl_div(input, target, reduction=0, *, log_target=False):
         if reduction.__class__ in _TENSOR_TYPES:
             _ks |= reduction._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_kl_div_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, target, reduction)
         return _op_kl_div_default(input, target, reduction)
     if log_target.__class__ is not bool:
@@ -9515,13 +8055,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_binary_cross_entropy_with_logits_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, weight, pos_weight, reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
@@ -9544,13 +8079,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_margin_ranking_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
 
@@ -9570,13 +8100,8 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hinge_embedding_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, margin, reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
 
@@ -9599,13 +8124,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosine_embedding_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
 
@@ -9638,13 +8158,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triplet_margin_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
 
@@ -9668,13 +8183,8 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_poisson_nll_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, log_input, full, eps, reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
 
@@ -9727,13 +8237,8 @@ def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, red
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ctc_loss_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
@@ -9768,13 +8273,8 @@ def norm_except_dim(v, pow=2, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_norm_except_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(v, pow, dim)
     return _op_norm_except_dim_default(v, pow, dim)
 
@@ -9790,13 +8290,8 @@ def _weight_norm(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__weight_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_default(v, g, dim)
 
@@ -9812,13 +8307,8 @@ def _weight_norm_interface(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__weight_norm_interface_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_interface_default(v, g, dim)
 
@@ -9881,13 +8371,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_native_batch_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
@@ -9924,13 +8409,8 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_native_group_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, N, C, HxW, group, eps)
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
 
@@ -9967,13 +8447,8 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_batch_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
@@ -10000,13 +8475,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_group_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
 
@@ -10043,13 +8513,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_instance_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
 
@@ -10660,13 +9125,8 @@ def _bernoulli_b0(input, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bernoulli_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_bernoulli_default(input)
     if out is not None:
@@ -10687,13 +9147,8 @@ def _bernoulli_b1(input, p, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bernoulli_p[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, p)
         return _op_bernoulli_p(input, p)
     return _op_bernoulli_p(input, p, generator=generator)
@@ -10730,13 +9185,8 @@ def _normal_b0(mean, std=1.0, *, generator=None, out=None):
         if std.__class__ in _TENSOR_TYPES:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal_Tensor_float[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_float(mean, std)
     if out is not None:
@@ -10756,13 +9206,8 @@ def _normal_b1(mean, std, *, generator=None, out=None):
         _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal_float_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(mean, std)
         return _op_normal_float_Tensor(mean, std)
     if out is not None:
@@ -10782,13 +9227,8 @@ def _normal_b2(mean, std, *, generator=None, out=None):
         _ks = mean._ks
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal_Tensor_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_Tensor(mean, std)
     if out is not None:
@@ -10847,13 +9287,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         if num_samples.__class__ in _TENSOR_TYPES:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_multinomial_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, num_samples, replacement)
         return _op_multinomial_default(input, num_samples, replacement)
     if out is not None:
@@ -10880,13 +9315,8 @@ def _standard_gamma_grad(input, output):
     _ks = input._ks
     _ks |= output._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__standard_gamma_grad_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, output)
     return _op__standard_gamma_grad_default(input, output)
 
@@ -10909,13 +9339,8 @@ def _sum_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_sum_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_sum_default(input)
     return _op_sum_default(input, dtype=dtype)
@@ -10969,13 +9394,8 @@ def _mean_b0(input, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_mean_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_mean_default(input)
     if out is not None:
@@ -11031,13 +9451,8 @@ def _prod_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_prod_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_prod_default(input)
     return _op_prod_default(input, dtype=dtype)
@@ -11060,13 +9475,8 @@ def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_prod_dim_int[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, keepdim)
         return _op_prod_dim_int(input, dim, keepdim)
     if out is not None:
@@ -11123,13 +9533,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_aminmax_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_aminmax(*_k(input))
         return _rt_aminmax(*_op_aminmax_default(input))
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
@@ -11151,13 +9556,8 @@ def _max_b0(input, *, out=None):
         return _op_max_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_max_default(input)
 
@@ -11178,13 +9578,8 @@ def _max_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_max(*_k(input, dim, keepdim))
     return _rt_max(*_op_max_dim(input, dim, keepdim))
 
@@ -11202,13 +9597,8 @@ def _max_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_other[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_max_other(input, other)
 
@@ -11241,13 +9631,8 @@ def _min_b0(input, *, out=None):
         return _op_min_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_min_default(input)
 
@@ -11268,13 +9653,8 @@ def _min_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_min(*_k(input, dim, keepdim))
     return _rt_min(*_op_min_dim(input, dim, keepdim))
 
@@ -11292,13 +9672,8 @@ def _min_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_other[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_min_other(input, other)
 
@@ -11335,13 +9710,8 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmax_default(input, dim, keepdim)
 
@@ -11360,13 +9730,8 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argmin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmin_default(input, dim, keepdim)
 
@@ -11381,13 +9746,8 @@ def _all_b0(input, *, out=None):
         return _op_all_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_all_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_all_default(input)
 
@@ -11408,13 +9768,8 @@ def _all_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_all_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_all_dim(input, dim, keepdim)
 
@@ -11462,13 +9817,8 @@ def _any_b0(input, *, out=None):
         return _op_any_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_any_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_any_default(input)
 
@@ -11489,13 +9839,8 @@ def _any_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_any_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_any_dim(input, dim, keepdim)
 
@@ -11543,13 +9888,8 @@ def _var_c0(input, unbiased=True):
 def _var_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_var_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_var_default(input, unbiased)
 
@@ -11620,13 +9960,8 @@ def _std_c0(input, unbiased=True):
 def _std_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_std_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_std_default(input, unbiased)
 
@@ -11697,13 +10032,8 @@ def _var_mean_c0(input, unbiased=True):
 def _var_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_var_mean_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_var_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_var_mean_default(input, unbiased)
 
@@ -11770,13 +10100,8 @@ def _std_mean_c0(input, unbiased=True):
 def _std_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_std_mean_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_std_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_std_mean_default(input, unbiased)
 
@@ -11860,13 +10185,8 @@ def _norm_b0(input, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_norm_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p)
     return _op_norm_Scalar(input, p)
 
@@ -11967,13 +10287,8 @@ def _count_nonzero_b1(input, dim=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_count_nonzero_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_count_nonzero_default(input, dim)
 
@@ -12004,13 +10319,8 @@ def _median_c0(input):
 def _median_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_median_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_median_default(input)
 
@@ -12031,13 +10341,8 @@ def _median_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_median_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_median(*_k(input, dim, keepdim))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
 
@@ -12068,13 +10373,8 @@ def _nanmedian_c0(input):
 def _nanmedian_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nanmedian_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_nanmedian_default(input)
 
@@ -12095,13 +10395,8 @@ def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nanmedian_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_nanmedian(*_k(input, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
 
@@ -12136,13 +10431,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mode_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_mode(*_k(input, dim, keepdim))
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
@@ -12159,13 +10449,8 @@ def bincount(input, weights=None, minlength=0):
     if minlength.__class__ in _TENSOR_TYPES:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bincount_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weights, minlength)
     return _op_bincount_default(input, weights, minlength)
 
@@ -12190,13 +10475,8 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_histc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, bins, min, max)
     return _op_histc_default(input, bins, min, max)
 
@@ -12226,13 +10506,8 @@ def _nuclear_norm_b0(input, keepdim=False, *, out=None):
         return _op_nuclear_norm_out(input, keepdim, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nuclear_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nuclear_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, keepdim)
     return _op_nuclear_norm_default(input, keepdim)
 
@@ -12294,13 +10569,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if append.__class__ in _TENSOR_TYPES:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diff_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, n, dim, prepend, append)
     return _op_diff_default(input, n, dim, prepend, append)
 
@@ -12456,13 +10726,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cov_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_cov_default(input)
     if correction.__class__ is not int and not _is_int(correction):
@@ -12478,13 +10743,8 @@ def corrcoef(input):
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_corrcoef_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_corrcoef_default(input)
 
@@ -12525,13 +10785,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gru_cell_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
@@ -12557,13 +10812,8 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rnn_tanh_cell_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
@@ -12589,13 +10839,8 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rnn_relu_cell_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
@@ -12609,13 +10854,8 @@ def cumsum(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumsum_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim)
         return _op_cumsum_default(input, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -12636,13 +10876,8 @@ def cumprod(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumprod_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim)
         return _op_cumprod_default(input, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -12664,13 +10899,8 @@ def cummax(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cummax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_cummax(*_k(input, dim))
     return _rt_cummax(*_op_cummax_default(input, dim))
 
@@ -12685,13 +10915,8 @@ def cummin(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cummin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_cummin(*_k(input, dim))
     return _rt_cummin(*_op_cummin_default(input, dim))
 
@@ -12708,13 +10933,8 @@ def logcumsumexp(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logcumsumexp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_logcumsumexp_default(input, dim)
 
@@ -12730,13 +10950,8 @@ def _repeat_interleave_b0(repeats, *, output_size=None):
     if output_size is None:
         _ks = repeats._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(repeats)
         return _op_repeat_interleave_Tensor(repeats)
     return _op_repeat_interleave_Tensor(repeats, output_size=output_size)
@@ -12760,13 +10975,8 @@ def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_self_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_Tensor(input, repeats, dim)
     return _op_repeat_interleave_self_Tensor(input, repeats, dim, output_size=output_size)
@@ -12791,13 +11001,8 @@ def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_self_int[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_int(input, repeats, dim)
     return _op_repeat_interleave_self_int(input, repeats, dim, output_size=output_size)
@@ -12848,13 +11053,8 @@ def fliplr(input):
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fliplr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_fliplr_default(input)
 
@@ -12863,13 +11063,8 @@ def flipud(input):
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_flipud_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_flipud_default(input)
 
@@ -12895,13 +11090,8 @@ def tril(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tril_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, diagonal)
     return _op_tril_default(input, diagonal)
 
@@ -12918,13 +11108,8 @@ def triu(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, diagonal)
     return _op_triu_default(input, diagonal)
 
@@ -12941,13 +11126,8 @@ def diag(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, diagonal)
     return _op_diag_default(input, diagonal)
 
@@ -12968,13 +11148,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diag_embed_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diag_embed_default(input, offset, dim1, dim2)
 
@@ -12987,13 +11162,8 @@ def diagflat(input, offset=0):
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagflat_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset)
     return _op_diagflat_default(input, offset)
 
@@ -13063,13 +11233,8 @@ def combinations(input, r=2, with_replacement=False):
     if r.__class__ in _TENSOR_TYPES:
         _ks |= r._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_combinations_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, r, with_replacement)
     return _op_combinations_default(input, r, with_replacement)
 
@@ -13099,13 +11264,8 @@ def narrow_copy(input, dim, start, length, *, out=None):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_narrow_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_copy_default(input, dim, start, length)
 
@@ -13209,13 +11369,8 @@ def _softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__softmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__softmax_default(input, dim, half_to_float)
 
@@ -13230,13 +11385,8 @@ def _log_softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__log_softmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
 
@@ -13255,13 +11405,8 @@ def softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_softmax_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, dtype)
     return _op_softmax_int(input, dim, dtype)
 
@@ -13280,13 +11425,8 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log_softmax_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, dtype)
     return _op_log_softmax_int(input, dim, dtype)
 
@@ -13304,13 +11444,8 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__softmax_backward_data_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
@@ -13328,13 +11463,8 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__log_softmax_backward_data_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
@@ -13355,13 +11485,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_kthvalue_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_kthvalue(*_k(input, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
 
@@ -13382,13 +11507,8 @@ def _sort_b0(input, dim=-1, descending=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_sort(*_k(input, dim, descending))
     return _rt_sort(*_op_sort_default(input, dim, descending))
 
@@ -13442,13 +11562,8 @@ def _argsort_b0(input, dim=-1, descending=False):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argsort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, descending)
     return _op_argsort_default(input, dim, descending)
 
@@ -13506,13 +11621,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_topk_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_topk(*_k(input, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
@@ -13525,13 +11635,8 @@ def msort(input, *, out=None):
         return _op_msort_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_msort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_msort_default(input)
 
@@ -13546,13 +11651,8 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
         raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__unique2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, sorted, return_inverse, return_counts)
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
 
@@ -13571,13 +11671,8 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unique_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, sorted, return_inverse, return_counts)
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
 
@@ -13594,13 +11689,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unique_consecutive_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, return_inverse, return_counts, dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
 
@@ -13618,13 +11708,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         if input.__class__ in _TENSOR_TYPES:
             _ks |= input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_searchsorted_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(sorted_sequence, input)
         return _op_searchsorted_Tensor(sorted_sequence, input)
     if out_int32.__class__ is not bool:
@@ -13653,13 +11738,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         _ks |= boundaries._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bucketize_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, boundaries)
         return _op_bucketize_Tensor(input, boundaries)
     if out_int32.__class__ is not bool:
@@ -13696,13 +11776,8 @@ def transpose(input, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_transpose_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_int(input, dim0, dim1)
 
@@ -13718,13 +11793,8 @@ def t(input):
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_t_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_t_default(input)
 
@@ -13733,13 +11803,8 @@ def adjoint(input):
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_adjoint_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_adjoint_default(input)
 
@@ -13760,13 +11825,8 @@ def narrow(input, dim, start, length):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_narrow_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_default(input, dim, start, length)
 
@@ -13783,13 +11843,8 @@ def select(input, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index)
     return _op_select_int(input, dim, index)
 
@@ -13814,13 +11869,8 @@ def slice(input, dim=0, start=None, end=None, step=1):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_Tensor(input, dim, start, end, step)
 
@@ -13833,13 +11883,8 @@ def unsqueeze(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unsqueeze_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_default(input, dim)
 
@@ -13852,13 +11897,8 @@ def _squeeze_c0(input):
 def _squeeze_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_squeeze_default(input)
 
@@ -13875,13 +11915,8 @@ def _squeeze_b1(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_squeeze_dim(input, dim)
 
@@ -13927,13 +11962,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     if end_dim.__class__ in _TENSOR_TYPES:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_flatten_using_ints[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, start_dim, end_dim)
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
@@ -13963,13 +11993,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_default(input, offset, dim1, dim2)
 
@@ -13982,13 +12007,8 @@ def unbind(input, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unbind_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unbind_int(input, dim)
 
@@ -14005,13 +12025,8 @@ def split(input, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_split_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, split_size, dim)
     return _op_split_Tensor(input, split_size, dim)
 
@@ -14037,13 +12052,8 @@ def chunk(input, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_chunk_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, chunks, dim)
     return _op_chunk_default(input, chunks, dim)
 
@@ -14077,13 +12087,8 @@ def _movedim_b1(input, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_movedim_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, source, destination)
     return _op_movedim_int(input, source, destination)
 
@@ -14110,13 +12115,8 @@ def alias(input):
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_alias_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_alias_default(input)
 
@@ -14125,13 +12125,8 @@ def detach(input):
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_detach_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_detach_default(input)
 
@@ -14170,13 +12165,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, src, dim, start, end, step)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
 
@@ -14196,13 +12186,8 @@ def select_scatter(input, src, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, src, dim, index)
     return _op_select_scatter_default(input, src, dim, index)
 
@@ -14226,13 +12211,8 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
 
