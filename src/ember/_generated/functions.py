@@ -1869,13 +1869,8 @@ def relu(input):
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_relu_default(input)
 
@@ -1884,13 +1879,8 @@ def relu_(input):
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_relu__default(input)
 
@@ -1899,13 +1889,8 @@ def selu(input):
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_selu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_selu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_selu_default(input)
 
@@ -1914,13 +1899,8 @@ def selu_(input):
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_selu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_selu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_selu__default(input)
 
@@ -1933,13 +1913,8 @@ def celu(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_celu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_celu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, alpha)
     return _op_celu_default(input, alpha)
 
@@ -1952,13 +1927,8 @@ def celu_(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_celu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_celu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, alpha)
     return _op_celu__default(input, alpha)
 
@@ -1975,13 +1945,8 @@ def hardshrink(input, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardshrink_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, lambd)
     return _op_hardshrink_default(input, lambd)
 
@@ -2002,13 +1967,8 @@ def threshold(input, threshold, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_threshold_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold_default(input, threshold, value)
 
@@ -2025,13 +1985,8 @@ def threshold_(input, threshold, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_threshold__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold__default(input, threshold, value)
 
@@ -2043,13 +1998,8 @@ def prelu(input, weight):
     _ks = input._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_prelu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight)
     return _op_prelu_default(input, weight)
 
@@ -2071,13 +2021,8 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         if dropout_p.__class__ in _TENSOR_TYPES:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c__scaled_dot_product_flash_attention_for_cpu_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
     if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
@@ -2095,13 +2040,8 @@ def conj_physical(input, *, out=None):
         return _op_conj_physical_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_physical_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_conj_physical_default(input)
 
@@ -2110,13 +2050,8 @@ def conj_physical_(input):
         raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_physical__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_conj_physical__default(input)
 
@@ -2125,13 +2060,8 @@ def conj(input):
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_conj_default(input)
 
@@ -2140,13 +2070,8 @@ def _conj(input):
         raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op__conj_default(input)
 
@@ -2155,13 +2080,8 @@ def _neg_view(input):
         raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__neg_view_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op__neg_view_default(input)
 
@@ -2170,13 +2090,8 @@ def resolve_conj(input):
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_resolve_conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_resolve_conj_default(input)
 
@@ -2185,13 +2100,8 @@ def resolve_neg(input):
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_resolve_neg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_resolve_neg_default(input)
 
@@ -2200,13 +2110,8 @@ def view_as_real(input):
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_real_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_real_default(input)
 
@@ -2215,13 +2120,8 @@ def view_as_complex(input):
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_complex_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_complex_default(input)
 
@@ -2237,13 +2137,8 @@ def complex(real, imag, *, out=None):
     _ks = real._ks
     _ks |= imag._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_complex_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(real, imag)
     return _op_complex_default(real, imag)
 
@@ -2259,13 +2154,8 @@ def polar(abs, angle, *, out=None):
     _ks = abs._ks
     _ks |= angle._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_polar_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_polar_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(abs, angle)
     return _op_polar_default(abs, angle)
 
@@ -2278,13 +2168,8 @@ def angle(input, *, out=None):
         return _op_angle_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_angle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_angle_default(input)
 
@@ -2552,13 +2437,8 @@ def clone(input, *, memory_format=None):
     if memory_format is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_clone_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_clone_default(input)
     return _op_clone_default(input, memory_format=memory_format)
@@ -2569,13 +2449,8 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c__to_copy_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op__to_copy_default(input)
     if dtype is not None and not _is_dtype(dtype):
@@ -2601,13 +2476,8 @@ def _fill__b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill__Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill__Scalar(input, value)
 
@@ -2623,13 +2493,8 @@ def _fill__b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill__Tensor(input, value)
 
@@ -2666,13 +2531,8 @@ def _fill_b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill_Scalar(input, value)
 
@@ -2688,13 +2548,8 @@ def _fill_b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill_Tensor(input, value)
 
@@ -2721,13 +2576,8 @@ def zero_(input):
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_zero__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_zero__default(input)
 
@@ -3141,13 +2991,8 @@ def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         if base.__class__ in _TENSOR_TYPES:
             _ks |= base._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_logspace_Tensor_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(start, end, steps, base)
         return _op_logspace_Tensor_Tensor(start, end, steps, base)
     if out is not None:
@@ -3190,13 +3035,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pairwise_distance_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(x1, x2, p, eps, keepdim)
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
 
@@ -3216,13 +3056,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosine_similarity_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(x1, x2, dim, eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
 
@@ -3242,13 +3077,8 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if compute_mode.__class__ in _TENSOR_TYPES:
         _ks |= compute_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cdist_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(x1, x2, p, compute_mode)
     return _op_cdist_default(x1, x2, p, compute_mode)
 
@@ -3263,13 +3093,8 @@ def native_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_native_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_native_dropout_default(input, p, train)
 
@@ -3284,13 +3109,8 @@ def dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_dropout_default(input, p, train)
 
@@ -3305,13 +3125,8 @@ def feature_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_feature_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout_default(input, p, train)
 
@@ -3326,13 +3141,8 @@ def alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_alpha_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout_default(input, p, train)
 
@@ -3347,13 +3157,8 @@ def feature_alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_feature_alpha_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout_default(input, p, train)
 
@@ -3367,13 +3172,8 @@ def add(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_add_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_add_Tensor(input, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -3392,13 +3192,8 @@ def sub(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_sub_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_sub_Tensor(input, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -3418,13 +3213,8 @@ def mul(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mul_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_mul_Tensor(input, other)
 
@@ -3447,13 +3237,8 @@ def _div_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_div_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_div_Tensor(input, other)
 
@@ -3511,13 +3296,8 @@ def _rsub_b0(input, other, *, alpha=1):
         _ks = input._ks
         _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_rsub_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_rsub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_rsub_Tensor(input, other)
     return _op_rsub_Tensor(input, other, alpha=alpha)
@@ -3543,13 +3323,8 @@ def _rsub_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsub_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsub_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, alpha)
     return _op_rsub_Scalar(input, other, alpha)
 
@@ -3582,13 +3357,8 @@ def floor_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor_divide_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_floor_divide_default(input, other)
 
@@ -3613,13 +3383,8 @@ def remainder(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_remainder_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_remainder_Tensor(input, other)
 
@@ -3646,13 +3411,8 @@ def float_power(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_float_power_Tensor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, exponent)
     return _op_float_power_Tensor_Tensor(input, exponent)
 
@@ -3677,13 +3437,8 @@ def pow(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pow_Tensor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, exponent)
     return _op_pow_Tensor_Tensor(input, exponent)
 
@@ -3703,13 +3458,8 @@ def eq(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_eq_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_eq_Tensor(input, other)
 
@@ -3729,13 +3479,8 @@ def ne(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ne_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ne_Tensor(input, other)
 
@@ -3755,13 +3500,8 @@ def lt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lt_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_lt_Tensor(input, other)
 
@@ -3781,13 +3521,8 @@ def le(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_le_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_le_Tensor(input, other)
 
@@ -3807,13 +3542,8 @@ def gt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gt_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_gt_Tensor(input, other)
 
@@ -3833,13 +3563,8 @@ def ge(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ge_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ge_Tensor(input, other)
 
@@ -3855,13 +3580,8 @@ def logical_and(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_and_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logical_and_default(input, other)
 
@@ -3877,13 +3597,8 @@ def logical_or(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_or_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logical_or_default(input, other)
 
@@ -3899,13 +3614,8 @@ def logical_xor(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_xor_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logical_xor_default(input, other)
 
@@ -3930,13 +3640,8 @@ def bitwise_and(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_and_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_and_Tensor(input, other)
 
@@ -3961,13 +3666,8 @@ def bitwise_or(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_or_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_or_Tensor(input, other)
 
@@ -3992,13 +3692,8 @@ def bitwise_xor(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_xor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_xor_Tensor(input, other)
 
@@ -4011,13 +3706,8 @@ def neg(input, *, out=None):
         return _op_neg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_neg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_neg_default(input)
 
@@ -4026,13 +3716,8 @@ def neg_(input):
         raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_neg__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_neg__default(input)
 
@@ -4045,13 +3730,8 @@ def abs(input, *, out=None):
         return _op_abs_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_abs_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_abs_default(input)
 
@@ -4060,13 +3740,8 @@ def abs_(input):
         raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_abs__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_abs__default(input)
 
@@ -4079,13 +3754,8 @@ def exp(input, *, out=None):
         return _op_exp_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp_default(input)
 
@@ -4094,13 +3764,8 @@ def exp_(input):
         raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp__default(input)
 
@@ -4113,13 +3778,8 @@ def log(input, *, out=None):
         return _op_log_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log_default(input)
 
@@ -4128,13 +3788,8 @@ def log_(input):
         raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log__default(input)
 
@@ -4147,13 +3802,8 @@ def sqrt(input, *, out=None):
         return _op_sqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sqrt_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sqrt_default(input)
 
@@ -4162,13 +3812,8 @@ def sqrt_(input):
         raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sqrt__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sqrt__default(input)
 
@@ -4181,13 +3826,8 @@ def rsqrt(input, *, out=None):
         return _op_rsqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsqrt_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rsqrt_default(input)
 
@@ -4196,13 +3836,8 @@ def rsqrt_(input):
         raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsqrt__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rsqrt__default(input)
 
@@ -4215,13 +3850,8 @@ def sin(input, *, out=None):
         return _op_sin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sin_default(input)
 
@@ -4230,13 +3860,8 @@ def sin_(input):
         raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sin__default(input)
 
@@ -4249,13 +3874,8 @@ def cos(input, *, out=None):
         return _op_cos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cos_default(input)
 
@@ -4264,13 +3884,8 @@ def cos_(input):
         raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cos__default(input)
 
@@ -4283,13 +3898,8 @@ def tanh(input, *, out=None):
         return _op_tanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tanh_default(input)
 
@@ -4298,13 +3908,8 @@ def tanh_(input):
         raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tanh__default(input)
 
@@ -4317,13 +3922,8 @@ def sigmoid(input, *, out=None):
         return _op_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sigmoid_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sigmoid_default(input)
 
@@ -4332,13 +3932,8 @@ def sigmoid_(input):
         raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sigmoid__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sigmoid__default(input)
 
@@ -4351,13 +3946,8 @@ def bitwise_not(input, *, out=None):
         return _op_bitwise_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_not_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_bitwise_not_default(input)
 
@@ -4370,13 +3960,8 @@ def logical_not(input, *, out=None):
         return _op_logical_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_not_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_logical_not_default(input)
 
@@ -4403,13 +3988,8 @@ def _clamp_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp_default(input, min, max)
 
@@ -4432,13 +4012,8 @@ def _clamp_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp_Tensor(input, min, max)
 
@@ -4481,13 +4056,8 @@ def _clamp__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp__default(input, min, max)
 
@@ -4508,13 +4078,8 @@ def _clamp__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp__Tensor(input, min, max)
 
@@ -4553,13 +4118,8 @@ def _clamp_min_b0(input, min, *, out=None):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_min_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min)
     return _op_clamp_min_default(input, min)
 
@@ -4577,13 +4137,8 @@ def _clamp_min_b1(input, min, *, out=None):
     _ks = input._ks
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_min_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min)
     return _op_clamp_min_Tensor(input, min)
 
@@ -4622,13 +4177,8 @@ def _clamp_max_b0(input, max, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_max_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, max)
     return _op_clamp_max_default(input, max)
 
@@ -4646,13 +4196,8 @@ def _clamp_max_b1(input, max, *, out=None):
     _ks = input._ks
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_max_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, max)
     return _op_clamp_max_Tensor(input, max)
 
@@ -4706,13 +4251,8 @@ def _where_b0(condition, input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_where_self[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(condition, input, other)
     return _op_where_self(condition, input, other)
 
@@ -4725,13 +4265,8 @@ def _where_c1(condition):
 def _where_b1(condition):
     _ks = condition._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_where_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_where_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(condition)
     return _op_where_default(condition)
 
@@ -4771,13 +4306,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isclose_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_isclose_default(input, other, rtol, atol, equal_nan)
 
@@ -4799,13 +4329,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_allclose_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_allclose_default(input, other, rtol, atol, equal_nan)
 
@@ -4818,13 +4343,8 @@ def exp2(input, *, out=None):
         return _op_exp2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp2_default(input)
 
@@ -4833,13 +4353,8 @@ def exp2_(input):
         raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp2__default(input)
 
@@ -4852,13 +4367,8 @@ def expm1(input, *, out=None):
         return _op_expm1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_expm1_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_expm1_default(input)
 
@@ -4867,13 +4377,8 @@ def expm1_(input):
         raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_expm1__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_expm1__default(input)
 
@@ -4886,13 +4391,8 @@ def log1p(input, *, out=None):
         return _op_log1p_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log1p_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log1p_default(input)
 
@@ -4901,13 +4401,8 @@ def log1p_(input):
         raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log1p__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log1p__default(input)
 
@@ -4920,13 +4415,8 @@ def log2(input, *, out=None):
         return _op_log2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log2_default(input)
 
@@ -4935,13 +4425,8 @@ def log2_(input):
         raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log2__default(input)
 
@@ -4954,13 +4439,8 @@ def log10(input, *, out=None):
         return _op_log10_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log10_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log10_default(input)
 
@@ -4969,13 +4449,8 @@ def log10_(input):
         raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log10__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log10__default(input)
 
@@ -4988,13 +4463,8 @@ def sign(input, *, out=None):
         return _op_sign_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sign_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sign_default(input)
 
@@ -5007,13 +4477,8 @@ def sgn(input, *, out=None):
         return _op_sgn_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sgn_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sgn_default(input)
 
@@ -5026,13 +4491,8 @@ def floor(input, *, out=None):
         return _op_floor_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_floor_default(input)
 
@@ -5041,13 +4501,8 @@ def floor_(input):
         raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_floor__default(input)
 
@@ -5060,13 +4515,8 @@ def ceil(input, *, out=None):
         return _op_ceil_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ceil_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_ceil_default(input)
 
@@ -5075,13 +4525,8 @@ def ceil_(input):
         raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ceil__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_ceil__default(input)
 
@@ -5096,13 +4541,8 @@ def _round_b0(input, *, out=None):
         return _op_round_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_round_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_round_default(input)
 
@@ -5146,13 +4586,8 @@ def _round__c0(input):
 def _round__b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_round__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_round__default(input)
 
@@ -5194,13 +4629,8 @@ def trunc(input, *, out=None):
         return _op_trunc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trunc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_trunc_default(input)
 
@@ -5209,13 +4639,8 @@ def trunc_(input):
         raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trunc__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_trunc__default(input)
 
@@ -5228,13 +4653,8 @@ def frac(input, *, out=None):
         return _op_frac_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frac_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_frac_default(input)
 
@@ -5243,13 +4663,8 @@ def frac_(input):
         raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frac__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_frac__default(input)
 
@@ -5262,13 +4677,8 @@ def reciprocal(input, *, out=None):
         return _op_reciprocal_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_reciprocal_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_reciprocal_default(input)
 
@@ -5277,13 +4687,8 @@ def reciprocal_(input):
         raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_reciprocal__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_reciprocal__default(input)
 
@@ -5296,13 +4701,8 @@ def square(input, *, out=None):
         return _op_square_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_square_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_square_default(input)
 
@@ -5311,13 +4711,8 @@ def square_(input):
         raise _bad_arg('square_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_square__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_square__default(input)
 
@@ -5330,13 +4725,8 @@ def erf(input, *, out=None):
         return _op_erf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erf_default(input)
 
@@ -5345,13 +4735,8 @@ def erf_(input):
         raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erf__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erf__default(input)
 
@@ -5364,13 +4749,8 @@ def erfc(input, *, out=None):
         return _op_erfc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erfc_default(input)
 
@@ -5379,13 +4759,8 @@ def erfc_(input):
         raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfc__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erfc__default(input)
 
@@ -5398,13 +4773,8 @@ def erfinv(input, *, out=None):
         return _op_erfinv_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfinv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erfinv_default(input)
 
@@ -5417,13 +4787,8 @@ def asin(input, *, out=None):
         return _op_asin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asin_default(input)
 
@@ -5432,13 +4797,8 @@ def asin_(input):
         raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asin__default(input)
 
@@ -5451,13 +4811,8 @@ def acos(input, *, out=None):
         return _op_acos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acos_default(input)
 
@@ -5466,13 +4821,8 @@ def acos_(input):
         raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acos__default(input)
 
@@ -5485,13 +4835,8 @@ def atan(input, *, out=None):
         return _op_atan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atan_default(input)
 
@@ -5500,13 +4845,8 @@ def atan_(input):
         raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atan__default(input)
 
@@ -5519,13 +4859,8 @@ def sinh(input, *, out=None):
         return _op_sinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sinh_default(input)
 
@@ -5534,13 +4869,8 @@ def sinh_(input):
         raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sinh__default(input)
 
@@ -5553,13 +4883,8 @@ def cosh(input, *, out=None):
         return _op_cosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cosh_default(input)
 
@@ -5568,13 +4893,8 @@ def cosh_(input):
         raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cosh__default(input)
 
@@ -5587,13 +4907,8 @@ def tan(input, *, out=None):
         return _op_tan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tan_default(input)
 
@@ -5602,13 +4917,8 @@ def tan_(input):
         raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tan__default(input)
 
@@ -5621,13 +4931,8 @@ def asinh(input, *, out=None):
         return _op_asinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asinh_default(input)
 
@@ -5636,13 +4941,8 @@ def asinh_(input):
         raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asinh__default(input)
 
@@ -5655,13 +4955,8 @@ def acosh(input, *, out=None):
         return _op_acosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acosh_default(input)
 
@@ -5670,13 +4965,8 @@ def acosh_(input):
         raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acosh__default(input)
 
@@ -5689,13 +4979,8 @@ def atanh(input, *, out=None):
         return _op_atanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atanh_default(input)
 
@@ -5704,13 +4989,8 @@ def atanh_(input):
         raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atanh__default(input)
 
@@ -5735,13 +5015,8 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nan_to_num_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num_default(input, nan, posinf, neginf)
 
@@ -5762,13 +5037,8 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nan_to_num__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num__default(input, nan, posinf, neginf)
 
@@ -5785,13 +5055,8 @@ def logit(input, eps=None, *, out=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logit_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, eps)
     return _op_logit_default(input, eps)
 
@@ -5804,13 +5069,8 @@ def logit_(input, eps=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logit__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, eps)
     return _op_logit__default(input, eps)
 
@@ -5826,13 +5086,8 @@ def hypot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hypot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_hypot_default(input, other)
 
@@ -5848,13 +5103,8 @@ def atan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_atan2_default(input, other)
 
@@ -5878,13 +5128,8 @@ def _lerp_b0(input, end, weight, *, out=None):
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Scalar(input, end, weight)
 
@@ -5905,13 +5150,8 @@ def _lerp_b1(input, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Tensor(input, end, weight)
 
@@ -5950,13 +5190,8 @@ def fmod(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmod_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_fmod_Tensor(input, other)
 
@@ -5977,13 +5212,8 @@ def copysign(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_copysign_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_copysign_Tensor(input, other)
 
@@ -5999,13 +5229,8 @@ def heaviside(input, values, *, out=None):
     _ks = input._ks
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_heaviside_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, values)
     return _op_heaviside_default(input, values)
 
@@ -6021,13 +5246,8 @@ def gcd(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gcd_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_gcd_default(input, other)
 
@@ -6039,13 +5259,8 @@ def gcd_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gcd__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_gcd__default(input, other)
 
@@ -6061,13 +5276,8 @@ def lcm(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lcm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_lcm_default(input, other)
 
@@ -6079,13 +5289,8 @@ def lcm_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lcm__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_lcm__default(input, other)
 
@@ -6106,13 +5311,8 @@ def _isin_b0(elements, test_elements, *, assume_unique=False, invert=False, out=
         _ks = elements._ks
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_isin_Tensor_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_isin_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(elements, test_elements)
         return _op_isin_Tensor_Tensor(elements, test_elements)
     if out is not None:
@@ -6139,13 +5339,8 @@ def _isin_b1(elements, test_element, *, assume_unique=False, invert=False, out=N
         if test_element.__class__ in _TENSOR_TYPES:
             _ks |= test_element._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_isin_Tensor_Scalar[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_isin_Tensor_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(elements, test_element)
         return _op_isin_Tensor_Scalar(elements, test_element)
     if out is not None:
@@ -6171,13 +5366,8 @@ def _isin_b2(element, test_elements, *, assume_unique=False, invert=False, out=N
         _ks = element._ks if element.__class__ in _TENSOR_TYPES else 0
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_isin_Scalar_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_isin_Scalar_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(element, test_elements)
         return _op_isin_Scalar_Tensor(element, test_elements)
     if out is not None:
@@ -6214,13 +5404,8 @@ def maximum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_maximum_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_maximum_default(input, other)
 
@@ -6236,13 +5421,8 @@ def minimum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_minimum_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_minimum_default(input, other)
 
@@ -6258,13 +5438,8 @@ def fmax(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_fmax_default(input, other)
 
@@ -6280,13 +5455,8 @@ def fmin(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_fmin_default(input, other)
 
@@ -6295,13 +5465,8 @@ def isnan(input):
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isnan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isnan_default(input)
 
@@ -6310,13 +5475,8 @@ def isinf(input):
         raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isinf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isinf_default(input)
 
@@ -6325,13 +5485,8 @@ def isfinite(input):
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isfinite_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isfinite_default(input)
 
@@ -6344,13 +5499,8 @@ def signbit(input, *, out=None):
         return _op_signbit_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_signbit_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_signbit_default(input)
 
@@ -6363,13 +5513,8 @@ def isposinf(input, *, out=None):
         return _op_isposinf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isposinf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isposinf_default(input)
 
@@ -6382,13 +5527,8 @@ def isneginf(input, *, out=None):
         return _op_isneginf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isneginf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isneginf_default(input)
 
@@ -6404,13 +5544,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcmul_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcmul_default(input, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -6433,13 +5568,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcdiv_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcdiv_default(input, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -6473,13 +5603,8 @@ def xlogy(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_xlogy_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_xlogy_Tensor(input, other)
 
@@ -6494,13 +5619,8 @@ def xlogy_(input, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_xlogy__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_xlogy__Tensor(input, other)
 
@@ -6516,13 +5636,8 @@ def logaddexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logaddexp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logaddexp_default(input, other)
 
@@ -6535,13 +5650,8 @@ def deg2rad(input, *, out=None):
         return _op_deg2rad_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_deg2rad_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_deg2rad_default(input)
 
@@ -6550,13 +5660,8 @@ def deg2rad_(input):
         raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_deg2rad__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_deg2rad__default(input)
 
@@ -6569,13 +5674,8 @@ def rad2deg(input, *, out=None):
         return _op_rad2deg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rad2deg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rad2deg_default(input)
 
@@ -6584,13 +5684,8 @@ def rad2deg_(input):
         raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rad2deg__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rad2deg__default(input)
 
@@ -6606,13 +5701,8 @@ def logaddexp2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logaddexp2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logaddexp2_default(input, other)
 
@@ -6628,13 +5718,8 @@ def nextafter(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nextafter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_nextafter_default(input, other)
 
@@ -6650,13 +5735,8 @@ def ldexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ldexp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ldexp_Tensor(input, other)
 
@@ -6668,13 +5748,8 @@ def ldexp_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ldexp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ldexp__default(input, other)
 
@@ -6685,13 +5760,8 @@ def frexp(input, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frexp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_frexp(*_k(input))
     return _rt_frexp(*_op_frexp_Tensor(input))
 
@@ -6718,13 +5788,8 @@ def bitwise_left_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_left_shift_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_left_shift_Tensor(input, other)
 
@@ -6751,13 +5816,8 @@ def bitwise_right_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_right_shift_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_right_shift_Tensor(input, other)
 
@@ -6770,13 +5830,8 @@ def arcsin(input, *, out=None):
         return _op_arcsin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsin_default(input)
 
@@ -6785,13 +5840,8 @@ def arcsin_(input):
         raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsin__default(input)
 
@@ -6804,13 +5854,8 @@ def arccos(input, *, out=None):
         return _op_arccos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccos_default(input)
 
@@ -6819,13 +5864,8 @@ def arccos_(input):
         raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccos__default(input)
 
@@ -6838,13 +5878,8 @@ def arctan(input, *, out=None):
         return _op_arctan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctan_default(input)
 
@@ -6853,13 +5888,8 @@ def arctan_(input):
         raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctan__default(input)
 
@@ -6872,13 +5902,8 @@ def arcsinh(input, *, out=None):
         return _op_arcsinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsinh_default(input)
 
@@ -6887,13 +5912,8 @@ def arcsinh_(input):
         raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsinh__default(input)
 
@@ -6906,13 +5926,8 @@ def arccosh(input, *, out=None):
         return _op_arccosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccosh_default(input)
 
@@ -6921,13 +5936,8 @@ def arccosh_(input):
         raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccosh__default(input)
 
@@ -6940,13 +5950,8 @@ def arctanh(input, *, out=None):
         return _op_arctanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctanh_default(input)
 
@@ -6955,13 +5960,8 @@ def arctanh_(input):
         raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctanh__default(input)
 
@@ -6977,13 +5977,8 @@ def arctan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_arctan2_default(input, other)
 
@@ -7010,13 +6005,8 @@ def _clip_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip_default(input, min, max)
 
@@ -7039,13 +6029,8 @@ def _clip_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip_Tensor(input, min, max)
 
@@ -7088,13 +6073,8 @@ def _clip__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip__default(input, min, max)
 
@@ -7115,13 +6095,8 @@ def _clip__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip__Tensor(input, min, max)
 
@@ -7165,13 +6140,8 @@ def _subtract_b0(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_subtract_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_subtract_Tensor(input, other)
     if out is not None:
@@ -7201,13 +6171,8 @@ def _subtract_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_subtract_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, alpha)
     return _op_subtract_Scalar(input, other, alpha)
 
@@ -7238,13 +6203,8 @@ def absolute(input, *, out=None):
         return _op_absolute_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_absolute_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_absolute_default(input)
 
@@ -7257,13 +6217,8 @@ def negative(input, *, out=None):
         return _op_negative_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_negative_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_negative_default(input)
 
@@ -7276,13 +6231,8 @@ def fix(input, *, out=None):
         return _op_fix_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fix_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_fix_default(input)
 
@@ -7305,13 +6255,8 @@ def _divide_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_divide_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_divide_Tensor(input, other)
 
@@ -7363,13 +6308,8 @@ def true_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_true_divide_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_true_divide_Tensor(input, other)
 
@@ -7384,13 +6324,8 @@ def multiply(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_multiply_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_multiply_Tensor(input, other)
 
@@ -7410,13 +6345,8 @@ def greater(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_greater_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_greater_Tensor(input, other)
 
@@ -7436,13 +6366,8 @@ def greater_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_greater_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_greater_equal_Tensor(input, other)
 
@@ -7462,13 +6387,8 @@ def less(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_less_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_less_Tensor(input, other)
 
@@ -7488,13 +6408,8 @@ def less_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_less_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_less_equal_Tensor(input, other)
 
@@ -7514,13 +6429,8 @@ def not_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_not_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_not_equal_Tensor(input, other)
 
@@ -7533,13 +6443,8 @@ def lgamma(input, *, out=None):
         return _op_lgamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lgamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_lgamma_default(input)
 
@@ -7552,13 +6457,8 @@ def digamma(input, *, out=None):
         return _op_digamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_digamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_digamma_default(input)
 
@@ -7571,13 +6471,8 @@ def i0(input, *, out=None):
         return _op_i0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_i0_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_i0_default(input)
 
@@ -7590,13 +6485,8 @@ def sinc(input, *, out=None):
         return _op_sinc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sinc_default(input)
 
@@ -7612,13 +6502,8 @@ def polygamma(n, input, *, out=None):
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
     _ks |= input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_polygamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(n, input)
     return _op_polygamma_default(n, input)
 
@@ -7635,13 +6520,8 @@ def mvlgamma(input, p, *, out=None):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mvlgamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p)
     return _op_mvlgamma_default(input, p)
 
@@ -7661,13 +6541,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
@@ -7700,13 +6575,8 @@ def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
     if per_sample_weights.__class__ in _TENSOR_TYPES:
         _ks |= per_sample_weights._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_bag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
     return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
 
@@ -7743,13 +6613,8 @@ def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_bag_padding_idx[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
@@ -7800,13 +6665,8 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__embedding_bag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
@@ -7826,13 +6686,8 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     if norm_type.__class__ in _TENSOR_TYPES:
         _ks |= norm_type._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_renorm__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, indices, max_norm, norm_type)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
 
@@ -7894,13 +6749,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_gather_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index)
         return _op_gather_default(input, dim, index)
     if sparse_grad.__class__ is not bool:
@@ -7932,13 +6782,8 @@ def _scatter_b0(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_src[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_src(input, dim, index, src)
 
@@ -7966,13 +6811,8 @@ def _scatter_b1(input, dim, index, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_value[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, value)
     return _op_scatter_value(input, dim, index, value)
 
@@ -8053,13 +6893,8 @@ def scatter_add(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_add_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_add_default(input, dim, index, src)
 
@@ -8081,13 +6916,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_scatter_reduce_two[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index, src, reduce)
         return _op_scatter_reduce_two(input, dim, index, src, reduce)
     if include_self.__class__ is not bool:
@@ -8114,13 +6944,8 @@ def index_select(input, dim, index, *, out=None):
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_select_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index)
     return _op_index_select_default(input, dim, index)
 
@@ -8140,13 +6965,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_add_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index, source)
         return _op_index_add_default(input, dim, index, source)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -8176,13 +6996,8 @@ def index_copy(input, dim, index, source, *, out=None):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, source)
     return _op_index_copy_default(input, dim, index, source)
 
@@ -8208,13 +7023,8 @@ def _index_fill_b0(input, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill_int_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Scalar(input, dim, index, value)
 
@@ -8237,13 +7047,8 @@ def _index_fill_b1(input, dim, index, value):
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill_int_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Tensor(input, dim, index, value)
 
@@ -8283,13 +7088,8 @@ def _masked_fill_b0(input, mask, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Scalar(input, mask, value)
 
@@ -8308,13 +7108,8 @@ def _masked_fill_b1(input, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Tensor(input, mask, value)
 
@@ -8348,13 +7143,8 @@ def masked_select(input, mask, *, out=None):
     _ks = input._ks
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_select_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask)
     return _op_masked_select_default(input, mask)
 
@@ -8369,13 +7159,8 @@ def masked_scatter(input, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask, source)
     return _op_masked_scatter_default(input, mask, source)
 
@@ -8391,13 +7176,8 @@ def take(input, index, *, out=None):
     _ks = input._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_take_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, index)
     return _op_take_default(input, index)
 
@@ -8417,13 +7197,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_take_along_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, indices, dim)
     return _op_take_along_dim_default(input, indices, dim)
 
@@ -8436,13 +7211,8 @@ def nonzero(input, *, out=None):
         return _op_nonzero_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nonzero_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_nonzero_default(input)
 
@@ -8451,13 +7221,8 @@ def argwhere(input):
         raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argwhere_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_argwhere_default(input)
 
@@ -8474,13 +7239,8 @@ def put(input, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_put_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, index, source, accumulate)
     return _op_put_default(input, index, source, accumulate)
 
@@ -8502,13 +7262,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_reduce_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index, source, reduce)
         return _op_index_reduce_default(input, dim, index, source, reduce)
     if include_self.__class__ is not bool:
@@ -8551,13 +7306,8 @@ def pixel_shuffle(input, upscale_factor):
     if upscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= upscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pixel_shuffle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
 
@@ -8570,13 +7320,8 @@ def pixel_unshuffle(input, downscale_factor):
     if downscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= downscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pixel_unshuffle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
 
@@ -8598,13 +7343,8 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_grid_sampler_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
@@ -8626,13 +7366,8 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_grid_sampler_2d_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
@@ -8645,13 +7380,8 @@ def inverse(input, *, out=None):
         return _op_inverse_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_inverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_inverse_default(input)
 
@@ -8660,13 +7390,8 @@ def det(input):
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_det_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_det_default(input)
 
@@ -8677,13 +7402,8 @@ def slogdet(input, *, out=None):
         return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slogdet_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_slogdet(*_k(input))
     return _rt_slogdet(*_op_slogdet_default(input))
 
@@ -8692,13 +7412,8 @@ def logdet(input):
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logdet_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_logdet_default(input)
 
@@ -8713,13 +7428,8 @@ def cholesky(input, upper=False, *, out=None):
         return _op_cholesky_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, upper)
     return _op_cholesky_default(input, upper)
 
@@ -8732,13 +7442,8 @@ def qr(input, some=True, *, out=None):
         return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_qr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_qr(*_k(input, some))
     return _rt_qr(*_op_qr_default(input, some))
 
@@ -8752,13 +7457,8 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c__linalg_svd_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt__linalg_svd(*_k(A, full_matrices, compute_uv))
         return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
     if driver is not None and driver.__class__ is not str:
@@ -8778,13 +7478,8 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_svd_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_svd(*_k(input, some, compute_uv))
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
 
@@ -8799,13 +7494,8 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
         return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__linalg_eigh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt__linalg_eigh(*_k(A, UPLO, compute_v))
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
 
@@ -8818,13 +7508,8 @@ def pinverse(input, rcond=1e-15):
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pinverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, rcond)
     return _op_pinverse_default(input, rcond)
 
@@ -8841,13 +7526,8 @@ def matrix_power(input, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matrix_power_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, n)
     return _op_matrix_power_default(input, n)
 
@@ -8856,13 +7536,8 @@ def matrix_exp(input):
         raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matrix_exp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_matrix_exp_default(input)
 
@@ -8880,13 +7555,8 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     _ks = input._ks
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, input2, upper)
     return _op_cholesky_solve_default(input, input2, upper)
 
@@ -8901,13 +7571,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _op_cholesky_inverse_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_inverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, upper)
     return _op_cholesky_inverse_default(input, upper)
 
@@ -8927,13 +7592,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     _ks = input._ks
     _ks |= A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triangular_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_triangular_solve(*_k(input, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
@@ -8952,13 +7612,8 @@ def bilinear(input1, input2, weight, bias=None):
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bilinear_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input1, input2, weight, bias)
     return _op_bilinear_default(input1, input2, weight, bias)
 
@@ -8974,13 +7629,8 @@ def mm(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mat2)
     return _op_mm_default(input, mat2)
 
@@ -8996,13 +7646,8 @@ def bmm(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bmm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mat2)
     return _op_bmm_default(input, mat2)
 
@@ -9018,13 +7663,8 @@ def mv(input, vec, *, out=None):
     _ks = input._ks
     _ks |= vec._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, vec)
     return _op_mv_default(input, vec)
 
@@ -9040,13 +7680,8 @@ def dot(input, tensor, *, out=None):
     _ks = input._ks
     _ks |= tensor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_dot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, tensor)
     return _op_dot_default(input, tensor)
 
@@ -9062,13 +7697,8 @@ def matmul(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matmul_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_matmul_default(input, other)
 
@@ -9084,13 +7714,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, mat1, mat2)
         return _op_addmm_default(input, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9115,13 +7740,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_baddbmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9146,13 +7766,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addbmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_addbmm_default(input, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9177,13 +7792,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addmv_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, mat, vec)
         return _op_addmv_default(input, mat, vec)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9208,13 +7818,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addr_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, vec1, vec2)
         return _op_addr_default(input, vec1, vec2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9232,13 +7837,8 @@ def trace(input):
         raise _bad_arg('trace', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trace_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_trace_default(input)
 
@@ -9254,13 +7854,8 @@ def outer(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_outer_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, vec2)
     return _op_outer_default(input, vec2)
 
@@ -9276,13 +7871,8 @@ def ger(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ger_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, vec2)
     return _op_ger_default(input, vec2)
 
@@ -9298,13 +7888,8 @@ def kron(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_kron_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_kron_default(input, other)
 
@@ -9324,13 +7909,8 @@ def cross(input, other, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cross_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, dim)
     return _op_cross_default(input, other, dim)
 
@@ -9372,13 +7952,8 @@ def inner(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_inner_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_inner_default(input, other)
 
@@ -9405,13 +7980,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     _ks = LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lu_unpack_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_lu_unpack(*_k(LU_data, LU_pivots, unpack_data, unpack_pivots))
     return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
@@ -9424,13 +7994,8 @@ def _lu_with_info(input, pivot=True, check_errors=True):
         raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__lu_with_info_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt__lu_with_info(*_k(input, pivot, check_errors))
     return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
 
@@ -9449,13 +8014,8 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
     _ks |= LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lu_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, LU_data, LU_pivots)
     return _op_lu_solve_default(input, LU_data, LU_pivots)
 
@@ -9466,13 +8026,8 @@ def geqrf(input, *, out=None):
         return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_geqrf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_geqrf(*_k(input))
     return _rt_geqrf(*_op_geqrf_default(input))
 
@@ -9488,13 +8043,8 @@ def vdot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_vdot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_vdot_default(input, other)
 
@@ -9522,13 +8072,8 @@ def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     if blank.__class__ in _TENSOR_TYPES:
         _ks |= blank._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__ctc_loss_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
@@ -9582,13 +8127,8 @@ def kl_div(input, target, reduction=0, *, log_target=False):
         if reduction.__class__ in _TENSOR_TYPES:
             _ks |= reduction._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_kl_div_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, target, reduction)
         return _op_kl_div_default(input, target, reduction)
     if log_target.__class__ is not bool:
@@ -9615,13 +8155,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_binary_cross_entropy_with_logits_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, weight, pos_weight, reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
@@ -9644,13 +8179,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_margin_ranking_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
 
@@ -9670,13 +8200,8 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hinge_embedding_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, margin, reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
 
@@ -9699,13 +8224,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosine_embedding_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
 
@@ -9738,13 +8258,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triplet_margin_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
 
@@ -9768,13 +8283,8 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_poisson_nll_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, log_input, full, eps, reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
 
@@ -9827,13 +8337,8 @@ def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, red
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ctc_loss_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
@@ -9868,13 +8373,8 @@ def norm_except_dim(v, pow=2, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_norm_except_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(v, pow, dim)
     return _op_norm_except_dim_default(v, pow, dim)
 
@@ -9890,13 +8390,8 @@ def _weight_norm(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__weight_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_default(v, g, dim)
 
@@ -9912,13 +8407,8 @@ def _weight_norm_interface(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__weight_norm_interface_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_interface_default(v, g, dim)
 
@@ -9981,13 +8471,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_native_batch_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
@@ -10024,13 +8509,8 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_native_group_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, N, C, HxW, group, eps)
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
 
@@ -10067,13 +8547,8 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_batch_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
@@ -10100,13 +8575,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_group_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
 
@@ -10143,13 +8613,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_instance_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
 
@@ -10760,13 +9225,8 @@ def _bernoulli_b0(input, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bernoulli_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_bernoulli_default(input)
     if out is not None:
@@ -10787,13 +9247,8 @@ def _bernoulli_b1(input, p, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bernoulli_p[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, p)
         return _op_bernoulli_p(input, p)
     return _op_bernoulli_p(input, p, generator=generator)
@@ -10830,13 +9285,8 @@ def _normal_b0(mean, std=1.0, *, generator=None, out=None):
         if std.__class__ in _TENSOR_TYPES:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal_Tensor_float[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_float(mean, std)
     if out is not None:
@@ -10856,13 +9306,8 @@ def _normal_b1(mean, std, *, generator=None, out=None):
         _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal_float_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(mean, std)
         return _op_normal_float_Tensor(mean, std)
     if out is not None:
@@ -10882,13 +9327,8 @@ def _normal_b2(mean, std, *, generator=None, out=None):
         _ks = mean._ks
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal_Tensor_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_Tensor(mean, std)
     if out is not None:
@@ -10947,13 +9387,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         if num_samples.__class__ in _TENSOR_TYPES:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_multinomial_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, num_samples, replacement)
         return _op_multinomial_default(input, num_samples, replacement)
     if out is not None:
@@ -10980,13 +9415,8 @@ def _standard_gamma_grad(input, output):
     _ks = input._ks
     _ks |= output._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__standard_gamma_grad_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, output)
     return _op__standard_gamma_grad_default(input, output)
 
@@ -11009,13 +9439,8 @@ def _sum_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_sum_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_sum_default(input)
     return _op_sum_default(input, dtype=dtype)
@@ -11069,13 +9494,8 @@ def _mean_b0(input, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_mean_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_mean_default(input)
     if out is not None:
@@ -11131,13 +9551,8 @@ def _prod_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_prod_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_prod_default(input)
     return _op_prod_default(input, dtype=dtype)
@@ -11160,13 +9575,8 @@ def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_prod_dim_int[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, keepdim)
         return _op_prod_dim_int(input, dim, keepdim)
     if out is not None:
@@ -11223,13 +9633,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_aminmax_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_aminmax(*_k(input))
         return _rt_aminmax(*_op_aminmax_default(input))
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
@@ -11251,13 +9656,8 @@ def _max_b0(input, *, out=None):
         return _op_max_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_max_default(input)
 
@@ -11278,13 +9678,8 @@ def _max_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_max(*_k(input, dim, keepdim))
     return _rt_max(*_op_max_dim(input, dim, keepdim))
 
@@ -11302,13 +9697,8 @@ def _max_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_other[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_max_other(input, other)
 
@@ -11341,13 +9731,8 @@ def _min_b0(input, *, out=None):
         return _op_min_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_min_default(input)
 
@@ -11368,13 +9753,8 @@ def _min_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_min(*_k(input, dim, keepdim))
     return _rt_min(*_op_min_dim(input, dim, keepdim))
 
@@ -11392,13 +9772,8 @@ def _min_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_other[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_min_other(input, other)
 
@@ -11435,13 +9810,8 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmax_default(input, dim, keepdim)
 
@@ -11460,13 +9830,8 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argmin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmin_default(input, dim, keepdim)
 
@@ -11481,13 +9846,8 @@ def _all_b0(input, *, out=None):
         return _op_all_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_all_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_all_default(input)
 
@@ -11508,13 +9868,8 @@ def _all_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_all_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_all_dim(input, dim, keepdim)
 
@@ -11562,13 +9917,8 @@ def _any_b0(input, *, out=None):
         return _op_any_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_any_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_any_default(input)
 
@@ -11589,13 +9939,8 @@ def _any_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_any_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_any_dim(input, dim, keepdim)
 
@@ -11643,13 +9988,8 @@ def _var_c0(input, unbiased=True):
 def _var_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_var_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_var_default(input, unbiased)
 
@@ -11720,13 +10060,8 @@ def _std_c0(input, unbiased=True):
 def _std_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_std_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_std_default(input, unbiased)
 
@@ -11797,13 +10132,8 @@ def _var_mean_c0(input, unbiased=True):
 def _var_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_var_mean_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_var_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_var_mean_default(input, unbiased)
 
@@ -11870,13 +10200,8 @@ def _std_mean_c0(input, unbiased=True):
 def _std_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_std_mean_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_std_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_std_mean_default(input, unbiased)
 
@@ -11960,13 +10285,8 @@ def _norm_b0(input, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_norm_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p)
     return _op_norm_Scalar(input, p)
 
@@ -12067,13 +10387,8 @@ def _count_nonzero_b1(input, dim=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_count_nonzero_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_count_nonzero_default(input, dim)
 
@@ -12104,13 +10419,8 @@ def _median_c0(input):
 def _median_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_median_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_median_default(input)
 
@@ -12131,13 +10441,8 @@ def _median_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_median_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_median(*_k(input, dim, keepdim))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
 
@@ -12168,13 +10473,8 @@ def _nanmedian_c0(input):
 def _nanmedian_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nanmedian_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_nanmedian_default(input)
 
@@ -12195,13 +10495,8 @@ def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nanmedian_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_nanmedian(*_k(input, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
 
@@ -12236,13 +10531,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mode_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_mode(*_k(input, dim, keepdim))
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
@@ -12259,13 +10549,8 @@ def bincount(input, weights=None, minlength=0):
     if minlength.__class__ in _TENSOR_TYPES:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bincount_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weights, minlength)
     return _op_bincount_default(input, weights, minlength)
 
@@ -12290,13 +10575,8 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_histc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, bins, min, max)
     return _op_histc_default(input, bins, min, max)
 
@@ -12326,13 +10606,8 @@ def _nuclear_norm_b0(input, keepdim=False, *, out=None):
         return _op_nuclear_norm_out(input, keepdim, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nuclear_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nuclear_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, keepdim)
     return _op_nuclear_norm_default(input, keepdim)
 
@@ -12504,13 +10779,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if append.__class__ in _TENSOR_TYPES:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diff_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, n, dim, prepend, append)
     return _op_diff_default(input, n, dim, prepend, append)
 
@@ -12666,13 +10936,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cov_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_cov_default(input)
     if correction.__class__ is not int and not _is_int(correction):
@@ -12688,13 +10953,8 @@ def corrcoef(input):
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_corrcoef_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_corrcoef_default(input)
 
@@ -12735,13 +10995,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gru_cell_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
@@ -12767,13 +11022,8 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rnn_tanh_cell_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
@@ -12799,13 +11049,8 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rnn_relu_cell_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
@@ -12819,13 +11064,8 @@ def cumsum(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumsum_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim)
         return _op_cumsum_default(input, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -12846,13 +11086,8 @@ def cumprod(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumprod_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim)
         return _op_cumprod_default(input, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -12874,13 +11109,8 @@ def cummax(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cummax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_cummax(*_k(input, dim))
     return _rt_cummax(*_op_cummax_default(input, dim))
 
@@ -12895,13 +11125,8 @@ def cummin(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cummin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_cummin(*_k(input, dim))
     return _rt_cummin(*_op_cummin_default(input, dim))
 
@@ -12918,13 +11143,8 @@ def logcumsumexp(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logcumsumexp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_logcumsumexp_default(input, dim)
 
@@ -12940,13 +11160,8 @@ def _repeat_interleave_b0(repeats, *, output_size=None):
     if output_size is None:
         _ks = repeats._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(repeats)
         return _op_repeat_interleave_Tensor(repeats)
     return _op_repeat_interleave_Tensor(repeats, output_size=output_size)
@@ -12970,13 +11185,8 @@ def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_self_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_Tensor(input, repeats, dim)
     return _op_repeat_interleave_self_Tensor(input, repeats, dim, output_size=output_size)
@@ -13001,13 +11211,8 @@ def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_self_int[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_int(input, repeats, dim)
     return _op_repeat_interleave_self_int(input, repeats, dim, output_size=output_size)
@@ -13058,13 +11263,8 @@ def fliplr(input):
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fliplr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_fliplr_default(input)
 
@@ -13073,13 +11273,8 @@ def flipud(input):
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_flipud_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_flipud_default(input)
 
@@ -13105,13 +11300,8 @@ def tril(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tril_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, diagonal)
     return _op_tril_default(input, diagonal)
 
@@ -13128,13 +11318,8 @@ def triu(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, diagonal)
     return _op_triu_default(input, diagonal)
 
@@ -13151,13 +11336,8 @@ def diag(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, diagonal)
     return _op_diag_default(input, diagonal)
 
@@ -13178,13 +11358,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diag_embed_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diag_embed_default(input, offset, dim1, dim2)
 
@@ -13197,13 +11372,8 @@ def diagflat(input, offset=0):
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagflat_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset)
     return _op_diagflat_default(input, offset)
 
@@ -13273,13 +11443,8 @@ def combinations(input, r=2, with_replacement=False):
     if r.__class__ in _TENSOR_TYPES:
         _ks |= r._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_combinations_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, r, with_replacement)
     return _op_combinations_default(input, r, with_replacement)
 
@@ -13309,13 +11474,8 @@ def narrow_copy(input, dim, start, length, *, out=None):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_narrow_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_copy_default(input, dim, start, length)
 
@@ -13419,13 +11579,8 @@ def _softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__softmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__softmax_default(input, dim, half_to_float)
 
@@ -13440,13 +11595,8 @@ def _log_softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__log_softmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
 
@@ -13465,13 +11615,8 @@ def softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_softmax_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, dtype)
     return _op_softmax_int(input, dim, dtype)
 
@@ -13490,13 +11635,8 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log_softmax_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, dtype)
     return _op_log_softmax_int(input, dim, dtype)
 
@@ -13514,13 +11654,8 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__softmax_backward_data_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
@@ -13538,13 +11673,8 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__log_softmax_backward_data_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
@@ -13565,13 +11695,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_kthvalue_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_kthvalue(*_k(input, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
 
@@ -13592,13 +11717,8 @@ def _sort_b0(input, dim=-1, descending=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_sort(*_k(input, dim, descending))
     return _rt_sort(*_op_sort_default(input, dim, descending))
 
@@ -13652,13 +11772,8 @@ def _argsort_b0(input, dim=-1, descending=False):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argsort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, descending)
     return _op_argsort_default(input, dim, descending)
 
@@ -13716,13 +11831,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_topk_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_topk(*_k(input, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
@@ -13735,13 +11845,8 @@ def msort(input, *, out=None):
         return _op_msort_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_msort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_msort_default(input)
 
@@ -13756,13 +11861,8 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
         raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__unique2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, sorted, return_inverse, return_counts)
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
 
@@ -13781,13 +11881,8 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unique_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, sorted, return_inverse, return_counts)
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
 
@@ -13804,13 +11899,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unique_consecutive_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, return_inverse, return_counts, dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
 
@@ -13828,13 +11918,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         if input.__class__ in _TENSOR_TYPES:
             _ks |= input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_searchsorted_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(sorted_sequence, input)
         return _op_searchsorted_Tensor(sorted_sequence, input)
     if out_int32.__class__ is not bool:
@@ -13863,13 +11948,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         _ks |= boundaries._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bucketize_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, boundaries)
         return _op_bucketize_Tensor(input, boundaries)
     if out_int32.__class__ is not bool:
@@ -13906,13 +11986,8 @@ def transpose(input, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_transpose_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_int(input, dim0, dim1)
 
@@ -13928,13 +12003,8 @@ def t(input):
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_t_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_t_default(input)
 
@@ -13943,13 +12013,8 @@ def adjoint(input):
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_adjoint_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_adjoint_default(input)
 
@@ -13970,13 +12035,8 @@ def narrow(input, dim, start, length):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_narrow_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_default(input, dim, start, length)
 
@@ -13993,13 +12053,8 @@ def select(input, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index)
     return _op_select_int(input, dim, index)
 
@@ -14024,13 +12079,8 @@ def slice(input, dim=0, start=None, end=None, step=1):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_Tensor(input, dim, start, end, step)
 
@@ -14043,13 +12093,8 @@ def unsqueeze(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unsqueeze_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_default(input, dim)
 
@@ -14062,13 +12107,8 @@ def _squeeze_c0(input):
 def _squeeze_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_squeeze_default(input)
 
@@ -14085,13 +12125,8 @@ def _squeeze_b1(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_squeeze_dim(input, dim)
 
@@ -14137,13 +12172,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     if end_dim.__class__ in _TENSOR_TYPES:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_flatten_using_ints[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, start_dim, end_dim)
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
@@ -14173,13 +12203,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_default(input, offset, dim1, dim2)
 
@@ -14192,13 +12217,8 @@ def unbind(input, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unbind_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unbind_int(input, dim)
 
@@ -14215,13 +12235,8 @@ def split(input, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_split_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, split_size, dim)
     return _op_split_Tensor(input, split_size, dim)
 
@@ -14247,13 +12262,8 @@ def chunk(input, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_chunk_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, chunks, dim)
     return _op_chunk_default(input, chunks, dim)
 
@@ -14287,13 +12297,8 @@ def _movedim_b1(input, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_movedim_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, source, destination)
     return _op_movedim_int(input, source, destination)
 
@@ -14320,13 +12325,8 @@ def alias(input):
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_alias_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_alias_default(input)
 
@@ -14335,13 +12335,8 @@ def detach(input):
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_detach_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_detach_default(input)
 
@@ -14380,13 +12375,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, src, dim, start, end, step)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
 
@@ -14406,13 +12396,8 @@ def select_scatter(input, src, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, src, dim, index)
     return _op_select_scatter_default(input, src, dim, index)
 
@@ -14436,13 +12421,8 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
 
