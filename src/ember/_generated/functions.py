@@ -10665,13 +10665,8 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_renorm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, dim, maxnorm)
     return _op_renorm_default(input, p, dim, maxnorm)
 
@@ -10692,13 +10687,8 @@ def _histogram_b0(input, bins, *, weight=None, density=False, out=None):
         _ks = input._ks
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_histogram_bins_tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(input, bins))
     if out is not None:
@@ -10723,13 +10713,8 @@ def _histogram_b1(input, bins=100, *, range=None, weight=None, density=False, ou
         if bins.__class__ in _TENSOR_TYPES:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_histogram_bin_ct[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bin_ct(input, bins))
     if out is not None:
@@ -12448,13 +12433,8 @@ def view_as_real_copy(input, *, out=None):
         return _op_view_as_real_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_real_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_real_copy_default(input)
 
@@ -12467,13 +12447,8 @@ def view_as_complex_copy(input, *, out=None):
         return _op_view_as_complex_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_complex_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_complex_copy_default(input)
 
@@ -12513,13 +12488,8 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_copy_default(input, offset, dim1, dim2)
 
@@ -12566,13 +12536,8 @@ def select_copy(input, dim, index, *, out=None):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_copy_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index)
     return _op_select_copy_int(input, dim, index)
 
@@ -12585,13 +12550,8 @@ def detach_copy(input, *, out=None):
         return _op_detach_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_detach_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_detach_copy_default(input)
 
@@ -12620,13 +12580,8 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_copy_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_copy_Tensor(input, dim, start, end, step)
 
@@ -12647,13 +12602,8 @@ def split_copy(input, split_size, dim=0, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_split_copy_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, split_size, dim)
     return _op_split_copy_Tensor(input, split_size, dim)
 
@@ -12681,13 +12631,8 @@ def _squeeze_copy_b0(input, *, out=None):
         return _op_squeeze_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_squeeze_copy_default(input)
 
@@ -12706,13 +12651,8 @@ def _squeeze_copy_b1(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_copy_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_squeeze_copy_dim(input, dim)
 
@@ -12756,13 +12696,8 @@ def t_copy(input, *, out=None):
         return _op_t_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_t_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_t_copy_default(input)
 
@@ -12783,13 +12718,8 @@ def transpose_copy(input, dim0, dim1, *, out=None):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_transpose_copy_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_copy_int(input, dim0, dim1)
 
@@ -12806,13 +12736,8 @@ def unsqueeze_copy(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unsqueeze_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_copy_default(input, dim)
 
@@ -12829,13 +12754,8 @@ def unbind_copy(input, dim=0, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unbind_copy_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unbind_copy_int(input, dim)
 
@@ -12865,13 +12785,8 @@ def _view_copy_b1(input, dtype, *, out=None):
         return _op_view_copy_dtype_out(input, dtype, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_copy_dtype[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dtype)
     return _op_view_copy_dtype(input, dtype)
 
@@ -12914,13 +12829,8 @@ def unfold_copy(input, dimension, size, step, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unfold_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dimension, size, step)
     return _op_unfold_copy_default(input, dimension, size, step)
 
@@ -12933,13 +12843,8 @@ def alias_copy(input, *, out=None):
         return _op_alias_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_alias_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_alias_copy_default(input)
 

@@ -7952,13 +7952,8 @@ def _m_renorm(self, p, dim, maxnorm, *, out=None):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_renorm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm_default(self, p, dim, maxnorm)
 
@@ -7977,13 +7972,8 @@ def _m_renorm_(self, p, dim, maxnorm):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_renorm__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm__default(self, p, dim, maxnorm)
 
@@ -8002,13 +7992,8 @@ def __m_histogram_b0(self, bins, *, weight=None, density=False, out=None):
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_histogram_bins_tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(self, bins))
     if out is not None:
@@ -8031,13 +8016,8 @@ def __m_histogram_b1(self, bins=100, *, range=None, weight=None, density=False, 
         if bins.__class__ in _TENSOR_TYPES:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_histogram_bin_ct[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bin_ct(self, bins))
     if out is not None:
