@@ -61,3 +61,18 @@ def test_vector_norm_orders_match_torch(ord):
         got = ember.linalg.vector_norm(ember.from_numpy(x.copy()), ord, dim)
         want = torch.linalg.vector_norm(torch.from_numpy(x.copy()), ord, dim)
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, err_msg=f"ord={ord} dim={dim}")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("args", [(0, 0, 1.0), (-1, 0, 1.0), (2, 0, -1), (2, 2, 1.0)])
+def test_renorm_refuses_like_torch(args):
+    torch = pytest.importorskip("torch")
+    for x in (lambda m: m.ones(3, 4), lambda m: m.ones(3), lambda m: m.ones(3, 4, dtype=m.int64)):
+        got = []
+        for m in (ember, torch):
+            try:
+                m.renorm(x(m), *args)
+                got.append(None)
+            except Exception as e:  # noqa: BLE001  (the exception is what is compared)
+                got.append((type(e).__name__, str(e)))
+        assert got[0] == got[1], (args, got)

@@ -36,6 +36,7 @@ cummax = _structseq('cummax', ('values', 'indices'))
 cummin = _structseq('cummin', ('values', 'indices'))
 frexp = _structseq('frexp', ('mantissa', 'exponent'))
 geqrf = _structseq('geqrf', ('a', 'tau'))
+histogram = _structseq('histogram', ('hist', 'bin_edges'))
 kthvalue = _structseq('kthvalue', ('values', 'indices'))
 linalg_cholesky_ex = _structseq('linalg_cholesky_ex', ('L', 'info'))
 linalg_eig = _structseq('linalg_eig', ('eigenvalues', 'eigenvectors'))
@@ -64,4 +65,4 @@ svd = _structseq('svd', ('U', 'S', 'V'))
 topk = _structseq('topk', ('values', 'indices'))
 triangular_solve = _structseq('triangular_solve', ('solution', 'cloned_coefficient'))
 
-__all__ = ['_linalg_eigh', '_linalg_svd', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', 'aminmax', 'cummax', 'cummin', 'frexp', 'geqrf', 'kthvalue', 'linalg_cholesky_ex', 'linalg_eig', 'linalg_eigh', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_qr', 'linalg_slogdet', 'linalg_solve_ex', 'linalg_svd', 'lu_unpack', 'max', 'median', 'min', 'mode', 'nanmedian', 'qr', 'slogdet', 'sort', 'svd', 'topk', 'triangular_solve']
+__all__ = ['_linalg_eigh', '_linalg_svd', '_lu_with_info', '_scaled_dot_product_flash_attention_for_cpu', 'aminmax', 'cummax', 'cummin', 'frexp', 'geqrf', 'histogram', 'kthvalue', 'linalg_cholesky_ex', 'linalg_eig', 'linalg_eigh', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_qr', 'linalg_slogdet', 'linalg_solve_ex', 'linalg_svd', 'lu_unpack', 'max', 'median', 'min', 'mode', 'nanmedian', 'qr', 'slogdet', 'sort', 'svd', 'topk', 'triangular_solve']

@@ -17,8 +17,8 @@ from .._core import dtype as D
 from .._grad_mode import no_grad
 from .._ops import ops
 from .common import _tname, c_type_name, resize_out
-from .out_rules import (castable, exact, linalg_castable, resize_counted, resize_keepdim, resize_silently, same,
-                        same_dtype)
+from .out_rules import (SCALAR_TYPE_LAYOUT, castable, exact, linalg_castable, resize_counted, resize_keepdim,
+                        resize_silently, same, same_dtype)
 
 
 def _out_of(name, overload="default", outs=("out",), check=castable, dtype_must_match=None, fill_dtype=True,
@@ -118,7 +118,7 @@ def _nansum_kernel(args, out):
 
 # values/indices of sort, topk, max/min over a dim; triangular_solve; slice_scatter (set_output_raw_strided)
 _exact = exact
-_cummax = same(lambda i, want, got: f"expected scalar_type {_tname(want)} but found {_tname(got)}")
+_cummax = SCALAR_TYPE_LAYOUT
 _mode = same(lambda i, want, got: f"expected scalar type '{_tname(want)}' but got '{_tname(got)}' for "
                                    f"{('values', 'indices')[i]} output")
 _kthvalue = same(lambda i, want, got: ("output values must be of same type as input", "output indices must be "
@@ -284,3 +284,28 @@ randperm_out = _out_of("randperm", resize=resize_silently)
 randperm_generator_out = _out_of("randperm", "generator", resize=resize_silently)
 # issue 19's ops
 aminmax_out = _out_of("aminmax", outs=("min", "max"), check=_exact)
+renorm_out = _out_of("renorm", check=_exact)
+
+
+def _histogram_out(overload):
+    """torch.histogram(out=(hist, bin_edges)): both must have the input's dtype (torch's message); bin_edges is
+    resized before hist, as torch does."""
+    def kernel(self, *args, hist, bin_edges, **kwargs):
+        with no_grad():
+            h, e = getattr(ops.aten.histogram, overload)(self, *args, **kwargs)
+        for what, o in (("hist", hist), ("bin_edges", bin_edges)):
+            if o.dtype is not self.dtype:
+                raise RuntimeError(f"torch.histogram: input tensor and {what} tensor should have the same dtype, but "
+                                   f"got input {c_type_name(self.dtype)} and {what} {c_type_name(o.dtype)}"
+                                   + (" for dimension 0" if what == "bin_edges" else ""))
+        for o, r in ((bin_edges, e), (hist, h)):
+            resize_out(o, r._size)
+            if o._np is not None and r._np is not None:
+                np.copyto(o._np, r._np)
+        return hist, bin_edges
+    kernel.__name__ = f"histogram_{overload}_out"
+    return kernel
+
+
+histogram_bins_tensor_out = _histogram_out("bins_tensor")
+histogram_bin_ct_out = _histogram_out("bin_ct")

@@ -23,12 +23,12 @@ from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
-from ember.autograd.formulas._common import expand_to, masked_grad, to_dtype
+from ember.autograd.formulas._common import expand_to, masked_grad, sum_to, to_dtype
 from ember.autograd.formulas.reduction import (amax_backward, aminmax_backward, aminmax_jvp,
                                                correction_of, evenly_distribute_backward,
                                                logsumexp_backward, mean_backward, nansum_jvp,
                                                norm_backward, prod_backward, reduced_numel,
-                                               std_backward, sum_backward,
+                                               renorm_backward, std_backward, sum_backward,
                                                value_selecting_backward, var_backward)
 
 _aten = _ops_ns.aten
@@ -2254,3 +2254,247 @@ _OP_bincount = getattr(_aten.bincount, 'default')
 
 def bincount(*args, **kwargs):
     return _OP_bincount.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+class RenormBackward0(_Node):
+    _op_name = 'aten::renorm'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            maxnorm = _n.s_maxnorm
+            p = _n.s_p
+            self = _n.s_self.unpack(_n)
+            _r0 = renorm_backward(grad, self, p, dim, maxnorm)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_renorm = getattr(_aten.renorm, 'default')
+
+
+def _jvp_renorm(_ts, self, p, dim, maxnorm, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(renorm_backward(grad, self, p, dim, maxnorm), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def renorm(self, p, dim, maxnorm):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_renorm(self, p, dim, maxnorm)
+            _t = _jvp_renorm(_ts, self, p, dim, maxnorm, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if maxnorm.__class__ in _TENSOR_TYPES:
+        _ks |= maxnorm._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p, dim, maxnorm))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_renorm._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_renorm._resolve(_ks)
+    if not _need:
+        return _k(self, p, dim, maxnorm)
+    _n = RenormBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_dim = dim
+    if _g0:
+        _n.s_maxnorm = maxnorm
+    if _g0:
+        _n.s_p = p
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _k(self, p, dim, maxnorm)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_renorm = renorm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_renorm_ = getattr(_aten.renorm_, 'default')
+
+
+def renorm_(self, p, dim, maxnorm):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_renorm_(self, p, dim, maxnorm)
+            _t = _jvp_renorm(_ts, _old, p, dim, maxnorm, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if maxnorm.__class__ in _TENSOR_TYPES:
+        _ks |= maxnorm._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p, dim, maxnorm))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_renorm_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_renorm_._resolve(_ks)
+    if not _need:
+        return _k(self, p, dim, maxnorm)
+    _n = RenormBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_dim = dim
+    if _g0:
+        _n.s_maxnorm = maxnorm
+    if _g0:
+        _n.s_p = p
+    if _g0:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _k(self, p, dim, maxnorm)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_renorm_ = renorm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class HistogramBackward0(_Node):
+    _op_name = 'aten::histogram.bins_tensor'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_histogram_bins_tensor = getattr(_aten.histogram, 'bins_tensor')
+
+
+def histogram_bins_tensor(self, bins, *, weight=None, density=False):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('histogram')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if bins.__class__ in _TENSOR_TYPES:
+        _ks |= bins._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, bins, weight, density))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_histogram_bins_tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_histogram_bins_tensor._resolve(_ks)
+    if not _need:
+        return _k(self, bins, weight=weight, density=density)
+    _n = HistogramBackward0()
+    _n.next_edges = ()
+    _res = _k(self, bins, weight=weight, density=density)
+    for _x, _d in zip(_res, (False, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    return _res
+
+
+_self_histogram_bins_tensor = histogram_bins_tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class HistogramBackward1(_Node):
+    _op_name = 'aten::histogram.bin_ct'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_histogram_bin_ct = getattr(_aten.histogram, 'bin_ct')
+
+
+def histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('histogram')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if bins.__class__ in _TENSOR_TYPES:
+        _ks |= bins._ks
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks |= weight._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, bins, range, weight, density))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_histogram_bin_ct._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_histogram_bin_ct._resolve(_ks)
+    if not _need:
+        return _k(self, bins, range=range, weight=weight, density=density)
+    _n = HistogramBackward1()
+    _n.next_edges = ()
+    _res = _k(self, bins, range=range, weight=weight, density=density)
+    for _x, _d in zip(_res, (False, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    return _res
+
+
+_self_histogram_bin_ct = histogram_bin_ct   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

@@ -11,8 +11,9 @@ from ._common import (_const, const_zeros_like, const_ones_like, const_sgn, mask
 
 _REAL_FLOAT = (np.dtype(np.float32), np.dtype(np.float64))
 
-__all__ = ["aminmax_backward", "aminmax_jvp", "amax_backward", "correction_of", "evenly_distribute_backward", "logsumexp_backward",
-           "mean_backward", "nansum_jvp", "norm_backward", "prod_backward", "reduced_numel", "std_backward", "sum_backward",
+__all__ = ["aminmax_backward", "renorm_backward", "aminmax_jvp", "amax_backward", "correction_of",
+           "evenly_distribute_backward", "logsumexp_backward", "mean_backward", "nansum_jvp", "norm_backward",
+           "prod_backward", "reduced_numel", "std_backward", "sum_backward",
            "value_selecting_backward", "var_backward"]
 
 
@@ -183,6 +184,21 @@ def logsumexp_backward(grad, self, result, dim, keepdim):
     g = _restore(grad, self._size, dim, keepdim)
     r = _restore(result, self._size, dim, keepdim)
     return g * (self - r).exp()
+
+
+def renorm_backward(grad, self, p, dim, maxnorm):
+    """torch's renorm_backward: where a slice was scaled by f = maxnorm / (norm + 1e-7), the gradient of
+    self * f(norm(self)); elsewhere grad passes through."""
+    n = self.dim()
+    d = dim % n
+    dims = [i for i in range(n) if i != d]
+    norm = self.norm(p, dims, keepdim=True)
+    inner = (self.conj() * grad)
+    inner = (inner.real if inner.dtype.is_complex else inner).sum(dims, keepdim=True)
+    nb = norm_backward(inner, self, p, norm, dims, True)
+    invnorm = (norm + 1e-7).reciprocal()
+    factor = invnorm * maxnorm
+    return (factor * grad - factor * invnorm * nb).where(norm > maxnorm, grad)
 
 
 def nansum_jvp(self, self_t, dim, keepdim, dtype):

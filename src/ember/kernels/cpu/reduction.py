@@ -415,3 +415,69 @@ def aminmax(self, *, dim=None, keepdim=False):
     axes, shape = M_reduction.aminmax_spec(self, dim, keepdim)
     a = self._np
     return (_wrap(np.min(a, axis=axes), self.dtype, shape), _wrap(np.max(a, axis=axes), self.dtype, shape))
+
+
+def _renorm_np(self, p, dim, maxnorm):
+    """Each slice along `dim` whose p-norm exceeds maxnorm, scaled to norm maxnorm (by maxnorm / (norm + 1e-7))."""
+    axes = M_reduction.renorm_check(self, p, dim, maxnorm)
+    a = self._np
+    p = float(p)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        m = np.abs(a)
+        if p == np.inf:
+            norm = np.max(m, axis=axes, keepdims=True)
+        else:
+            norm = np.sum(m ** p, axis=axes, keepdims=True) ** (1.0 / p) if p != 2 else \
+                np.sqrt(np.sum(m * m, axis=axes, keepdims=True))
+        factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(m.dtype)
+    return a * factor
+
+
+def renorm(self, p, dim, maxnorm):
+    return _wrap(_renorm_np(self, p, dim, maxnorm), self.dtype, self._size)
+
+
+def renorm_(self, p, dim, maxnorm):
+    np.copyto(self._np, _renorm_np(self, p, dim, maxnorm), casting="unsafe")
+    return self
+
+
+def _histogram(self, edges, weight, density):
+    """Counts (or summed weights) of self's values per bin of the increasing `edges`; values outside
+    [edges[0], edges[-1]] are left out and the last bin holds its right edge."""
+    x = self._np.reshape(-1)
+    e = edges._np
+    n = e.shape[0] - 1
+    hist = np.zeros(n, self.dtype._np)
+    if n > 0 and x.size:
+        with np.errstate(invalid="ignore"):
+            keep = (x >= e[0]) & (x <= e[-1])
+        idx = np.searchsorted(e, x[keep], side="right") - 1
+        idx = np.minimum(idx, n - 1)
+        w = None if weight is None else weight._np.reshape(-1)[keep].astype(np.float64)
+        hist = np.bincount(idx, weights=w, minlength=n)[:n].astype(self.dtype._np)
+    if density:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            hist = (hist / (hist.sum() * np.diff(e))).astype(self.dtype._np)
+    return Tensor._wrap_np(np.ascontiguousarray(hist), self.dtype), edges
+
+
+def histogram_bins_tensor(self, bins, *, weight=None, density=False):
+    M_reduction.histogram_check(self, bins, None, weight)
+    edges = Tensor._wrap_np(np.ascontiguousarray(bins._np).copy(), bins.dtype)
+    return _histogram(self, edges, weight, density)
+
+
+def histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
+    from .creation import linspace
+    M_reduction.histogram_check(self, bins, range, weight)
+    x = self._np
+    if range is not None:
+        lo, hi = float(range[0]), float(range[1])
+    elif x.size:
+        lo, hi = float(x.min()), float(x.max())
+    else:
+        lo, hi = 0.0, 1.0
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return _histogram(self, linspace(lo, hi, bins + 1, dtype=self.dtype), weight, density)

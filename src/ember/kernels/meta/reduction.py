@@ -352,3 +352,68 @@ def aminmax_spec(self, dim, keepdim):
 def aminmax(self, *, dim=None, keepdim=False):
     shape = aminmax_spec(self, dim, keepdim)[1]
     return out_like(self, shape, self.dtype), out_like(self, shape, self.dtype)
+
+
+def renorm_check(self, p, dim, maxnorm):
+    """torch's renorm meta checks; returns the dims the norm reduces (all but `dim`)."""
+    if isinstance(p, complex):
+        raise RuntimeError("renorm: p must be real-valued")
+    if not float(p) > 0.0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if isinstance(maxnorm, complex):
+        raise RuntimeError("renorm: maxnorm must be real-valued")
+    if not float(maxnorm) >= 0.0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    if self.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
+    d = wrap_dim(dim, self.dim())
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_tname(self.dtype)}")
+    return tuple(i for i in range(self.dim()) if i != d)
+
+
+def renorm(self, p, dim, maxnorm):
+    renorm_check(self, p, dim, maxnorm)
+    return empty_tensor(self._size, self.dtype, self.device)
+
+
+def renorm_(self, p, dim, maxnorm):
+    renorm_check(self, p, dim, maxnorm)
+    return self
+
+
+def histogram_check(self, bins, range=None, weight=None):
+    """torch.histogram's argument checks; returns the number of bins."""
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{_tname(self.dtype)}'")
+    if isinstance(bins, int):
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        if range is not None and range[0] > range[1]:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {range[0]:g} max "
+                               f"{range[1]:g} for dimension 0")
+        n = bins
+    else:
+        if bins.dim() != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.dim()} "
+                               "dimensions in the bins tensor for dimension 0")
+        if bins.dtype is not self.dtype:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                               f"got input {self.dtype.name.capitalize()} and bins {bins.dtype.name.capitalize()}")
+        n = bins._size[0] - 1
+    if weight is not None and tuple(weight._size) != tuple(self._size):
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                           f"input tensor excluding its innermost dimension, but got input with shape "
+                           f"{list(self._size)} and weight with shape {list(weight._size)}")
+    return n
+
+
+def histogram_bins_tensor(self, bins, *, weight=None, density=False):
+    n = histogram_check(self, bins, None, weight)
+    return _t((n,), self.dtype), _t((n + 1,), self.dtype)
+
+
+def histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
+    n = histogram_check(self, bins, range, weight)
+    return _t((n,), self.dtype), _t((n + 1,), self.dtype)

@@ -16,6 +16,18 @@ def _np_red(fn):
     return r
 
 
+def _histogram_samples(op, dt):
+    x = make((4, 5), dt, seed=1)
+    x[0, :2] = [-3.0, 3.0]                                # the range's own edges
+    w = make((4, 5), dt, 0.0, 2.0, seed=2)
+    edges = np.array([-2.0, -0.5, 0.0, 1.0, 2.5], dt)
+    return [SampleInput(x, (), {}, "default-bins"), SampleInput(x, (7,), {}, "7-bins"),
+            SampleInput(x, (4,), {"range": [-1.0, 1.0]}, "range"), SampleInput(x, (5,), {"weight": w}, "weight"),
+            SampleInput(x, (6,), {"density": True}, "density"), SampleInput(x, (edges,), {}, "edges"),
+            SampleInput(x, (edges,), {"weight": w, "density": True}, "edges-weight-density"),
+            SampleInput(np.full((3,), 1.5, dt), (4,), {}, "constant"), SampleInput(make((0,), dt), (3,), {}, "empty")]
+
+
 def _aminmax_samples(op, dt):
     out = []
     for shape in [(), (5,), (3, 4), (2, 3, 4)]:
@@ -85,6 +97,13 @@ op_db = [
                                            SampleInput(make((2, 3, 4), dt), ([0, 2],), {}, "dims"),
                                            SampleInput(make((2, 3, 4), dt), ([2, 1], True), {}, "dims-keepdim")],
            dtypes=F, supports_out=True, method_variant=False, rtol=1e-4, atol=1e-4),
+    OpInfo("renorm", lambda op, dt: [SampleInput(make((3, 4), dt), (2, 0, 1.0), {}, "p2-dim0"),
+                                     SampleInput(make((3, 4, 2), dt, seed=1), (1, 1, 0.5), {}, "p1-dim1"),
+                                     SampleInput(make((3, 4, 2), dt, seed=2), (3.0, -1, 2.0), {}, "p3-last"),
+                                     SampleInput(make((2, 5), dt, seed=3), (float("inf"), 0, 1.5), {}, "inf"),
+                                     SampleInput(make((2, 5), dt, seed=4), (2, 1, 100.0), {}, "untouched")],
+           dtypes=F, supports_out=True, inplace_variant="renorm_"),
+    OpInfo("histogram", _histogram_samples, dtypes=F, supports_out=True, method_variant=True, supports_meta=False),
     OpInfo("aminmax", _aminmax_samples, dtypes=FI + ("bool",), supports_out=True,
            ref=lambda x, dim=None, keepdim=False: (_np_red(np.amin)(x, dim, keepdim), _np_red(np.amax)(x, dim, keepdim))),
 ]
