@@ -66,6 +66,7 @@ FALLBACK_REASONS = {
     "aten.adaptive_max_pool2d.default": _WINDOW,
     "aten.aminmax.default": _OTHER,
     "aten.logspace.default": _OTHER,
+    "aten.renorm.default": _OTHER,
     "aten.softshrink.default": _OTHER,
     "aten.softshrink_backward.default": _OTHER,
     "aten.nansum.default": _OTHER,
