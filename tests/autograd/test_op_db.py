@@ -17,7 +17,7 @@ NON_SMOOTH = {"sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "fmod", 
 # ops whose derivative formula is not written yet (multi-output linalg and a few others): for these the
 # test asserts the documented behaviour instead — backward raises "not implemented", never a wrong grad.
 # Remove a name when its formula lands.
-NO_FORMULA_YET = {"linalg.solve_triangular"}
+NO_FORMULA_YET = set()
 # ops that read one triangle of a Hermitian input: gradchecked through `A + A^H`, like torch's
 # gradcheck_wrapper_hermitian_input (a perturbation of the unread triangle cannot be seen otherwise)
 HERMITIAN_INPUT = {"linalg.cholesky", "linalg.cholesky_ex", "cholesky", "linalg.eigh", "linalg.eigvalsh"}

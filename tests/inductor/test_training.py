@@ -178,8 +178,12 @@ def test_adam_update_is_one_kernel_per_parameter_writing_in_place():
         c()
     update = c.modules[-1]
     n = len(list(model.parameters()))
-    assert update.n_kernels <= 2 * n                   # p, exp_avg, exp_avg_sq and step: two kernels per parameter,
-    #                                                    all called from one C entry (one ctypes call per step)
+    assert update.n_kernels <= 2 * n                   # p, exp_avg, exp_avg_sq: one kernel per parameter; its step
+    #                                                    counter (0-d) one more; all called from one C entry
+    import re
+    written = [len([a for a in sig.split(", ") if "restrict" in a and not a.startswith("const")])
+               for sig in re.findall(r"static void kernel\d+\(([^)]*)\)", update.c_source)]
+    assert written.count(3) == n, written              # the three tensors of each parameter in one kernel
     assert update.py_source.count("_entry") == 1
     body = update.py_source.split("_entry0(")[1]
     assert "_wrap(" not in body.split("return")[0]     # nothing allocated: every result is written in place

@@ -593,3 +593,24 @@ def test_softmax_backward_data_with_mixed_layouts_matches_torch(torch, dt, log):
             on, off = both_paths(lambda: getattr(ember.ops.aten, name)(*args(ember, ember.tensor), dim, edt).numpy())
             assert_same(on, want, dt)
             assert_same(off, want, dt)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_large_strided_input_split_over_threads_matches_torch(torch, log):
+    """A non-contiguous input above split_run's size threshold: the numpy paths split the work over threads
+    along a dim other than the softmax dim (forward and backward), C on and off."""
+    a = RNG.standard_normal((40, 90, 80))
+    w = RNG.standard_normal((80, 90, 40))
+    fn = "log_softmax" if log else "softmax"
+
+    def run(lib):
+        x = lib.tensor(a).permute(2, 1, 0).requires_grad_()     # (80, 90, 40), not contiguous
+        y = getattr(lib, fn)(x, 0)
+        (y * lib.tensor(w)).sum().backward()
+        return y.detach().numpy(), x.grad.numpy()
+
+    want = run(torch)
+    for got in both_paths(lambda: run(ember)):
+        for g, t in zip(got, want):
+            assert_same(g, t, np.float64)

@@ -263,3 +263,60 @@ def test_internal_eigh_and_svd_out_forms_match_torch(compute):
             got, want = canonical(got), canonical(want)
         for g, w in zip(got, want):
             _close(g, w, 1e-10)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cplx", [False, True], ids=["real", "complex"])
+@pytest.mark.parametrize("upper,left,unit", [(u, lf, un) for u in (False, True) for lf in (False, True)
+                                             for un in (False, True)])
+def test_solve_triangular_gradients_match_torch(cplx, upper, left, unit):
+    """LinalgSolveTriangularBackward0: gB = A^{-H} G, gA = -gB X^H cut to A's triangle; batch broadcast."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    n = 3
+    A = rng.standard_normal((2, n, n)) + 3 * np.eye(n)
+    B = rng.standard_normal((1, n, 4) if left else (1, 4, n))
+    G = rng.standard_normal((2,) + B.shape[1:])
+    if cplx:
+        A, B, G = (x + 1j * rng.standard_normal(x.shape) for x in (A, B, G))
+    res = []
+    for lib in (torch, ember):
+        a, b = lib.from_numpy(A.copy()).requires_grad_(), lib.from_numpy(B.copy()).requires_grad_()
+        r = lib.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unit)
+        res.append((r.detach().numpy(), *[g.numpy() for g in lib.autograd.grad(r, (a, b), lib.from_numpy(G.copy()))],
+                    type(r.grad_fn).__name__))
+    for want, got in zip(res[0][:3], res[1][:3]):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    assert res[1][3] == res[0][3] == "LinalgSolveTriangularBackward0"
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cplx", [False, True], ids=["real", "complex128"])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+def test_eig_gradients_match_torch(cplx, shape):
+    """LinalgEigBackward0 for a phase-invariant loss of eigenvalues and eigenvectors, and torch's refusal of a
+    loss that depends on the eigenvectors' arbitrary phase."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if cplx else 0)
+    W = rng.standard_normal(shape)
+    res = []
+    for lib in (torch, ember):
+        a = lib.from_numpy(A.copy()).requires_grad_()
+        lam, V = lib.linalg.eig(a)
+        loss = (V.abs() ** 2 * lib.from_numpy(W)).sum() + (lam * lib.from_numpy(W[..., 0].copy())).real.sum()
+        (g,) = lib.autograd.grad(loss + 0.3 * lam.imag.sum(), a)
+        (g_only_values,) = lib.autograd.grad((lib.linalg.eig(a)[0].real ** 2).sum(), a)
+        if cplx:        # (a real input may have only real eigenvectors, whose phase is fixed)
+            with pytest.raises(RuntimeError, match="specified up to multiplication by"):
+                lib.linalg.eig(a)[1].real.sum().backward()
+        res.append((g.numpy(), g_only_values.numpy(), type(lam.grad_fn).__name__))
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-9, atol=1e-12)
+    assert res[1][2] == res[0][2] == "LinalgEigBackward0"
+
+
+def test_eig_gradcheck():
+    a = ember.tensor(np.random.default_rng(2).standard_normal((3, 3)), requires_grad=True)
+    f = lambda x: tuple(t.abs() for t in ember.linalg.eig(x))  # noqa: E731  (phase-invariant outputs)
+    assert ember.autograd.gradcheck(f, (a,))

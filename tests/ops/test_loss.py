@@ -356,3 +356,26 @@ def test_ctc_forward_ad_error_parity():
         d = tfw.make_dual(x.log_softmax(2), torch.randn(x.shape, dtype=torch.float64))
         with pytest.raises(NotImplementedError, match="forward AD with _ctc_loss"):
             torch._ctc_loss(d, tg, il, tl)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape", [(1,), (), (1, 1)])
+@pytest.mark.parametrize("name", ["l1_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss",
+                                  "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"])
+def test_mean_reduction_grad_of_a_single_element_matches_torch(name, shape):
+    """reduction='mean' over one element divides by 1: the grads of input and target equal torch's."""
+    torch = pytest.importorskip("torch")
+    x0 = np.full(shape, 0.3)
+    t0 = np.full(shape, 0.8 if name != "soft_margin_loss" else -1.0)
+    grads = []
+    for lib in (ember, torch):
+        # (torch has no soft_margin_loss derivative for target)
+        x, t = lib.tensor(x0, requires_grad=True), lib.tensor(t0, requires_grad=name != "soft_margin_loss")
+        loss = getattr(lib.nn.functional, name)(x, t, reduction="mean")
+        (loss * 3.0).backward()
+        grads.append((loss.detach().numpy(), x.grad.numpy(), None if t.grad is None else t.grad.numpy()))
+    for a, b in zip(*grads):
+        if b is None:
+            assert a is None
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -15,11 +15,7 @@ from ember.testing._opinfo import resolve
 
 KNOWN_DIFFERENCES = {
     # ember composes these from other ops; torch has one op (and one Node) of its own
-    "geqrf": "ember has no geqrf formula (NotImplemented); torch's GeqrfBackward0 raises when run",
-    "linalg.eigvals": "ember's eigvals has no formula; torch goes through linalg_eig",
-    "unique": "ember's unique has no node of its own (NotImplemented); torch names it Unique2Backward0",
     # torch's composite ends in another op than ember's
-    "diag": "ember copies the diagonal (CloneBackward0); torch uses diagonal_copy",
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
     "linalg.cond": "ember divides norms; torch squeezes the result of linalg_cond's svd path",
     "linalg.matrix_norm": "ember has a linalg_matrix_norm node; torch decomposes 'fro' to linalg_vector_norm",
@@ -40,11 +36,8 @@ KNOWN_DIFFERENCES = {
     "repeat_interleave": "ember gathers with index_select; torch expands and views",
     "linalg.matmul": "ember's linalg_matmul is an op with a node of its own (MatmulBackward0); torch's is matmul, "
                      "which ends in mm or _unsafe_view",
-    "linalg.solve_triangular": "ember has no linalg_solve_triangular formula yet (NotImplemented); torch has "
-                               "LinalgSolveTriangularBackward0",
     "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
                 "CholeskyBackward0",
-    "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",
 }

@@ -677,8 +677,11 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w("        else:")
         w.w("            _n._add_input_meta(_x)")
     else:
+        # formulas reading `grad` differentiate the first output only; `not_implemented(...)` reads no
+        # grad at all: every output gets the node (torch's GeqrfBackward0 on both of geqrf's outputs)
         single = len(e.returns) > 1 and not e.is_list_return() and \
-            not any("grads" in _names(f) for f in e.formulas.values())
+            not any("grads" in _names(f) for f in e.formulas.values()) and \
+            any("grad" in _names(f) for f in e.formulas.values())
         w.w(f"    _set_history(_res, _n{', True' if single else ''})")
     for n in saved:
         kind, expr = kinds[n]

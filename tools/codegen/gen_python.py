@@ -297,13 +297,8 @@ class Overload:
         call_args = self.call_args(self.fn, positional_only=True)
         cache = "_c" + opvar[3:]
         lines += ["if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
-                  "    if _ks & _AUTOGRAD_BIT:",
-                  "        _ks &= ~_tls._exclude",
-                  "    try:",
-                  f"        _k = {cache}[_ks]",
-                  "    except KeyError:",
-                  "        pass",
-                  "    else:",
+                  f"    _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
+                  "    if _k is not None:",
                   f"        return {wrap('_k(' + call_args + ')')}",
                   f"return {wrap(opvar + '(' + call_args + ')')}"]
         return lines
@@ -555,9 +550,7 @@ def _emit_group(pyname, defname, ovs, lines, method):
                   "            _self = args[0]",
                   "            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
                   "                _ks = _self._ks",
-                  "                if _ks & _AUTOGRAD_BIT:",
-                  "                    _ks &= ~_tls._exclude",
-                  f"                _k = _c{op0[3:]}.get(_ks)",
+                  f"                _k = _c{op0[3:]}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
                   "                if _k is not None:",
                   "                    return _k(_self, args[1:])",
                   f"            return _{defname}_b0(*args)"]

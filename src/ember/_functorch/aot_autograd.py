@@ -237,6 +237,7 @@ class _CompiledEntry:
         self.mutated = fg.mutated_inputs
         if self.config.keep_inference_input_mutations and self.mutated:
             _keep_input_mutations(fg.gm, self.n_out, self.mutated)
+            self.kept_mutated = self.mutated   # for a conj / neg view input: written back from its resolved copy
             self.mutated = []              # the graph writes the inputs itself
         self.graph = fg.gm
         self.compiled = self.config.inference_compiler(fg.gm, _fake_inputs(fg.gm))
@@ -343,6 +344,12 @@ class _CompiledEntry:
             finally:
                 _tls.grad_enabled = prev
         res = list(res) if isinstance(res, (tuple, list)) else [res]
+        if run is not uniq and getattr(self, "kept_mutated", None):
+            import ember
+            with ember.no_grad():
+                for k in self.kept_mutated:
+                    if run[k] is not uniq[k]:
+                        uniq[k].copy_(run[k])      # the graph wrote the resolved copy; copy_ applies the bit
         outs = res[:self.n_out]
         if len(res) > self.n_out:
             import ember

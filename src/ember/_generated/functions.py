@@ -1873,13 +1873,8 @@ def relu(input):
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_relu_default(input)
 
@@ -1888,13 +1883,8 @@ def relu_(input):
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_relu__default(input)
 
@@ -1903,13 +1893,8 @@ def selu(input):
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_selu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_selu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_selu_default(input)
 
@@ -1918,13 +1903,8 @@ def selu_(input):
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_selu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_selu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_selu__default(input)
 
@@ -1937,13 +1917,8 @@ def celu(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_celu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_celu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, alpha)
     return _op_celu_default(input, alpha)
 
@@ -1956,13 +1931,8 @@ def celu_(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_celu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_celu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, alpha)
     return _op_celu__default(input, alpha)
 
@@ -1979,13 +1949,8 @@ def hardshrink(input, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardshrink_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, lambd)
     return _op_hardshrink_default(input, lambd)
 
@@ -2006,13 +1971,8 @@ def threshold(input, threshold, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_threshold_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold_default(input, threshold, value)
 
@@ -2029,13 +1989,8 @@ def threshold_(input, threshold, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_threshold__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold__default(input, threshold, value)
 
@@ -2047,13 +2002,8 @@ def prelu(input, weight):
     _ks = input._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_prelu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight)
     return _op_prelu_default(input, weight)
 
@@ -2075,13 +2025,8 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         if dropout_p.__class__ in _TENSOR_TYPES:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c__scaled_dot_product_flash_attention_for_cpu_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
     if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
@@ -2099,13 +2044,8 @@ def conj_physical(input, *, out=None):
         return _op_conj_physical_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_physical_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_conj_physical_default(input)
 
@@ -2114,13 +2054,8 @@ def conj_physical_(input):
         raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_physical__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_conj_physical__default(input)
 
@@ -2129,13 +2064,8 @@ def conj(input):
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_conj_default(input)
 
@@ -2144,13 +2074,8 @@ def _conj(input):
         raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op__conj_default(input)
 
@@ -2159,13 +2084,8 @@ def _neg_view(input):
         raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__neg_view_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op__neg_view_default(input)
 
@@ -2174,13 +2094,8 @@ def resolve_conj(input):
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_resolve_conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_resolve_conj_default(input)
 
@@ -2189,13 +2104,8 @@ def resolve_neg(input):
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_resolve_neg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_resolve_neg_default(input)
 
@@ -2204,13 +2114,8 @@ def view_as_real(input):
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_real_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_real_default(input)
 
@@ -2219,13 +2124,8 @@ def view_as_complex(input):
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_complex_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_complex_default(input)
 
@@ -2241,13 +2141,8 @@ def complex(real, imag, *, out=None):
     _ks = real._ks
     _ks |= imag._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_complex_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(real, imag)
     return _op_complex_default(real, imag)
 
@@ -2263,13 +2158,8 @@ def polar(abs, angle, *, out=None):
     _ks = abs._ks
     _ks |= angle._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_polar_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_polar_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(abs, angle)
     return _op_polar_default(abs, angle)
 
@@ -2282,13 +2172,8 @@ def angle(input, *, out=None):
         return _op_angle_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_angle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_angle_default(input)
 
@@ -2556,13 +2441,8 @@ def clone(input, *, memory_format=None):
     if memory_format is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_clone_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_clone_default(input)
     return _op_clone_default(input, memory_format=memory_format)
@@ -2573,13 +2453,8 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c__to_copy_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op__to_copy_default(input)
     if dtype is not None and not _is_dtype(dtype):
@@ -2605,13 +2480,8 @@ def _fill__b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill__Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill__Scalar(input, value)
 
@@ -2627,13 +2497,8 @@ def _fill__b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill__Tensor(input, value)
 
@@ -2670,13 +2535,8 @@ def _fill_b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill_Scalar(input, value)
 
@@ -2692,13 +2552,8 @@ def _fill_b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, value)
     return _op_fill_Tensor(input, value)
 
@@ -2725,13 +2580,8 @@ def zero_(input):
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_zero__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_zero__default(input)
 
@@ -3145,13 +2995,8 @@ def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         if base.__class__ in _TENSOR_TYPES:
             _ks |= base._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_logspace_Tensor_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(start, end, steps, base)
         return _op_logspace_Tensor_Tensor(start, end, steps, base)
     if out is not None:
@@ -3194,13 +3039,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pairwise_distance_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(x1, x2, p, eps, keepdim)
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
 
@@ -3220,13 +3060,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosine_similarity_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(x1, x2, dim, eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
 
@@ -3246,13 +3081,8 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if compute_mode.__class__ in _TENSOR_TYPES:
         _ks |= compute_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cdist_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(x1, x2, p, compute_mode)
     return _op_cdist_default(x1, x2, p, compute_mode)
 
@@ -3267,13 +3097,8 @@ def native_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_native_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_native_dropout_default(input, p, train)
 
@@ -3288,13 +3113,8 @@ def dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_dropout_default(input, p, train)
 
@@ -3309,13 +3129,8 @@ def feature_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_feature_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout_default(input, p, train)
 
@@ -3330,13 +3145,8 @@ def alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_alpha_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout_default(input, p, train)
 
@@ -3351,13 +3161,8 @@ def feature_alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_feature_alpha_dropout_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout_default(input, p, train)
 
@@ -3371,13 +3176,8 @@ def add(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_add_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_add_Tensor(input, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -3396,13 +3196,8 @@ def sub(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_sub_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_sub_Tensor(input, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -3422,13 +3217,8 @@ def mul(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mul_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_mul_Tensor(input, other)
 
@@ -3451,13 +3241,8 @@ def _div_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_div_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_div_Tensor(input, other)
 
@@ -3515,13 +3300,8 @@ def _rsub_b0(input, other, *, alpha=1):
         _ks = input._ks
         _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_rsub_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_rsub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_rsub_Tensor(input, other)
     return _op_rsub_Tensor(input, other, alpha=alpha)
@@ -3547,13 +3327,8 @@ def _rsub_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsub_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsub_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, alpha)
     return _op_rsub_Scalar(input, other, alpha)
 
@@ -3586,13 +3361,8 @@ def floor_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor_divide_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_floor_divide_default(input, other)
 
@@ -3617,13 +3387,8 @@ def remainder(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_remainder_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_remainder_Tensor(input, other)
 
@@ -3650,13 +3415,8 @@ def float_power(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_float_power_Tensor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, exponent)
     return _op_float_power_Tensor_Tensor(input, exponent)
 
@@ -3681,13 +3441,8 @@ def pow(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pow_Tensor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, exponent)
     return _op_pow_Tensor_Tensor(input, exponent)
 
@@ -3707,13 +3462,8 @@ def eq(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_eq_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_eq_Tensor(input, other)
 
@@ -3733,13 +3483,8 @@ def ne(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ne_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ne_Tensor(input, other)
 
@@ -3759,13 +3504,8 @@ def lt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lt_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_lt_Tensor(input, other)
 
@@ -3785,13 +3525,8 @@ def le(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_le_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_le_Tensor(input, other)
 
@@ -3811,13 +3546,8 @@ def gt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gt_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_gt_Tensor(input, other)
 
@@ -3837,13 +3567,8 @@ def ge(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ge_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ge_Tensor(input, other)
 
@@ -3859,13 +3584,8 @@ def logical_and(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_and_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logical_and_default(input, other)
 
@@ -3881,13 +3601,8 @@ def logical_or(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_or_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logical_or_default(input, other)
 
@@ -3903,13 +3618,8 @@ def logical_xor(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_xor_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logical_xor_default(input, other)
 
@@ -3934,13 +3644,8 @@ def bitwise_and(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_and_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_and_Tensor(input, other)
 
@@ -3965,13 +3670,8 @@ def bitwise_or(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_or_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_or_Tensor(input, other)
 
@@ -3996,13 +3696,8 @@ def bitwise_xor(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_xor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_xor_Tensor(input, other)
 
@@ -4015,13 +3710,8 @@ def neg(input, *, out=None):
         return _op_neg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_neg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_neg_default(input)
 
@@ -4030,13 +3720,8 @@ def neg_(input):
         raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_neg__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_neg__default(input)
 
@@ -4049,13 +3734,8 @@ def abs(input, *, out=None):
         return _op_abs_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_abs_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_abs_default(input)
 
@@ -4064,13 +3744,8 @@ def abs_(input):
         raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_abs__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_abs__default(input)
 
@@ -4083,13 +3758,8 @@ def exp(input, *, out=None):
         return _op_exp_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp_default(input)
 
@@ -4098,13 +3768,8 @@ def exp_(input):
         raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp__default(input)
 
@@ -4117,13 +3782,8 @@ def log(input, *, out=None):
         return _op_log_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log_default(input)
 
@@ -4132,13 +3792,8 @@ def log_(input):
         raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log__default(input)
 
@@ -4151,13 +3806,8 @@ def sqrt(input, *, out=None):
         return _op_sqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sqrt_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sqrt_default(input)
 
@@ -4166,13 +3816,8 @@ def sqrt_(input):
         raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sqrt__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sqrt__default(input)
 
@@ -4185,13 +3830,8 @@ def rsqrt(input, *, out=None):
         return _op_rsqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsqrt_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rsqrt_default(input)
 
@@ -4200,13 +3840,8 @@ def rsqrt_(input):
         raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsqrt__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rsqrt__default(input)
 
@@ -4219,13 +3854,8 @@ def sin(input, *, out=None):
         return _op_sin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sin_default(input)
 
@@ -4234,13 +3864,8 @@ def sin_(input):
         raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sin__default(input)
 
@@ -4253,13 +3878,8 @@ def cos(input, *, out=None):
         return _op_cos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cos_default(input)
 
@@ -4268,13 +3888,8 @@ def cos_(input):
         raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cos__default(input)
 
@@ -4287,13 +3902,8 @@ def tanh(input, *, out=None):
         return _op_tanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tanh_default(input)
 
@@ -4302,13 +3912,8 @@ def tanh_(input):
         raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tanh__default(input)
 
@@ -4321,13 +3926,8 @@ def sigmoid(input, *, out=None):
         return _op_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sigmoid_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sigmoid_default(input)
 
@@ -4336,13 +3936,8 @@ def sigmoid_(input):
         raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sigmoid__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sigmoid__default(input)
 
@@ -4355,13 +3950,8 @@ def bitwise_not(input, *, out=None):
         return _op_bitwise_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_not_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_bitwise_not_default(input)
 
@@ -4374,13 +3964,8 @@ def logical_not(input, *, out=None):
         return _op_logical_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_not_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_logical_not_default(input)
 
@@ -4407,13 +3992,8 @@ def _clamp_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp_default(input, min, max)
 
@@ -4436,13 +4016,8 @@ def _clamp_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp_Tensor(input, min, max)
 
@@ -4485,13 +4060,8 @@ def _clamp__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp__default(input, min, max)
 
@@ -4512,13 +4082,8 @@ def _clamp__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clamp__Tensor(input, min, max)
 
@@ -4557,13 +4122,8 @@ def _clamp_min_b0(input, min, *, out=None):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_min_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min)
     return _op_clamp_min_default(input, min)
 
@@ -4581,13 +4141,8 @@ def _clamp_min_b1(input, min, *, out=None):
     _ks = input._ks
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_min_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min)
     return _op_clamp_min_Tensor(input, min)
 
@@ -4626,13 +4181,8 @@ def _clamp_max_b0(input, max, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_max_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, max)
     return _op_clamp_max_default(input, max)
 
@@ -4650,13 +4200,8 @@ def _clamp_max_b1(input, max, *, out=None):
     _ks = input._ks
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_max_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, max)
     return _op_clamp_max_Tensor(input, max)
 
@@ -4710,13 +4255,8 @@ def _where_b0(condition, input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_where_self[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(condition, input, other)
     return _op_where_self(condition, input, other)
 
@@ -4729,13 +4269,8 @@ def _where_c1(condition):
 def _where_b1(condition):
     _ks = condition._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_where_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_where_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(condition)
     return _op_where_default(condition)
 
@@ -4775,13 +4310,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isclose_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_isclose_default(input, other, rtol, atol, equal_nan)
 
@@ -4803,13 +4333,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_allclose_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_allclose_default(input, other, rtol, atol, equal_nan)
 
@@ -4822,13 +4347,8 @@ def exp2(input, *, out=None):
         return _op_exp2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp2_default(input)
 
@@ -4837,13 +4357,8 @@ def exp2_(input):
         raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_exp2__default(input)
 
@@ -4856,13 +4371,8 @@ def expm1(input, *, out=None):
         return _op_expm1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_expm1_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_expm1_default(input)
 
@@ -4871,13 +4381,8 @@ def expm1_(input):
         raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_expm1__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_expm1__default(input)
 
@@ -4890,13 +4395,8 @@ def log1p(input, *, out=None):
         return _op_log1p_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log1p_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log1p_default(input)
 
@@ -4905,13 +4405,8 @@ def log1p_(input):
         raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log1p__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log1p__default(input)
 
@@ -4924,13 +4419,8 @@ def log2(input, *, out=None):
         return _op_log2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log2_default(input)
 
@@ -4939,13 +4429,8 @@ def log2_(input):
         raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log2__default(input)
 
@@ -4958,13 +4443,8 @@ def log10(input, *, out=None):
         return _op_log10_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log10_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log10_default(input)
 
@@ -4973,13 +4453,8 @@ def log10_(input):
         raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log10__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log10__default(input)
 
@@ -4992,13 +4467,8 @@ def sign(input, *, out=None):
         return _op_sign_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sign_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sign_default(input)
 
@@ -5011,13 +4481,8 @@ def sgn(input, *, out=None):
         return _op_sgn_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sgn_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sgn_default(input)
 
@@ -5030,13 +4495,8 @@ def floor(input, *, out=None):
         return _op_floor_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_floor_default(input)
 
@@ -5045,13 +4505,8 @@ def floor_(input):
         raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_floor__default(input)
 
@@ -5064,13 +4519,8 @@ def ceil(input, *, out=None):
         return _op_ceil_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ceil_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_ceil_default(input)
 
@@ -5079,13 +4529,8 @@ def ceil_(input):
         raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ceil__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_ceil__default(input)
 
@@ -5100,13 +4545,8 @@ def _round_b0(input, *, out=None):
         return _op_round_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_round_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_round_default(input)
 
@@ -5150,13 +4590,8 @@ def _round__c0(input):
 def _round__b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_round__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_round__default(input)
 
@@ -5198,13 +4633,8 @@ def trunc(input, *, out=None):
         return _op_trunc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trunc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_trunc_default(input)
 
@@ -5213,13 +4643,8 @@ def trunc_(input):
         raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trunc__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_trunc__default(input)
 
@@ -5232,13 +4657,8 @@ def frac(input, *, out=None):
         return _op_frac_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frac_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_frac_default(input)
 
@@ -5247,13 +4667,8 @@ def frac_(input):
         raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frac__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_frac__default(input)
 
@@ -5266,13 +4681,8 @@ def reciprocal(input, *, out=None):
         return _op_reciprocal_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_reciprocal_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_reciprocal_default(input)
 
@@ -5281,13 +4691,8 @@ def reciprocal_(input):
         raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_reciprocal__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_reciprocal__default(input)
 
@@ -5300,13 +4705,8 @@ def square(input, *, out=None):
         return _op_square_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_square_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_square_default(input)
 
@@ -5315,13 +4715,8 @@ def square_(input):
         raise _bad_arg('square_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_square__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_square__default(input)
 
@@ -5334,13 +4729,8 @@ def erf(input, *, out=None):
         return _op_erf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erf_default(input)
 
@@ -5349,13 +4739,8 @@ def erf_(input):
         raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erf__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erf__default(input)
 
@@ -5368,13 +4753,8 @@ def erfc(input, *, out=None):
         return _op_erfc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erfc_default(input)
 
@@ -5383,13 +4763,8 @@ def erfc_(input):
         raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfc__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erfc__default(input)
 
@@ -5402,13 +4777,8 @@ def erfinv(input, *, out=None):
         return _op_erfinv_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfinv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_erfinv_default(input)
 
@@ -5421,13 +4791,8 @@ def asin(input, *, out=None):
         return _op_asin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asin_default(input)
 
@@ -5436,13 +4801,8 @@ def asin_(input):
         raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asin__default(input)
 
@@ -5455,13 +4815,8 @@ def acos(input, *, out=None):
         return _op_acos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acos_default(input)
 
@@ -5470,13 +4825,8 @@ def acos_(input):
         raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acos__default(input)
 
@@ -5489,13 +4839,8 @@ def atan(input, *, out=None):
         return _op_atan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atan_default(input)
 
@@ -5504,13 +4849,8 @@ def atan_(input):
         raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atan__default(input)
 
@@ -5523,13 +4863,8 @@ def sinh(input, *, out=None):
         return _op_sinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sinh_default(input)
 
@@ -5538,13 +4873,8 @@ def sinh_(input):
         raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sinh__default(input)
 
@@ -5557,13 +4887,8 @@ def cosh(input, *, out=None):
         return _op_cosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cosh_default(input)
 
@@ -5572,13 +4897,8 @@ def cosh_(input):
         raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_cosh__default(input)
 
@@ -5591,13 +4911,8 @@ def tan(input, *, out=None):
         return _op_tan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tan_default(input)
 
@@ -5606,13 +4921,8 @@ def tan_(input):
         raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_tan__default(input)
 
@@ -5625,13 +4935,8 @@ def asinh(input, *, out=None):
         return _op_asinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asinh_default(input)
 
@@ -5640,13 +4945,8 @@ def asinh_(input):
         raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_asinh__default(input)
 
@@ -5659,13 +4959,8 @@ def acosh(input, *, out=None):
         return _op_acosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acosh_default(input)
 
@@ -5674,13 +4969,8 @@ def acosh_(input):
         raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_acosh__default(input)
 
@@ -5693,13 +4983,8 @@ def atanh(input, *, out=None):
         return _op_atanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atanh_default(input)
 
@@ -5708,13 +4993,8 @@ def atanh_(input):
         raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_atanh__default(input)
 
@@ -5739,13 +5019,8 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nan_to_num_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num_default(input, nan, posinf, neginf)
 
@@ -5766,13 +5041,8 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nan_to_num__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num__default(input, nan, posinf, neginf)
 
@@ -5789,13 +5059,8 @@ def logit(input, eps=None, *, out=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logit_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, eps)
     return _op_logit_default(input, eps)
 
@@ -5808,13 +5073,8 @@ def logit_(input, eps=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logit__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, eps)
     return _op_logit__default(input, eps)
 
@@ -5830,13 +5090,8 @@ def hypot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hypot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_hypot_default(input, other)
 
@@ -5852,13 +5107,8 @@ def atan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_atan2_default(input, other)
 
@@ -5882,13 +5132,8 @@ def _lerp_b0(input, end, weight, *, out=None):
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Scalar(input, end, weight)
 
@@ -5909,13 +5154,8 @@ def _lerp_b1(input, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Tensor(input, end, weight)
 
@@ -5954,13 +5194,8 @@ def fmod(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmod_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_fmod_Tensor(input, other)
 
@@ -5981,13 +5216,8 @@ def copysign(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_copysign_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_copysign_Tensor(input, other)
 
@@ -6003,13 +5233,8 @@ def heaviside(input, values, *, out=None):
     _ks = input._ks
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_heaviside_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, values)
     return _op_heaviside_default(input, values)
 
@@ -6025,13 +5250,8 @@ def gcd(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gcd_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_gcd_default(input, other)
 
@@ -6043,13 +5263,8 @@ def gcd_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gcd__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_gcd__default(input, other)
 
@@ -6065,13 +5280,8 @@ def lcm(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lcm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_lcm_default(input, other)
 
@@ -6083,13 +5293,8 @@ def lcm_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lcm__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_lcm__default(input, other)
 
@@ -6110,13 +5315,8 @@ def _isin_b0(elements, test_elements, *, assume_unique=False, invert=False, out=
         _ks = elements._ks
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_isin_Tensor_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_isin_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(elements, test_elements)
         return _op_isin_Tensor_Tensor(elements, test_elements)
     if out is not None:
@@ -6143,13 +5343,8 @@ def _isin_b1(elements, test_element, *, assume_unique=False, invert=False, out=N
         if test_element.__class__ in _TENSOR_TYPES:
             _ks |= test_element._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_isin_Tensor_Scalar[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_isin_Tensor_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(elements, test_element)
         return _op_isin_Tensor_Scalar(elements, test_element)
     if out is not None:
@@ -6175,13 +5370,8 @@ def _isin_b2(element, test_elements, *, assume_unique=False, invert=False, out=N
         _ks = element._ks if element.__class__ in _TENSOR_TYPES else 0
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_isin_Scalar_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_isin_Scalar_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(element, test_elements)
         return _op_isin_Scalar_Tensor(element, test_elements)
     if out is not None:
@@ -6218,13 +5408,8 @@ def maximum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_maximum_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_maximum_default(input, other)
 
@@ -6240,13 +5425,8 @@ def minimum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_minimum_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_minimum_default(input, other)
 
@@ -6262,13 +5442,8 @@ def fmax(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_fmax_default(input, other)
 
@@ -6284,13 +5459,8 @@ def fmin(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_fmin_default(input, other)
 
@@ -6299,13 +5469,8 @@ def isnan(input):
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isnan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isnan_default(input)
 
@@ -6314,13 +5479,8 @@ def isinf(input):
         raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isinf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isinf_default(input)
 
@@ -6329,13 +5489,8 @@ def isfinite(input):
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isfinite_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isfinite_default(input)
 
@@ -6348,13 +5503,8 @@ def signbit(input, *, out=None):
         return _op_signbit_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_signbit_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_signbit_default(input)
 
@@ -6367,13 +5517,8 @@ def isposinf(input, *, out=None):
         return _op_isposinf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isposinf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isposinf_default(input)
 
@@ -6386,13 +5531,8 @@ def isneginf(input, *, out=None):
         return _op_isneginf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isneginf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_isneginf_default(input)
 
@@ -6408,13 +5548,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcmul_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcmul_default(input, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -6437,13 +5572,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcdiv_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcdiv_default(input, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -6477,13 +5607,8 @@ def xlogy(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_xlogy_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_xlogy_Tensor(input, other)
 
@@ -6498,13 +5623,8 @@ def xlogy_(input, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_xlogy__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_xlogy__Tensor(input, other)
 
@@ -6520,13 +5640,8 @@ def logaddexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logaddexp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logaddexp_default(input, other)
 
@@ -6539,13 +5654,8 @@ def deg2rad(input, *, out=None):
         return _op_deg2rad_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_deg2rad_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_deg2rad_default(input)
 
@@ -6554,13 +5664,8 @@ def deg2rad_(input):
         raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_deg2rad__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_deg2rad__default(input)
 
@@ -6573,13 +5678,8 @@ def rad2deg(input, *, out=None):
         return _op_rad2deg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rad2deg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rad2deg_default(input)
 
@@ -6588,13 +5688,8 @@ def rad2deg_(input):
         raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rad2deg__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_rad2deg__default(input)
 
@@ -6610,13 +5705,8 @@ def logaddexp2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logaddexp2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_logaddexp2_default(input, other)
 
@@ -6632,13 +5722,8 @@ def nextafter(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nextafter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_nextafter_default(input, other)
 
@@ -6654,13 +5739,8 @@ def ldexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ldexp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ldexp_Tensor(input, other)
 
@@ -6672,13 +5752,8 @@ def ldexp_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ldexp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_ldexp__default(input, other)
 
@@ -6689,13 +5764,8 @@ def frexp(input, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frexp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_frexp(*_k(input))
     return _rt_frexp(*_op_frexp_Tensor(input))
 
@@ -6722,13 +5792,8 @@ def bitwise_left_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_left_shift_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_left_shift_Tensor(input, other)
 
@@ -6755,13 +5820,8 @@ def bitwise_right_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_right_shift_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_bitwise_right_shift_Tensor(input, other)
 
@@ -6774,13 +5834,8 @@ def arcsin(input, *, out=None):
         return _op_arcsin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsin_default(input)
 
@@ -6789,13 +5844,8 @@ def arcsin_(input):
         raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsin__default(input)
 
@@ -6808,13 +5858,8 @@ def arccos(input, *, out=None):
         return _op_arccos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccos_default(input)
 
@@ -6823,13 +5868,8 @@ def arccos_(input):
         raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccos__default(input)
 
@@ -6842,13 +5882,8 @@ def arctan(input, *, out=None):
         return _op_arctan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctan_default(input)
 
@@ -6857,13 +5892,8 @@ def arctan_(input):
         raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctan__default(input)
 
@@ -6876,13 +5906,8 @@ def arcsinh(input, *, out=None):
         return _op_arcsinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsinh_default(input)
 
@@ -6891,13 +5916,8 @@ def arcsinh_(input):
         raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arcsinh__default(input)
 
@@ -6910,13 +5930,8 @@ def arccosh(input, *, out=None):
         return _op_arccosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccosh_default(input)
 
@@ -6925,13 +5940,8 @@ def arccosh_(input):
         raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arccosh__default(input)
 
@@ -6944,13 +5954,8 @@ def arctanh(input, *, out=None):
         return _op_arctanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctanh_default(input)
 
@@ -6959,13 +5964,8 @@ def arctanh_(input):
         raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_arctanh__default(input)
 
@@ -6981,13 +5981,8 @@ def arctan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_arctan2_default(input, other)
 
@@ -7014,13 +6009,8 @@ def _clip_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip_default(input, min, max)
 
@@ -7043,13 +6033,8 @@ def _clip_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip_Tensor(input, min, max)
 
@@ -7092,13 +6077,8 @@ def _clip__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip__default(input, min, max)
 
@@ -7119,13 +6099,8 @@ def _clip__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min, max)
     return _op_clip__Tensor(input, min, max)
 
@@ -7169,13 +6144,8 @@ def _subtract_b0(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_subtract_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_subtract_Tensor(input, other)
     if out is not None:
@@ -7205,13 +6175,8 @@ def _subtract_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_subtract_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, alpha)
     return _op_subtract_Scalar(input, other, alpha)
 
@@ -7242,13 +6207,8 @@ def absolute(input, *, out=None):
         return _op_absolute_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_absolute_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_absolute_default(input)
 
@@ -7261,13 +6221,8 @@ def negative(input, *, out=None):
         return _op_negative_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_negative_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_negative_default(input)
 
@@ -7280,13 +6235,8 @@ def fix(input, *, out=None):
         return _op_fix_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fix_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_fix_default(input)
 
@@ -7309,13 +6259,8 @@ def _divide_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_divide_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_divide_Tensor(input, other)
 
@@ -7367,13 +6312,8 @@ def true_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_true_divide_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_true_divide_Tensor(input, other)
 
@@ -7388,13 +6328,8 @@ def multiply(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_multiply_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_multiply_Tensor(input, other)
 
@@ -7414,13 +6349,8 @@ def greater(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_greater_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_greater_Tensor(input, other)
 
@@ -7440,13 +6370,8 @@ def greater_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_greater_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_greater_equal_Tensor(input, other)
 
@@ -7466,13 +6391,8 @@ def less(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_less_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_less_Tensor(input, other)
 
@@ -7492,13 +6412,8 @@ def less_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_less_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_less_equal_Tensor(input, other)
 
@@ -7518,13 +6433,8 @@ def not_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_not_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_not_equal_Tensor(input, other)
 
@@ -7537,13 +6447,8 @@ def lgamma(input, *, out=None):
         return _op_lgamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lgamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_lgamma_default(input)
 
@@ -7556,13 +6461,8 @@ def digamma(input, *, out=None):
         return _op_digamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_digamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_digamma_default(input)
 
@@ -7575,13 +6475,8 @@ def i0(input, *, out=None):
         return _op_i0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_i0_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_i0_default(input)
 
@@ -7594,13 +6489,8 @@ def sinc(input, *, out=None):
         return _op_sinc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_sinc_default(input)
 
@@ -7616,13 +6506,8 @@ def polygamma(n, input, *, out=None):
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
     _ks |= input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_polygamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(n, input)
     return _op_polygamma_default(n, input)
 
@@ -7639,13 +6524,8 @@ def mvlgamma(input, p, *, out=None):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mvlgamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p)
     return _op_mvlgamma_default(input, p)
 
@@ -7665,13 +6545,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
@@ -7704,13 +6579,8 @@ def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
     if per_sample_weights.__class__ in _TENSOR_TYPES:
         _ks |= per_sample_weights._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_bag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
     return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
 
@@ -7747,13 +6617,8 @@ def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_bag_padding_idx[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
@@ -7804,13 +6669,8 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__embedding_bag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
@@ -7830,13 +6690,8 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     if norm_type.__class__ in _TENSOR_TYPES:
         _ks |= norm_type._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_embedding_renorm__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, indices, max_norm, norm_type)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
 
@@ -7898,13 +6753,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_gather_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index)
         return _op_gather_default(input, dim, index)
     if sparse_grad.__class__ is not bool:
@@ -7936,13 +6786,8 @@ def _scatter_b0(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_src[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_src(input, dim, index, src)
 
@@ -7970,13 +6815,8 @@ def _scatter_b1(input, dim, index, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_value[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, value)
     return _op_scatter_value(input, dim, index, value)
 
@@ -8057,13 +6897,8 @@ def scatter_add(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_add_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_add_default(input, dim, index, src)
 
@@ -8085,13 +6920,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_scatter_reduce_two[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index, src, reduce)
         return _op_scatter_reduce_two(input, dim, index, src, reduce)
     if include_self.__class__ is not bool:
@@ -8118,13 +6948,8 @@ def index_select(input, dim, index, *, out=None):
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_select_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index)
     return _op_index_select_default(input, dim, index)
 
@@ -8144,13 +6969,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_add_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index, source)
         return _op_index_add_default(input, dim, index, source)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -8180,13 +7000,8 @@ def index_copy(input, dim, index, source, *, out=None):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, source)
     return _op_index_copy_default(input, dim, index, source)
 
@@ -8212,13 +7027,8 @@ def _index_fill_b0(input, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill_int_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Scalar(input, dim, index, value)
 
@@ -8241,13 +7051,8 @@ def _index_fill_b1(input, dim, index, value):
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill_int_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Tensor(input, dim, index, value)
 
@@ -8287,13 +7092,8 @@ def _masked_fill_b0(input, mask, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Scalar(input, mask, value)
 
@@ -8312,13 +7112,8 @@ def _masked_fill_b1(input, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Tensor(input, mask, value)
 
@@ -8352,13 +7147,8 @@ def masked_select(input, mask, *, out=None):
     _ks = input._ks
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_select_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask)
     return _op_masked_select_default(input, mask)
 
@@ -8373,13 +7163,8 @@ def masked_scatter(input, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mask, source)
     return _op_masked_scatter_default(input, mask, source)
 
@@ -8395,13 +7180,8 @@ def take(input, index, *, out=None):
     _ks = input._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_take_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, index)
     return _op_take_default(input, index)
 
@@ -8421,13 +7201,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_take_along_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, indices, dim)
     return _op_take_along_dim_default(input, indices, dim)
 
@@ -8440,13 +7215,8 @@ def nonzero(input, *, out=None):
         return _op_nonzero_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nonzero_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_nonzero_default(input)
 
@@ -8455,13 +7225,8 @@ def argwhere(input):
         raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argwhere_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_argwhere_default(input)
 
@@ -8478,13 +7243,8 @@ def put(input, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_put_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, index, source, accumulate)
     return _op_put_default(input, index, source, accumulate)
 
@@ -8506,13 +7266,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_reduce_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, index, source, reduce)
         return _op_index_reduce_default(input, dim, index, source, reduce)
     if include_self.__class__ is not bool:
@@ -8568,13 +7323,8 @@ def pixel_shuffle(input, upscale_factor):
     if upscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= upscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pixel_shuffle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
 
@@ -8587,13 +7337,8 @@ def pixel_unshuffle(input, downscale_factor):
     if downscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= downscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pixel_unshuffle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
 
@@ -8615,13 +7360,8 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_grid_sampler_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
@@ -8643,13 +7383,8 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_grid_sampler_2d_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
 
@@ -8662,13 +7397,8 @@ def inverse(input, *, out=None):
         return _op_inverse_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_inverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_inverse_default(input)
 
@@ -8677,13 +7407,8 @@ def det(input):
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_det_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_det_default(input)
 
@@ -8694,13 +7419,8 @@ def slogdet(input, *, out=None):
         return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slogdet_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_slogdet(*_k(input))
     return _rt_slogdet(*_op_slogdet_default(input))
 
@@ -8709,13 +7429,8 @@ def logdet(input):
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logdet_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_logdet_default(input)
 
@@ -8730,13 +7445,8 @@ def cholesky(input, upper=False, *, out=None):
         return _op_cholesky_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, upper)
     return _op_cholesky_default(input, upper)
 
@@ -8749,13 +7459,8 @@ def qr(input, some=True, *, out=None):
         return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_qr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_qr(*_k(input, some))
     return _rt_qr(*_op_qr_default(input, some))
 
@@ -8769,13 +7474,8 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c__linalg_svd_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt__linalg_svd(*_k(A, full_matrices, compute_uv))
         return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
     if driver is not None and driver.__class__ is not str:
@@ -8795,13 +7495,8 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_svd_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_svd(*_k(input, some, compute_uv))
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
 
@@ -8816,13 +7511,8 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
         return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__linalg_eigh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt__linalg_eigh(*_k(A, UPLO, compute_v))
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
 
@@ -8835,13 +7525,8 @@ def pinverse(input, rcond=1e-15):
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pinverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, rcond)
     return _op_pinverse_default(input, rcond)
 
@@ -8858,13 +7543,8 @@ def matrix_power(input, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matrix_power_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, n)
     return _op_matrix_power_default(input, n)
 
@@ -8873,13 +7553,8 @@ def matrix_exp(input):
         raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matrix_exp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_matrix_exp_default(input)
 
@@ -8897,13 +7572,8 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     _ks = input._ks
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, input2, upper)
     return _op_cholesky_solve_default(input, input2, upper)
 
@@ -8918,13 +7588,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _op_cholesky_inverse_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_inverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, upper)
     return _op_cholesky_inverse_default(input, upper)
 
@@ -8944,13 +7609,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     _ks = input._ks
     _ks |= A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triangular_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_triangular_solve(*_k(input, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
 
@@ -8969,13 +7629,8 @@ def bilinear(input1, input2, weight, bias=None):
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bilinear_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input1, input2, weight, bias)
     return _op_bilinear_default(input1, input2, weight, bias)
 
@@ -8991,13 +7646,8 @@ def mm(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mat2)
     return _op_mm_default(input, mat2)
 
@@ -9013,13 +7663,8 @@ def bmm(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bmm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, mat2)
     return _op_bmm_default(input, mat2)
 
@@ -9035,13 +7680,8 @@ def mv(input, vec, *, out=None):
     _ks = input._ks
     _ks |= vec._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, vec)
     return _op_mv_default(input, vec)
 
@@ -9057,13 +7697,8 @@ def dot(input, tensor, *, out=None):
     _ks = input._ks
     _ks |= tensor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_dot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, tensor)
     return _op_dot_default(input, tensor)
 
@@ -9079,13 +7714,8 @@ def matmul(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matmul_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_matmul_default(input, other)
 
@@ -9101,13 +7731,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, mat1, mat2)
         return _op_addmm_default(input, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9132,13 +7757,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_baddbmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9163,13 +7783,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addbmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_addbmm_default(input, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9194,13 +7809,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addmv_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, mat, vec)
         return _op_addmv_default(input, mat, vec)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9225,13 +7835,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addr_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, vec1, vec2)
         return _op_addr_default(input, vec1, vec2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -9249,13 +7854,8 @@ def trace(input):
         raise _bad_arg('trace', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trace_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_trace_default(input)
 
@@ -9271,13 +7871,8 @@ def outer(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_outer_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, vec2)
     return _op_outer_default(input, vec2)
 
@@ -9293,13 +7888,8 @@ def ger(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ger_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, vec2)
     return _op_ger_default(input, vec2)
 
@@ -9315,13 +7905,8 @@ def kron(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_kron_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_kron_default(input, other)
 
@@ -9341,13 +7926,8 @@ def cross(input, other, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cross_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other, dim)
     return _op_cross_default(input, other, dim)
 
@@ -9389,13 +7969,8 @@ def inner(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_inner_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_inner_default(input, other)
 
@@ -9422,13 +7997,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     _ks = LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lu_unpack_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_lu_unpack(*_k(LU_data, LU_pivots, unpack_data, unpack_pivots))
     return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
@@ -9441,13 +8011,8 @@ def _lu_with_info(input, pivot=True, check_errors=True):
         raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__lu_with_info_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt__lu_with_info(*_k(input, pivot, check_errors))
     return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
 
@@ -9466,13 +8031,8 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
     _ks |= LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lu_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, LU_data, LU_pivots)
     return _op_lu_solve_default(input, LU_data, LU_pivots)
 
@@ -9483,13 +8043,8 @@ def geqrf(input, *, out=None):
         return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_geqrf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_geqrf(*_k(input))
     return _rt_geqrf(*_op_geqrf_default(input))
 
@@ -9505,13 +8060,8 @@ def vdot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_vdot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_vdot_default(input, other)
 
@@ -9539,13 +8089,8 @@ def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     if blank.__class__ in _TENSOR_TYPES:
         _ks |= blank._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__ctc_loss_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
@@ -9599,13 +8144,8 @@ def kl_div(input, target, reduction=0, *, log_target=False):
         if reduction.__class__ in _TENSOR_TYPES:
             _ks |= reduction._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_kl_div_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, target, reduction)
         return _op_kl_div_default(input, target, reduction)
     if log_target.__class__ is not bool:
@@ -9632,13 +8172,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_binary_cross_entropy_with_logits_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, weight, pos_weight, reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
 
@@ -9661,13 +8196,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_margin_ranking_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
 
@@ -9687,13 +8217,8 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hinge_embedding_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, margin, reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
 
@@ -9716,13 +8241,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosine_embedding_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
 
@@ -9755,13 +8275,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triplet_margin_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
 
@@ -9785,13 +8300,8 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_poisson_nll_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, log_input, full, eps, reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
 
@@ -9844,13 +8354,8 @@ def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, red
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ctc_loss_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
@@ -9885,13 +8390,8 @@ def norm_except_dim(v, pow=2, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_norm_except_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(v, pow, dim)
     return _op_norm_except_dim_default(v, pow, dim)
 
@@ -9907,13 +8407,8 @@ def _weight_norm(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__weight_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_default(v, g, dim)
 
@@ -9929,13 +8424,8 @@ def _weight_norm_interface(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__weight_norm_interface_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_interface_default(v, g, dim)
 
@@ -9998,13 +8488,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_native_batch_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
@@ -10041,13 +8526,8 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_native_group_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, N, C, HxW, group, eps)
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
 
@@ -10084,13 +8564,8 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_batch_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
@@ -10117,13 +8592,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_group_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
 
@@ -10160,13 +8630,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_instance_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
 
@@ -10777,13 +9242,8 @@ def _bernoulli_b0(input, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bernoulli_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_bernoulli_default(input)
     if out is not None:
@@ -10804,13 +9264,8 @@ def _bernoulli_b1(input, p, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bernoulli_p[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, p)
         return _op_bernoulli_p(input, p)
     return _op_bernoulli_p(input, p, generator=generator)
@@ -10847,13 +9302,8 @@ def _normal_b0(mean, std=1.0, *, generator=None, out=None):
         if std.__class__ in _TENSOR_TYPES:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal_Tensor_float[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_float(mean, std)
     if out is not None:
@@ -10873,13 +9323,8 @@ def _normal_b1(mean, std, *, generator=None, out=None):
         _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal_float_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(mean, std)
         return _op_normal_float_Tensor(mean, std)
     if out is not None:
@@ -10899,13 +9344,8 @@ def _normal_b2(mean, std, *, generator=None, out=None):
         _ks = mean._ks
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal_Tensor_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_Tensor(mean, std)
     if out is not None:
@@ -10964,13 +9404,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         if num_samples.__class__ in _TENSOR_TYPES:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_multinomial_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, num_samples, replacement)
         return _op_multinomial_default(input, num_samples, replacement)
     if out is not None:
@@ -10997,13 +9432,8 @@ def _standard_gamma_grad(input, output):
     _ks = input._ks
     _ks |= output._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__standard_gamma_grad_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, output)
     return _op__standard_gamma_grad_default(input, output)
 
@@ -11026,13 +9456,8 @@ def _sum_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_sum_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_sum_default(input)
     return _op_sum_default(input, dtype=dtype)
@@ -11086,13 +9511,8 @@ def _mean_b0(input, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_mean_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_mean_default(input)
     if out is not None:
@@ -11148,13 +9568,8 @@ def _prod_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_prod_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_prod_default(input)
     return _op_prod_default(input, dtype=dtype)
@@ -11177,13 +9592,8 @@ def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_prod_dim_int[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim, keepdim)
         return _op_prod_dim_int(input, dim, keepdim)
     if out is not None:
@@ -11240,13 +9650,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_aminmax_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_aminmax(*_k(input))
         return _rt_aminmax(*_op_aminmax_default(input))
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
@@ -11268,13 +9673,8 @@ def _max_b0(input, *, out=None):
         return _op_max_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_max_default(input)
 
@@ -11295,13 +9695,8 @@ def _max_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_max(*_k(input, dim, keepdim))
     return _rt_max(*_op_max_dim(input, dim, keepdim))
 
@@ -11319,13 +9714,8 @@ def _max_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_other[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_max_other(input, other)
 
@@ -11358,13 +9748,8 @@ def _min_b0(input, *, out=None):
         return _op_min_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_min_default(input)
 
@@ -11385,13 +9770,8 @@ def _min_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_min(*_k(input, dim, keepdim))
     return _rt_min(*_op_min_dim(input, dim, keepdim))
 
@@ -11409,13 +9789,8 @@ def _min_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_other[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_min_other(input, other)
 
@@ -11452,13 +9827,8 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmax_default(input, dim, keepdim)
 
@@ -11477,13 +9847,8 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argmin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmin_default(input, dim, keepdim)
 
@@ -11498,13 +9863,8 @@ def _all_b0(input, *, out=None):
         return _op_all_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_all_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_all_default(input)
 
@@ -11525,13 +9885,8 @@ def _all_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_all_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_all_dim(input, dim, keepdim)
 
@@ -11579,13 +9934,8 @@ def _any_b0(input, *, out=None):
         return _op_any_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_any_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_any_default(input)
 
@@ -11606,13 +9956,8 @@ def _any_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_any_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, keepdim)
     return _op_any_dim(input, dim, keepdim)
 
@@ -11660,13 +10005,8 @@ def _var_c0(input, unbiased=True):
 def _var_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_var_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_var_default(input, unbiased)
 
@@ -11737,13 +10077,8 @@ def _std_c0(input, unbiased=True):
 def _std_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_std_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_std_default(input, unbiased)
 
@@ -11814,13 +10149,8 @@ def _var_mean_c0(input, unbiased=True):
 def _var_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_var_mean_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_var_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_var_mean_default(input, unbiased)
 
@@ -11887,13 +10217,8 @@ def _std_mean_c0(input, unbiased=True):
 def _std_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_std_mean_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_std_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, unbiased)
     return _op_std_mean_default(input, unbiased)
 
@@ -11977,13 +10302,8 @@ def _norm_b0(input, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_norm_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p)
     return _op_norm_Scalar(input, p)
 
@@ -12084,13 +10404,8 @@ def _count_nonzero_b1(input, dim=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_count_nonzero_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_count_nonzero_default(input, dim)
 
@@ -12121,13 +10436,8 @@ def _median_c0(input):
 def _median_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_median_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_median_default(input)
 
@@ -12148,13 +10458,8 @@ def _median_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_median_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_median(*_k(input, dim, keepdim))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
 
@@ -12185,13 +10490,8 @@ def _nanmedian_c0(input):
 def _nanmedian_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nanmedian_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_nanmedian_default(input)
 
@@ -12212,13 +10512,8 @@ def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nanmedian_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_nanmedian(*_k(input, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
 
@@ -12253,13 +10548,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mode_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_mode(*_k(input, dim, keepdim))
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
 
@@ -12276,13 +10566,8 @@ def bincount(input, weights=None, minlength=0):
     if minlength.__class__ in _TENSOR_TYPES:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bincount_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weights, minlength)
     return _op_bincount_default(input, weights, minlength)
 
@@ -12307,13 +10592,8 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_histc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, bins, min, max)
     return _op_histc_default(input, bins, min, max)
 
@@ -12343,13 +10623,8 @@ def _nuclear_norm_b0(input, keepdim=False, *, out=None):
         return _op_nuclear_norm_out(input, keepdim, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nuclear_norm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nuclear_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, keepdim)
     return _op_nuclear_norm_default(input, keepdim)
 
@@ -12407,13 +10682,8 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_renorm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p, dim, maxnorm)
     return _op_renorm_default(input, p, dim, maxnorm)
 
@@ -12434,13 +10704,8 @@ def _histogram_b0(input, bins, *, weight=None, density=False, out=None):
         _ks = input._ks
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_histogram_bins_tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(input, bins))
     if out is not None:
@@ -12465,13 +10730,8 @@ def _histogram_b1(input, bins=100, *, range=None, weight=None, density=False, ou
         if bins.__class__ in _TENSOR_TYPES:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_histogram_bin_ct[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bin_ct(input, bins))
     if out is not None:
@@ -12521,13 +10781,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if append.__class__ in _TENSOR_TYPES:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diff_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, n, dim, prepend, append)
     return _op_diff_default(input, n, dim, prepend, append)
 
@@ -12683,13 +10938,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cov_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_cov_default(input)
     if correction.__class__ is not int and not _is_int(correction):
@@ -12705,13 +10955,8 @@ def corrcoef(input):
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_corrcoef_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_corrcoef_default(input)
 
@@ -12752,13 +10997,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gru_cell_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
@@ -12784,13 +11024,8 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rnn_tanh_cell_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
@@ -12816,13 +11051,8 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rnn_relu_cell_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
@@ -12836,13 +11066,8 @@ def cumsum(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumsum_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim)
         return _op_cumsum_default(input, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -12863,13 +11088,8 @@ def cumprod(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumprod_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, dim)
         return _op_cumprod_default(input, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -12891,13 +11111,8 @@ def cummax(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cummax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_cummax(*_k(input, dim))
     return _rt_cummax(*_op_cummax_default(input, dim))
 
@@ -12912,13 +11127,8 @@ def cummin(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cummin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_cummin(*_k(input, dim))
     return _rt_cummin(*_op_cummin_default(input, dim))
 
@@ -12935,13 +11145,8 @@ def logcumsumexp(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logcumsumexp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_logcumsumexp_default(input, dim)
 
@@ -12957,13 +11162,8 @@ def _repeat_interleave_b0(repeats, *, output_size=None):
     if output_size is None:
         _ks = repeats._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(repeats)
         return _op_repeat_interleave_Tensor(repeats)
     return _op_repeat_interleave_Tensor(repeats, output_size=output_size)
@@ -12987,13 +11187,8 @@ def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_self_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_Tensor(input, repeats, dim)
     return _op_repeat_interleave_self_Tensor(input, repeats, dim, output_size=output_size)
@@ -13018,13 +11213,8 @@ def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_self_int[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_int(input, repeats, dim)
     return _op_repeat_interleave_self_int(input, repeats, dim, output_size=output_size)
@@ -13075,13 +11265,8 @@ def fliplr(input):
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fliplr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_fliplr_default(input)
 
@@ -13090,13 +11275,8 @@ def flipud(input):
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_flipud_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_flipud_default(input)
 
@@ -13122,13 +11302,8 @@ def tril(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tril_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, diagonal)
     return _op_tril_default(input, diagonal)
 
@@ -13145,13 +11320,8 @@ def triu(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, diagonal)
     return _op_triu_default(input, diagonal)
 
@@ -13168,13 +11338,8 @@ def diag(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, diagonal)
     return _op_diag_default(input, diagonal)
 
@@ -13195,13 +11360,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diag_embed_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diag_embed_default(input, offset, dim1, dim2)
 
@@ -13214,13 +11374,8 @@ def diagflat(input, offset=0):
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagflat_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset)
     return _op_diagflat_default(input, offset)
 
@@ -13290,13 +11445,8 @@ def combinations(input, r=2, with_replacement=False):
     if r.__class__ in _TENSOR_TYPES:
         _ks |= r._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_combinations_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, r, with_replacement)
     return _op_combinations_default(input, r, with_replacement)
 
@@ -13326,13 +11476,8 @@ def narrow_copy(input, dim, start, length, *, out=None):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_narrow_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_copy_default(input, dim, start, length)
 
@@ -13436,13 +11581,8 @@ def _softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__softmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__softmax_default(input, dim, half_to_float)
 
@@ -13457,13 +11597,8 @@ def _log_softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__log_softmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
 
@@ -13482,13 +11617,8 @@ def softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_softmax_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, dtype)
     return _op_softmax_int(input, dim, dtype)
 
@@ -13507,13 +11637,8 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log_softmax_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, dtype)
     return _op_log_softmax_int(input, dim, dtype)
 
@@ -13531,13 +11656,8 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__softmax_backward_data_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
@@ -13555,13 +11675,8 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__log_softmax_backward_data_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
 
@@ -13582,13 +11697,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_kthvalue_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_kthvalue(*_k(input, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
 
@@ -13609,13 +11719,8 @@ def _sort_b0(input, dim=-1, descending=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_sort(*_k(input, dim, descending))
     return _rt_sort(*_op_sort_default(input, dim, descending))
 
@@ -13669,13 +11774,8 @@ def _argsort_b0(input, dim=-1, descending=False):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argsort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, descending)
     return _op_argsort_default(input, dim, descending)
 
@@ -13733,13 +11833,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_topk_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_topk(*_k(input, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
 
@@ -13752,13 +11847,8 @@ def msort(input, *, out=None):
         return _op_msort_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_msort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_msort_default(input)
 
@@ -13773,13 +11863,8 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
         raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__unique2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, sorted, return_inverse, return_counts)
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
 
@@ -13798,13 +11883,8 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unique_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, sorted, return_inverse, return_counts)
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
 
@@ -13821,13 +11901,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unique_consecutive_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, return_inverse, return_counts, dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
 
@@ -13845,13 +11920,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         if input.__class__ in _TENSOR_TYPES:
             _ks |= input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_searchsorted_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(sorted_sequence, input)
         return _op_searchsorted_Tensor(sorted_sequence, input)
     if out_int32.__class__ is not bool:
@@ -13880,13 +11950,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         _ks |= boundaries._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bucketize_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, boundaries)
         return _op_bucketize_Tensor(input, boundaries)
     if out_int32.__class__ is not bool:
@@ -13923,13 +11988,8 @@ def transpose(input, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_transpose_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_int(input, dim0, dim1)
 
@@ -13945,13 +12005,8 @@ def t(input):
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_t_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_t_default(input)
 
@@ -13960,13 +12015,8 @@ def adjoint(input):
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_adjoint_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_adjoint_default(input)
 
@@ -13987,13 +12037,8 @@ def narrow(input, dim, start, length):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_narrow_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_default(input, dim, start, length)
 
@@ -14010,13 +12055,8 @@ def select(input, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index)
     return _op_select_int(input, dim, index)
 
@@ -14041,13 +12081,8 @@ def slice(input, dim=0, start=None, end=None, step=1):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_Tensor(input, dim, start, end, step)
 
@@ -14060,13 +12095,8 @@ def unsqueeze(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unsqueeze_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_default(input, dim)
 
@@ -14079,13 +12109,8 @@ def _squeeze_c0(input):
 def _squeeze_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_squeeze_default(input)
 
@@ -14102,13 +12127,8 @@ def _squeeze_b1(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_squeeze_dim(input, dim)
 
@@ -14154,13 +12174,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     if end_dim.__class__ in _TENSOR_TYPES:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_flatten_using_ints[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, start_dim, end_dim)
     return _op_flatten_using_ints(input, start_dim, end_dim)
 
@@ -14190,13 +12205,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_default(input, offset, dim1, dim2)
 
@@ -14209,13 +12219,8 @@ def unbind(input, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unbind_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unbind_int(input, dim)
 
@@ -14232,13 +12237,8 @@ def split(input, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_split_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, split_size, dim)
     return _op_split_Tensor(input, split_size, dim)
 
@@ -14264,13 +12264,8 @@ def chunk(input, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_chunk_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, chunks, dim)
     return _op_chunk_default(input, chunks, dim)
 
@@ -14304,13 +12299,8 @@ def _movedim_b1(input, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_movedim_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, source, destination)
     return _op_movedim_int(input, source, destination)
 
@@ -14337,13 +12327,8 @@ def alias(input):
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_alias_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_alias_default(input)
 
@@ -14352,13 +12337,8 @@ def detach(input):
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_detach_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_detach_default(input)
 
@@ -14397,13 +12377,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, src, dim, start, end, step)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
 
@@ -14423,13 +12398,8 @@ def select_scatter(input, src, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, src, dim, index)
     return _op_select_scatter_default(input, src, dim, index)
 
@@ -14453,13 +12423,8 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
 
@@ -14485,13 +12450,8 @@ def view_as_real_copy(input, *, out=None):
         return _op_view_as_real_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_real_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_real_copy_default(input)
 
@@ -14504,13 +12464,8 @@ def view_as_complex_copy(input, *, out=None):
         return _op_view_as_complex_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_complex_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_view_as_complex_copy_default(input)
 
@@ -14550,13 +12505,8 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_copy_default(input, offset, dim1, dim2)
 
@@ -14603,13 +12553,8 @@ def select_copy(input, dim, index, *, out=None):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_copy_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, index)
     return _op_select_copy_int(input, dim, index)
 
@@ -14622,13 +12567,8 @@ def detach_copy(input, *, out=None):
         return _op_detach_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_detach_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_detach_copy_default(input)
 
@@ -14657,13 +12597,8 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_copy_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_copy_Tensor(input, dim, start, end, step)
 
@@ -14684,13 +12619,8 @@ def split_copy(input, split_size, dim=0, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_split_copy_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, split_size, dim)
     return _op_split_copy_Tensor(input, split_size, dim)
 
@@ -14718,13 +12648,8 @@ def _squeeze_copy_b0(input, *, out=None):
         return _op_squeeze_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_squeeze_copy_default(input)
 
@@ -14743,13 +12668,8 @@ def _squeeze_copy_b1(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_copy_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_squeeze_copy_dim(input, dim)
 
@@ -14793,13 +12713,8 @@ def t_copy(input, *, out=None):
         return _op_t_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_t_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_t_copy_default(input)
 
@@ -14820,13 +12735,8 @@ def transpose_copy(input, dim0, dim1, *, out=None):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_transpose_copy_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_copy_int(input, dim0, dim1)
 
@@ -14843,13 +12753,8 @@ def unsqueeze_copy(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unsqueeze_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_copy_default(input, dim)
 
@@ -14866,13 +12771,8 @@ def unbind_copy(input, dim=0, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unbind_copy_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_unbind_copy_int(input, dim)
 
@@ -14902,13 +12802,8 @@ def _view_copy_b1(input, dtype, *, out=None):
         return _op_view_copy_dtype_out(input, dtype, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_copy_dtype[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dtype)
     return _op_view_copy_dtype(input, dtype)
 
@@ -14951,13 +12846,8 @@ def unfold_copy(input, dimension, size, step, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unfold_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dimension, size, step)
     return _op_unfold_copy_default(input, dimension, size, step)
 
@@ -14970,13 +12860,8 @@ def alias_copy(input, *, out=None):
         return _op_alias_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_alias_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_alias_copy_default(input)
 

@@ -202,13 +202,8 @@ def linalg_inv_ex(A, *, check_errors=False, out=None):
     if out is None and check_errors is False:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_inv_ex_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_inv_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_inv_ex(*_k(A))
         return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
     if check_errors.__class__ is not bool:
@@ -226,13 +221,8 @@ def linalg_inv(A, *, out=None):
         return _op_linalg_inv_out(A, out=out)
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_inv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_inv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(A)
     return _op_linalg_inv_default(A)
 
@@ -245,13 +235,8 @@ def linalg_det(A, *, out=None):
         return _op_linalg_det_out(A, out=out)
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_det_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(A)
     return _op_linalg_det_default(A)
 
@@ -262,13 +247,8 @@ def linalg_slogdet(A, *, out=None):
         return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_slogdet_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_linalg_slogdet(*_k(A))
     return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
 
@@ -281,13 +261,8 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
         _ks = A._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_solve_ex_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_solve_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_solve_ex(*_k(A, B))
         return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
     if left.__class__ is not bool:
@@ -307,13 +282,8 @@ def linalg_solve(A, B, *, left=True, out=None):
         _ks = A._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_solve_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(A, B)
         return _op_linalg_solve_default(A, B)
     if left.__class__ is not bool:
@@ -330,13 +300,8 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
     if out is None and upper is False and check_errors is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_cholesky_ex_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_cholesky_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_cholesky_ex(*_k(input))
         return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
     if upper.__class__ is not bool:
@@ -353,13 +318,8 @@ def linalg_cholesky(input, *, upper=False, out=None):
     if out is None and upper is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_cholesky_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_linalg_cholesky_default(input)
     if upper.__class__ is not bool:
@@ -379,13 +339,8 @@ def linalg_qr(A, mode='reduced', *, out=None):
         return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_qr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_linalg_qr(*_k(A, mode))
     return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
 
@@ -397,13 +352,8 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_svd_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_svd(*_k(A, full_matrices))
         return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
     if driver is not None and driver.__class__ is not str:
@@ -418,13 +368,8 @@ def linalg_svdvals(A, *, driver=None, out=None):
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_svdvals_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_svdvals_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(A)
         return _op_linalg_svdvals_default(A)
     if driver is not None and driver.__class__ is not str:
@@ -444,13 +389,8 @@ def linalg_eigh(input, UPLO='L', *, out=None):
         return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_eigh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_linalg_eigh(*_k(input, UPLO))
     return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
 
@@ -465,13 +405,8 @@ def linalg_eigvalsh(input, UPLO='L', *, out=None):
         return _op_linalg_eigvalsh_out(input, UPLO, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_eigvalsh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_eigvalsh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, UPLO)
     return _op_linalg_eigvalsh_default(input, UPLO)
 
@@ -488,13 +423,8 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
         if rcond.__class__ in _TENSOR_TYPES:
             _ks |= rcond._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_lstsq_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_lstsq_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_lstsq(*_k(input, b, rcond))
         return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
     if driver is not None and driver.__class__ is not str:
@@ -519,13 +449,8 @@ def _linalg_pinv_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_pinv_atol_rtol_float[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_pinv_atol_rtol_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_linalg_pinv_atol_rtol_float(input)
     if out is not None:
@@ -548,13 +473,8 @@ def _linalg_pinv_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_pinv_atol_rtol_tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_pinv_atol_rtol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_linalg_pinv_atol_rtol_tensor(input)
     if out is not None:
@@ -578,13 +498,8 @@ def _linalg_pinv_b2(input, rcond, hermitian=False, *, out=None):
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_pinv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_pinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, rcond, hermitian)
     return _op_linalg_pinv_default(input, rcond, hermitian)
 
@@ -604,13 +519,8 @@ def _linalg_pinv_b3(input, rcond, hermitian=False, *, out=None):
     _ks = input._ks
     _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_pinv_rcond_tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_pinv_rcond_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, rcond, hermitian)
     return _op_linalg_pinv_rcond_tensor(input, rcond, hermitian)
 
@@ -648,13 +558,8 @@ def _linalg_matrix_rank_b0(input, *, atol=None, rtol=None, hermitian=False, out=
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_matrix_rank_atol_rtol_float[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_matrix_rank_atol_rtol_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_linalg_matrix_rank_atol_rtol_float(input)
     if out is not None:
@@ -677,13 +582,8 @@ def _linalg_matrix_rank_b1(input, *, atol=None, rtol=None, hermitian=False, out=
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_matrix_rank_atol_rtol_tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_matrix_rank_atol_rtol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input)
         return _op_linalg_matrix_rank_atol_rtol_tensor(input)
     if out is not None:
@@ -707,13 +607,8 @@ def _linalg_matrix_rank_b2(input, tol, hermitian=False, *, out=None):
     if tol.__class__ in _TENSOR_TYPES:
         _ks |= tol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_matrix_rank_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_matrix_rank_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, tol, hermitian)
     return _op_linalg_matrix_rank_default(input, tol, hermitian)
 
@@ -733,13 +628,8 @@ def _linalg_matrix_rank_b3(input, tol, hermitian=False, *, out=None):
     _ks = input._ks
     _ks |= tol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_matrix_rank_tol_tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_matrix_rank_tol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, tol, hermitian)
     return _op_linalg_matrix_rank_tol_tensor(input, tol, hermitian)
 
@@ -774,13 +664,8 @@ def linalg_matrix_power(input, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_matrix_power_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, n)
     return _op_linalg_matrix_power_default(input, n)
 
@@ -791,13 +676,8 @@ def linalg_eig(input, *, out=None):
         return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_eig_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_eig_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_linalg_eig(*_k(input))
     return _rt_linalg_eig(*_op_linalg_eig_default(input))
 
@@ -810,13 +690,8 @@ def linalg_eigvals(input, *, out=None):
         return _op_linalg_eigvals_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_eigvals_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_eigvals_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_linalg_eigvals_default(input)
 
@@ -825,13 +700,8 @@ def linalg_matrix_exp(input):
         raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_matrix_exp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_linalg_matrix_exp_default(input)
 
@@ -847,13 +717,8 @@ def linalg_matmul(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_matmul_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_linalg_matmul_default(input, other)
 
@@ -866,13 +731,8 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
         _ks = x._ks
         _ks |= y._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_vecdot_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_vecdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(x, y)
         return _op_linalg_vecdot_default(x, y)
     if dim.__class__ is not int and not _is_int(dim):
@@ -909,13 +769,8 @@ def _linalg_cond_b0(input, p=None, *, out=None):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_cond_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_cond_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p)
     return _op_linalg_cond_default(input, p)
 
@@ -932,13 +787,8 @@ def _linalg_cond_b1(input, p, *, out=None):
         return _op_linalg_cond_p_str_out(input, p, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_cond_p_str[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_cond_p_str.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, p)
     return _op_linalg_cond_p_str(input, p)
 
@@ -989,13 +839,8 @@ def linalg_householder_product(input, tau, *, out=None):
     _ks = input._ks
     _ks |= tau._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_householder_product_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_householder_product_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, tau)
     return _op_linalg_householder_product_default(input, tau)
 
@@ -1008,13 +853,8 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         _ks = input._ks
         _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_cross_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(input, other)
         return _op_linalg_cross_default(input, other)
     if dim.__class__ is not int and not _is_int(dim):
@@ -1031,13 +871,8 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_diagonal_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(A)
         return _op_linalg_diagonal_default(A)
     if offset.__class__ is not int and not _is_int(offset):
@@ -1054,13 +889,8 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     if out is None and pivot is True and check_errors is False:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_lu_factor_ex_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_lu_factor_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_lu_factor_ex(*_k(A))
         return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A))
     if pivot.__class__ is not bool:
@@ -1077,13 +907,8 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
     if out is None and pivot is True:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_lu_factor_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_lu_factor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_lu_factor(*_k(A))
         return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A))
     if pivot.__class__ is not bool:
@@ -1098,13 +923,8 @@ def linalg_lu(A, *, pivot=True, out=None):
     if out is None and pivot is True:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_lu_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_lu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_lu(*_k(A))
         return _rt_linalg_lu(*_op_linalg_lu_default(A))
     if pivot.__class__ is not bool:
@@ -1125,13 +945,8 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         _ks |= pivots._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_lu_solve_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(LU, pivots, B)
         return _op_linalg_lu_solve_default(LU, pivots, B)
     if left.__class__ is not bool:
@@ -1150,13 +965,8 @@ def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None
     if out is None and hermitian is False and check_errors is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_ldl_factor_ex_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_ldl_factor_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_ldl_factor_ex(*_k(input))
         return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input))
     if hermitian.__class__ is not bool:
@@ -1173,13 +983,8 @@ def linalg_ldl_factor(input, *, hermitian=False, out=None):
     if out is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_ldl_factor_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_ldl_factor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_linalg_ldl_factor(*_k(input))
         return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input))
     if hermitian.__class__ is not bool:
@@ -1200,13 +1005,8 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
         _ks |= pivots._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_linalg_ldl_solve_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_linalg_ldl_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(LD, pivots, B)
         return _op_linalg_ldl_solve_default(LD, pivots, B)
     if hermitian.__class__ is not bool:
@@ -1230,13 +1030,8 @@ def linalg_tensorinv(input, ind=2, *, out=None):
     if ind.__class__ in _TENSOR_TYPES:
         _ks |= ind._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linalg_tensorinv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linalg_tensorinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, ind)
     return _op_linalg_tensorinv_default(input, ind)
 

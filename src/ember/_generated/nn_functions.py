@@ -200,13 +200,8 @@ def silu(input, *, out=None):
         return _op_silu_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_silu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_silu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_silu_default(input)
 
@@ -215,13 +210,8 @@ def silu_(input):
         raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_silu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_silu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_silu__default(input)
 
@@ -234,13 +224,8 @@ def mish(input, *, out=None):
         return _op_mish_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mish_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_mish_default(input)
 
@@ -249,13 +234,8 @@ def mish_(input):
         raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mish__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_mish__default(input)
 
@@ -276,13 +256,8 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     if threshold.__class__ in _TENSOR_TYPES:
         _ks |= threshold._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_softplus_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_softplus_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, beta, threshold)
     return _op_softplus_default(input, beta, threshold)
 
@@ -307,13 +282,8 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     if input_scale.__class__ in _TENSOR_TYPES:
         _ks |= input_scale._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_elu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_elu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, alpha, scale, input_scale)
     return _op_elu_default(input, alpha, scale, input_scale)
 
@@ -334,13 +304,8 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     if input_scale.__class__ in _TENSOR_TYPES:
         _ks |= input_scale._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_elu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_elu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, alpha, scale, input_scale)
     return _op_elu__default(input, alpha, scale, input_scale)
 
@@ -357,13 +322,8 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_leaky_relu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_leaky_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, negative_slope)
     return _op_leaky_relu_default(input, negative_slope)
 
@@ -376,13 +336,8 @@ def leaky_relu_(input, negative_slope=0.01):
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_leaky_relu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_leaky_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
 
@@ -399,13 +354,8 @@ def softshrink(input, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_softshrink_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_softshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, lambd)
     return _op_softshrink_default(input, lambd)
 
@@ -426,13 +376,8 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     if max_val.__class__ in _TENSOR_TYPES:
         _ks |= max_val._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardtanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardtanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min_val, max_val)
     return _op_hardtanh_default(input, min_val, max_val)
 
@@ -449,13 +394,8 @@ def hardtanh_(input, min_val=-1, max_val=1):
     if max_val.__class__ in _TENSOR_TYPES:
         _ks |= max_val._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardtanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardtanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, min_val, max_val)
     return _op_hardtanh__default(input, min_val, max_val)
 
@@ -468,13 +408,8 @@ def hardsigmoid(input, *, out=None):
         return _op_hardsigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardsigmoid_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardsigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_hardsigmoid_default(input)
 
@@ -483,13 +418,8 @@ def hardsigmoid_(input):
         raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardsigmoid__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardsigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_hardsigmoid__default(input)
 
@@ -502,13 +432,8 @@ def hardswish(input, *, out=None):
         return _op_hardswish_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardswish_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardswish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_hardswish_default(input)
 
@@ -517,13 +442,8 @@ def hardswish_(input):
         raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardswish__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardswish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_hardswish__default(input)
 
@@ -536,13 +456,8 @@ def log_sigmoid(input, *, out=None):
         return _op_log_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log_sigmoid_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_log_sigmoid_default(input)
 
@@ -559,13 +474,8 @@ def glu(input, dim=-1, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_glu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_glu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, dim)
     return _op_glu_default(input, dim)
 
@@ -574,13 +484,8 @@ def relu6(input):
         raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu6_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu6_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_relu6_default(input)
 
@@ -589,13 +494,8 @@ def relu6_(input):
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu6__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu6__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_relu6__default(input)
 
@@ -621,13 +521,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if dropout_p.__class__ in _TENSOR_TYPES:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_scaled_dot_product_attention_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_scaled_dot_product_attention_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(query, key, value, attn_mask, dropout_p, is_causal)
         return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
     if scale is not None and scale.__class__ is not float and not _is_double(scale):
@@ -673,13 +568,8 @@ def one_hot(input, num_classes=-1):
     if num_classes.__class__ in _TENSOR_TYPES:
         _ks |= num_classes._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_one_hot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_one_hot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, num_classes)
     return _op_one_hot_default(input, num_classes)
 
@@ -887,13 +777,8 @@ def linear(input, weight, bias=None):
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_linear_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_linear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, weight, bias)
     return _op_linear_default(input, weight, bias)
 
@@ -925,13 +810,8 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *,
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_multi_margin_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_multi_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, p, margin, weight, reduction)
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
 
@@ -951,13 +831,8 @@ def multilabel_margin_loss(input, target, reduction=0, *, out=None):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_multilabel_margin_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_multilabel_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, reduction)
     return _op_multilabel_margin_loss_default(input, target, reduction)
 
@@ -981,13 +856,8 @@ def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
     if ignore_index.__class__ in _TENSOR_TYPES:
         _ks |= ignore_index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nll_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
 
@@ -1011,13 +881,8 @@ def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
     if ignore_index.__class__ in _TENSOR_TYPES:
         _ks |= ignore_index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nll_loss_nd_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nll_loss_nd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
 
@@ -1045,13 +910,8 @@ def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-10
     if label_smoothing.__class__ in _TENSOR_TYPES:
         _ks |= label_smoothing._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cross_entropy_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cross_entropy_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, weight, reduction, ignore_index, label_smoothing)
     return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
 
@@ -1067,13 +927,8 @@ def mse_loss(input, target, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mse_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mse_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, reduction)
     return _op_mse_loss_default(input, target, reduction)
 
@@ -1089,13 +944,8 @@ def l1_loss(input, target, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_l1_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, reduction)
     return _op_l1_loss_default(input, target, reduction)
 
@@ -1115,13 +965,8 @@ def smooth_l1_loss(input, target, reduction=0, beta=1.0):
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_smooth_l1_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_smooth_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, reduction, beta)
     return _op_smooth_l1_loss_default(input, target, reduction, beta)
 
@@ -1141,13 +986,8 @@ def huber_loss(input, target, reduction=0, delta=1.0):
     if delta.__class__ in _TENSOR_TYPES:
         _ks |= delta._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_huber_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_huber_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, reduction, delta)
     return _op_huber_loss_default(input, target, reduction, delta)
 
@@ -1163,13 +1003,8 @@ def soft_margin_loss(input, target, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_soft_margin_loss_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_soft_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, reduction)
     return _op_soft_margin_loss_default(input, target, reduction)
 
@@ -1189,13 +1024,8 @@ def binary_cross_entropy(input, target, weight=None, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_binary_cross_entropy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_binary_cross_entropy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, target, weight, reduction)
     return _op_binary_cross_entropy_default(input, target, weight, reduction)
 

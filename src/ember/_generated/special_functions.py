@@ -64,13 +64,8 @@ def special_i0e(input, *, out=None):
         return _op_special_i0e_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_special_i0e_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_special_i0e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_special_i0e_default(input)
 
@@ -83,13 +78,8 @@ def special_i1(input, *, out=None):
         return _op_special_i1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_special_i1_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_special_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_special_i1_default(input)
 
@@ -102,13 +92,8 @@ def special_i1e(input, *, out=None):
         return _op_special_i1e_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_special_i1e_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_special_i1e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_special_i1e_default(input)
 
@@ -121,13 +106,8 @@ def special_erfcx(input, *, out=None):
         return _op_special_erfcx_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_special_erfcx_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_special_erfcx_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_special_erfcx_default(input)
 
@@ -140,13 +120,8 @@ def special_ndtri(input, *, out=None):
         return _op_special_ndtri_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_special_ndtri_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_special_ndtri_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_special_ndtri_default(input)
 
@@ -159,13 +134,8 @@ def special_log_ndtr(input, *, out=None):
         return _op_special_log_ndtr_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_special_log_ndtr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_special_log_ndtr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_special_log_ndtr_default(input)
 
@@ -181,13 +151,8 @@ def special_zeta(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_special_zeta_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_special_zeta_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_special_zeta_default(input, other)
 
@@ -200,13 +165,8 @@ def special_entr(input, *, out=None):
         return _op_special_entr_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_special_entr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_special_entr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input)
     return _op_special_entr_default(input)
 
@@ -233,13 +193,8 @@ def special_xlog1py(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_special_xlog1py_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_special_xlog1py_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(input, other)
     return _op_special_xlog1py_default(input, other)
 

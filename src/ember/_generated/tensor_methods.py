@@ -1511,26 +1511,16 @@ _c_zero__default = _op_zero__default._dispatch_cache
 def _m_relu(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_relu_default(self)
 
 def _m_relu_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_relu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_relu__default(self)
 
@@ -1545,13 +1535,8 @@ def _m_hardshrink(self, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hardshrink_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, lambd)
     return _op_hardshrink_default(self, lambd)
 
@@ -1561,13 +1546,8 @@ def _m_prelu(self, weight):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_prelu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, weight)
     return _op_prelu_default(self, weight)
 
@@ -1578,91 +1558,56 @@ def _m_conj_physical(self, *, out=None):
         return _op_conj_physical_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_physical_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_conj_physical_default(self)
 
 def _m_conj_physical_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_physical__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_conj_physical__default(self)
 
 def _m_conj(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_conj_default(self)
 
 def _m__conj(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op__conj_default(self)
 
 def _m__neg_view(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c__neg_view_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op__neg_view_default(self)
 
 def _m_resolve_conj(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_resolve_conj_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_resolve_conj_default(self)
 
 def _m_resolve_neg(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_resolve_neg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_resolve_neg_default(self)
 
@@ -1673,13 +1618,8 @@ def _m_angle(self, *, out=None):
         return _op_angle_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_angle_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_angle_default(self)
 
@@ -1690,13 +1630,8 @@ def _m_clone(self, *, memory_format=None):
     if memory_format is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_clone_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self)
         return _op_clone_default(self)
     return _op_clone_default(self, memory_format=memory_format)
@@ -1710,13 +1645,8 @@ def _m_copy_(self, src, non_blocking=False):
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_copy__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, src, non_blocking)
     return _op_copy__default(self, src, non_blocking)
 
@@ -1742,13 +1672,8 @@ def __m_fill__b0(self, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill__Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, value)
     return _op_fill__Scalar(self, value)
 
@@ -1762,13 +1687,8 @@ def __m_fill__b1(self, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fill__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, value)
     return _op_fill__Tensor(self, value)
 
@@ -1793,13 +1713,8 @@ def _m_fill_(*args, **kwargs):
 def _m_zero_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_zero__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_zero__default(self)
 
@@ -1876,13 +1791,8 @@ def _m_add(self, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_add_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, other)
         return _op_add_Tensor(self, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -1899,13 +1809,8 @@ def _m_add_(self, other, *, alpha=1):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_add__Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_add__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, other)
         return _op_add__Tensor(self, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -1920,13 +1825,8 @@ def _m_sub(self, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_sub_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, other)
         return _op_sub_Tensor(self, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -1943,13 +1843,8 @@ def _m_sub_(self, other, *, alpha=1):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_sub__Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_sub__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, other)
         return _op_sub__Tensor(self, other)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -1965,13 +1860,8 @@ def _m_mul(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mul_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_mul_Tensor(self, other)
 
@@ -1982,13 +1872,8 @@ def _m_mul_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mul__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mul__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_mul__Tensor(self, other)
 
@@ -2007,13 +1892,8 @@ def __m_div_b0(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_div_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_div_Tensor(self, other)
 
@@ -2063,13 +1943,8 @@ def __m_div__b0(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_div__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_div__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_div__Tensor(self, other)
 
@@ -2113,13 +1988,8 @@ def _m_floor_divide(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor_divide_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_floor_divide_default(self, other)
 
@@ -2130,13 +2000,8 @@ def _m_floor_divide_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor_divide__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor_divide__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_floor_divide__default(self, other)
 
@@ -2154,13 +2019,8 @@ def _m_remainder(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_remainder_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_remainder_Tensor(self, other)
 
@@ -2173,13 +2033,8 @@ def _m_remainder_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_remainder__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_remainder__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_remainder__Tensor(self, other)
 
@@ -2198,13 +2053,8 @@ def _m_float_power(self, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_float_power_Tensor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, exponent)
     return _op_float_power_Tensor_Tensor(self, exponent)
 
@@ -2221,13 +2071,8 @@ def __m_float_power__b0(self, exponent):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_float_power__Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_float_power__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, exponent)
     return _op_float_power__Scalar(self, exponent)
 
@@ -2241,13 +2086,8 @@ def __m_float_power__b1(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_float_power__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_float_power__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, exponent)
     return _op_float_power__Tensor(self, exponent)
 
@@ -2283,13 +2123,8 @@ def _m_pow(self, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pow_Tensor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, exponent)
     return _op_pow_Tensor_Tensor(self, exponent)
 
@@ -2306,13 +2141,8 @@ def __m_pow__b0(self, exponent):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pow__Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pow__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, exponent)
     return _op_pow__Scalar(self, exponent)
 
@@ -2326,13 +2156,8 @@ def __m_pow__b1(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pow__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pow__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, exponent)
     return _op_pow__Tensor(self, exponent)
 
@@ -2368,13 +2193,8 @@ def _m_eq(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_eq_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_eq_Tensor(self, other)
 
@@ -2387,13 +2207,8 @@ def _m_eq_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_eq__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_eq__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_eq__Tensor(self, other)
 
@@ -2411,13 +2226,8 @@ def _m_ne(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ne_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_ne_Tensor(self, other)
 
@@ -2430,13 +2240,8 @@ def _m_ne_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ne__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ne__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_ne__Tensor(self, other)
 
@@ -2454,13 +2259,8 @@ def _m_lt(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lt_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_lt_Tensor(self, other)
 
@@ -2473,13 +2273,8 @@ def _m_lt_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lt__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_lt__Tensor(self, other)
 
@@ -2497,13 +2292,8 @@ def _m_le(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_le_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_le_Tensor(self, other)
 
@@ -2516,13 +2306,8 @@ def _m_le_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_le__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_le__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_le__Tensor(self, other)
 
@@ -2540,13 +2325,8 @@ def _m_gt(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gt_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_gt_Tensor(self, other)
 
@@ -2559,13 +2339,8 @@ def _m_gt_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gt__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_gt__Tensor(self, other)
 
@@ -2583,13 +2358,8 @@ def _m_ge(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ge_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_ge_Tensor(self, other)
 
@@ -2602,13 +2372,8 @@ def _m_ge_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ge__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ge__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_ge__Tensor(self, other)
 
@@ -2622,13 +2387,8 @@ def _m_logical_and(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_and_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_logical_and_default(self, other)
 
@@ -2638,13 +2398,8 @@ def _m_logical_and_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_and__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_and__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_logical_and__default(self, other)
 
@@ -2658,13 +2413,8 @@ def _m_logical_or(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_or_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_logical_or_default(self, other)
 
@@ -2674,13 +2424,8 @@ def _m_logical_or_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_or__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_or__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_logical_or__default(self, other)
 
@@ -2694,13 +2439,8 @@ def _m_logical_xor(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_xor_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_logical_xor_default(self, other)
 
@@ -2710,13 +2450,8 @@ def _m_logical_xor_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_xor__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_xor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_logical_xor__default(self, other)
 
@@ -2734,13 +2469,8 @@ def _m_bitwise_and(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_and_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_and_Tensor(self, other)
 
@@ -2753,13 +2483,8 @@ def _m_bitwise_and_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_and__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_and__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_and__Tensor(self, other)
 
@@ -2777,13 +2502,8 @@ def _m_bitwise_or(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_or_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_or_Tensor(self, other)
 
@@ -2796,13 +2516,8 @@ def _m_bitwise_or_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_or__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_or__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_or__Tensor(self, other)
 
@@ -2820,13 +2535,8 @@ def _m_bitwise_xor(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_xor_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_xor_Tensor(self, other)
 
@@ -2839,13 +2549,8 @@ def _m_bitwise_xor_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_xor__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_xor__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_xor__Tensor(self, other)
 
@@ -2856,26 +2561,16 @@ def _m_neg(self, *, out=None):
         return _op_neg_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_neg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_neg_default(self)
 
 def _m_neg_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_neg__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_neg__default(self)
 
@@ -2886,26 +2581,16 @@ def _m_abs(self, *, out=None):
         return _op_abs_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_abs_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_abs_default(self)
 
 def _m_abs_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_abs__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_abs__default(self)
 
@@ -2916,26 +2601,16 @@ def _m_exp(self, *, out=None):
         return _op_exp_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_exp_default(self)
 
 def _m_exp_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_exp__default(self)
 
@@ -2946,26 +2621,16 @@ def _m_log(self, *, out=None):
         return _op_log_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_log_default(self)
 
 def _m_log_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_log__default(self)
 
@@ -2976,26 +2641,16 @@ def _m_sqrt(self, *, out=None):
         return _op_sqrt_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sqrt_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sqrt_default(self)
 
 def _m_sqrt_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sqrt__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sqrt__default(self)
 
@@ -3006,26 +2661,16 @@ def _m_rsqrt(self, *, out=None):
         return _op_rsqrt_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsqrt_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_rsqrt_default(self)
 
 def _m_rsqrt_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rsqrt__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_rsqrt__default(self)
 
@@ -3036,26 +2681,16 @@ def _m_sin(self, *, out=None):
         return _op_sin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sin_default(self)
 
 def _m_sin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sin__default(self)
 
@@ -3066,26 +2701,16 @@ def _m_cos(self, *, out=None):
         return _op_cos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_cos_default(self)
 
 def _m_cos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_cos__default(self)
 
@@ -3096,26 +2721,16 @@ def _m_tanh(self, *, out=None):
         return _op_tanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_tanh_default(self)
 
 def _m_tanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_tanh__default(self)
 
@@ -3126,26 +2741,16 @@ def _m_sigmoid(self, *, out=None):
         return _op_sigmoid_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sigmoid_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sigmoid_default(self)
 
 def _m_sigmoid_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sigmoid__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sigmoid__default(self)
 
@@ -3156,26 +2761,16 @@ def _m_bitwise_not(self, *, out=None):
         return _op_bitwise_not_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_not_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_bitwise_not_default(self)
 
 def _m_bitwise_not_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_not__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_bitwise_not__default(self)
 
@@ -3186,26 +2781,16 @@ def _m_logical_not(self, *, out=None):
         return _op_logical_not_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_not_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_logical_not_default(self)
 
 def _m_logical_not_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logical_not__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logical_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_logical_not__default(self)
 
@@ -3230,13 +2815,8 @@ def __m_clamp_b0(self, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min, max)
     return _op_clamp_default(self, min, max)
 
@@ -3257,13 +2837,8 @@ def __m_clamp_b1(self, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min, max)
     return _op_clamp_Tensor(self, min, max)
 
@@ -3306,13 +2881,8 @@ def __m_clamp__b0(self, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min, max)
     return _op_clamp__default(self, min, max)
 
@@ -3331,13 +2901,8 @@ def __m_clamp__b1(self, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min, max)
     return _op_clamp__Tensor(self, min, max)
 
@@ -3376,13 +2941,8 @@ def __m_clamp_min_b0(self, min, *, out=None):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_min_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min)
     return _op_clamp_min_default(self, min)
 
@@ -3398,13 +2958,8 @@ def __m_clamp_min_b1(self, min, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_min_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min)
     return _op_clamp_min_Tensor(self, min)
 
@@ -3441,13 +2996,8 @@ def __m_clamp_max_b0(self, max, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_max_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, max)
     return _op_clamp_max_default(self, max)
 
@@ -3463,13 +3013,8 @@ def __m_clamp_max_b1(self, max, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clamp_max_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, max)
     return _op_clamp_max_Tensor(self, max)
 
@@ -3509,13 +3054,8 @@ def _m_where(self, condition, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_where_self[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(condition, self, other)
     return _op_where_self(condition, self, other)
 
@@ -3535,13 +3075,8 @@ def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isclose_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other, rtol, atol, equal_nan)
     return _op_isclose_default(self, other, rtol, atol, equal_nan)
 
@@ -3561,13 +3096,8 @@ def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_allclose_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other, rtol, atol, equal_nan)
     return _op_allclose_default(self, other, rtol, atol, equal_nan)
 
@@ -3578,26 +3108,16 @@ def _m_exp2(self, *, out=None):
         return _op_exp2_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_exp2_default(self)
 
 def _m_exp2_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_exp2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_exp2__default(self)
 
@@ -3608,26 +3128,16 @@ def _m_expm1(self, *, out=None):
         return _op_expm1_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_expm1_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_expm1_default(self)
 
 def _m_expm1_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_expm1__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_expm1__default(self)
 
@@ -3638,26 +3148,16 @@ def _m_log1p(self, *, out=None):
         return _op_log1p_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log1p_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_log1p_default(self)
 
 def _m_log1p_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log1p__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_log1p__default(self)
 
@@ -3668,26 +3168,16 @@ def _m_log2(self, *, out=None):
         return _op_log2_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_log2_default(self)
 
 def _m_log2_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_log2__default(self)
 
@@ -3698,26 +3188,16 @@ def _m_log10(self, *, out=None):
         return _op_log10_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log10_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_log10_default(self)
 
 def _m_log10_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log10__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_log10__default(self)
 
@@ -3728,26 +3208,16 @@ def _m_sign(self, *, out=None):
         return _op_sign_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sign_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sign_default(self)
 
 def _m_sign_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sign__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sign__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sign__default(self)
 
@@ -3758,26 +3228,16 @@ def _m_sgn(self, *, out=None):
         return _op_sgn_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sgn_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sgn_default(self)
 
 def _m_sgn_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sgn__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sgn__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sgn__default(self)
 
@@ -3788,26 +3248,16 @@ def _m_floor(self, *, out=None):
         return _op_floor_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_floor_default(self)
 
 def _m_floor_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_floor__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_floor__default(self)
 
@@ -3818,26 +3268,16 @@ def _m_ceil(self, *, out=None):
         return _op_ceil_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ceil_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_ceil_default(self)
 
 def _m_ceil_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ceil__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_ceil__default(self)
 
@@ -3850,13 +3290,8 @@ def __m_round_b0(self, *, out=None):
         return _op_round_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_round_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_round_default(self)
 
@@ -3898,13 +3333,8 @@ def __m_round__c0(self):
 def __m_round__b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_round__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_round__default(self)
 
@@ -3944,26 +3374,16 @@ def _m_trunc(self, *, out=None):
         return _op_trunc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trunc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_trunc_default(self)
 
 def _m_trunc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trunc__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_trunc__default(self)
 
@@ -3974,26 +3394,16 @@ def _m_frac(self, *, out=None):
         return _op_frac_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frac_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_frac_default(self)
 
 def _m_frac_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frac__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_frac__default(self)
 
@@ -4004,26 +3414,16 @@ def _m_reciprocal(self, *, out=None):
         return _op_reciprocal_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_reciprocal_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_reciprocal_default(self)
 
 def _m_reciprocal_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_reciprocal__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_reciprocal__default(self)
 
@@ -4034,26 +3434,16 @@ def _m_square(self, *, out=None):
         return _op_square_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_square_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_square_default(self)
 
 def _m_square_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_square__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_square__default(self)
 
@@ -4064,26 +3454,16 @@ def _m_erf(self, *, out=None):
         return _op_erf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_erf_default(self)
 
 def _m_erf_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erf__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_erf__default(self)
 
@@ -4094,26 +3474,16 @@ def _m_erfc(self, *, out=None):
         return _op_erfc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_erfc_default(self)
 
 def _m_erfc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfc__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_erfc__default(self)
 
@@ -4124,26 +3494,16 @@ def _m_erfinv(self, *, out=None):
         return _op_erfinv_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfinv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_erfinv_default(self)
 
 def _m_erfinv_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_erfinv__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_erfinv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_erfinv__default(self)
 
@@ -4154,26 +3514,16 @@ def _m_asin(self, *, out=None):
         return _op_asin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_asin_default(self)
 
 def _m_asin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_asin__default(self)
 
@@ -4184,26 +3534,16 @@ def _m_acos(self, *, out=None):
         return _op_acos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_acos_default(self)
 
 def _m_acos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_acos__default(self)
 
@@ -4214,26 +3554,16 @@ def _m_atan(self, *, out=None):
         return _op_atan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_atan_default(self)
 
 def _m_atan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_atan__default(self)
 
@@ -4244,26 +3574,16 @@ def _m_sinh(self, *, out=None):
         return _op_sinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sinh_default(self)
 
 def _m_sinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sinh__default(self)
 
@@ -4274,26 +3594,16 @@ def _m_cosh(self, *, out=None):
         return _op_cosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_cosh_default(self)
 
 def _m_cosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_cosh__default(self)
 
@@ -4304,26 +3614,16 @@ def _m_tan(self, *, out=None):
         return _op_tan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_tan_default(self)
 
 def _m_tan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_tan__default(self)
 
@@ -4334,26 +3634,16 @@ def _m_asinh(self, *, out=None):
         return _op_asinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_asinh_default(self)
 
 def _m_asinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_asinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_asinh__default(self)
 
@@ -4364,26 +3654,16 @@ def _m_acosh(self, *, out=None):
         return _op_acosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_acosh_default(self)
 
 def _m_acosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_acosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_acosh__default(self)
 
@@ -4394,26 +3674,16 @@ def _m_atanh(self, *, out=None):
         return _op_atanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_atanh_default(self)
 
 def _m_atanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_atanh__default(self)
 
@@ -4436,13 +3706,8 @@ def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nan_to_num_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, nan, posinf, neginf)
     return _op_nan_to_num_default(self, nan, posinf, neginf)
 
@@ -4461,13 +3726,8 @@ def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nan_to_num__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, nan, posinf, neginf)
     return _op_nan_to_num__default(self, nan, posinf, neginf)
 
@@ -4482,13 +3742,8 @@ def _m_logit(self, eps=None, *, out=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logit_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, eps)
     return _op_logit_default(self, eps)
 
@@ -4499,13 +3754,8 @@ def _m_logit_(self, eps=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logit__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, eps)
     return _op_logit__default(self, eps)
 
@@ -4519,13 +3769,8 @@ def _m_hypot(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hypot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_hypot_default(self, other)
 
@@ -4535,13 +3780,8 @@ def _m_hypot_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_hypot__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_hypot__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_hypot__default(self, other)
 
@@ -4555,13 +3795,8 @@ def _m_atan2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_atan2_default(self, other)
 
@@ -4571,13 +3806,8 @@ def _m_atan2_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_atan2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_atan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_atan2__default(self, other)
 
@@ -4599,13 +3829,8 @@ def __m_lerp_b0(self, end, weight, *, out=None):
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, end, weight)
     return _op_lerp_Scalar(self, end, weight)
 
@@ -4624,13 +3849,8 @@ def __m_lerp_b1(self, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, end, weight)
     return _op_lerp_Tensor(self, end, weight)
 
@@ -4668,13 +3888,8 @@ def __m_lerp__b0(self, end, weight):
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp__Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, end, weight)
     return _op_lerp__Scalar(self, end, weight)
 
@@ -4691,13 +3906,8 @@ def __m_lerp__b1(self, end, weight):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lerp__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lerp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, end, weight)
     return _op_lerp__Tensor(self, end, weight)
 
@@ -4734,13 +3944,8 @@ def _m_fmod(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmod_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_fmod_Tensor(self, other)
 
@@ -4753,13 +3958,8 @@ def _m_fmod_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmod__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmod__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_fmod__Tensor(self, other)
 
@@ -4778,13 +3978,8 @@ def _m_copysign(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_copysign_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_copysign_Tensor(self, other)
 
@@ -4797,13 +3992,8 @@ def _m_copysign_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_copysign__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_copysign__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_copysign__Tensor(self, other)
 
@@ -4817,13 +4007,8 @@ def _m_heaviside(self, values, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_heaviside_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, values)
     return _op_heaviside_default(self, values)
 
@@ -4833,13 +4018,8 @@ def _m_heaviside_(self, values):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_heaviside__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_heaviside__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, values)
     return _op_heaviside__default(self, values)
 
@@ -4853,13 +4033,8 @@ def _m_gcd(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gcd_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_gcd_default(self, other)
 
@@ -4869,13 +4044,8 @@ def _m_gcd_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_gcd__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_gcd__default(self, other)
 
@@ -4889,13 +4059,8 @@ def _m_lcm(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lcm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_lcm_default(self, other)
 
@@ -4905,13 +4070,8 @@ def _m_lcm_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lcm__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_lcm__default(self, other)
 
@@ -4925,13 +4085,8 @@ def _m_maximum(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_maximum_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_maximum_default(self, other)
 
@@ -4945,13 +4100,8 @@ def _m_minimum(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_minimum_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_minimum_default(self, other)
 
@@ -4965,13 +4115,8 @@ def _m_fmax(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_fmax_default(self, other)
 
@@ -4985,52 +4130,32 @@ def _m_fmin(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fmin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_fmin_default(self, other)
 
 def _m_isnan(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isnan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_isnan_default(self)
 
 def _m_isinf(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isinf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_isinf_default(self)
 
 def _m_isfinite(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isfinite_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_isfinite_default(self)
 
@@ -5041,13 +4166,8 @@ def _m_signbit(self, *, out=None):
         return _op_signbit_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_signbit_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_signbit_default(self)
 
@@ -5058,13 +4178,8 @@ def _m_isposinf(self, *, out=None):
         return _op_isposinf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isposinf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_isposinf_default(self)
 
@@ -5075,13 +4190,8 @@ def _m_isneginf(self, *, out=None):
         return _op_isneginf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_isneginf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_isneginf_default(self)
 
@@ -5095,13 +4205,8 @@ def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcmul_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcmul_default(self, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -5122,13 +4227,8 @@ def _m_addcmul_(self, tensor1, tensor2, *, value=1):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcmul__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcmul__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcmul__default(self, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -5145,13 +4245,8 @@ def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcdiv_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcdiv_default(self, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -5172,13 +4267,8 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addcdiv__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addcdiv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcdiv__default(self, tensor1, tensor2)
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
@@ -5200,13 +4290,8 @@ def _m_xlogy(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_xlogy_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_xlogy_Tensor(self, other)
 
@@ -5219,13 +4304,8 @@ def _m_xlogy_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_xlogy__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_xlogy__Tensor(self, other)
 
@@ -5239,13 +4319,8 @@ def _m_logaddexp(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logaddexp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_logaddexp_default(self, other)
 
@@ -5256,26 +4331,16 @@ def _m_deg2rad(self, *, out=None):
         return _op_deg2rad_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_deg2rad_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_deg2rad_default(self)
 
 def _m_deg2rad_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_deg2rad__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_deg2rad__default(self)
 
@@ -5286,26 +4351,16 @@ def _m_rad2deg(self, *, out=None):
         return _op_rad2deg_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rad2deg_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_rad2deg_default(self)
 
 def _m_rad2deg_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_rad2deg__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_rad2deg__default(self)
 
@@ -5319,13 +4374,8 @@ def _m_logaddexp2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logaddexp2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_logaddexp2_default(self, other)
 
@@ -5339,13 +4389,8 @@ def _m_nextafter(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nextafter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_nextafter_default(self, other)
 
@@ -5355,13 +4400,8 @@ def _m_nextafter_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nextafter__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nextafter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_nextafter__default(self, other)
 
@@ -5375,13 +4415,8 @@ def _m_ldexp(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ldexp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_ldexp_Tensor(self, other)
 
@@ -5391,13 +4426,8 @@ def _m_ldexp_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ldexp__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_ldexp__default(self, other)
 
@@ -5406,13 +4436,8 @@ def _m_frexp(self, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(self, mantissa=out[0], exponent=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_frexp_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_frexp(*_k(self))
     return _rt_frexp(*_op_frexp_Tensor(self))
 
@@ -5431,13 +4456,8 @@ def _m_bitwise_left_shift(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_left_shift_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_left_shift_Tensor(self, other)
 
@@ -5450,13 +4470,8 @@ def _m_bitwise_left_shift_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_left_shift__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_left_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_left_shift__Tensor(self, other)
 
@@ -5475,13 +4490,8 @@ def _m_bitwise_right_shift(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_right_shift_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_right_shift_Tensor(self, other)
 
@@ -5494,13 +4504,8 @@ def _m_bitwise_right_shift_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bitwise_right_shift__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bitwise_right_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_bitwise_right_shift__Tensor(self, other)
 
@@ -5511,26 +4516,16 @@ def _m_arcsin(self, *, out=None):
         return _op_arcsin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arcsin_default(self)
 
 def _m_arcsin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsin__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arcsin__default(self)
 
@@ -5541,26 +4536,16 @@ def _m_arccos(self, *, out=None):
         return _op_arccos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccos_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arccos_default(self)
 
 def _m_arccos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccos__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arccos__default(self)
 
@@ -5571,26 +4556,16 @@ def _m_arctan(self, *, out=None):
         return _op_arctan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arctan_default(self)
 
 def _m_arctan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arctan__default(self)
 
@@ -5601,26 +4576,16 @@ def _m_arcsinh(self, *, out=None):
         return _op_arcsinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsinh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arcsinh_default(self)
 
 def _m_arcsinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arcsinh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arcsinh__default(self)
 
@@ -5631,26 +4596,16 @@ def _m_arccosh(self, *, out=None):
         return _op_arccosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccosh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arccosh_default(self)
 
 def _m_arccosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arccosh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arccosh__default(self)
 
@@ -5661,26 +4616,16 @@ def _m_arctanh(self, *, out=None):
         return _op_arctanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctanh_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arctanh_default(self)
 
 def _m_arctanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctanh__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_arctanh__default(self)
 
@@ -5694,13 +4639,8 @@ def _m_arctan2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan2_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_arctan2_default(self, other)
 
@@ -5710,13 +4650,8 @@ def _m_arctan2_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_arctan2__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_arctan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_arctan2__default(self, other)
 
@@ -5741,13 +4676,8 @@ def __m_clip_b0(self, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min, max)
     return _op_clip_default(self, min, max)
 
@@ -5768,13 +4698,8 @@ def __m_clip_b1(self, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min, max)
     return _op_clip_Tensor(self, min, max)
 
@@ -5817,13 +4742,8 @@ def __m_clip__b0(self, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min, max)
     return _op_clip__default(self, min, max)
 
@@ -5842,13 +4762,8 @@ def __m_clip__b1(self, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_clip__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, min, max)
     return _op_clip__Tensor(self, min, max)
 
@@ -5890,13 +4805,8 @@ def __m_subtract_b0(self, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_subtract_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, other)
         return _op_subtract_Tensor(self, other)
     if out is not None:
@@ -5922,13 +4832,8 @@ def __m_subtract_b1(self, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_subtract_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other, alpha)
     return _op_subtract_Scalar(self, other, alpha)
 
@@ -5968,13 +4873,8 @@ def __m_subtract__b0(self, other, *, alpha=1):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_subtract__Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_subtract__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, other)
         return _op_subtract__Tensor(self, other)
     return _op_subtract__Tensor(self, other, alpha=alpha)
@@ -5998,13 +4898,8 @@ def __m_subtract__b1(self, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_subtract__Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_subtract__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other, alpha)
     return _op_subtract__Scalar(self, other, alpha)
 
@@ -6033,13 +4928,8 @@ def _m_absolute(self, *, out=None):
         return _op_absolute_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_absolute_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_absolute_default(self)
 
@@ -6050,13 +4940,8 @@ def _m_negative(self, *, out=None):
         return _op_negative_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_negative_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_negative_default(self)
 
@@ -6067,13 +4952,8 @@ def _m_fix(self, *, out=None):
         return _op_fix_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fix_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_fix_default(self)
 
@@ -6092,13 +4972,8 @@ def __m_divide_b0(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_divide_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_divide_Tensor(self, other)
 
@@ -6144,13 +5019,8 @@ def _m_true_divide(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_true_divide_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_true_divide_Tensor(self, other)
 
@@ -6163,13 +5033,8 @@ def _m_multiply(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_multiply_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_multiply_Tensor(self, other)
 
@@ -6187,13 +5052,8 @@ def _m_greater(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_greater_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_greater_Tensor(self, other)
 
@@ -6211,13 +5071,8 @@ def _m_greater_equal(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_greater_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_greater_equal_Tensor(self, other)
 
@@ -6235,13 +5090,8 @@ def _m_less(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_less_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_less_Tensor(self, other)
 
@@ -6259,13 +5109,8 @@ def _m_less_equal(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_less_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_less_equal_Tensor(self, other)
 
@@ -6283,13 +5128,8 @@ def _m_not_equal(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_not_equal_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_not_equal_Tensor(self, other)
 
@@ -6300,26 +5140,16 @@ def _m_lgamma(self, *, out=None):
         return _op_lgamma_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lgamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_lgamma_default(self)
 
 def _m_lgamma_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lgamma__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_lgamma__default(self)
 
@@ -6330,26 +5160,16 @@ def _m_digamma(self, *, out=None):
         return _op_digamma_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_digamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_digamma_default(self)
 
 def _m_digamma_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_digamma__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_digamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_digamma__default(self)
 
@@ -6360,26 +5180,16 @@ def _m_i0(self, *, out=None):
         return _op_i0_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_i0_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_i0_default(self)
 
 def _m_i0_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_i0__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_i0__default(self)
 
@@ -6390,26 +5200,16 @@ def _m_sinc(self, *, out=None):
         return _op_sinc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sinc_default(self)
 
 def _m_sinc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sinc__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_sinc__default(self)
 
@@ -6424,13 +5224,8 @@ def _m_polygamma(self, n, *, out=None):
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_polygamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(n, self)
     return _op_polygamma_default(n, self)
 
@@ -6441,13 +5236,8 @@ def _m_polygamma_(self, n):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_polygamma__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_polygamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, n)
     return _op_polygamma__default(self, n)
 
@@ -6462,13 +5252,8 @@ def _m_mvlgamma(self, p, *, out=None):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mvlgamma_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, p)
     return _op_mvlgamma_default(self, p)
 
@@ -6479,13 +5264,8 @@ def _m_mvlgamma_(self, p):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mvlgamma__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mvlgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, p)
     return _op_mvlgamma__default(self, p)
 
@@ -6500,13 +5280,8 @@ def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_gather_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim, index)
         return _op_gather_default(self, dim, index)
     if sparse_grad.__class__ is not bool:
@@ -6536,13 +5311,8 @@ def __m_scatter_b0(self, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_src[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_src(self, dim, index, src)
 
@@ -6568,13 +5338,8 @@ def __m_scatter_b1(self, dim, index, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_value[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, value)
     return _op_scatter_value(self, dim, index, value)
 
@@ -6649,13 +5414,8 @@ def __m_scatter__b0(self, dim, index, src):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter__src[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter__src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter__src(self, dim, index, src)
 
@@ -6679,13 +5439,8 @@ def __m_scatter__b1(self, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter__value[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter__value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, value)
     return _op_scatter__value(self, dim, index, value)
 
@@ -6756,13 +5511,8 @@ def _m_scatter_add(self, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_add_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_add_default(self, dim, index, src)
 
@@ -6779,13 +5529,8 @@ def _m_scatter_add_(self, dim, index, src):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_scatter_add__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_scatter_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_add__default(self, dim, index, src)
 
@@ -6805,13 +5550,8 @@ def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=N
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_scatter_reduce_two[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce_two(self, dim, index, src, reduce)
     if include_self.__class__ is not bool:
@@ -6838,13 +5578,8 @@ def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_scatter_reduce__two[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_scatter_reduce__two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce__two(self, dim, index, src, reduce)
     if include_self.__class__ is not bool:
@@ -6865,13 +5600,8 @@ def _m_index_select(self, dim, index, *, out=None):
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_select_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index)
     return _op_index_select_default(self, dim, index)
 
@@ -6889,13 +5619,8 @@ def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_add_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim, index, source)
         return _op_index_add_default(self, dim, index, source)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -6920,13 +5645,8 @@ def _m_index_add_(self, dim, index, source, *, alpha=1):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_add__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim, index, source)
         return _op_index_add__default(self, dim, index, source)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
@@ -6950,13 +5670,8 @@ def _m_index_copy(self, dim, index, source, *, out=None):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, source)
     return _op_index_copy_default(self, dim, index, source)
 
@@ -6973,13 +5688,8 @@ def _m_index_copy_(self, dim, index, source):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_copy__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, source)
     return _op_index_copy__default(self, dim, index, source)
 
@@ -7003,13 +5713,8 @@ def __m_index_fill_b0(self, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill_int_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill_int_Scalar(self, dim, index, value)
 
@@ -7030,13 +5735,8 @@ def __m_index_fill_b1(self, dim, index, value):
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill_int_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill_int_Tensor(self, dim, index, value)
 
@@ -7078,13 +5778,8 @@ def __m_index_fill__b0(self, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill__int_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill__int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill__int_Scalar(self, dim, index, value)
 
@@ -7105,13 +5800,8 @@ def __m_index_fill__b1(self, dim, index, value):
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_index_fill__int_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_index_fill__int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill__int_Tensor(self, dim, index, value)
 
@@ -7149,13 +5839,8 @@ def __m_masked_fill_b0(self, mask, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill_Scalar(self, mask, value)
 
@@ -7172,13 +5857,8 @@ def __m_masked_fill_b1(self, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill_Tensor(self, mask, value)
 
@@ -7216,13 +5896,8 @@ def __m_masked_fill__b0(self, mask, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill__Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill__Scalar(self, mask, value)
 
@@ -7239,13 +5914,8 @@ def __m_masked_fill__b1(self, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_fill__Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill__Tensor(self, mask, value)
 
@@ -7277,13 +5947,8 @@ def _m_masked_select(self, mask, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_select_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, mask)
     return _op_masked_select_default(self, mask)
 
@@ -7296,13 +5961,8 @@ def _m_masked_scatter(self, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, mask, source)
     return _op_masked_scatter_default(self, mask, source)
 
@@ -7315,13 +5975,8 @@ def _m_masked_scatter_(self, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_masked_scatter__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_masked_scatter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, mask, source)
     return _op_masked_scatter__default(self, mask, source)
 
@@ -7335,13 +5990,8 @@ def _m_take(self, index, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_take_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, index)
     return _op_take_default(self, index)
 
@@ -7359,13 +6009,8 @@ def _m_take_along_dim(self, indices, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_take_along_dim_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, indices, dim)
     return _op_take_along_dim_default(self, indices, dim)
 
@@ -7376,26 +6021,16 @@ def _m_nonzero(self, *, out=None):
         return _op_nonzero_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nonzero_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_nonzero_default(self)
 
 def _m_argwhere(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argwhere_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_argwhere_default(self)
 
@@ -7410,13 +6045,8 @@ def _m_put_(self, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_put__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_put__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, index, source, accumulate)
     return _op_put__default(self, index, source, accumulate)
 
@@ -7431,13 +6061,8 @@ def _m_put(self, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_put_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, index, source, accumulate)
     return _op_put_default(self, index, source, accumulate)
 
@@ -7457,13 +6082,8 @@ def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_reduce_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim, index, source, reduce)
         return _op_index_reduce_default(self, dim, index, source, reduce)
     if include_self.__class__ is not bool:
@@ -7490,13 +6110,8 @@ def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_index_reduce__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_index_reduce__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim, index, source, reduce)
         return _op_index_reduce__default(self, dim, index, source, reduce)
     if include_self.__class__ is not bool:
@@ -7538,26 +6153,16 @@ def _m_inverse(self, *, out=None):
         return _op_inverse_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_inverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_inverse_default(self)
 
 def _m_det(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_det_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_det_default(self)
 
@@ -7566,26 +6171,16 @@ def _m_slogdet(self, *, out=None):
         return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slogdet_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_slogdet(*_k(self))
     return _rt_slogdet(*_op_slogdet_default(self))
 
 def _m_logdet(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logdet_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_logdet_default(self)
 
@@ -7598,13 +6193,8 @@ def _m_cholesky(self, upper=False, *, out=None):
         return _op_cholesky_out(self, upper, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, upper)
     return _op_cholesky_default(self, upper)
 
@@ -7615,13 +6205,8 @@ def _m_qr(self, some=True, *, out=None):
         return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_qr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_qr(*_k(self, some))
     return _rt_qr(*_op_qr_default(self, some))
 
@@ -7634,13 +6219,8 @@ def _m_svd(self, some=True, compute_uv=True, *, out=None):
         return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_svd_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_svd(*_k(self, some, compute_uv))
     return _rt_svd(*_op_svd_default(self, some, compute_uv))
 
@@ -7651,13 +6231,8 @@ def _m_pinverse(self, rcond=1e-15):
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_pinverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, rcond)
     return _op_pinverse_default(self, rcond)
 
@@ -7672,26 +6247,16 @@ def _m_matrix_power(self, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matrix_power_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, n)
     return _op_matrix_power_default(self, n)
 
 def _m_matrix_exp(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matrix_exp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_matrix_exp_default(self)
 
@@ -7707,13 +6272,8 @@ def _m_cholesky_solve(self, input2, upper=False, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, input2, upper)
     return _op_cholesky_solve_default(self, input2, upper)
 
@@ -7726,13 +6286,8 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
         return _op_cholesky_inverse_out(self, upper, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cholesky_inverse_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, upper)
     return _op_cholesky_inverse_default(self, upper)
 
@@ -7750,13 +6305,8 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triangular_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_triangular_solve(*_k(self, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
@@ -7770,13 +6320,8 @@ def _m_mm(self, mat2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, mat2)
     return _op_mm_default(self, mat2)
 
@@ -7790,13 +6335,8 @@ def _m_bmm(self, mat2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bmm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, mat2)
     return _op_bmm_default(self, mat2)
 
@@ -7810,13 +6350,8 @@ def _m_mv(self, vec, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= vec._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mv_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, vec)
     return _op_mv_default(self, vec)
 
@@ -7830,13 +6365,8 @@ def _m_dot(self, tensor, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= tensor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_dot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, tensor)
     return _op_dot_default(self, tensor)
 
@@ -7850,13 +6380,8 @@ def _m_matmul(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_matmul_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_matmul_default(self, other)
 
@@ -7870,13 +6395,8 @@ def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, mat1, mat2)
         return _op_addmm_default(self, mat1, mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -7899,13 +6419,8 @@ def _m_baddbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_baddbmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_baddbmm_default(self, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -7928,13 +6443,8 @@ def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_baddbmm__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_baddbmm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_baddbmm__default(self, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -7953,13 +6463,8 @@ def _m_addbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addbmm_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_addbmm_default(self, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -7982,13 +6487,8 @@ def _m_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addbmm__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addbmm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_addbmm__default(self, batch1, batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -8007,13 +6507,8 @@ def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addmv_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, mat, vec)
         return _op_addmv_default(self, mat, vec)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -8036,13 +6531,8 @@ def _m_addmv_(self, mat, vec, *, beta=1, alpha=1):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addmv__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, mat, vec)
         return _op_addmv__default(self, mat, vec)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -8061,13 +6551,8 @@ def _m_addr(self, vec1, vec2, *, beta=1, alpha=1, out=None):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addr_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, vec1, vec2)
         return _op_addr_default(self, vec1, vec2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -8090,13 +6575,8 @@ def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_addr__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_addr__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, vec1, vec2)
         return _op_addr__default(self, vec1, vec2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
@@ -8108,13 +6588,8 @@ def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
 def _m_trace(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_trace_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_trace_default(self)
 
@@ -8128,13 +6603,8 @@ def _m_outer(self, vec2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_outer_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, vec2)
     return _op_outer_default(self, vec2)
 
@@ -8148,13 +6618,8 @@ def _m_ger(self, vec2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_ger_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, vec2)
     return _op_ger_default(self, vec2)
 
@@ -8168,13 +6633,8 @@ def _m_kron(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_kron_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_kron_default(self, other)
 
@@ -8192,13 +6652,8 @@ def _m_cross(self, other, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cross_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other, dim)
     return _op_cross_default(self, other, dim)
 
@@ -8212,13 +6667,8 @@ def _m_inner(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_inner_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_inner_default(self, other)
 
@@ -8235,13 +6685,8 @@ def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
     _ks |= LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_lu_solve_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, LU_data, LU_pivots)
     return _op_lu_solve_default(self, LU_data, LU_pivots)
 
@@ -8250,13 +6695,8 @@ def _m_geqrf(self, *, out=None):
         return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_geqrf_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_geqrf(*_k(self))
     return _rt_geqrf(*_op_geqrf_default(self))
 
@@ -8270,13 +6710,8 @@ def _m_vdot(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_vdot_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_vdot_default(self, other)
 
@@ -8292,13 +6727,8 @@ def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
         if std.__class__ in _TENSOR_TYPES:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_normal__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, mean, std)
         return _op_normal__default(self, mean, std)
     return _op_normal__default(self, mean, std, generator=generator)
@@ -8315,13 +6745,8 @@ def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
         if to.__class__ in _TENSOR_TYPES:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_uniform__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_uniform__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, from_, to)
         return _op_uniform__default(self, from_, to)
     return _op_uniform__default(self, from_, to, generator=generator)
@@ -8342,13 +6767,8 @@ def __m_random__b0(self, from_, to, *, generator=None):
         if to.__class__ in _TENSOR_TYPES:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_random__from[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_random__from.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, from_, to)
         return _op_random__from(self, from_, to)
     return _op_random__from(self, from_, to, generator=generator)
@@ -8365,13 +6785,8 @@ def __m_random__b1(self, to, *, generator=None):
         if to.__class__ in _TENSOR_TYPES:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_random__to[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_random__to.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, to)
         return _op_random__to(self, to)
     return _op_random__to(self, to, generator=generator)
@@ -8384,13 +6799,8 @@ def __m_random__b2(self, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_random__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_random__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self)
         return _op_random__default(self)
     return _op_random__default(self, generator=generator)
@@ -8423,13 +6833,8 @@ def _m_bernoulli_(self, p=0.5, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bernoulli__float[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bernoulli__float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, p)
         return _op_bernoulli__float(self, p)
     return _op_bernoulli__float(self, p, generator=generator)
@@ -8442,13 +6847,8 @@ def __m_bernoulli_b0(self, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bernoulli_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self)
         return _op_bernoulli_default(self)
     if out is not None:
@@ -8467,13 +6867,8 @@ def __m_bernoulli_b1(self, p, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_bernoulli_p[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, p)
         return _op_bernoulli_p(self, p)
     return _op_bernoulli_p(self, p, generator=generator)
@@ -8508,13 +6903,8 @@ def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=
         if num_samples.__class__ in _TENSOR_TYPES:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_multinomial_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, num_samples, replacement)
         return _op_multinomial_default(self, num_samples, replacement)
     if out is not None:
@@ -8531,13 +6921,8 @@ def _m_exponential_(self, lambd=1.0, *, generator=None):
         if lambd.__class__ in _TENSOR_TYPES:
             _ks |= lambd._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_exponential__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_exponential__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, lambd)
         return _op_exponential__default(self, lambd)
     return _op_exponential__default(self, lambd, generator=generator)
@@ -8550,13 +6935,8 @@ def _m_geometric_(self, p, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_geometric__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_geometric__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, p)
         return _op_geometric__default(self, p)
     return _op_geometric__default(self, p, generator=generator)
@@ -8573,13 +6953,8 @@ def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         if std.__class__ in _TENSOR_TYPES:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_log_normal__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_log_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, mean, std)
         return _op_log_normal__default(self, mean, std)
     return _op_log_normal__default(self, mean, std, generator=generator)
@@ -8596,13 +6971,8 @@ def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         if sigma.__class__ in _TENSOR_TYPES:
             _ks |= sigma._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cauchy__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cauchy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, median, sigma)
         return _op_cauchy__default(self, median, sigma)
     return _op_cauchy__default(self, median, sigma, generator=generator)
@@ -8617,13 +6987,8 @@ def __m_sum_b0(self, *, dtype=None):
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_sum_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self)
         return _op_sum_default(self)
     return _op_sum_default(self, dtype=dtype)
@@ -8675,13 +7040,8 @@ def __m_mean_b0(self, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_mean_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self)
         return _op_mean_default(self)
     if out is not None:
@@ -8735,13 +7095,8 @@ def __m_prod_b0(self, *, dtype=None):
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_prod_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self)
         return _op_prod_default(self)
     return _op_prod_default(self, dtype=dtype)
@@ -8762,13 +7117,8 @@ def __m_prod_b1(self, dim, keepdim=False, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_prod_dim_int[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim, keepdim)
         return _op_prod_dim_int(self, dim, keepdim)
     if out is not None:
@@ -8821,13 +7171,8 @@ def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_aminmax_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_aminmax(*_k(self))
         return _rt_aminmax(*_op_aminmax_default(self))
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
@@ -8847,13 +7192,8 @@ def __m_max_b0(self, *, out=None):
         return _op_max_unary_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_max_default(self)
 
@@ -8872,13 +7212,8 @@ def __m_max_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_max(*_k(self, dim, keepdim))
     return _rt_max(*_op_max_dim(self, dim, keepdim))
 
@@ -8894,13 +7229,8 @@ def __m_max_b2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_max_other[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_max_other(self, other)
 
@@ -8933,13 +7263,8 @@ def __m_min_b0(self, *, out=None):
         return _op_min_unary_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_min_default(self)
 
@@ -8958,13 +7283,8 @@ def __m_min_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_min(*_k(self, dim, keepdim))
     return _rt_min(*_op_min_dim(self, dim, keepdim))
 
@@ -8980,13 +7300,8 @@ def __m_min_b2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_min_other[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_min_other(self, other)
 
@@ -9023,13 +7338,8 @@ def _m_argmax(self, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argmax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, keepdim)
     return _op_argmax_default(self, dim, keepdim)
 
@@ -9046,13 +7356,8 @@ def _m_argmin(self, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argmin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, keepdim)
     return _op_argmin_default(self, dim, keepdim)
 
@@ -9065,13 +7370,8 @@ def __m_all_b0(self, *, out=None):
         return _op_all_all_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_all_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_all_default(self)
 
@@ -9090,13 +7390,8 @@ def __m_all_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_all_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, keepdim)
     return _op_all_dim(self, dim, keepdim)
 
@@ -9142,13 +7437,8 @@ def __m_any_b0(self, *, out=None):
         return _op_any_all_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_any_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_any_default(self)
 
@@ -9167,13 +7457,8 @@ def __m_any_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_any_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, keepdim)
     return _op_any_dim(self, dim, keepdim)
 
@@ -9219,13 +7504,8 @@ def __m_var_c0(self, unbiased=True):
 def __m_var_b0(self, unbiased=True):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_var_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, unbiased)
     return _op_var_default(self, unbiased)
 
@@ -9292,13 +7572,8 @@ def __m_std_c0(self, unbiased=True):
 def __m_std_b0(self, unbiased=True):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_std_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, unbiased)
     return _op_std_default(self, unbiased)
 
@@ -9380,13 +7655,8 @@ def __m_norm_b0(self, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_norm_Scalar[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, p)
     return _op_norm_Scalar(self, p)
 
@@ -9483,13 +7753,8 @@ def __m_count_nonzero_b1(self, dim=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_count_nonzero_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim)
     return _op_count_nonzero_default(self, dim)
 
@@ -9505,9 +7770,7 @@ def _m_count_nonzero(*args, **kwargs):
             _self = args[0]
             if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
                 _ks = _self._ks
-                if _ks & _AUTOGRAD_BIT:
-                    _ks &= ~_tls._exclude
-                _k = _c_count_nonzero_dim_IntList.get(_ks)
+                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(_self, args[1:])
             return __m_count_nonzero_b0(*args)
@@ -9532,13 +7795,8 @@ def __m_median_c0(self):
 def __m_median_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_median_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_median_default(self)
 
@@ -9557,13 +7815,8 @@ def __m_median_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_median_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_median(*_k(self, dim, keepdim))
     return _rt_median(*_op_median_dim(self, dim, keepdim))
 
@@ -9594,13 +7847,8 @@ def __m_nanmedian_c0(self):
 def __m_nanmedian_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nanmedian_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_nanmedian_default(self)
 
@@ -9619,13 +7867,8 @@ def __m_nanmedian_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_nanmedian_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_nanmedian(*_k(self, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
 
@@ -9660,13 +7903,8 @@ def _m_mode(self, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_mode_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_mode(*_k(self, dim, keepdim))
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
 
@@ -9681,13 +7919,8 @@ def _m_bincount(self, weights=None, minlength=0):
     if minlength.__class__ in _TENSOR_TYPES:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_bincount_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, weights, minlength)
     return _op_bincount_default(self, weights, minlength)
 
@@ -9710,13 +7943,8 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_histc_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, bins, min, max)
     return _op_histc_default(self, bins, min, max)
 
@@ -9739,13 +7967,8 @@ def _m_renorm(self, p, dim, maxnorm, *, out=None):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_renorm_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm_default(self, p, dim, maxnorm)
 
@@ -9764,13 +7987,8 @@ def _m_renorm_(self, p, dim, maxnorm):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_renorm__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm__default(self, p, dim, maxnorm)
 
@@ -9789,13 +8007,8 @@ def __m_histogram_b0(self, bins, *, weight=None, density=False, out=None):
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_histogram_bins_tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(self, bins))
     if out is not None:
@@ -9818,13 +8031,8 @@ def __m_histogram_b1(self, bins=100, *, range=None, weight=None, density=False, 
         if bins.__class__ in _TENSOR_TYPES:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_histogram_bin_ct[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bin_ct(self, bins))
     if out is not None:
@@ -9874,13 +8082,8 @@ def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if append.__class__ in _TENSOR_TYPES:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diff_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, n, dim, prepend, append)
     return _op_diff_default(self, n, dim, prepend, append)
 
@@ -10022,13 +8225,8 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cov_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self)
         return _op_cov_default(self)
     if correction.__class__ is not int and not _is_int(correction):
@@ -10042,13 +8240,8 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
 def _m_corrcoef(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_corrcoef_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_corrcoef_default(self)
 
@@ -10060,13 +8253,8 @@ def _m_cumsum(self, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumsum_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim)
         return _op_cumsum_default(self, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -10085,13 +8273,8 @@ def _m_cumsum_(self, dim, *, dtype=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumsum__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumsum__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim)
         return _op_cumsum__default(self, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -10106,13 +8289,8 @@ def _m_cumprod(self, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumprod_default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim)
         return _op_cumprod_default(self, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -10131,13 +8309,8 @@ def _m_cumprod_(self, dim, *, dtype=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_cumprod__default[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_cumprod__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, dim)
         return _op_cumprod__default(self, dim)
     if dtype is not None and not _is_dtype(dtype):
@@ -10153,13 +8326,8 @@ def _m_cummax(self, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cummax_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_cummax(*_k(self, dim))
     return _rt_cummax(*_op_cummax_default(self, dim))
 
@@ -10172,13 +8340,8 @@ def _m_cummin(self, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_cummin_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_cummin(*_k(self, dim))
     return _rt_cummin(*_op_cummin_default(self, dim))
 
@@ -10193,13 +8356,8 @@ def _m_logcumsumexp(self, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_logcumsumexp_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim)
     return _op_logcumsumexp_default(self, dim)
 
@@ -10227,13 +8385,8 @@ def __m_repeat_interleave_b0(self, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_self_Tensor[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, repeats, dim)
         return _op_repeat_interleave_self_Tensor(self, repeats, dim)
     return _op_repeat_interleave_self_Tensor(self, repeats, dim, output_size=output_size)
@@ -10256,13 +8409,8 @@ def __m_repeat_interleave_b1(self, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            if _ks & _AUTOGRAD_BIT:
-                _ks &= ~_tls._exclude
-            try:
-                _k = _c_repeat_interleave_self_int[_ks]
-            except KeyError:
-                pass
-            else:
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
                 return _k(self, repeats, dim)
         return _op_repeat_interleave_self_int(self, repeats, dim)
     return _op_repeat_interleave_self_int(self, repeats, dim, output_size=output_size)
@@ -10309,26 +8457,16 @@ def _m_flip(self, *dims):
 def _m_fliplr(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_fliplr_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_fliplr_default(self)
 
 def _m_flipud(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_flipud_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_flipud_default(self)
 
@@ -10350,13 +8488,8 @@ def _m_tril(self, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tril_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, diagonal)
     return _op_tril_default(self, diagonal)
 
@@ -10367,13 +8500,8 @@ def _m_tril_(self, diagonal=0):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_tril__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_tril__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, diagonal)
     return _op_tril__default(self, diagonal)
 
@@ -10388,13 +8516,8 @@ def _m_triu(self, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triu_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, diagonal)
     return _op_triu_default(self, diagonal)
 
@@ -10405,13 +8528,8 @@ def _m_triu_(self, diagonal=0):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_triu__default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_triu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, diagonal)
     return _op_triu__default(self, diagonal)
 
@@ -10426,13 +8544,8 @@ def _m_diag(self, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diag_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, diagonal)
     return _op_diag_default(self, diagonal)
 
@@ -10451,13 +8564,8 @@ def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diag_embed_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, offset, dim1, dim2)
     return _op_diag_embed_default(self, offset, dim1, dim2)
 
@@ -10468,13 +8576,8 @@ def _m_diagflat(self, offset=0):
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagflat_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, offset)
     return _op_diagflat_default(self, offset)
 
@@ -10504,13 +8607,8 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_narrow_copy_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, start, length)
     return _op_narrow_copy_default(self, dim, start, length)
 
@@ -10527,13 +8625,8 @@ def _m_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_softmax_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, dtype)
     return _op_softmax_int(self, dim, dtype)
 
@@ -10550,13 +8643,8 @@ def _m_log_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_log_softmax_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, dtype)
     return _op_log_softmax_int(self, dim, dtype)
 
@@ -10575,13 +8663,8 @@ def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_kthvalue_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_kthvalue(*_k(self, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
 
@@ -10600,13 +8683,8 @@ def __m_sort_b0(self, dim=-1, descending=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_sort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_sort(*_k(self, dim, descending))
     return _rt_sort(*_op_sort_default(self, dim, descending))
 
@@ -10658,13 +8736,8 @@ def __m_argsort_b0(self, dim=-1, descending=False):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_argsort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, descending)
     return _op_argsort_default(self, dim, descending)
 
@@ -10720,13 +8793,8 @@ def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_topk_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _rt_topk(*_k(self, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
 
@@ -10737,13 +8805,8 @@ def _m_msort(self, *, out=None):
         return _op_msort_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_msort_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_msort_default(self)
 
@@ -10762,13 +8825,8 @@ def _m_unfold(self, dimension, size, step):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unfold_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unfold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dimension, size, step)
     return _op_unfold_default(self, dimension, size, step)
 
@@ -10794,13 +8852,8 @@ def __m_view_c1(self, dtype):
 def __m_view_b1(self, dtype):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_dtype[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dtype)
     return _op_view_dtype(self, dtype)
 
@@ -10816,9 +8869,7 @@ def _m_view(*args, **kwargs):
             _self = args[0]
             if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
                 _ks = _self._ks
-                if _ks & _AUTOGRAD_BIT:
-                    _ks &= ~_tls._exclude
-                _k = _c_view_default.get(_ks)
+                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(_self, args[1:])
             return __m_view_b0(*args)
@@ -10862,13 +8913,8 @@ def _m_expand_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_expand_as_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_expand_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_expand_as_default(self, other)
 
@@ -10883,13 +8929,8 @@ def _m_transpose(self, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_transpose_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim0, dim1)
     return _op_transpose_int(self, dim0, dim1)
 
@@ -10903,26 +8944,16 @@ def _m_permute(self, *dims):
 def _m_t(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_t_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_t_default(self)
 
 def _m_adjoint(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_adjoint_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_adjoint_default(self)
 
@@ -10941,13 +8972,8 @@ def _m_narrow(self, dim, start, length):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_narrow_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, start, length)
     return _op_narrow_default(self, dim, start, length)
 
@@ -10962,13 +8988,8 @@ def _m_select(self, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, index)
     return _op_select_int(self, dim, index)
 
@@ -10991,13 +9012,8 @@ def _m_slice(self, dim=0, start=None, end=None, step=1):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim, start, end, step)
     return _op_slice_Tensor(self, dim, start, end, step)
 
@@ -11008,13 +9024,8 @@ def _m_unsqueeze(self, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unsqueeze_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim)
     return _op_unsqueeze_default(self, dim)
 
@@ -11025,13 +9036,8 @@ def __m_squeeze_c0(self):
 def __m_squeeze_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_squeeze_default(self)
 
@@ -11046,13 +9052,8 @@ def __m_squeeze_b1(self, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_squeeze_dim[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim)
     return _op_squeeze_dim(self, dim)
 
@@ -11100,13 +9101,8 @@ def _m_flatten(self, start_dim=0, end_dim=-1):
     if end_dim.__class__ in _TENSOR_TYPES:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_flatten_using_ints[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, start_dim, end_dim)
     return _op_flatten_using_ints(self, start_dim, end_dim)
 
@@ -11132,13 +9128,8 @@ def _m_diagonal(self, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, offset, dim1, dim2)
     return _op_diagonal_default(self, offset, dim1, dim2)
 
@@ -11149,13 +9140,8 @@ def _m_unbind(self, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_unbind_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, dim)
     return _op_unbind_int(self, dim)
 
@@ -11170,13 +9156,8 @@ def _m_split(self, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_split_Tensor[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, split_size, dim)
     return _op_split_Tensor(self, split_size, dim)
 
@@ -11198,13 +9179,8 @@ def _m_chunk(self, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_chunk_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, chunks, dim)
     return _op_chunk_default(self, chunks, dim)
 
@@ -11234,13 +9210,8 @@ def __m_movedim_b1(self, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_movedim_int[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, source, destination)
     return _op_movedim_int(self, source, destination)
 
@@ -11265,26 +9236,16 @@ def _m_movedim(*args, **kwargs):
 def _m_alias(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_alias_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_alias_default(self)
 
 def _m_detach(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_detach_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self)
     return _op_detach_default(self)
 
@@ -11294,13 +9255,8 @@ def _m_view_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_view_as_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_view_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_view_as_default(self, other)
 
@@ -11317,13 +9273,8 @@ def _m_reshape_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_reshape_as_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_reshape_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, other)
     return _op_reshape_as_default(self, other)
 
@@ -11353,13 +9304,8 @@ def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_slice_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, src, dim, start, end, step)
     return _op_slice_scatter_default(self, src, dim, start, end, step)
 
@@ -11377,13 +9323,8 @@ def _m_select_scatter(self, src, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_select_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, src, dim, index)
     return _op_select_scatter_default(self, src, dim, index)
 
@@ -11405,13 +9346,8 @@ def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        if _ks & _AUTOGRAD_BIT:
-            _ks &= ~_tls._exclude
-        try:
-            _k = _c_diagonal_scatter_default[_ks]
-        except KeyError:
-            pass
-        else:
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
             return _k(self, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(self, src, offset, dim1, dim2)
 

@@ -21,7 +21,7 @@ import tempfile
 
 from ember._dynamo.utils import counters
 
-_FORMAT = 1
+_FORMAT = 2                 # 2: entries record kept_mutated (input writes kept in the graph)
 
 
 def cache_dir():
@@ -157,7 +157,8 @@ def save(key, record):
 
 
 # ---------------------------------------------------------------------------- AOT entries <-> records
-_ENTRY_FIELDS = ("slot_of", "needs_autograd", "out_infos", "out_spec", "mutated_slots", "mutated", "n_out")
+_ENTRY_FIELDS = ("slot_of", "needs_autograd", "out_infos", "out_spec", "mutated_slots", "mutated", "kept_mutated",
+                 "n_out")
 _JOINT_FIELDS = ("diff_in", "diff_out")
 
 
@@ -173,7 +174,7 @@ def record_of(entry, sig):
     """A picklable record of a compiled AOT entry, or None if one of its graphs is not generated code."""
     record = {"signature": sig}
     for f in _ENTRY_FIELDS:
-        record[f] = getattr(entry, f)
+        record[f] = getattr(entry, f, None)
     if entry.needs_autograd:
         for f in _JOINT_FIELDS:
             record[f] = getattr(entry, f)
@@ -195,7 +196,7 @@ def entry_of(record, load_module):
     entry = _CompiledEntry.__new__(_CompiledEntry)
     entry.config = None
     for f in _ENTRY_FIELDS:
-        setattr(entry, f, record[f])
+        setattr(entry, f, record.get(f))
     if entry.needs_autograd:
         for f in _JOINT_FIELDS:
             setattr(entry, f, record[f])

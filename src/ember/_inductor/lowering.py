@@ -65,6 +65,12 @@ FALLBACK_REASONS = {
     "aten._upsample_lanczos2d_aa_backward.default": _WINDOW,
     "aten.adaptive_max_pool2d.default": _WINDOW,
     "aten.aminmax.default": _OTHER,
+    "aten.logspace.default": _OTHER,
+    "aten.unfold_copy.default": _INDEXING,
+    "aten.as_strided_copy.default": _INDEXING,
+    "aten.view_as_real_copy.default": _INDEXING,
+    "aten.view_as_complex_copy.default": _INDEXING,
+    "aten.view_copy.dtype": _INDEXING,
     "aten._fft_c2c.default": "FFT: eager's pocketfft kernel, by design",
     "aten._fft_c2r.default": "FFT: eager's pocketfft kernel, by design",
     "aten._fft_r2c.default": "FFT: eager's pocketfft kernel, by design",
@@ -1618,3 +1624,33 @@ def _deg2rad(node, x):
     k = math.pi / 180 if "deg2rad" in str(node.target) else 180 / math.pi
     dt = _val(node).dtype
     return make_pointwise(node, lambda v: ops.mul(v, ops.constant(k, dt)), [x])
+
+
+# ---------------------------------------------------------------------------- view_copy ops
+def _register_view_copies():
+    """`<view>_copy` (functionalization's view_copy family): the view's lowering, its elements copied into a fresh
+    buffer (a Pointwise, so a consumer inlines it and no copy happens at all)."""
+    pairs = [("alias_copy", "default", "alias", "default"), ("detach_copy", "default", "detach", "default"),
+             ("diagonal_copy", "default", "diagonal", "default"), ("expand_copy", "default", "expand", "default"),
+             ("permute_copy", "default", "permute", "default"), ("select_copy", "int", "select", "int"),
+             ("slice_copy", "Tensor", "slice", "Tensor"), ("squeeze_copy", "default", "squeeze", "default"),
+             ("squeeze_copy", "dim", "squeeze", "dim"), ("squeeze_copy", "dims", "squeeze", "dims"),
+             ("t_copy", "default", "t", "default"), ("transpose_copy", "int", "transpose", "int"),
+             ("unsqueeze_copy", "default", "unsqueeze", "default"), ("view_copy", "default", "view", "default"),
+             ("split_copy", "Tensor", "split", "Tensor"), ("unbind_copy", "int", "unbind", "int"),
+             ("split_with_sizes_copy", "default", "split_with_sizes", "default")]
+    for name, ov, view, vov in pairs:
+        src = _overloads(view, vov)
+        dst = _overloads(name, ov)
+        if not src or not dst or src[0] not in lowerings:
+            continue
+
+        def lower(node, x, *args, _view=lowerings[src[0]], **kwargs):
+            v = _view(node, x, *args, **kwargs)
+            if isinstance(v, tuple):
+                return tuple(Pointwise(p.get_size(), p.get_dtype(), p.make_loader()) for p in v)
+            return Pointwise(v.get_size(), v.get_dtype(), v.make_loader())
+        lowerings[dst[0]] = lower
+
+
+_register_view_copies()

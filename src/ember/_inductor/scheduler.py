@@ -236,6 +236,9 @@ class Scheduler:
             return None
         outer = fixed[0] if fixed else min(a.outer, b.outer, key=len)
         nodes = sorted(a.nodes + b.nodes, key=lambda n: n.pos)
+        if any(n.buf.mutated_input is not None and _nonone(n.buf.ranges()) != outer for n in nodes
+               if not n.is_extern):
+            return None          # an in-place write keeps its own loops (the same-element rule needs them shared)
         facts = []
         for n in nodes:
             f = self._facts(n, outer)

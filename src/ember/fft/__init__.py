@@ -13,8 +13,8 @@ import ember as _e
 from .._core import dtype as _D
 from .._core.strides import wrap_dim as _wrap_dim
 from ..kernels.common import _tname, resize_out as _resize_out
-from ..kernels.out_rules import (exact as _exact, fft_complex as _fft_complex, fft_real as _fft_real,
-                                 resize_counted as _resize_counted, write_outs as _write_outs)
+from ..kernels.out_rules import (exact as _exact, fft_complex as _fft_complex, fft_conjugated as _fft_conjugated,
+                                 fft_real as _fft_real, resize_counted as _resize_counted, write_outs as _write_outs)
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
            "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -175,7 +175,8 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     d, n = _one_dim(input, n, dim)
-    return _out(_full("ifft", input, [d], [n], norm, False), out, _fft_complex("ifft"))
+    return _out(_full("ifft", input, [d], [n], norm, False), out,
+                _fft_complex("ifft") if input.dtype.is_complex else _fft_conjugated("ifft"))
 
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
@@ -185,7 +186,7 @@ def rfft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     d, n = _one_dim(input, n, dim)
-    return _out(_r2c("ihfft", input, [d], [n], norm, False, onesided=True), out, _fft_complex("ihfft"))
+    return _out(_r2c("ihfft", input, [d], [n], norm, False, onesided=True), out, _fft_conjugated("ihfft"))
 
 
 def _c2r_one_dim(input, n, dim):
@@ -231,7 +232,7 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
         raise RuntimeError(f"Only supports floating-point dtypes, but found: {_complex_name(input.dtype)}")
     half = _r2c("ihfftn", _resize(input, dims[:-1], sizes[:-1]), dims[-1:], sizes[-1:], norm, False, onesided=True)
     if len(dims) == 1:
-        return _out(half, out, _fft_complex("ihfftn"))
+        return _out(half, out, _fft_conjugated("ihfftn", reverse=True))
     return _out(_e._fft_c2c(half, dims[:-1], _norm_mode(norm, False), False), out, _fft_complex("ihfftn"))
 
 

@@ -17,8 +17,8 @@ from .._core import dtype as D
 from .._grad_mode import no_grad
 from .._ops import ops
 from .common import _tname, c_type_name, resize_out
-from .out_rules import (castable, exact, linalg_castable, resize_counted, resize_keepdim, resize_silently, same,
-                        same_dtype)
+from .out_rules import (SCALAR_TYPE_LAYOUT, castable, exact, linalg_castable, resize_counted, resize_keepdim,
+                        resize_silently, same, same_dtype)
 
 
 def _out_of(name, overload="default", outs=("out",), check=castable, dtype_must_match=None, fill_dtype=True,
@@ -118,7 +118,7 @@ def _nansum_kernel(args, out):
 
 # values/indices of sort, topk, max/min over a dim; triangular_solve; slice_scatter (set_output_raw_strided)
 _exact = exact
-_cummax = same(lambda i, want, got: f"expected scalar_type {_tname(want)} but found {_tname(got)}")
+_cummax = SCALAR_TYPE_LAYOUT
 _mode = same(lambda i, want, got: f"expected scalar type '{_tname(want)}' but got '{_tname(got)}' for "
                                    f"{('values', 'indices')[i]} output")
 _kthvalue = same(lambda i, want, got: ("output values must be of same type as input", "output indices must be "

@@ -38,6 +38,17 @@ def same_dtype(i, dtype, out):
         raise RuntimeError(f"Found dtype {_tname(out.dtype)} but expected {_tname(dtype)}")
 
 
+def abs_complex_to_real(self_dtype):
+    """abs of a complex tensor (unary_op_impl_with_complex_to_float_out): a real `out` takes the real result if
+    castable; a complex `out` goes through TensorIterator::unary_op, so it has self's dtype."""
+    def rule(i, dtype, out):
+        if out.dtype.is_complex:
+            same_dtype(i, self_dtype, out)
+        else:
+            castable(i, dtype, out)
+    return rule
+
+
 def same(message):
     """`out` must have exactly the result's dtype; message(i, wanted, got) is torch's text for the op."""
     def rule(i, dtype, out):
@@ -69,6 +80,20 @@ def fft_real(name):
     def rule(i, dtype, out):
         if not out.dtype.is_floating_point:
             raise RuntimeError(f"{name} expects a floating point output tensor, but got {_tname(out.dtype)}")
+    return rule
+
+
+def fft_conjugated(name, reverse=False):
+    """The inverse transforms of real input (ifft, ihfft): torch conjugates the r2c result into `out` with
+    conj_physical's out= (TensorIterator::unary_op, one dtype for all); `reverse`: ihfftn over one dim
+    conjugates `out` in place after the copy, so the message names the two dtypes the other way round."""
+    complex_rule = fft_complex(name)
+
+    def rule(i, dtype, out):
+        complex_rule(i, dtype, out)
+        if out.dtype is not dtype:
+            got, want = (dtype, out.dtype) if reverse else (out.dtype, dtype)
+            raise RuntimeError(f"Found dtype {_tname(got)} but expected {_tname(want)}")
     return rule
 
 
@@ -108,7 +133,12 @@ SEARCHSORTED = same(lambda i, want, got: "torch.searchsorted(): output tensor's 
                                          f"{want.name == 'int32'}")
 HISTOGRAM = same(lambda i, want, got: "torch.histogram: input tensor and hist tensor should have the same dtype, but "
                                       f"got input {c_type_name(want)} and hist {c_type_name(got)}")
-SCALAR_TYPE = same(lambda i, want, got: f"expected scalar_type {_tname(want)} but found {_tname(got)}")
+# linalg's checks of an out against the input (solve_triangular)
+SCALAR_TYPE = same(lambda i, want, got: f"expected scalar type {_tname(want)} but found {_tname(got)}")
+# check_scalar_type_device_layout_equal (logcumsumexp, cummax/cummin)
+SCALAR_TYPE_LAYOUT = same(lambda i, want, got: f"expected scalar_type {_tname(want)} but found {_tname(got)}")
+# (torch's check of `residuals` names it "solution")
+LSTSQ = linalg_castable("torch.linalg.lstsq", ("solution", "solution", "rank", "singular_values"))
 
 
 # ---- resize rules
@@ -177,5 +207,7 @@ def write_outs(results, outs, rule=castable, order=None, resize=resize_out, disp
     return outs
 
 
-__all__ = ["castable", "exact", "same_dtype", "same", "linalg_castable", "fft_complex", "fft_real",
-           "floating_result", "boolean_output", "NAN_TO_NUM", "same_scalar_type", "TAKE", "NARROW_COPY", "SEARCHSORTED", "HISTOGRAM", "SCALAR_TYPE", "resize_silently", "resize_counted", "resize_keepdim", "check_outs", "write_outs"]
+__all__ = ["castable", "exact", "same_dtype", "abs_complex_to_real", "same", "linalg_castable", "fft_complex",
+           "fft_real", "fft_conjugated", "floating_result", "boolean_output", "same_scalar_type", "NAN_TO_NUM", "TAKE",
+           "NARROW_COPY", "SEARCHSORTED", "HISTOGRAM", "SCALAR_TYPE", "SCALAR_TYPE_LAYOUT", "LSTSQ",
+           "resize_silently", "resize_counted", "resize_keepdim", "check_outs", "write_outs"]

@@ -25,11 +25,12 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
 from ember.autograd.formulas.linalg import (cholesky_backward, cholesky_solve_backward,
-                                            eigh_backward, inv_backward, lstsq_backward,
-                                            matmul_backward, matrix_norm_backward,
+                                            eig_backward, eigh_backward, inv_backward,
+                                            lstsq_backward, matmul_backward, matrix_norm_backward,
                                             mm_mat1_backward, mm_mat2_backward, pinv_backward,
                                             qr_backward, slogdet_backward, solve_backward,
-                                            svd_backward, vdot_self_backward)
+                                            solve_triangular_backward, svd_backward,
+                                            vdot_self_backward)
 from ember.autograd.formulas.reduction import norm_backward
 
 _aten = _ops_ns.aten
@@ -1898,6 +1899,112 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
 _self_linalg_cholesky_ex = linalg_cholesky_ex   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class LinalgSolveTriangularBackward0(_Node):
+    _op_name = 'aten::linalg_solve_triangular'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            B = _n.s_B.unpack(_n)
+            left = _n.s_left
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            unitriangular = _n.s_unitriangular
+            upper = _n.s_upper
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = solve_triangular_backward(grad, self, B, result, upper, left, unitriangular, grad_input_mask)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_B', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_solve_triangular = getattr(_aten.linalg_solve_triangular, 'default')
+
+
+def _jvp_linalg_solve_triangular(_ts, self, B, upper, left, unitriangular, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = solve_triangular_backward(grad, self, B, result, upper, left, unitriangular, grad_input_mask)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], self._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], B._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
+    if _FW[0] and _fw_has((self, B, )):
+        _ts = _fw_take((self, B, ))
+        try:
+            _res = _self_linalg_solve_triangular(self, B, upper=upper, left=left, unitriangular=unitriangular)
+            _t = _jvp_linalg_solve_triangular(_ts, self, B, upper, left, unitriangular, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(B, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if B.__class__ in _TENSOR_TYPES:
+        _ks |= B._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, B, upper, left, unitriangular))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_solve_triangular._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_solve_triangular._resolve(_ks)
+    if not _need:
+        return _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
+    _n = LinalgSolveTriangularBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(B) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_B = _SV(B)
+    if _g0 or _g1:
+        _n.s_left = left
+    if _g0 or _g1:
+        _n.s_self = _SV(self)
+    if _g0 or _g1:
+        _n.s_unitriangular = unitriangular
+    if _g0 or _g1:
+        _n.s_upper = upper
+    _res = _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_linalg_solve_triangular = linalg_solve_triangular   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class CholeskySolveBackward0(_Node):
     _op_name = 'aten::cholesky_solve'
     _complex = 'conj'
@@ -2197,6 +2304,71 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
 
 
 _self__linalg_svd = _linalg_svd   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgEigBackward0(_Node):
+    _op_name = 'aten::linalg_eig'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = eig_backward(grads[0], grads[1], self, result0, result1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_eig = getattr(_aten.linalg_eig, 'default')
+
+
+def linalg_eig(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('linalg_eig')
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_eig._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_eig._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = LinalgEigBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _k(self)
+    _set_history(_res, _n)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self_linalg_eig = linalg_eig   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class LinalgEighBackward0(_Node):

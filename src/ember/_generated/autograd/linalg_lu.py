@@ -23,7 +23,7 @@ from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
-from ember.autograd.formulas._common import sum_to
+from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.linalg_lu import (linalg_lu_backward, linalg_lu_solve_backward,
                                                lu_factor_ex_backward, lu_unpack_backward)
 
@@ -429,3 +429,79 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 
 
 _self_linalg_lu_solve = linalg_lu_solve   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class GeqrfBackward0(_Node):
+    _op_name = 'aten::geqrf'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("geqrf")
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_geqrf = getattr(_aten.geqrf, 'default')
+
+
+def _jvp_geqrf(_ts, self, result):
+    _o = None
+    _all = result
+    a = result[0]
+    result0 = result[0]
+    tau = result[1]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(not_implemented("geqrf"), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def geqrf(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_geqrf(self)
+            _t = _jvp_geqrf(_ts, self, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_geqrf._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_geqrf._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = GeqrfBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_geqrf = geqrf   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

@@ -23,6 +23,7 @@ from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
+from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.reduction import value_selecting_backward
 
 _aten = _ops_ns.aten
@@ -379,6 +380,247 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
 
 
 _self_topk = topk   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class Unique2Backward0(_Node):
+    _op_name = 'aten::_unique2'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("_unique2")
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__unique2 = getattr(_aten._unique2, 'default')
+
+
+def _jvp__unique2(_ts, self, sorted, return_inverse, return_counts, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(not_implemented("_unique2"), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__unique2(self, sorted, return_inverse, return_counts)
+            _t = _jvp__unique2(_ts, self, sorted, return_inverse, return_counts, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, sorted, return_inverse, return_counts))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__unique2._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__unique2._resolve(_ks)
+    if not _need:
+        return _k(self, sorted, return_inverse, return_counts)
+    _n = Unique2Backward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _k(self, sorted, return_inverse, return_counts)
+    for _x, _d in zip(_res, (True, False, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    return _res
+
+
+_self__unique2 = _unique2   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UniqueDimBackward0(_Node):
+    _op_name = 'aten::unique_dim'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("unique_dim")
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_unique_dim = getattr(_aten.unique_dim, 'default')
+
+
+def _jvp_unique_dim(_ts, self, dim, sorted, return_inverse, return_counts, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(not_implemented("unique_dim"), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_unique_dim(self, dim, sorted, return_inverse, return_counts)
+            _t = _jvp_unique_dim(_ts, self, dim, sorted, return_inverse, return_counts, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim, sorted, return_inverse, return_counts))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unique_dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unique_dim._resolve(_ks)
+    if not _need:
+        return _k(self, dim, sorted, return_inverse, return_counts)
+    _n = UniqueDimBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _k(self, dim, sorted, return_inverse, return_counts)
+    for _x, _d in zip(_res, (True, False, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    return _res
+
+
+_self_unique_dim = unique_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UniqueConsecutiveBackward0(_Node):
+    _op_name = 'aten::unique_consecutive'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("unique_consecutive")
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_unique_consecutive = getattr(_aten.unique_consecutive, 'default')
+
+
+def _jvp_unique_consecutive(_ts, self, return_inverse, return_counts, dim, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(not_implemented("unique_consecutive"), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_unique_consecutive(self, return_inverse, return_counts, dim)
+            _t = _jvp_unique_consecutive(_ts, self, return_inverse, return_counts, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, return_inverse, return_counts, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unique_consecutive._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unique_consecutive._resolve(_ks)
+    if not _need:
+        return _k(self, return_inverse, return_counts, dim)
+    _n = UniqueConsecutiveBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _res = _k(self, return_inverse, return_counts, dim)
+    for _x, _d in zip(_res, (True, False, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    return _res
+
+
+_self_unique_consecutive = unique_consecutive   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_argsort = getattr(_aten.argsort, 'default')

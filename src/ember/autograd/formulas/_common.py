@@ -99,7 +99,8 @@ def _mH(x):
 
 
 def not_implemented(what):
-    raise RuntimeError(f"the derivative for '{what}' is not implemented.")
+    """torch's not_implemented (TORCH_CHECK_NOT_IMPLEMENTED): the node exists, running it raises."""
+    raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
 
 
 def _numel(shape):

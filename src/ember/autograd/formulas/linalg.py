@@ -13,9 +13,10 @@ from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, 
 from .reduction import _restore, amax_backward, norm_backward
 from ..._core.strides import same_shape
 
-__all__ = ["cholesky_backward", "cholesky_solve_backward", "eigh_backward", "inv_backward", "lstsq_backward",
+__all__ = ["cholesky_backward", "cholesky_solve_backward", "eig_backward", "eigh_backward", "inv_backward", "lstsq_backward",
            "matmul_backward", "matrix_norm_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
-           "qr_backward", "slogdet_backward", "solve_backward", "svd_backward", "vdot_self_backward"]
+           "qr_backward", "slogdet_backward", "solve_backward", "solve_triangular_backward", "svd_backward",
+           "vdot_self_backward"]
 
 
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
@@ -189,6 +190,19 @@ def cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask):
     return (_to(gB, self._size) if grad_input_mask[0] else None), gL
 
 
+def solve_triangular_backward(grad, A, B, result, upper, left, unitriangular, grad_input_mask):
+    """X = A^{-1} B (left) or B A^{-1}: gB = A^{-H} G (G A^{-H}); gA = -gB X^H (-X^H gB), cut to A's
+    triangle (the strict one for unitriangular), as torch's linalg_solve_triangular_backward."""
+    if grad is None:
+        return None, None
+    gB = at_linalg.linalg_solve_triangular(_mH(A), grad, upper=not upper, left=left, unitriangular=unitriangular)
+    gA = None
+    if grad_input_mask[0]:
+        gA = -gB.matmul(_mH(result)) if left else -_mH(result).matmul(gB)
+        gA = _to(gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular)), A._size)
+    return gA, (_to(gB, B._size) if grad_input_mask[1] else None)
+
+
 def _copyltu(M):
     return M.tril() + M.tril(-1).mT
 
@@ -295,6 +309,33 @@ def eigh_backward(gL, gV, A, L, V, compute_v):
     if gL is not None:
         mid = mid + at.diag_embed(gL)
     return V.matmul(mid).matmul(_mH(V))
+
+
+def eig_backward(gL, gV, A, L, V):
+    """A = V diag(L) V^{-1} (torch's linalg_eig_backward, general case): with M = V^H gV projected onto the
+    gauge-free part (M - V^H V diag(Re diag M)), gA = V^{-H} (diag(gL) + M / conj(E)) V^H, E_ij = L_j - L_i
+    (1 on the diagonal); the real part for a real A. The eigenvectors are fixed only up to a phase, so a loss
+    that depends on it (Im diag(V^H gV) not ~ 0) is refused, as in torch."""
+    if gL is None and gV is None:
+        return None
+    Vh = _mH(V)
+    if gV is None:
+        gA = at_linalg.linalg_solve(Vh, gL.unsqueeze(-1) * Vh)
+    else:
+        VhgV = Vh.matmul(gV)
+        d = VhgV.diagonal(0, -2, -1)
+        if d.dtype.is_complex and not at.allclose(d.imag, at.zeros_like(d.imag), 1e-2, 1e-2):
+            raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                               "multiplication by e^{i phi}. The specified loss function depends on this quantity, "
+                               "so it is ill-defined.")
+        M = VhgV - Vh.matmul(V * d.real.unsqueeze(-2))
+        if gL is not None:
+            M = M + at.diag_embed(gL)
+        Lc = L.conj()
+        E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1)
+        E = E + at.diag_embed(at.ones_like(L))      # E's diagonal is 0: make it 1
+        gA = at_linalg.linalg_solve(Vh, (M / E).matmul(Vh))
+    return gA if A.dtype.is_complex else gA.real
 
 
 def pinv_backward(grad, pinvA, A):

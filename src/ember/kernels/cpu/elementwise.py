@@ -336,8 +336,6 @@ bitwise_xor, bitwise_xor_, bitwise_xor_out = make_binary(_ufunc2(np.bitwise_xor)
 
 # ---------------------------------------------------------------- unary
 def make_unary(fn_np, kind, name):
-    rule = unary_out_rule(kind)
-
     def functional(self):
         rdt = unary_dtype(self, kind)
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
@@ -356,7 +354,7 @@ def make_unary(fn_np, kind, name):
 
     def out_variant(self, out):
         rdt = unary_dtype(self, kind)
-        check_out(out, self._size, rdt, name, rule)
+        check_out(out, self._size, rdt, name, unary_out_rule(kind, self))
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         if out._np.dtype == rdt._np:
             fn_np(a, out._np)

@@ -4,8 +4,7 @@ svd, eigh) and pinv/rank/lstsq from one batched SVD. Singular or non-positive-de
 import numpy as np
 
 from ..common import empty_tensor
-from ..out_rules import exact, linalg_castable, write_outs
-from ..meta.linalg import _LSTSQ, _scalar_type
+from ..out_rules import LSTSQ, SCALAR_TYPE, exact, linalg_castable, write_outs
 from ..meta import linalg as M
 from ..meta.linalg import LinAlgError
 from ..meta import linalg as M_linalg
@@ -338,7 +337,7 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
 
 def linalg_lstsq_out(self, b, rcond=None, *, driver=None, solution, residuals, rank, singular_values):
     return _into(linalg_lstsq(self, b, rcond, driver=driver), (solution, residuals, rank, singular_values),
-                 _LSTSQ)
+                 LSTSQ)
 
 
 # ------------------------------------------------------------------ eig / matrix_exp / cholesky solves
@@ -442,7 +441,7 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
 
 def linalg_solve_triangular_out(self, B, *, upper, left=True, unitriangular=False, out):
     r = linalg_solve_triangular(self, B, upper=upper, left=left, unitriangular=unitriangular)
-    return _into((r,), (out,), _scalar_type)[0]
+    return _into((r,), (out,), SCALAR_TYPE)[0]
 
 
 def trace(self):

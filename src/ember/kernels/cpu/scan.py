@@ -6,7 +6,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
-from ..out_rules import SCALAR_TYPE, exact, write_outs
+from ..out_rules import SCALAR_TYPE_LAYOUT, exact, write_outs
 from ..meta import scan as M
 from ..meta.reduction import sum_dtype
 
@@ -101,4 +101,4 @@ def logcumsumexp(self, dim):
 
 
 def logcumsumexp_out(self, dim, *, out):
-    return write_outs((logcumsumexp(self, dim),), (out,), SCALAR_TYPE)[0]
+    return write_outs((logcumsumexp(self, dim),), (out,), SCALAR_TYPE_LAYOUT)[0]

@@ -95,7 +95,7 @@ def diag(self, diagonal=0):
     if self.dim() == 1:
         return aten.diag_embed(self, diagonal)
     if self.dim() == 2:
-        return self.diagonal(diagonal).clone(memory_format="contiguous_format")
+        return aten.diagonal_copy.default(self, diagonal)        # as torch (DiagonalBackward0_copy)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.dim()}D")
 
 

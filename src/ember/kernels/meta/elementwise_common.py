@@ -152,18 +152,19 @@ def meta_unary_inplace(kind, name):
     return fn
 
 
-def unary_out_rule(kind):
-    """The out= dtype rule of a unary op of this kind: TensorIterator::unary_op (abs, neg, bitwise_not) checks
-    that every operand has one dtype; the float ops (unary_float_op) and logical_not cast into `out`."""
-    from ..out_rules import same_dtype
+def unary_out_rule(kind, self):
+    """The out= dtype rule of a unary op of this kind on `self`: TensorIterator::unary_op (abs, neg,
+    bitwise_not) checks that every operand has one dtype (abs of a complex tensor into a real `out`: castable
+    from the real dtype); the float ops (unary_float_op) and logical_not cast into `out`."""
+    from ..out_rules import abs_complex_to_real, same_dtype
+    if kind == ABS and self.dtype.is_complex:
+        return abs_complex_to_real(self.dtype)
     return same_dtype if kind in (ABS, ARITH) else None
 
 
 def meta_unary_out(kind, name):
-    rule = unary_out_rule(kind)
-
     def fn(self, *args, out=None, **kwargs):
         from ..common import check_out
-        check_out(out, self._size, unary_dtype(self, kind), name, rule)
+        check_out(out, self._size, unary_dtype(self, kind), name, unary_out_rule(kind, self))
         return out
     return fn

@@ -4,7 +4,7 @@ from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import contiguous_strides
 from ..common import _tname, broadcast_shapes, check_out, empty_tensor, resize_out
-from ..out_rules import check_outs, exact, linalg_castable, same
+from ..out_rules import LSTSQ, SCALAR_TYPE, check_outs, exact, linalg_castable
 from .shape import _t as _t_shape
 from ..._core.promotion import result_type
 from ..._core.strides import wrap_dim
@@ -54,10 +54,6 @@ def _outs(results, outs, rule, order=None):
         resize_out(outs[j], results[j]._size)
     return tuple(outs)
 
-
-# (torch's check of `residuals` names it "solution")
-_LSTSQ = linalg_castable("torch.linalg.lstsq", ("solution", "solution", "rank", "singular_values"))
-_scalar_type = same(lambda i, want, got: f"expected scalar type {_tname(want)} but found {_tname(got)}")
 
 
 # ------------------------------------------------------------------ inverse / determinants / solve
@@ -236,7 +232,7 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
 
 def linalg_lstsq_out(self, b, rcond=None, *, driver=None, solution, residuals, rank, singular_values):
     return _outs(linalg_lstsq(self, b, rcond, driver=driver), (solution, residuals, rank, singular_values),
-                 _LSTSQ)
+                 LSTSQ)
 
 
 def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
@@ -330,7 +326,7 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
 
 
 def linalg_solve_triangular_out(self, B, *, upper, left=True, unitriangular=False, out):
-    return _outs((linalg_solve_triangular(self, B, upper=upper, left=left),), (out,), _scalar_type)[0]
+    return _outs((linalg_solve_triangular(self, B, upper=upper, left=left),), (out,), SCALAR_TYPE)[0]
 
 
 def trace_dtype(self):

@@ -5,7 +5,7 @@ from ..._core import dtype as D
 from ..._core.strides import wrap_dim
 from .reduction import _t, float_dtype, sum_dtype
 from ..common import check_out
-from ..out_rules import SCALAR_TYPE, exact
+from ..out_rules import SCALAR_TYPE_LAYOUT, exact
 
 
 def correction_of(unbiased=None, correction=None):
@@ -52,7 +52,7 @@ cumprod_out = cumsum_out
 
 def logcumsumexp_out(self, dim, *, out):
     scan_dim(self, dim)
-    check_out(out, self._size, float_dtype(self), "logcumsumexp", SCALAR_TYPE)
+    check_out(out, self._size, float_dtype(self), "logcumsumexp", SCALAR_TYPE_LAYOUT)
     return out
 
 
