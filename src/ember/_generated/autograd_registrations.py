@@ -326,6 +326,7 @@ _KERNELS = (
     ('put', '', 'index', 'put'),
     ('put_', '', 'index', 'put_'),
     ('nonzero', '', 'index', 'nonzero'),
+    ('nonzero_static', '', 'index', 'nonzero_static'),
     ('_upsample_bilinear2d_aa', '', 'interpolate', '_upsample_bilinear2d_aa'),
     ('_upsample_bicubic2d_aa', '', 'interpolate', '_upsample_bicubic2d_aa'),
     ('_upsample_lanczos2d_aa', '', 'interpolate', '_upsample_lanczos2d_aa'),

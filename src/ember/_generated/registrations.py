@@ -681,6 +681,8 @@ _d('index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str redu
 _d('index.Tensor(Tensor self, Tensor?[] indices) -> Tensor', (('CPU', 'cpu.index:index'), ('Meta', 'meta.index:index')))
 _d('index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)', (('CPU', 'cpu.index:index_put_'), ('Meta', 'meta.index:index_put_')))
 _d('index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor', (('CompositeExplicitAutograd', 'decompositions.index:index_put'),))
+_d('nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor', (('CPU', 'cpu.index:nonzero_static'), ('Meta', 'meta.index:nonzero_static')))
+_d('nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!)', (('CompositeExplicitAutograd', 'out_from_functional:nonzero_static_out'),))
 _d('_upsample_bilinear2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.interpolate:_upsample_bilinear2d_aa'),))
 _d('_upsample_bicubic2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.interpolate:_upsample_bicubic2d_aa'),))
 _d('_upsample_lanczos2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.interpolate:_upsample_lanczos2d_aa'),))

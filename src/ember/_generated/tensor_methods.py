@@ -1091,6 +1091,10 @@ _op_nonzero_default = _ops.aten.nonzero.default
 _c_nonzero_default = _op_nonzero_default._dispatch_cache
 _op_nonzero_out = _ops.aten.nonzero.out
 _c_nonzero_out = _op_nonzero_out._dispatch_cache
+_op_nonzero_static_default = _ops.aten.nonzero_static.default
+_c_nonzero_static_default = _op_nonzero_static_default._dispatch_cache
+_op_nonzero_static_out = _ops.aten.nonzero_static.out
+_c_nonzero_static_out = _op_nonzero_static_out._dispatch_cache
 _op_norm_Scalar = _ops.aten.norm.Scalar
 _c_norm_Scalar = _op_norm_Scalar._dispatch_cache
 _op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
@@ -6131,6 +6135,17 @@ def _m_index_put(self, indices, values, accumulate=False):
         raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
     return _op_index_put_default(self, indices, values, accumulate)
 
+def _m_nonzero_static(self, *, size, fill_value=-1, out=None):
+    if size.__class__ is not int and not _is_int(size):
+        raise _bad_arg('nonzero_static', 'size', None, 'int', size)
+    if fill_value.__class__ is not int and not _is_int(fill_value):
+        raise _bad_arg('nonzero_static', 'fill_value', None, 'int', fill_value)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('nonzero_static', 'out', None, 'Tensor', out)
+        return _op_nonzero_static_out(self, size=size, fill_value=fill_value, out=out)
+    return _op_nonzero_static_default(self, size=size, fill_value=fill_value)
+
 def _m_inverse(self, *, out=None):
     if out is not None:
         if not isinstance(out, TensorImpl):
@@ -9649,6 +9664,7 @@ class TensorMethods:
     nextafter = _m_nextafter
     nextafter_ = _m_nextafter_
     nonzero = _m_nonzero
+    nonzero_static = _m_nonzero_static
     norm = _m_norm
     normal_ = _m_normal_
     not_equal = _m_not_equal

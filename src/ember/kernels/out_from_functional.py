@@ -309,3 +309,5 @@ def _histogram_out(overload):
 
 histogram_bins_tensor_out = _histogram_out("bins_tensor")
 histogram_bin_ct_out = _histogram_out("bin_ct")
+nonzero_static_out = _out_of("nonzero_static", check=same(
+    lambda i, want, got: f"nonzero_static: Expected out tensor to have scalar type Long but got scalar type{_tname(got)}"))

@@ -2515,3 +2515,10 @@ _OP_nonzero = getattr(_aten.nonzero, 'default')
 
 def nonzero(*args, **kwargs):
     return _OP_nonzero.redispatch(_below_ks(args, kwargs), *args, **kwargs)
+
+
+_OP_nonzero_static = getattr(_aten.nonzero_static, 'default')
+
+
+def nonzero_static(*args, **kwargs):
+    return _OP_nonzero_static.redispatch(_below_ks(args, kwargs), *args, **kwargs)

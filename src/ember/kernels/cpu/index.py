@@ -511,3 +511,13 @@ def add_rows(v, i, s):
     si = i[order]
     starts = np.flatnonzero(np.concatenate(([True], si[1:] != si[:-1])))
     v[si[starts]] += np.add.reduceat(s[order], starts, axis=0)
+
+
+def nonzero_static(self, *, size, fill_value=-1):
+    """The first `size` rows of nonzero(self), padded with `fill_value` rows: a shape known before the values."""
+    shape = M.nonzero_static_shape(self, size)
+    out = np.full(shape, fill_value, np.int64)
+    if self.dim():
+        idx = np.argwhere(self._np)[:size]
+        out[:idx.shape[0]] = idx
+    return Tensor._wrap_np(out, D.int64)

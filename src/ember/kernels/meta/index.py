@@ -598,3 +598,14 @@ def check_index_put(self, indices, values):
 def index_put_(self, indices, values, accumulate=False):
     check_index_put(self, indices, values)
     return self
+
+
+def nonzero_static_shape(self, size):
+    """(size, ndim): nonzero_static's fixed output shape."""
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    return (int(size), self.dim())
+
+
+def nonzero_static(self, *, size, fill_value=-1):
+    return empty_tensor(nonzero_static_shape(self, size), D.int64, META)

@@ -1,6 +1,7 @@
 """OpInfo entries of the indexing ops (gather/scatter, index_*, masked_*, take/put, nonzero) (torch's common_methods_invocations.py op_db, this family's part)."""
 import numpy as np
 
+from .._opinfo import OpInfo, SampleInput
 from .._samples import make
 from ._common import F, FIB, SN, _info_fi, _mask, _unary_shapes
 
@@ -151,3 +152,8 @@ op_db = [
     _info_fi("nonzero", _unary_shapes, dtypes=FIB, supports_out=True, supports_meta=False, ref=np.argwhere),
     _info_fi("argwhere", _unary_shapes, dtypes=FIB, supports_meta=False, ref=np.argwhere),
 ]
+
+op_db.append(OpInfo("nonzero_static", lambda op, dt: [
+    SampleInput(s.input, (), {"size": k, **({"fill_value": f} if f is not None else {})}, f"{s.name}-{k}-{f}")
+    for s in _unary_shapes(dt) for k, f in ((4, None), (1, 7), (0, None), (30, -2))], dtypes=FIB, supports_out=True,
+    method_variant=True))
