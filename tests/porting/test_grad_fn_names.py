@@ -30,8 +30,6 @@ KNOWN_DIFFERENCES = {
     "_nn.scaled_dot_product_attention": "as nn.functional.scaled_dot_product_attention",
     "nn.functional.max_pool1d": "ember has a 1-d max pool op; torch unsqueezes to 2-d and squeezes",
     "nn.functional.pad": "circular pad: ember has a node of its own; torch writes slices (CopySlices)",
-    "nn.functional.pairwise_distance": "ember uses linalg_vector_norm; torch uses norm",
-    "pairwise_distance": "as nn.functional.pairwise_distance",
     "repeat_interleave": "ember gathers with index_select; torch expands and views",
     "linalg.matmul": "ember's linalg_matmul is an op with a node of its own (MatmulBackward0); torch's is matmul, "
                      "which ends in mm or _unsafe_view",
