@@ -24,8 +24,6 @@ KNOWN_DIFFERENCES = {
     "linalg.matrix_power": "power 1 returns a copy without a node in ember; torch records CopyBackwards",
     "nn.functional.bilinear": "ember's bilinear ends in a sum; torch's _trilinear in a view",
     "nn.functional.kl_div": "ember has a kl_div op; torch computes it from pointwise ops",
-    "nn.functional.scaled_dot_product_attention": "ember's math path ends in matmul; torch's in _unsafe_view",
-    "_nn.scaled_dot_product_attention": "as nn.functional.scaled_dot_product_attention",
     "nn.functional.max_pool1d": "ember has a 1-d max pool op; torch unsqueezes to 2-d and squeezes",
     "nn.functional.pad": "circular pad: ember has a node of its own; torch writes slices (CopySlices)",
     "repeat_interleave": "ember gathers with index_select; torch expands and views",
