@@ -36,7 +36,24 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     attn = aten._softmax.default(attn, -1, False)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
-    return aten.matmul.default(attn, value)
+    return _matmul(attn, value)
+
+
+def _matmul(a, b):
+    """torch's matmul of two >= 2-d operands as its composite runs it: mm for matrices, else the broadcast
+    batch folded into one bmm and viewed back with _unsafe_view (the nodes torch's math path ends in)."""
+    if a.dim() == 2 and b.dim() == 2:
+        return aten.mm.default(a, b)
+    if a.dim() < 2 or b.dim() < 2:
+        return aten.matmul.default(a, b)
+    from ..common import broadcast_shapes
+    batch = list(broadcast_shapes(a._size[:-2], b._size[:-2]))
+    n = 1
+    for s in batch:
+        n *= s
+    a3 = aten.reshape.default(aten.expand.default(a, batch + list(a._size[-2:])), [n] + list(a._size[-2:]))
+    b3 = aten.reshape.default(aten.expand.default(b, batch + list(b._size[-2:])), [n] + list(b._size[-2:]))
+    return aten._unsafe_view.default(aten.bmm.default(a3, b3), batch + [a._size[-2], b._size[-1]])
 
 
 def _fused_ok(q, k, v, attn_mask, dropout_p):

@@ -8,7 +8,7 @@ aten = ops.aten
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     d = max(x1.dim(), x2.dim())
     diff = aten.add.Scalar(aten.sub.Tensor(x1, x2), eps)
-    return aten.linalg_vector_norm.default(diff, p, [d - 1] if d else None, keepdim)
+    return aten.norm.ScalarOpt_dim(diff, p, [d - 1] if d else [0], keepdim)     # torch's at::norm (NormBackward1)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):

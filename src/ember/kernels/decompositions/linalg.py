@@ -530,6 +530,20 @@ def einsum(equation, tensors, *, path=None):
 def linear(input, weight, bias=None):
     if input.dim() == 2 and bias is not None:
         return aten.addmm.default(bias, input, aten.t.default(weight))
+    if input.dim() != 2 and bias is not None and weight.dim() == 2 and input.is_contiguous():
+        # torch's _flatten_nd_linear: (..., k) as (rows, k) through addmm, viewed back (ViewBackward0)
+        rows = 1
+        for n in input._size[:-1]:
+            rows *= n               # not view(-1, k): k may be 0
+        out = aten.addmm.default(bias, aten.view.default(input, [rows, input._size[-1]]), aten.t.default(weight))
+        return aten.view.default(out, list(input._size[:-1]) + [weight._size[0]])
+    if input.dim() >= 3 and bias is None and weight.dim() == 2:
+        # torch's matmul folds the batch dims into one mm and ends in _unsafe_view
+        rows = 1
+        for n in input._size[:-1]:
+            rows *= n
+        out = aten.mm.default(aten.reshape.default(input, [rows, input._size[-1]]), aten.t.default(weight))
+        return aten._unsafe_view.default(out, list(input._size[:-1]) + [weight._size[0]])
     out = aten.matmul.default(input, aten.t.default(weight))
     return out if bias is None else aten.add.Tensor(out, bias)
 

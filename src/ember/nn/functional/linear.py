@@ -36,7 +36,7 @@ def linear(input, weight, bias=None):
                                f"{_tname(weight.dtype)}")
         if input.dim() == 2:
             return ember.addmm(bias, input, weight.t())
-        if input.dim() > 2 and input.is_contiguous():
+        if input.dim() != 2 and input.is_contiguous():
             # like torch: fold the leading dims into one addmm (one gemm with the bias fused, and
             # a 2-D backward) instead of a batched matmul plus a broadcast add
             lead = input._size[:-1]
@@ -46,5 +46,13 @@ def linear(input, weight, bias=None):
             return ember.addmm(bias, input.view(rows, input._size[-1]), weight.t()).view(*lead, weight._size[0])
     elif input.dim() == 2 and input.dtype is weight.dtype:
         return ember.mm(input, weight.t())      # torch's matmul of two matrices is one mm (MmBackward0)
+    elif input.dim() > 2 and weight.dim() == 2 and input.dtype is weight.dtype:
+        # torch's matmul folds the leading dims into one mm and ends in _unsafe_view (UnsafeViewBackward0)
+        lead = input._size[:-1]
+        rows = 1
+        for n in lead:
+            rows *= n
+        out = ember.mm(input.reshape(rows, input._size[-1]), weight.t())
+        return ember.ops.aten._unsafe_view.default(out, [*lead, weight._size[0]])
     out = ember.matmul(input, weight.t())
     return out + bias if bias is not None else out
