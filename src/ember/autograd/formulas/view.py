@@ -85,6 +85,9 @@ class RestrideBackward0(Node):
 def _restride(g, src, dst, extent):
     """Linear map: scatter-add g (laid out by storage positions `src`) into a storage of `extent`
     elements and read it back at positions `dst`. Its adjoint swaps src and dst."""
+    if g._np is None:
+        raise NotImplementedError("as_strided's backward on a tensor without data (fake or meta, e.g. under AOT "
+                                  "autograd): its storage-position scatter is computed in numpy and is not traceable yet")
     buf = np.zeros(extent, g.dtype._np)
     np.add.at(buf, src.reshape(-1), np.ascontiguousarray(g._logical_np()).reshape(-1))
     out = _const(buf[dst], g.dtype)
