@@ -14,7 +14,6 @@ from ember.testing import op_db
 from ember.testing._opinfo import resolve
 
 KNOWN_DIFFERENCES = {
-    # ember composes these from other ops; torch has one op (and one Node) of its own
     # torch's composite ends in another op than ember's
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
     "linalg.cond": "ember divides norms; torch squeezes the result of linalg_cond's svd path",
