@@ -31,7 +31,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "split", "unbind", "chunk", "nonzero", "where", "einsum", "tensordot", "meshgrid", "broadcast_tensors",
            "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d", "unique", "unique_consecutive",
            "broadcast_shapes", "norm", "cdist", "lu", "result_type", "is_tensor", "is_floating_point", "is_complex",
-           "is_conj", "is_neg", "numel", "equal"]
+           "is_conj", "is_neg", "numel", "equal", "chain_matmul"]
 
 _aten = ops.aten
 
@@ -267,6 +267,14 @@ def tensordot(a, b, dims=2, out=None):
     return _F.tensordot(a, b, da, db, out=out)
 
 
+def chain_matmul(*matrices, out=None):
+    """torch.chain_matmul(*matrices): the deprecated form of linalg.multi_dot (one matrix: a copy)."""
+    _ap.check_tensors("chain_matmul", "matrices", 1, matrices)
+    if out is None:
+        return _F.chain_matmul(list(matrices))
+    return _F.chain_matmul(list(matrices), out=out)
+
+
 def meshgrid(*tensors, indexing=None):
     ts = _tensors(tensors, "meshgrid")
     if indexing is not None:
@@ -390,13 +398,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         dim = (dim,)
     from ._generated import linalg_functions as _linalg   # ember._linalg, loaded on first use
     if p == "nuc":
-        r = _linalg.linalg_matrix_norm(input, "nuc", list(dim) if dim is not None else [-2, -1], keepdim,
-                                       dtype=dtype)
-    else:
-        r = _linalg.linalg_vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype)
-    if out is not None:
-        return out.resize_(r.shape).copy_(r)
-    return r
+        return _linalg.linalg_matrix_norm(input, "nuc", list(dim) if dim is not None else list(range(input.dim())),
+                                          keepdim, dtype=dtype, out=out)
+    return _linalg.linalg_vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype, out=out)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):

@@ -189,3 +189,31 @@ def test_parity_errors(torch):
         with pytest.raises(RuntimeError) as ee:
             ember.arange(*args)
         assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [None, "float64", "int64", "int32", "complex64"])
+@pytest.mark.parametrize("args", [(0, 3, 4), (1.5, 2.7, 3), (-1, 2, 5, 2.0), (2, 2, 1), (3, -1, 6, 3.0), (0, 1, 0)])
+def test_parity_logspace(torch, args, dtype):
+    e, t = ember.logspace(*args, dtype=_ed(dtype)), torch.logspace(*args, dtype=_td(torch, dtype))
+    assert (tuple(e.shape), str(e.dtype).split(".")[-1]) == (tuple(t.shape), str(t.dtype).split(".")[-1])
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("overload", ["Tensor_Tensor", "Tensor_Scalar", "Scalar_Tensor"])
+def test_parity_logspace_tensor_overloads(torch, overload):
+    """The aten overloads taking 0-d tensors (the binding may pick the Scalar one, as torch's parser may)."""
+    def args(m):
+        s, e = (m.tensor(0.5) if overload[0] == "T" else 0.5), (m.tensor(2.0) if overload.endswith("_Tensor") else 2.0)
+        return s, e, 5, 3.0
+    e = getattr(ember.ops.aten.logspace, overload)(*args(ember))
+    t = getattr(torch.ops.aten.logspace, overload)(*args(torch))
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6)
+    eo, to = ember.empty(2, dtype=ember.float64), torch.empty(2, dtype=torch.float64)
+    getattr(ember.ops.aten.logspace, overload + "_out")(*args(ember), out=eo)
+    getattr(torch.ops.aten.logspace, overload + "_out")(*args(torch), out=to)
+    np.testing.assert_allclose(eo.numpy(), to.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="0-dimensional start and end"):
+        getattr(ember.ops.aten.logspace, overload)(ember.ones(2) if overload[0] == "T" else 1.0,
+                                                   ember.ones(2) if overload[0] != "T" else 1.0, 3)

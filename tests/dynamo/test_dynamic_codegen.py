@@ -12,7 +12,7 @@ from ember._inductor import config as inductor_config
 from ember._inductor.sizevars import SizeUnsupported, SymSize, from_sympy
 from ember.testing import assert_close
 
-from .models import GPT, MLP, Block
+from .models import CNN, GPT, MLP, Block
 
 
 @pytest.fixture(autouse=True)
@@ -137,6 +137,31 @@ def test_gpt_block_and_model_batch_and_sequence_sizes():
     assert builds <= _builds()
 
 
+def test_cnn_with_batch_norm_dynamic_batch_forward_backward():
+    """Batch norm's running-variance factor n / (n - 1) is a float of the sizes: it reaches the C as an
+    expression of the batch size (sizevars.SymFloatSize), so the graphs stay size-parameterised."""
+    import copy
+    ember.manual_seed(0)
+    m = CNN()
+    eager = copy.deepcopy(m)
+    cm = ember.compile(m)
+    for b in (2, 3, 5, 7):
+        x = ember.randn(b, 1, 8, 8)
+        m.zero_grad()
+        eager.zero_grad()
+        ref = eager(x)
+        ref.sum().backward()
+        out = cm(x)
+        out.sum().backward()
+        assert_close(out, ref, atol=1e-5, rtol=1e-4)
+        for a, r in zip(_grads(m), _grads(eager)):
+            assert_close(a, r, atol=1e-4, rtol=1e-4)
+        assert_close(m.bn.running_var, eager.bn.running_var, atol=1e-5, rtol=1e-4)
+    assert counters["inductor"]["dynamic_graphs"] == 2
+    assert counters["inductor"]["specialized_symbolic_graphs"] == 0
+    assert counters["inductor"]["fx_fallback"] == 0
+
+
 def test_per_size_fallback_is_counted_and_correct(monkeypatch):
     real = compile_fx.compile_to_module
 
@@ -205,8 +230,10 @@ def test_symsize_arithmetic_and_printing():
     assert a // b == 4 * from_sympy(s1, {"s1": 5})
     assert str(b - 1) == "(s0 - 1)" and str(1 - b) == "(-s0 + 1)" or str(1 - b) == "(1 - s0)"
     assert b != 3 and b == from_sympy(s0, {"s0": 9})        # symbolic equality, never the example value
+    half = from_sympy(sp.floor(s0 / 2), {"s0": 7})      # a pooled size: a call that C and Python both have
+    assert str(half) == "ember_floordiv_i(s0, 2)" and int(half) == 3 and half == b // 2
+    assert (b // 2).symbols() == {"s0"} and str(b % 3) == "ember_mod_i(s0, 3)"
     with pytest.raises(SizeUnsupported):
-        b // 2
-    with pytest.raises(SizeUnsupported):
-        from_sympy(sp.floor(s0 / 2), {"s0": 3})
-    assert eval(repr(a + 3 * b), {"s0": 7, "s1": 2}) == 4 * 14 + 21
+        b // -2
+    helpers = {"ember_floordiv_i": lambda p, q: p // q, "ember_mod_i": lambda p, q: p % q}
+    assert eval(repr(a + 3 * b + 2 * half), {"s0": 7, "s1": 2, **helpers}) == 4 * 14 + 21 + 6

@@ -96,24 +96,25 @@ def test_char_gpt_trains_like_eager(examples, backend):
 UNHASHABLE_CONFIG = "ember._dynamo's wrap() hashes every value it meets: the GPT's dataclass config is unhashable"
 
 
-OPTIMIZERS = {"SGD": dict(lr=0.1, momentum=0.9), "Adam": dict(lr=0.01), "AdamW": dict(lr=0.01, weight_decay=0.1)}
-# ember.compile(opt.step) runs and caches (tests/dynamo/test_optimizer_step.py), but the update is not in a graph:
-# the step bodies (optim/sgd.py, adam.py, ...) update `p._np` with numpy, so dynamo calls them at a graph break and
-# no tensor op is captured. A compiled, fused step needs a tensor-op path (torch's `_single_tensor_sgd` style:
-# p.add_(grad, alpha=-lr)) chosen while compiling.
-WRAPPED_SIGNATURE = ("ember._dynamo binds a functools.wraps wrapper's arguments by the wrapped function's signature "
-                     "(make_binder: inspect.signature follows __wrapped__)")
-STEP_RUNS_EAGERLY = ("no graph is captured for opt.step: the step bodies update numpy arrays, which dynamo runs at a "
-                     "graph break")
+OPTIMIZERS = {"SGD": dict(lr=0.1, momentum=0.9), "Adam": dict(lr=0.01), "AdamW": dict(lr=0.01, weight_decay=0.1),
+              "SGD-nesterov-wd": dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+              "Adam-amsgrad-maximize": dict(lr=0.01, amsgrad=True, maximize=True, weight_decay=0.1)}
+
+
+def _opt(name, params):
+    return getattr(ember.optim, name.split("-")[0])(params, **OPTIMIZERS[name])
 
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
 def test_compiled_optimizer_step_updates_in_place(name):
+    """ember.compile(opt.step): the states are made eagerly (a graph break at `_adam_states`/`_sgd_states`), the
+    update is captured as tensor ops and compiled to kernels that write the parameters and states in their own
+    storage (no copy after the graph); the values are eager's bit for bit."""
+    from ember._dynamo.utils import counters
     ember.manual_seed(0)
     model = ember.nn.Sequential(ember.nn.Linear(4, 6), ember.nn.Tanh(), ember.nn.Linear(6, 2))
     twin = copy.deepcopy(model)
-    opt = getattr(ember.optim, name)(model.parameters(), **OPTIMIZERS[name])
-    topt = getattr(ember.optim, name)(twin.parameters(), **OPTIMIZERS[name])
+    opt, topt = _opt(name, model.parameters()), _opt(name, twin.parameters())
     params = list(twin.parameters())
     storages = [p.data_ptr() for p in params]
     step = ember.compile(topt.step)
@@ -123,15 +124,35 @@ def test_compiled_optimizer_step_updates_in_place(name):
             o.zero_grad()
             m(x).pow(2).sum().backward()
         opt.step()
-        try:
-            step()
-        except TypeError as e:
-            if "cannot unpack non-iterable" in str(e):
-                pytest.xfail(WRAPPED_SIGNATURE)
-            raise
+        step()
     assert all(a is b for a, b in zip(params, twin.parameters()))
     assert [p.data_ptr() for p in params] == storages                 # updated in place
     for p, q in zip(model.parameters(), params):
-        assert_close(q, p, rtol=1e-5, atol=1e-6)
-    if not ember._dynamo.utils.counters["stats"]["unique_graphs"]:
-        pytest.xfail(STEP_RUNS_EAGERLY)
+        assert_close(q, p, rtol=0, atol=0)
+    for p, q in zip(model.parameters(), params):
+        for k, v in opt.state[p].items():
+            assert_close(topt.state[q][k], v, rtol=0, atol=0, msg=k)
+    assert counters["stats"]["unique_graphs"] >= 1
+    ind = counters["inductor"]
+    assert ind["graphs"] + ind["fxgraph_cache_hit"] >= 1 and not ind["lowering_failed"] and not ind["fx_fallback"]
+    assert ember.is_grad_enabled()
+
+
+def test_adam_update_is_one_kernel_per_parameter_writing_in_place():
+    from ._compiled import Compiled
+    ember.manual_seed(0)
+    model = ember.nn.Sequential(ember.nn.Linear(4, 6), ember.nn.Tanh(), ember.nn.Linear(6, 2))
+    opt = ember.optim.Adam(model.parameters(), lr=0.01)
+    c = Compiled(opt.step)
+    for _ in range(2):
+        opt.zero_grad()
+        model(ember.randn(5, 4)).sum().backward()
+        c()
+    update = c.modules[-1]
+    n = len(list(model.parameters()))
+    assert update.n_kernels <= 2 * n                   # p, exp_avg, exp_avg_sq and step: two kernels per parameter,
+    #                                                    all called from one C entry (one ctypes call per step)
+    assert update.py_source.count("_entry") == 1
+    body = update.py_source.split("_entry0(")[1]
+    assert "_wrap(" not in body.split("return")[0]     # nothing allocated: every result is written in place
+    assert update.py_source.count(".copy_(") == 4 * n  # only under `if a restrided copy was made`

@@ -71,6 +71,29 @@ def test_xlog1py_and_mvlgamma():
                  "float64")
 
 
+@pytest.mark.parametrize("form", ["tensors", "self_scalar", "other_scalar", "out"])
+def test_xlog1py_overloads_values_grads_and_nodes(form):
+    """special_xlog1py is an op with torch's overloads: values, gradients (0 at self == 0, other <= -1) and node."""
+    x, y = np.array([0.0, 0.0, 2.0, -1.5, 0.5]), np.array([-1.0, 3.0, 0.5, 2.0, -0.5])
+    res = []
+    for L in (torch, ember):
+        a, b = L.tensor(x, requires_grad=True), L.tensor(y, requires_grad=True)
+        if form == "out":
+            with L.no_grad():
+                rs = [L.special.xlog1py(*args, out=L.empty(5, dtype=L.float64)) for args in ((a, b), (2.0, b), (a, 0.5))]
+            res.append(tuple(r.numpy() for r in rs))
+            continue
+        args = {"tensors": (a, b), "self_scalar": (2.0, b), "other_scalar": (a, -1.0)}[form]
+        r = L.special.xlog1py(*args)
+        wrt = [t for t in args if isinstance(t, L.Tensor)]
+        gs = L.autograd.grad(r.sum(), wrt)
+        res.append((r.detach().numpy(), *[g.numpy() for g in gs], type(r.grad_fn).__name__))
+    (*want, wn), (*got, gn) = res if form != "out" else [(*res[0], 0), (*res[1], 0)]
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    assert gn == wn
+
+
 def test_integer_inputs_promote():
     for name in ("lgamma", "digamma", "i0", "special.i1", "special.erfcx", "special.ndtr", "special.sinc"):
         a, b = _get(ember, name)(ember.tensor([1, 2, 3])), _get(torch, name)(torch.tensor([1, 2, 3]))

@@ -200,6 +200,38 @@ def test_linalg_norms_parity():
     np.testing.assert_allclose(ember.linalg.norm(e[0]).numpy(), torch.linalg.norm(t[0]).numpy())
 
 
+def _outcome(f, m):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            r = f(m)
+            got = ("ok", tuple(r.shape))
+        except Exception as e:  # noqa: BLE001  (the exception is the compared outcome)
+            got = ("raise", type(e).__name__, str(e))
+    return got, sorted({str(x.message).split(" (Triggered internally")[0] for x in w})
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("case", range(9))
+def test_deprecated_matrix_functions_warn_and_refuse_like_torch(case):
+    """inner / chain_matmul / frobenius_norm / nuclear_norm: their errors and deprecation warnings are torch's."""
+    torch = pytest.importorskip("torch")
+    f = [lambda m: m.inner(m.ones(2, 3), m.ones(4)),
+         lambda m: m.chain_matmul(),
+         lambda m: m.chain_matmul(m.ones(2)),
+         lambda m: m.chain_matmul(m.ones(2, 2), m.ones(3, 2)),
+         lambda m: m.chain_matmul(m.ones(2, 2), m.ones(2, 3)),
+         lambda m: m.frobenius_norm(m.ones(2, 2, 2), [0, 1, 2]),
+         lambda m: m.nuclear_norm(m.ones(2)),
+         lambda m: m.nuclear_norm(m.ones(2, 3, 3), [0]),
+         lambda m: m.nuclear_norm(m.ones(2, 3, 3), [0, 2], True)][case]
+    e, t = _outcome(f, ember), _outcome(f, torch)
+    assert e[0][:2] == t[0][:2]
+    if e[0][0] == "raise" and "multi_dot" not in t[0][2]:
+        assert e[0] == t[0]
+    assert not (e[1] and t[1]) or e[1] == t[1]     # torch warns once per process (TORCH_WARN_ONCE), as ember
+
+
 @pytest.mark.parity
 @pytest.mark.parametrize("compute", [True, False])
 def test_internal_eigh_and_svd_out_forms_match_torch(compute):

@@ -27,6 +27,7 @@ KNOWN_DIFFERENCES = {
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
     "linalg.cond": "ember divides norms; torch squeezes the result of linalg_cond's svd path",
     "linalg.matrix_norm": "ember has a linalg_matrix_norm node; torch decomposes 'fro' to linalg_vector_norm",
+    "nuclear_norm": "as linalg.matrix_norm: ember has a linalg_matrix_norm node; torch sums the svdvals",
     "linalg.matrix_power": "power 1 returns a copy without a node in ember; torch records CopyBackwards",
     "nn.functional.bilinear": "ember's bilinear ends in a sum; torch's _trilinear in a view",
     "nn.functional.kl_div": "ember has a kl_div op; torch computes it from pointwise ops",
@@ -46,8 +47,6 @@ KNOWN_DIFFERENCES = {
     "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
                 "CholeskyBackward0",
     "linalg.eig": "ember has no linalg_eig formula yet (NotImplemented); torch has LinalgEigBackward0",
-    "special.entr": "ember composes entr from where/log (WhereBackward0); torch has special_entr",
-    "special.xlog1py": "ember composes xlog1py from where/log1p (WhereBackward0); torch has special_xlog1py",
     "nansum": "ember's nansum is a composite (where + sum: SumBackward1); torch's an op (NansumBackward0)",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",

@@ -77,6 +77,8 @@ class CallHandlers:
             return GradModeVariable(bool(args[0].as_python_constant()))
         if fn is ember.is_grad_enabled:
             return ConstantVariable(self.output.grad_enabled)
+        if getattr(fn, "_ember_is_compiling", False):     # ember.compiler.is_compiling(): True under capture
+            return ConstantVariable(True)
         if fn in _SPECIAL_FUNCTIONS:       # ember._dynamo.graph_break
             raise Unsupported(f"ember._dynamo.{fn.__name__}() called")
         if fn is ember.manual_seed or getattr(fn, "__name__", "") in ("manual_seed", "seed", "set_rng_state"):

@@ -7,6 +7,7 @@ Python (a call goes through ember.compile, a branch on a tensor picks one of two
 the resume function, which is compiled in turn with its own cache.
 """
 import dis
+import sys
 import types
 
 from ember.nn import Module
@@ -14,7 +15,7 @@ from ember.nn import Module
 from . import utils
 from .exc import RestartAnalysis, Unsupported
 from .guards import ClosureSource, LocalSource
-from .opcodes import split_call, split_call_ex
+from .opcodes import RESUME_VERSIONS, split_call, split_call_ex
 from .output_graph import OutputGraph
 from ember._grad_mode import _set_enabled
 
@@ -95,6 +96,10 @@ def _build_entry(state, tx, output, result):
         entry.breaks = []
         return entry
     _, inst, reason = result
+    if sys.version_info[:2] not in RESUME_VERSIONS:
+        raise Unsupported(f"graph break ({reason.reason if hasattr(reason, 'reason') else reason}): resume "
+                          f"functions need CPython 3.11+, so the frame runs eagerly on "
+                          f"{sys.version_info[0]}.{sys.version_info[1]}")
     # Inside a user `try`/`except`/`finally` of this frame the breaking instruction must run in the frame's
     # bytecode (its handler may catch what it raises): the resume function starts at it and runs uncompiled.
     # Inside `with` blocks (grad mode) the tail re-enters each block before running the instruction and hands

@@ -238,8 +238,11 @@ def compiled_resume(fn, parent_state):
 
 
 def _is_user_function(fn):
+    """A function compiled in turn when a graph breaks at a call to it: user code, and ember.optim's steps (their
+    tensor-op path is captured, see optim/optimizer.py `_compiling`)."""
+    mod = fn.__module__ or "" if isinstance(fn, types.FunctionType) else ""
     return isinstance(fn, types.FunctionType) and not _is_ember_leaf(fn) and fn not in _disallowed and \
-        not (fn.__module__ or "").startswith("ember.")
+        (not mod.startswith("ember.") or mod.startswith("ember.optim."))
 
 
 def call_at_break(fn, args, kwargs, options):

@@ -28,10 +28,22 @@ _BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operato
 _COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
             ">=": operator.ge}
 
+_BINARY_310 = {"BINARY_ADD": operator.add, "BINARY_SUBTRACT": operator.sub, "BINARY_MULTIPLY": operator.mul,
+               "BINARY_TRUE_DIVIDE": operator.truediv, "BINARY_FLOOR_DIVIDE": operator.floordiv,
+               "BINARY_MODULO": operator.mod, "BINARY_POWER": operator.pow,
+               "BINARY_MATRIX_MULTIPLY": operator.matmul, "BINARY_AND": operator.and_, "BINARY_OR": operator.or_,
+               "BINARY_XOR": operator.xor, "BINARY_LSHIFT": operator.lshift, "BINARY_RSHIFT": operator.rshift,
+               "INPLACE_ADD": operator.iadd, "INPLACE_SUBTRACT": operator.isub, "INPLACE_MULTIPLY": operator.imul,
+               "INPLACE_TRUE_DIVIDE": operator.itruediv, "INPLACE_FLOOR_DIVIDE": operator.ifloordiv,
+               "INPLACE_MODULO": operator.imod, "INPLACE_POWER": operator.ipow,
+               "INPLACE_MATRIX_MULTIPLY": operator.imatmul, "INPLACE_AND": operator.iand,
+               "INPLACE_OR": operator.ior, "INPLACE_XOR": operator.ixor, "INPLACE_LSHIFT": operator.ilshift,
+               "INPLACE_RSHIFT": operator.irshift}
+
 _VARIANTS = {}      # opcode name -> [(since, until, handler)]
 
 
-def opcode(*names, since=(3, 11), until=None):
+def opcode(*names, since=(3, 10), until=None):
     """Register the decorated handler for the opcodes `names` on CPython `since` <= version < `until`."""
     def register(fn):
         for n in names:
@@ -43,7 +55,7 @@ def opcode(*names, since=(3, 11), until=None):
 class OpcodeHandlers:
     """Mixed into the instruction translator."""
 
-    @opcode("NOP", "RESUME", "CACHE", "EXTENDED_ARG", "COPY_FREE_VARS")
+    @opcode("NOP", "RESUME", "CACHE", "EXTENDED_ARG", "COPY_FREE_VARS", "POP_BLOCK", "GEN_START")
     @opcode("PRECALL", until=(3, 12))
     def NOP(self, inst):
         pass
@@ -113,7 +125,7 @@ class OpcodeHandlers:
             return self.wrap_builtin(getattr(builtins, name))
         raise Unsupported(f"name {name!r} is not defined")
 
-    @opcode("LOAD_GLOBAL", until=(3, 13))
+    @opcode("LOAD_GLOBAL", since=(3, 11), until=(3, 13))
     def LOAD_GLOBAL(self, inst):
         if inst.arg & 1:                       # NULL first, then the callable
             self.push(NullVariable())
@@ -201,7 +213,7 @@ class OpcodeHandlers:
             raise Unsupported("assigning a nonlocal that exists outside the compiled function")
         cell.contents = self.pop()
 
-    @opcode("MAKE_FUNCTION", until=(3, 13))
+    @opcode("MAKE_FUNCTION", since=(3, 11), until=(3, 13))
     def MAKE_FUNCTION(self, inst):
         code = self.pop().value
         flags = inst.arg
@@ -246,7 +258,7 @@ class OpcodeHandlers:
         fn, args, kwargs = split_call(self.popn(inst.arg + 2), kw)
         self.push(self.call_function(fn, args, kwargs))
 
-    @opcode("CALL_FUNCTION_EX")
+    @opcode("CALL_FUNCTION_EX", since=(3, 11))
     def CALL_FUNCTION_EX(self, inst):
         kwargs = self.pop() if inst.arg & 1 else DictVariable({})
         args = self.pop()
@@ -546,6 +558,7 @@ class OpcodeHandlers:
             raise Unsupported(f"CALL_INTRINSIC_1 {name}")
 
     @opcode("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
+    @opcode("JUMP_ABSOLUTE", until=(3, 11))
     def JUMP_FORWARD(self, inst):
         self.jump(inst)
 
@@ -559,12 +572,14 @@ class OpcodeHandlers:
 
     @opcode("POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE", until=(3, 12))
     @opcode("POP_JUMP_IF_TRUE", since=(3, 12))
+    @opcode("POP_JUMP_IF_TRUE", until=(3, 11))
     def POP_JUMP_FORWARD_IF_TRUE(self, inst):
         self._pop_jump(inst, True)
 
 
     @opcode("POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_FALSE", until=(3, 12))
     @opcode("POP_JUMP_IF_FALSE", since=(3, 12))
+    @opcode("POP_JUMP_IF_FALSE", until=(3, 11))
     def POP_JUMP_FORWARD_IF_FALSE(self, inst):
         self._pop_jump(inst, False)
 
@@ -633,6 +648,85 @@ class OpcodeHandlers:
         self.push(WithExitVariable(ctx))
         self.push(ConstantVariable(None))
 
+    # ------------------------------------------------------------------ CPython 3.10
+    # 3.10 has separate opcodes for each binary operator, CALL_FUNCTION/CALL_METHOD/CALL_FUNCTION_KW instead
+    # of CALL, ROT_*/DUP_TOP instead of SWAP/COPY, absolute jumps (dis gives every target as an offset, so the
+    # jump handlers are shared), SETUP_WITH + POP_BLOCK, and no MAKE_CELL (cells exist when the frame starts:
+    # the translator makes them first, see `make_cells_310`).
+    @opcode("ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N", until=(3, 11))
+    def ROT_N(self, inst):
+        n = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}.get(inst.opname, inst.arg)
+        self.stack[-n:] = [self.stack[-1]] + self.stack[-n:-1]
+
+    @opcode("DUP_TOP", until=(3, 11))
+    def DUP_TOP(self, inst):
+        self.push(self.stack[-1])
+
+    @opcode("DUP_TOP_TWO", until=(3, 11))
+    def DUP_TOP_TWO(self, inst):
+        self.stack.extend(self.stack[-2:])
+
+    @opcode("LOAD_GLOBAL", until=(3, 11))
+    def LOAD_GLOBAL_310(self, inst):
+        self.push(self.load_global(inst.argval))
+
+    @opcode("MAKE_FUNCTION", until=(3, 11))
+    def MAKE_FUNCTION_310(self, inst):
+        qualname = self.pop().value                # 3.10: the qualified name is on the stack above the code
+        code = self.pop().value
+        flags = inst.arg
+        closure = self.pop().items if flags & 0x08 else None
+        if flags & 0x04:
+            self.pop()
+        kwdefaults = self.pop() if flags & 0x02 else None
+        defaults = self.pop() if flags & 0x01 else None
+        self.push(NestedFunctionVariable(code, self.f_globals, qualname, defaults, kwdefaults, closure))
+
+    @opcode("CALL_FUNCTION", until=(3, 11))
+    def CALL_FUNCTION(self, inst):
+        items = self.popn(inst.arg + 1)
+        self.push(self.call_function(items[0], list(items[1:]), {}))
+
+    @opcode("CALL_FUNCTION_KW", until=(3, 11))
+    def CALL_FUNCTION_KW(self, inst):
+        kw = self.pop().as_python_constant()
+        items = self.popn(inst.arg + 1)
+        fn, args, kwargs = _kwargs(items[0], items[1:], kw)
+        self.push(self.call_function(fn, args, kwargs))
+
+    @opcode("CALL_METHOD", until=(3, 11))
+    def CALL_METHOD(self, inst):
+        # LOAD_METHOD left [NULL, callable] (as on 3.11): the call's items are laid out as CALL's
+        fn, args, kwargs = _split_call_311(self.popn(inst.arg + 2), ())
+        self.push(self.call_function(fn, args, kwargs))
+
+    @opcode("CALL_FUNCTION_EX", until=(3, 11))
+    def CALL_FUNCTION_EX_310(self, inst):
+        kwargs = self.pop() if inst.arg & 1 else DictVariable({})
+        args = self.pop()
+        fn = self.pop()
+        if not isinstance(kwargs, DictVariable):
+            raise Unsupported("**kwargs of a non-dict")
+        self.push(self.call_function(fn, self.unpack(args), dict(kwargs.items)))
+
+    @opcode(*_BINARY_310, until=(3, 11))
+    def BINARY_310(self, inst):
+        b = self.pop()
+        a = self.pop()
+        self.push(self.binary(_BINARY_310[inst.opname], a, b))
+
+    @opcode("SETUP_WITH", until=(3, 11))
+    def SETUP_WITH(self, inst):
+        self.BEFORE_WITH(inst)
+
+    def make_cells_310(self):
+        """3.10: the frame's cell variables exist before its first instruction (3.11's MAKE_CELL, for each)."""
+        for name in self.code.co_cellvars:
+            if name not in self.cells:
+                if name in self.locals:
+                    self.local_value(name)
+                self.cells[name] = CellVariable(self.locals.pop(name, None))
+
     def set_grad(self, mode):
         if mode != self.output.grad_enabled:
             self.output.new_node("call_function", _set_enabled, (mode,), {})
@@ -690,7 +784,10 @@ def opcode_table(version):
     return table
 
 
-SUPPORTED_VERSIONS = {(3, 11), (3, 12), (3, 13)}
+SUPPORTED_VERSIONS = {(3, 10), (3, 11), (3, 12), (3, 13)}
+# graph breaks resume in a function made from the frame's bytecode (resume_execution.py), written for 3.11+;
+# on 3.10 a graph break runs the whole frame eagerly instead
+RESUME_VERSIONS = {(3, 11), (3, 12), (3, 13)}
 OPCODE_TABLE = opcode_table(sys.version_info[:2])
 
 

@@ -13,6 +13,7 @@ import builtins
 import dis
 import inspect
 import operator
+import sys
 import types
 
 from ember._core.symint import SymInt
@@ -32,6 +33,9 @@ from .variables import (BuiltinVariable, ConstantVariable, DictVariable, Iterato
                         UserObjectVariable)
 from .variables.functions import SuperVariable
 from .variables.builder import RealCellVariable, VariableBuilder, _contains_tensor, _wrap_const_result  # noqa: F401
+
+
+_PY310 = sys.version_info[:2] < (3, 11)
 
 
 class InstructionTranslatorBase(VariableBuilder, CallHandlers, OpcodeHandlers):
@@ -389,6 +393,8 @@ class InliningTranslator(InstructionTranslatorBase):
         self.parent = parent
 
     def run(self):
+        if _PY310 and self.ip == 0:
+            self.make_cells_310()
         while True:
             inst = self.instructions[self.ip]
             self.ip += 1
@@ -413,6 +419,8 @@ class InstructionTranslator(InstructionTranslatorBase):
 
     def run(self):
         """Run to RETURN_VALUE or a break. Returns ("return", vt) or ("break", inst, reason)."""
+        if _PY310 and self.ip == 0:
+            self.make_cells_310()
         while True:
             inst = self.instructions[self.ip]
             self.ip += 1

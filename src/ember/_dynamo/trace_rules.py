@@ -30,6 +30,6 @@ def _is_ember_leaf(fn):
         return True
     if not _is_ember_module(mod):
         return hasattr(fn, "_schema") or type(fn).__module__.startswith("ember._ops")
-    if mod.startswith(("ember.nn.modules", "ember._dynamo", "ember.compiler")):
-        return False
+    if mod.startswith(("ember.nn.modules", "ember._dynamo", "ember.compiler", "ember.optim")):
+        return False                  # inlined: optimizer steps take their tensor-op path under capture
     return True

@@ -218,6 +218,10 @@ class _CompiledEntry:
             else:
                 infos.append(_OutputInfo(False, value=o))
         self.out_infos = infos
+        if self.needs_autograd and not any(i.requires_grad for i in infos):
+            # nothing to differentiate (an optimizer step: params updated in place under no_grad inside the graph):
+            # one inference graph, as torch's aot_autograd does when no output requires grad
+            self.needs_autograd = False
         self.mutated_slots = [k for k, f in enumerate(fakes) if getattr(f, "_version", None) != versions[k]]
         for k in self.mutated_slots:
             if uniq[k].requires_grad and self.needs_autograd and uniq[k].grad_fn is None:

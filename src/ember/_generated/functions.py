@@ -192,6 +192,8 @@ _op_ceil_default = _ops.aten.ceil.default
 _op_ceil_out = _ops.aten.ceil.out
 _op_celu__default = _ops.aten.celu_.default
 _op_celu_default = _ops.aten.celu.default
+_op_chain_matmul_default = _ops.aten.chain_matmul.default
+_op_chain_matmul_out = _ops.aten.chain_matmul.out
 _op_cholesky_default = _ops.aten.cholesky.default
 _op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
 _op_cholesky_inverse_out = _ops.aten.cholesky_inverse.out
@@ -369,6 +371,8 @@ _op_frac_default = _ops.aten.frac.default
 _op_frac_out = _ops.aten.frac.out
 _op_frexp_Tensor = _ops.aten.frexp.Tensor
 _op_frexp_Tensor_out = _ops.aten.frexp.Tensor_out
+_op_frobenius_norm_dim = _ops.aten.frobenius_norm.dim
+_op_frobenius_norm_out = _ops.aten.frobenius_norm.out
 _op_full_default = _ops.aten.full.default
 _op_full_like_default = _ops.aten.full_like.default
 _op_full_out = _ops.aten.full.out
@@ -423,6 +427,8 @@ _op_index_reduce_default = _ops.aten.index_reduce.default
 _op_index_reduce_out = _ops.aten.index_reduce.out
 _op_index_select_default = _ops.aten.index_select.default
 _op_index_select_out = _ops.aten.index_select.out
+_op_inner_default = _ops.aten.inner.default
+_op_inner_out = _ops.aten.inner.out
 _op_instance_norm_default = _ops.aten.instance_norm.default
 _op_inverse_default = _ops.aten.inverse.default
 _op_inverse_out = _ops.aten.inverse.out
@@ -501,6 +507,14 @@ _op_logical_xor_out = _ops.aten.logical_xor.out
 _op_logit__default = _ops.aten.logit_.default
 _op_logit_default = _ops.aten.logit.default
 _op_logit_out = _ops.aten.logit.out
+_op_logspace_Scalar_Tensor = _ops.aten.logspace.Scalar_Tensor
+_op_logspace_Scalar_Tensor_out = _ops.aten.logspace.Scalar_Tensor_out
+_op_logspace_Tensor_Scalar = _ops.aten.logspace.Tensor_Scalar
+_op_logspace_Tensor_Scalar_out = _ops.aten.logspace.Tensor_Scalar_out
+_op_logspace_Tensor_Tensor = _ops.aten.logspace.Tensor_Tensor
+_op_logspace_Tensor_Tensor_out = _ops.aten.logspace.Tensor_Tensor_out
+_op_logspace_default = _ops.aten.logspace.default
+_op_logspace_out = _ops.aten.logspace.out
 _op_logsumexp_default = _ops.aten.logsumexp.default
 _op_logsumexp_out = _ops.aten.logsumexp.out
 _op_lstm_cell_default = _ops.aten.lstm_cell.default
@@ -620,6 +634,10 @@ _op_normal_float_float_out = _ops.aten.normal.float_float_out
 _op_not_equal_Scalar = _ops.aten.not_equal.Scalar
 _op_not_equal_Tensor = _ops.aten.not_equal.Tensor
 _op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
+_op_nuclear_norm_default = _ops.aten.nuclear_norm.default
+_op_nuclear_norm_dim = _ops.aten.nuclear_norm.dim
+_op_nuclear_norm_dim_out = _ops.aten.nuclear_norm.dim_out
+_op_nuclear_norm_out = _ops.aten.nuclear_norm.out
 _op_ones_default = _ops.aten.ones.default
 _op_ones_like_default = _ops.aten.ones_like.default
 _op_ones_out = _ops.aten.ones.out
@@ -1751,6 +1769,87 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
     if requires_grad:
         r.requires_grad_()
     return r
+
+def _logspace_c0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    s = 0
+    if not _is_num(start):
+        if not (isinstance(start, TensorImpl) and start.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(end):
+        if not (isinstance(end, TensorImpl) and end.numel() == 1):
+            return None
+        s += 1
+    if not _is_int(steps):
+        return None
+    if not _is_real(base):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _logspace_b0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if out is not None:
+        return _op_logspace_out(start, end, steps, base, out=out)
+    r = _op_logspace_default(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _logspace_c1(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None):
+    s = 0
+    if not isinstance(start, TensorImpl):
+        if not _is_num(start):
+            return None
+        s += 1
+    if not isinstance(end, TensorImpl):
+        if not _is_num(end):
+            return None
+        s += 1
+    if not _is_int(steps):
+        return None
+    if not _is_real(base):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None):
+    if not isinstance(end, TensorImpl):
+        if out is not None:
+            return _op_logspace_Tensor_Scalar_out(start, end, steps, base, out=out)
+        return _op_logspace_Tensor_Scalar(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if not isinstance(start, TensorImpl):
+        if out is not None:
+            return _op_logspace_Scalar_Tensor_out(start, end, steps, base, out=out)
+        return _op_logspace_Scalar_Tensor(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if out is None and dtype is None and layout is None and device is None and pin_memory is None:
+        return _op_logspace_Tensor_Tensor(start, end, steps, base)
+    if out is not None:
+        return _op_logspace_Tensor_Tensor_out(start, end, steps, base, out=out)
+    return _op_logspace_Tensor_Tensor(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+_logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
+_logspace_sigs = ('(Scalar start, Scalar end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Tensor start, Tensor end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+
+def logspace(*args, **kwargs):
+    best = None
+    for c, b in _logspace_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('logspace', args, kwargs, _logspace_sigs, False)
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if x1.__class__ not in _TENSOR_TYPES:
@@ -5075,6 +5174,26 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
         return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
     return _op_tensordot_default(input, other, dims_self, dims_other)
 
+def inner(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inner', 'out', None, 'Tensor', out)
+        return _op_inner_out(input, other, out=out)
+    return _op_inner_default(input, other)
+
+def chain_matmul(matrices, *, out=None):
+    if not _is_tensorlist(matrices):
+        _bad_tensorlist('chain_matmul', 'matrices', 1, matrices)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('chain_matmul', 'out', None, 'Tensor', out)
+        return _op_chain_matmul_out(matrices, out=out)
+    return _op_chain_matmul_default(matrices)
+
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
@@ -7223,6 +7342,65 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         return _op_histc_out(input, bins, min, max, out=out)
     return _op_histc_default(input, bins, min, max)
 
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('frobenius_norm', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dim):
+        raise _bad_arg('frobenius_norm', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('frobenius_norm', 'keepdim', 3, 'bool', keepdim)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('frobenius_norm', 'out', None, 'Tensor', out)
+        return _op_frobenius_norm_out(input, dim, keepdim, out=out)
+    return _op_frobenius_norm_dim(input, dim, keepdim)
+
+def _nuclear_norm_c0(input, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _nuclear_norm_b0(input, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_nuclear_norm_out(input, keepdim, out=out)
+    return _op_nuclear_norm_default(input, keepdim)
+
+def _nuclear_norm_c1(input, dim, keepdim=False, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intlist(dim):
+        return None
+    if not isinstance(keepdim, bool):
+        return None
+    return s
+
+def _nuclear_norm_b1(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return _op_nuclear_norm_dim_out(input, dim, keepdim, out=out)
+    return _op_nuclear_norm_dim(input, dim, keepdim)
+
+_nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0), (_nuclear_norm_c1, _nuclear_norm_b1),)
+_nuclear_norm_sigs = ('(Tensor input, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[2] dim, bool keepdim = False, *, Tensor out = None)')
+
+def nuclear_norm(*args, **kwargs):
+    best = None
+    for c, b in _nuclear_norm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('nuclear_norm', args, kwargs, _nuclear_norm_sigs, False)
+
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diff', 'input', 1, 'Tensor', input)
@@ -8441,4 +8619,4 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
     return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nextafter', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hstack', 'hypot', 'i0', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nextafter', 'nonzero', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

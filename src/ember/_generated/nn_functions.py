@@ -82,6 +82,8 @@ _op_smooth_l1_loss_default = _ops.aten.smooth_l1_loss.default
 _op_soft_margin_loss_default = _ops.aten.soft_margin_loss.default
 _op_softplus_default = _ops.aten.softplus.default
 _op_softplus_out = _ops.aten.softplus.out
+_op_softshrink_default = _ops.aten.softshrink.default
+_op_softshrink_out = _ops.aten.softshrink.out
 _op_upsample_bicubic2d_vec = _ops.aten.upsample_bicubic2d.vec
 _op_upsample_bilinear2d_vec = _ops.aten.upsample_bilinear2d.vec
 _op_upsample_linear1d_vec = _ops.aten.upsample_linear1d.vec
@@ -190,6 +192,17 @@ def leaky_relu_(input, negative_slope=0.01):
     if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
         raise _bad_arg('leaky_relu_', 'negative_slope', 2, 'Number', negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
+
+def softshrink(input, lambd=0.5, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('softshrink', 'input', 1, 'Tensor', input)
+    if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
+        raise _bad_arg('softshrink', 'lambd', 2, 'Number', lambd)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('softshrink', 'out', None, 'Tensor', out)
+        return _op_softshrink_out(input, lambd, out=out)
+    return _op_softshrink_default(input, lambd)
 
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -822,4 +835,4 @@ def adaptive_max_pool3d(input, output_size):
         raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool3d_default(input, output_size)
 
-__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']
+__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']

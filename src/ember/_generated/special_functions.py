@@ -8,6 +8,8 @@ from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, 
 
 _ops = _opsmod.ops
 
+_op_special_entr_default = _ops.aten.special_entr.default
+_op_special_entr_out = _ops.aten.special_entr.out
 _op_special_erfcx_default = _ops.aten.special_erfcx.default
 _op_special_erfcx_out = _ops.aten.special_erfcx.out
 _op_special_i0e_default = _ops.aten.special_i0e.default
@@ -20,6 +22,12 @@ _op_special_log_ndtr_default = _ops.aten.special_log_ndtr.default
 _op_special_log_ndtr_out = _ops.aten.special_log_ndtr.out
 _op_special_ndtri_default = _ops.aten.special_ndtri.default
 _op_special_ndtri_out = _ops.aten.special_ndtri.out
+_op_special_xlog1py_default = _ops.aten.special_xlog1py.default
+_op_special_xlog1py_other_scalar = _ops.aten.special_xlog1py.other_scalar
+_op_special_xlog1py_other_scalar_out = _ops.aten.special_xlog1py.other_scalar_out
+_op_special_xlog1py_out = _ops.aten.special_xlog1py.out
+_op_special_xlog1py_self_scalar = _ops.aten.special_xlog1py.self_scalar
+_op_special_xlog1py_self_scalar_out = _ops.aten.special_xlog1py.self_scalar_out
 _op_special_zeta_default = _ops.aten.special_zeta.default
 _op_special_zeta_out = _ops.aten.special_zeta.out
 
@@ -88,4 +96,34 @@ def special_zeta(input, other, *, out=None):
         return _op_special_zeta_out(input, other, out=out)
     return _op_special_zeta_default(input, other)
 
-__all__ = ['special_erfcx', 'special_i0e', 'special_i1', 'special_i1e', 'special_log_ndtr', 'special_ndtri', 'special_zeta']
+def special_entr(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_entr', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_entr', 'out', None, 'Tensor', out)
+        return _op_special_entr_out(input, out=out)
+    return _op_special_entr_default(input)
+
+def special_xlog1py(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and not _is_num(input):
+        raise _bad_arg('special_xlog1py', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and not _is_num(other):
+        raise _bad_arg('special_xlog1py', 'other', 2, 'Tensor', other)
+    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+        raise TypeError('special_xlog1py() received an invalid combination of arguments: at most one of input, other may be a number')
+    if not isinstance(input, TensorImpl):
+        if out is not None:
+            return _op_special_xlog1py_self_scalar_out(input, other, out=out)
+        return _op_special_xlog1py_self_scalar(input, other)
+    if not isinstance(other, TensorImpl):
+        if out is not None:
+            return _op_special_xlog1py_other_scalar_out(input, other, out=out)
+        return _op_special_xlog1py_other_scalar(input, other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_xlog1py', 'out', None, 'Tensor', out)
+        return _op_special_xlog1py_out(input, other, out=out)
+    return _op_special_xlog1py_default(input, other)
+
+__all__ = ['special_entr', 'special_erfcx', 'special_i0e', 'special_i1', 'special_i1e', 'special_log_ndtr', 'special_ndtri', 'special_xlog1py', 'special_zeta']

@@ -364,6 +364,8 @@ _op_index_reduce_default = _ops.aten.index_reduce.default
 _op_index_reduce_out = _ops.aten.index_reduce.out
 _op_index_select_default = _ops.aten.index_select.default
 _op_index_select_out = _ops.aten.index_select.out
+_op_inner_default = _ops.aten.inner.default
+_op_inner_out = _ops.aten.inner.out
 _op_inverse_default = _ops.aten.inverse.default
 _op_inverse_out = _ops.aten.inverse.out
 _op_isclose_default = _ops.aten.isclose.default
@@ -3940,6 +3942,15 @@ def _m_cross(self, other, dim=None, *, out=None):
         return _op_cross_out(self, other, dim, out=out)
     return _op_cross_default(self, other, dim)
 
+def _m_inner(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('inner', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('inner', 'out', None, 'Tensor', out)
+        return _op_inner_out(self, other, out=out)
+    return _op_inner_default(self, other)
+
 def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
     if LU_data.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
@@ -5956,6 +5967,7 @@ class TensorMethods:
     index_reduce = _m_index_reduce
     index_reduce_ = _m_index_reduce_
     index_select = _m_index_select
+    inner = _m_inner
     inverse = _m_inverse
     isclose = _m_isclose
     isfinite = _m_isfinite

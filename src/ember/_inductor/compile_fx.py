@@ -220,9 +220,12 @@ def compile_fx(model, example_inputs, inner_compile=compile_fx_inner, decomposit
         # the one symbolic AOT trace is compiled to size-parameterised C: compile_fx_inner, _compile_dynamic.)
         counters["inductor"]["specialized_symbolic_graphs"] += 1
         example_inputs = [None] * len(example_inputs)
+    # keep_inference_input_mutations: an inference graph that updates its inputs (an optimizer step) writes them
+    # from the generated kernels (graph.py: `copy_` into an input), not by copies after the graph
     compiled = aot_module_simplified(model, example_inputs, fw_compiler=inner_compile, bw_compiler=inner_compile,
                                      inference_compiler=inner_compile,
-                                     decompositions=decompositions or select_decomp_table())
+                                     decompositions=decompositions or select_decomp_table(),
+                                     keep_inference_input_mutations=True)
     eager = [None]
     # the graph-level disk cache (fxgraph_cache.py), for the default compiler and decompositions only
     key = None

@@ -12,10 +12,10 @@ from ember._tensor import Tensor
 
 from . import ir
 from .ir import BufferView, ComputedBuffer, ExternKernel, InputBuffer, Layout, MultiOutput, Pointwise
-from .index import contiguous_strides
+from .index import Index, contiguous_strides
 from .lowering import EXTERN_OPS, FALLBACK_REASONS, lowerings
-from .sizevars import SymSize, from_sympy, symbols_of
-from .virtualized import set_current_graph
+from .sizevars import SymFloatSize, SymSize, float_from_sympy, from_sympy, symbols_of, value_at
+from .virtualized import set_current_graph, set_ops_handler
 
 REALIZE_READS_THRESHOLD = 4
 REALIZE_OPCOUNT_THRESHOLD = 30
@@ -43,6 +43,7 @@ class GraphLowering:
         self.env = {}
         self.fallbacks = {}          # op name -> reason, for the ops that became extern kernels
         self.int_inputs = []         # positions of the graph's int (size) inputs
+        self.mutations = []          # (InputBuffer, IR value) of `copy_(input, value)`: written in place at the end
         self._n = 0
 
     def new_name(self):
@@ -126,7 +127,7 @@ class GraphLowering:
                 self.env[node] = buf.view()
             elif node.op == "call_function":
                 val = node.meta.get("val")
-                if isinstance(val, int) and not isinstance(val, bool):
+                if (isinstance(val, int) and not isinstance(val, bool)) or isinstance(val, SymFloatSize):
                     self.env[node] = val          # size arithmetic (sym_size, mul, ...): its value, symbolic
                     continue
                 value = self._call(node)
@@ -138,6 +139,7 @@ class GraphLowering:
                     value = self.realize(value)
                 self.env[node] = value
             elif node.op == "output":
+                self._write_mutations()
                 self._outputs(node)
             else:
                 raise UnsupportedGraph(f"fx node kind {node.op}")
@@ -145,6 +147,16 @@ class GraphLowering:
     def _call(self, node):
         target = node.target
         schema = getattr(target, "_schema", None)
+        if str(target) == "aten.copy_.default" and node.args[0].op == "placeholder":
+            # an input updated in place (AOT's keep_inference_input_mutations: an optimizer step): the generated
+            # kernel writes the new value into the input's own storage, after every read of the old one
+            dst = self.env[node.args[0]]
+            value = _map_args(node.args[1], self.env)
+            if tuple(value.get_size()) != dst.layout.size:
+                from .lowering import expand
+                value = expand(value, dst.layout.size)
+            self.mutations.append((dst.buffer, value))
+            return value
         if schema is not None and schema.is_mutable():
             raise UnsupportedGraph(f"{target} mutates its input")
         args = _map_args(node.args, self.env)
@@ -185,6 +197,41 @@ class GraphLowering:
             return tuple(outs)
         raise UnsupportedGraph(f"{target} returns {type(val).__name__}")
 
+    def _write_mutations(self):
+        """A ComputedBuffer per mutated input, stored in the input's storage (`mutated_input`). A write whose value
+        reads another mutated input must run before that input's write: writes are created in that order (the
+        scheduler keeps creation order inside a fused kernel); if they read each other's inputs in a cycle, every
+        value is computed into a buffer of its own first."""
+        if not self.mutations:
+            return
+        targets = {b.name for b, _ in self.mutations}
+        reads = []
+        for _, value in self.mutations:
+            h = ir.ReadRecorder()
+            with set_ops_handler(h):
+                value.make_loader()([Index.var(f"_m{i}") for i in range(len(value.get_size()))])
+            reads.append({n for n, _ in h.reads} & targets)
+        order, done = [], set()
+        pending = list(range(len(self.mutations)))
+        while pending:
+            # i is ready when no other pending write still has to read i's input (its old value)
+            ready = [i for i in pending if not any(self.mutations[i][0].name in reads[j]
+                                                   for j in pending if j != i)]
+            if not ready:          # a cycle: compute every value first, then copy
+                self.mutations = [(b, self.realize(v)) for b, v in self.mutations]
+                order = list(range(len(self.mutations)))
+                break
+            for i in ready:
+                order.append(i)
+                done.add(i)
+            pending = [i for i in pending if i not in done]
+        for i in order:
+            dst, value = self.mutations[i]
+            buf = ComputedBuffer(self.new_name(), dst.layout, Pointwise(dst.layout.size, dst.dtype,
+                                                                        _cast_loader(value, dst.dtype)))
+            buf.mutated_input = dst.name
+            self.buffers.append(buf)
+
     def _outputs(self, node):
         (vals,) = node.args
         if not isinstance(vals, (tuple, list)):
@@ -211,6 +258,11 @@ class GraphLowering:
 
     def computed_buffers(self):
         return [b for b in self.buffers if isinstance(b, ComputedBuffer)]
+
+
+def _cast_loader(value, dtype):
+    from .lowering import loader
+    return loader(value, tuple(value.get_size()), dtype)
 
 
 def _attr(gm, target):
@@ -268,7 +320,8 @@ def _fill_missing_meta(gm):
     mode = next((n.meta["val"].fake_mode for n in gm.graph.nodes
                  if getattr(n.meta.get("val"), "fake_mode", None) is not None), None)
     mode = mode or FakeTensorMode(allow_non_fake_inputs=True)
-    with mode:
+    import ember
+    with mode, ember.no_grad():           # shapes only (an in-place copy_ into a parameter is fine here)
         for n in gm.graph.nodes:
             if n.op != "call_function" or "val" in n.meta:
                 continue
@@ -327,9 +380,12 @@ def _symbolic_vals(gm, hints, concrete):
     env = shape_env_of(gm)
     if env is None:
         return []
-    from ember._core.symint import SymInt
+    from ember._core.symint import SymFloat, SymInt
     if hints is None:
         hints = default_size_hints(gm)
+    from . import sizevars
+    sizevars.HINTS.clear()
+    sizevars.HINTS.update(hints)
     memo = {}
 
     def size(s):
@@ -339,15 +395,17 @@ def _symbolic_vals(gm, hints, concrete):
         key = expr
         r = memo.get(key)
         if r is None:
-            r = from_sympy(expr, hints)
-            if concrete:
-                r = int(r)
-            memo[key] = r
+            r = memo[key] = value_at(expr, hints) if concrete else from_sympy(expr, hints)
         return r
 
     def conv(v):
         if v.__class__ is SymInt:
             return size(v)
+        if v.__class__ is SymFloat:
+            expr = env._simplify(v.node.expr)
+            if concrete:
+                return float(expr.xreplace({s: int(hints[s.name]) for s in expr.free_symbols}))
+            return float_from_sympy(expr, hints)
         if isinstance(v, Tensor):
             if not any(s.__class__ is SymInt for s in v._size) and \
                     not any(s.__class__ is SymInt for s in (v._stride or ())):

@@ -197,7 +197,9 @@ class Scan:
 
 class ComputedBuffer(Buffer):
     """A buffer computed by generated code: `data` is a Pointwise, a Reduction, or a Scatter / Scan (`is_serial`:
-    its own kernel, no outer loops shared with anything)."""
+    its own kernel, no outer loops shared with anything). `mutated_input` names the graph input whose storage
+    it is written into (an in-place update kept in place), else None."""
+    mutated_input = None
 
     def __init__(self, name, layout, data):
         super().__init__(name, layout)

@@ -35,27 +35,151 @@ EXTERN_OPS = {
     "aten._scaled_dot_product_attention_math.default": "ember's fused attention kernel",
     "aten.scaled_dot_product_attention.default": "ember's fused attention kernel",
 }
+_LAPACK = "LAPACK factorisation/solve: eager's numpy.linalg kernel, by design"
+_SORTING = "sorting / searching / histogram: not a loop nest, eager's kernel by design"
+_MATMUL = "matmul family not routed to the BLAS externs yet (eager's kernel)"
+_WINDOW = "window / resampling op without a lowering yet (2d max/avg pool and their backwards are lowered)"
+_SPECIAL = "special function with no vectorisable C yet (eager's kernel)"
+_SCAN = "scan with an index or log-sum-exp combine: not lowered (cumsum/cumprod are)"
+_INDEXING = "indexing / layout op not lowered yet (gather, scatter, index_put, index_add are)"
+_LOSS = "loss without a lowering or decomposition yet (eager's kernel)"
+_OTHER = "pointwise / reduction not lowered yet (eager's kernel)"
+_RANDOM = "random: eager's generator stream (extern by design)"
 FALLBACK_REASONS = {
-    "aten.native_batch_norm.default": "updates running statistics in place (a mutation inside the op)",
-    "aten.native_batch_norm_backward.default": "follows native_batch_norm",
-    "aten.sort.default": "sorting is not a loop nest (eager's sort, by design)",
-    "aten.topk.default": "sorting is not a loop nest (eager's topk, by design)",
+    "aten._adaptive_avg_pool2d.default": _WINDOW,
+    "aten._adaptive_avg_pool2d_backward.default": _WINDOW,
+    "aten._adaptive_avg_pool3d.default": _WINDOW,
+    "aten._adaptive_avg_pool3d_backward.default": _WINDOW,
+    "aten._cdist_forward.default": _MATMUL,
+    "aten._ctc_loss.default": _LOSS,
+    "aten._ctc_loss_backward.default": _LOSS,
+    "aten._embedding_bag.default": _INDEXING,
+    "aten._linalg_eigh.default": _LAPACK,
+    "aten._linalg_svd.default": _LAPACK,
+    "aten._scaled_dot_product_flash_attention_for_cpu_backward.default": "ember's fused attention backward (extern)",
+    "aten._upsample_bicubic2d_aa.default": _WINDOW,
+    "aten._upsample_bicubic2d_aa_backward.default": _WINDOW,
+    "aten._upsample_bilinear2d_aa.default": _WINDOW,
+    "aten._upsample_bilinear2d_aa_backward.default": _WINDOW,
+    "aten._upsample_lanczos2d_aa.default": _WINDOW,
+    "aten._upsample_lanczos2d_aa_backward.default": _WINDOW,
+    "aten.adaptive_max_pool2d.default": _WINDOW,
+    "aten.adaptive_max_pool3d.default": _WINDOW,
+    "aten.adaptive_max_pool3d_backward.default": _WINDOW,
+    "aten.addbmm.default": _MATMUL,
+    "aten.addmv.default": _MATMUL,
+    "aten.addr.default": _MATMUL,
+    "aten.argsort.default": _SORTING,
+    "aten.argsort.stable": _SORTING,
+    "aten.as_strided_scatter.default": _INDEXING,
+    "aten.avg_pool3d.default": _WINDOW,
+    "aten.avg_pool3d_backward.default": _WINDOW,
+    "aten.baddbmm.default": _MATMUL,
+    "aten.binary_cross_entropy_with_logits.default": _LOSS,
+    "aten.block_diag.default": _MATMUL,
+    "aten.bucketize.Tensor": _SORTING,
+    "aten.cholesky_inverse.default": _LAPACK,
+    "aten.cholesky_solve.default": _LAPACK,
+    "aten.count_nonzero.default": _INDEXING,
+    "aten.cummax.default": _SCAN,
+    "aten.cummin.default": _SCAN,
+    "aten.diag_embed.default": _OTHER,
+    "aten.digamma.default": _SPECIAL,
+    "aten.erfinv.default": _SPECIAL,
+    "aten.eye.default": _INDEXING,
+    "aten.eye.m": _INDEXING,
+    "aten.grid_sampler_2d.default": _WINDOW,
+    "aten.hardshrink.default": _OTHER,
+    "aten.histc.default": _SORTING,
+    "aten.i0.default": _SPECIAL,
+    "aten.index_copy.default": _INDEXING,
+    "aten.index_fill.int_Scalar": _INDEXING,
+    "aten.index_reduce.default": _INDEXING,
+    "aten.isin.Tensor_Tensor": _SORTING,
+    "aten.isneginf.default": _OTHER,
+    "aten.isposinf.default": _OTHER,
+    "aten.kl_div.default": _LOSS,
+    "aten.kthvalue.default": _SORTING,
+    "aten.linalg_cholesky_ex.default": _LAPACK,
+    "aten.linalg_cross.default": _LAPACK,
+    "aten.linalg_det.default": _LAPACK,
+    "aten.linalg_inv_ex.default": _LAPACK,
+    "aten.linalg_lstsq.default": _LAPACK,
+    "aten.linalg_lu.default": _LAPACK,
+    "aten.linalg_lu_factor_ex.default": _LAPACK,
+    "aten.linalg_lu_solve.default": _LAPACK,
+    "aten.linalg_matrix_exp.default": _LAPACK,
+    "aten.linalg_matrix_norm.str_ord": _LAPACK,
+    "aten.linalg_matrix_rank.atol_rtol_float": _LAPACK,
+    "aten.linalg_pinv.atol_rtol_float": _LAPACK,
+    "aten.linalg_qr.default": _LAPACK,
+    "aten.linalg_slogdet.default": _LAPACK,
+    "aten.linalg_solve_ex.default": _LAPACK,
+    "aten.linalg_vector_norm.default": _LAPACK,
+    "aten.log_sigmoid.default": _OTHER,
+    "aten.logcumsumexp.default": _SCAN,
+    "aten.logit.default": _OTHER,
+    "aten.lu_unpack.default": _LAPACK,
+    "aten.max_pool1d_with_indices.default": _WINDOW,
+    "aten.max_pool3d_with_indices.default": _WINDOW,
+    "aten.max_pool3d_with_indices_backward.default": _WINDOW,
+    "aten.max_unpool2d.default": _WINDOW,
+    "aten.median.dim": _SORTING,
+    "aten.msort.default": _SORTING,
+    "aten.multi_margin_loss.default": _LOSS,
+    "aten.multi_margin_loss_backward.default": _LOSS,
+    "aten.multilabel_margin_loss_backward.default": _LOSS,
+    "aten.multilabel_margin_loss_forward.default": _LOSS,
+    "aten.mvlgamma.default": _SPECIAL,
+    "aten.nan_to_num.default": _OTHER,
+    "aten.nanmedian.dim": _SORTING,
+    "aten.narrow_copy.default": _INDEXING,
+    "aten.native_batch_norm.default": 'updates running statistics in place (a mutation inside the op)',
+    "aten.native_batch_norm_backward.default": 'follows native_batch_norm',
+    "aten.new_empty_strided.default": _INDEXING,
+    "aten.norm.Scalar": _OTHER,
+    "aten.norm.ScalarOpt_dim": _OTHER,
+    "aten.polygamma.default": _SPECIAL,
+    "aten.put.default": _INDEXING,
+    "aten.reflection_pad1d.default": _WINDOW,
+    "aten.reflection_pad3d.default": _WINDOW,
+    "aten.repeat.default": _INDEXING,
+    "aten.replication_pad1d.default": _WINDOW,
+    "aten.replication_pad3d.default": _WINDOW,
+    "aten.roll.default": _INDEXING,
+    "aten.round.decimals": _OTHER,
     "aten.scatter.reduce": "scatter with reduce='add'/'multiply' (the src/value overloads are lowered)",
     "aten.scatter.value_reduce": "scatter with reduce='add'/'multiply' (the src/value overloads are lowered)",
     "aten.scatter_reduce.two": "scatter_reduce (sum/prod/mean/amax/amin with include_self): not lowered yet",
+    "aten.searchsorted.Tensor": _SORTING,
+    "aten.sinc.default": _OTHER,
+    "aten.sort.default": _SORTING,
+    "aten.sort.stable": _SORTING,
+    "aten.special_erfcx.default": _SPECIAL,
+    "aten.special_i0e.default": _SPECIAL,
+    "aten.special_i1.default": _SPECIAL,
+    "aten.special_i1e.default": _SPECIAL,
+    "aten.special_log_ndtr.default": _SPECIAL,
+    "aten.special_ndtri.default": _SPECIAL,
+    "aten.std_mean.correction": _OTHER,
+    "aten.take.default": _INDEXING,
+    "aten.topk.default": _SORTING,
+    "aten.trace.default": _MATMUL,
+    "aten.unfold.default": _INDEXING,
+    "aten.upsample_linear1d.vec": _WINDOW,
+    "aten.vdot.default": _MATMUL,
     # Random numbers: extern calls to eager's kernels, by decision. They draw from ember's global generator in
     # the order eager does, so a compiled function gives eager's numbers for a seed (dropout masks included) and
     # ember.manual_seed / get_rng_state keep working; generated Philox code would need its own stream.
-    "aten.bernoulli.default": "random: eager's generator stream (extern by design)",
-    "aten.bernoulli.p": "random: eager's generator stream (extern by design)",
-    "aten.native_dropout.default": "random: eager's generator stream (extern by design)",
-    "aten.rand.default": "random: eager's generator stream (extern by design)",
-    "aten.randn.default": "random: eager's generator stream (extern by design)",
-    "aten.rand_like.default": "random: eager's generator stream (extern by design)",
-    "aten.randn_like.default": "random: eager's generator stream (extern by design)",
-    "aten.randint.low": "random: eager's generator stream (extern by design)",
-    "aten.uniform.default": "random: eager's generator stream (extern by design)",
-    "aten.normal.Tensor_float": "random: eager's generator stream (extern by design)",
+    "aten.bernoulli.default": _RANDOM,
+    "aten.bernoulli.p": _RANDOM,
+    "aten.native_dropout.default": _RANDOM,
+    "aten.rand.default": _RANDOM,
+    "aten.randn.default": _RANDOM,
+    "aten.rand_like.default": _RANDOM,
+    "aten.randn_like.default": _RANDOM,
+    "aten.randint.low": _RANDOM,
+    "aten.normal.Tensor_float": _RANDOM,
 }
 
 
@@ -1308,3 +1432,164 @@ def _cumsum(node, x, dim, dtype=None):
 @register_lowering(*_overloads("cumprod", "default"))
 def _cumprod(node, x, dim, dtype=None):
     return _scan_lowering(node, x, dim, "prod")
+
+
+# ---------------------------------------------------------------------------- more views and pointwise ops
+@register_lowering(*_overloads("flip", "default"))
+def _flip(node, x, dims):
+    size = tuple(x.get_size())
+    dims = {d % len(size) for d in dims} if size else set()
+
+    def reindex(index):
+        return [size[d] - 1 - index[d] if d in dims else index[d] for d in range(len(size))]
+    return remap(x, size, reindex)
+
+
+@register_lowering(*_overloads("diagonal", "default"))
+def _diagonal(node, x, offset=0, dim1=0, dim2=1):
+    """A view: the diagonal's index i reads (i, i + offset) of dims dim1, dim2 (an affine map)."""
+    size = tuple(x.get_size())
+    n = len(size)
+    d1, d2 = dim1 % n, dim2 % n
+    rest = [d for d in range(n) if d not in (d1, d2)]
+
+    def reindex(index):
+        full = [None] * n
+        for j, d in enumerate(rest):
+            full[d] = index[j]
+        i = index[-1]
+        full[d1], full[d2] = (i, i + offset) if offset >= 0 else (i - offset, i)
+        return full
+    return remap(x, tuple(_val(node).shape), reindex)
+
+
+def _tri(node, x, diagonal, lower):
+    out = _val(node)
+    size = tuple(out.shape)
+    ld = loader(x, size, out.dtype)
+
+    def inner(index):
+        r, c = ops.index_expr(index[-2], _dt.int64), ops.index_expr(index[-1], _dt.int64)
+        d = ops.sub(c, r)
+        keep = ops.le(d, ops.constant(diagonal, _dt.int64)) if lower else ops.ge(d, ops.constant(diagonal, _dt.int64))
+        return ops.where(keep, ld(index), ops.constant(0, out.dtype))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("tril", "default"))
+def _tril(node, x, diagonal=0):
+    return _tri(node, x, diagonal, True)
+
+
+@register_lowering(*_overloads("triu", "default"))
+def _triu(node, x, diagonal=0):
+    return _tri(node, x, diagonal, False)
+
+
+@register_lowering(*_overloads("fill", "Scalar"))
+def _fill(node, x, value):
+    return _full(node, value)
+
+
+@register_lowering(*_overloads("new_full", "default"))
+def _new_full(node, x, size, fill_value, **kwargs):
+    return _full(node, fill_value)
+
+
+@register_lowering(*_overloads("fmax", "default"), *_overloads("fmin", "default"))
+def _fmax(node, a, b):
+    """fmax/fmin: the non-NaN operand wins (NaN only when both are)."""
+    pick = ops.gt if "fmax" in str(node.target) else ops.lt
+
+    def fn(x, y):
+        if not _val(node).dtype.is_floating_point:
+            return ops.where(pick(x, y), x, y)
+        return ops.where(ops.isnan(y), x, ops.where(ops.isnan(x), y, ops.where(pick(y, x), y, x)))
+    return make_pointwise(node, fn, [a, b])
+
+
+@register_lowering(*_overloads("frac", "default"))
+def _frac(node, x):
+    return make_pointwise(node, lambda v: ops.sub(v, ops.trunc(v)), [x])
+
+
+@register_lowering(*_overloads("threshold", "default"))
+def _threshold(node, x, threshold, value):
+    dt = _val(node).dtype
+    return make_pointwise(node, lambda v: ops.where(ops.le(v, ops.constant(threshold, dt)), ops.constant(value, dt),
+                                                    v), [x])
+
+
+@register_lowering(*_overloads("xlogy", "Tensor", "Scalar_Other", "Scalar_Self"))
+def _xlogy(node, a, b):
+    """x * log(y), 0 where x == 0 (unless y is NaN), NaN where y is NaN."""
+    dt = _val(node).dtype
+
+    def fn(x, y):
+        zero = ops.constant(0, dt)
+        v = ops.mul(x, ops.log(y))
+        return ops.where(ops.isnan(y), y, ops.where(ops.eq(x, zero), zero, v))
+    return make_pointwise(node, fn, [a, b])
+
+
+@register_lowering(*_overloads("std", "correction"))
+def _std(node, x, dim=None, *, correction=None, keepdim=False):
+    var = _var_parts(node, x, dim, correction, keepdim, _val(node).dtype)[0]
+    ld = var.make_loader()
+    return Pointwise(var.get_size(), var.get_dtype(), lambda index: ops.sqrt(ld(index)))
+
+
+@register_lowering(*_overloads("constant_pad_nd", "default"))
+def _constant_pad_nd(node, x, pad, value=0):
+    """The padded tensor: x where the index falls inside it (negative pads crop), `value` elsewhere."""
+    out = _val(node)
+    size = tuple(out.shape)
+    xs = tuple(x.get_size())
+    n = len(size)
+    ld = loader(x, xs, out.dtype)
+    before = [0] * n
+    for k in range(len(pad) // 2):
+        before[n - 1 - k] = pad[2 * k]
+
+    def inner(index):
+        sub = [index[d] - before[d] for d in range(n)]
+        inside = None
+        for d in range(n):
+            if before[d] == 0 and size[d] <= xs[d]:
+                continue
+            i = ops.index_expr(sub[d], _dt.int64)
+            ok = ops.logical_and(ops.ge(i, ops.constant(0, _dt.int64)), ops.lt(i, ops.constant(xs[d], _dt.int64)))
+            inside = ok if inside is None else ops.logical_and(inside, ok)
+        if inside is None:
+            return ld(sub)
+        v = ops.masked(inside, lambda: ld(sub), 0)
+        return ops.where(inside, v, ops.constant(value, out.dtype))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("diagonal_scatter", "default"))
+def _diagonal_scatter(node, x, src, offset=0, dim1=0, dim2=1):
+    out = _val(node)
+    size = tuple(out.shape)
+    n = len(size)
+    d1, d2 = dim1 % n, dim2 % n
+    rest = [d for d in range(n) if d not in (d1, d2)]
+    xl, sl = loader(x, size, out.dtype), loader(src, src.get_size(), out.dtype)
+    length = src.get_size()[-1] if src.get_size() else 0
+
+    def inner(index):
+        r, c = ops.index_expr(index[d1], _dt.int64), ops.index_expr(index[d2], _dt.int64)
+        on = ops.eq(ops.sub(c, r), ops.constant(offset, _dt.int64))
+        i = index[d1] if offset >= 0 else index[d2]
+        iv = ops.index_expr(i, _dt.int64)
+        on = ops.logical_and(on, ops.lt(iv, ops.constant(length, _dt.int64)))
+        v = ops.masked(on, lambda: sl([index[d] for d in rest] + [i]), 0)
+        return ops.where(on, v, xl(index))
+    return Pointwise(size, out.dtype, inner)
+
+
+@register_lowering(*_overloads("sgn", "default"))
+def _sgn(node, x):
+    if getattr(x.get_dtype(), "is_complex", False):
+        raise NotImplementedError("ember._inductor: sgn of complex values (falls back)")
+    return make_pointwise(node, ops.sign, [x])

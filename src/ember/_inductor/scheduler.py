@@ -150,6 +150,11 @@ class Scheduler:
     def __init__(self, buffers, nbytes_of, output_names=()):
         """buffers: computed and extern buffers in creation (topological) order."""
         self.nodes = [SchedulerNode(b, i) for i, b in enumerate(buffers)]
+        # a write into a graph input's storage runs after every other reader of that input (its old value)
+        for n in self.nodes:
+            target = getattr(n.buf, "mutated_input", None)
+            if target is not None:
+                n.reads = n.reads | {m.buf.name for m in self.nodes if m is not n and target in m.reads}
         self.nbytes_of = nbytes_of
         self.output_names = set(output_names)
         self.groups = []
@@ -281,8 +286,19 @@ class Scheduler:
         return cache[key]
 
     def _legal(self, nodes, facts):
-        """Every read of a buffer produced in the group is row-local and comes after its producer."""
+        """Every read of a buffer produced in the group is row-local and comes after its producer; an input the
+        group writes in place is read only at the very element being written."""
         names = {n.buf.name for n in nodes}
+        written = {n.buf.mutated_input: f[0].buf.layout.flat(f[0].index) for n, f in zip(nodes, facts)
+                   if getattr(n.buf, "mutated_input", None) is not None}
+        if written:
+            seen = set()
+            for node, (_, _, loads) in zip(nodes, facts):
+                for name, _, _, _, idx, _ in loads:
+                    if name in written and (idx != written[name] or name in seen):
+                        return False      # another element, or read after the write in the kernel
+                if getattr(node.buf, "mutated_input", None) is not None:
+                    seen.add(node.buf.mutated_input)
         store = {}
         for node, (s, st, loads) in zip(nodes, facts):
             if st is False:
@@ -399,8 +415,8 @@ def plan_memory(groups, buffers, keep):
     events = sorted(first_write.items(), key=lambda kv: kv[1])
     for name, step in events:
         b = by_name.get(name)
-        if not isinstance(b, ComputedBuffer):
-            continue
+        if not isinstance(b, ComputedBuffer) or b.mutated_input is not None:
+            continue                      # an extern's result, or a write into an input's storage
         nbytes = b.nbytes()
         slot = None
         if name not in keep:

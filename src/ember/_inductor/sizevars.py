@@ -26,6 +26,49 @@ class SizeUnsupported(NotImplementedError):
     """A symbolic size the size-parameterised code cannot express (the per-size fallback compiles it)."""
 
 
+# opaque factors of a monomial: "ember_floordiv_i(s1, 2)" -> the symbols it reads. Such a factor is a call that
+# means the same in C (the generated preamble's integer helpers) and Python (the wrapper's helpers), so a size
+# like a pooled `floor(s1 / 2)` stays a run-time expression.
+_ATOMS = {}
+
+
+# the example value of each symbol and factor while a graph is lowered (set by GraphLowering), for the hints of
+# the parts of a normalised quotient
+HINTS = {}
+
+
+def _mono_value(m):
+    v = 1
+    for f in m:
+        v *= HINTS[f]
+    return v
+
+
+def _atom(fn, a, b, hint):
+    if fn == "ember_floordiv_i" and isinstance(a, SymSize) and type(b) is int and b > 0:
+        # floor((p + k*b) / b) = floor(p / b) + k: whole multiples of b move out, so that one size written two
+        # ways ((s1 - 2) // 2 + 1 and s1 // 2) is one polynomial
+        out, rest = {}, {}
+        for m, c in a.terms:
+            q, r = divmod(c, b)
+            if q:
+                out[m] = q
+            if r:
+                rest[m] = r
+        try:
+            out_hint = sum(c * _mono_value(m) for m, c in out.items())
+        except KeyError:
+            out = {}
+        if out:
+            inner = SymSize.make(rest, int(a) - b * out_hint)
+            inner = inner // b if inner else 0
+            return SymSize.make(out, out_hint) + inner
+    name = f"{fn}({a}, {b})"
+    _ATOMS[name] = symbols_of(a) | symbols_of(b)
+    HINTS[name] = hint
+    return SymSize.make({(name,): 1}, hint)
+
+
 def _mono_mul(a, b):
     return tuple(sorted(a + b))
 
@@ -108,20 +151,22 @@ class SymSize(int):
             q = _exact_quotient(self, o)
             if q is not None:
                 return q
-            raise SizeUnsupported(f"ember._inductor: {self} // {o} is not exact")
+            return _atom("ember_floordiv_i", self, o, int(self) // int(o))
         o = int(o)
         if o == 1:
             return self
         if all(c % o == 0 for _, c in self.terms):
             return SymSize.make({m: c // o for m, c in self.terms}, int(self) // o)
-        raise SizeUnsupported(f"ember._inductor: {self} // {o} is not exact")
+        if o > 0:
+            return _atom("ember_floordiv_i", self, o, int(self) // o)
+        raise SizeUnsupported(f"ember._inductor: {self} // {o}")
 
     def __rfloordiv__(self, o):
         if not isinstance(o, int):
             return NotImplemented
         if o == 0:
             return 0
-        raise SizeUnsupported(f"ember._inductor: {o} // {self}")
+        return _atom("ember_floordiv_i", o, self, int(o) // int(self))
 
     def __mod__(self, o):
         if not isinstance(o, int):
@@ -131,14 +176,14 @@ class SymSize(int):
                 return 0
         elif int(o) == 1 or all(c % int(o) == 0 for _, c in self.terms):
             return 0
-        raise SizeUnsupported(f"ember._inductor: {self} % {o} is not constant")
+        return _atom("ember_mod_i", self, o, int(self) % int(o))
 
     def __rmod__(self, o):
         if not isinstance(o, int):
             return NotImplemented
         if o == 0:
             return 0
-        raise SizeUnsupported(f"ember._inductor: {o} % {self}")
+        return _atom("ember_mod_i", o, self, int(o) % int(self))
 
     # ---------------------------------------------------------------- comparison (symbolic equality)
     def __eq__(self, o):
@@ -184,7 +229,11 @@ class SymSize(int):
         return (SymSize, (int(self), self.terms))
 
     def symbols(self):
-        return {s for m, _ in self.terms for s in m}
+        out = set()
+        for m, _ in self.terms:
+            for f in m:
+                out |= _ATOMS.get(f, {f})
+        return out
 
 
 def _exact_quotient(a, b):
@@ -229,31 +278,42 @@ def from_sympy(expr, hints):
     ({symbol name: int}). Raises SizeUnsupported for anything that is not a polynomial."""
     if expr.is_Integer:
         return int(expr)
-    terms = _poly(expr)
-    hint = 0
-    for m, c in terms.items():
-        v = c
-        for s in m:
-            v *= hints[s]
-        hint += v
-    return SymSize.make(terms, hint)
+    return SymSize.make(_poly(expr, hints), value_at(expr, hints))
 
 
-def _poly(expr):
+def value_at(expr, hints):
+    """The int value of a sympy size expression with each symbol at `hints` ({name: int})."""
+    import sympy
+    return int(expr.xreplace({s: sympy.Integer(hints[s.name]) for s in expr.free_symbols}))
+
+
+def _poly(expr, hints):
     if expr.is_Integer:
         return {(): int(expr)}
     if expr.is_Symbol:
         return {(expr.name,): 1}
+    fname = type(expr).__name__
+    if fname in ("floor", "FloorDiv", "Mod"):
+        import sympy
+        if fname == "floor":
+            num, den = sympy.fraction(sympy.together(expr.args[0]))
+        else:
+            num, den = expr.args
+        if den.is_Integer and int(den) > 0 or not den.is_number:
+            a = from_sympy(num, hints)
+            b = from_sympy(den, hints)
+            fn = "ember_mod_i" if fname == "Mod" else "ember_floordiv_i"
+            return dict(_atom(fn, a, b, value_at(expr, hints)).terms)
     if expr.is_Add:
         out = {}
         for a in expr.args:
-            for m, c in _poly(a).items():
+            for m, c in _poly(a, hints).items():
                 out[m] = out.get(m, 0) + c
         return out
     if expr.is_Mul:
         out = {(): 1}
         for a in expr.args:
-            p = _poly(a)
+            p = _poly(a, hints)
             new = {}
             for m1, c1 in out.items():
                 for m2, c2 in p.items():
@@ -263,7 +323,7 @@ def _poly(expr):
         return out
     if expr.is_Pow and expr.exp.is_Integer and int(expr.exp) > 0:
         out = {(): 1}
-        base = _poly(expr.base)
+        base = _poly(expr.base, hints)
         for _ in range(int(expr.exp)):
             new = {}
             for m1, c1 in out.items():
@@ -273,3 +333,60 @@ def _poly(expr):
             out = new
         return out
     raise SizeUnsupported(f"ember._inductor: the size {expr} is not a polynomial of the size symbols")
+
+
+class SymFloatSize(float):
+    """A float computed from sizes (batch norm's n / (n - 1)): its example value, and `text`, an expression over
+    the size symbols that C (the preamble's `ember_f64`/`ember_truediv`) and Python (the wrapper's helpers) both
+    evaluate. Arithmetic on it gives a plain float (a decision on the example value, which the second lowering
+    at other sizes catches)."""
+
+    def __new__(cls, hint, text):
+        obj = float.__new__(cls, hint)
+        obj.text = text
+        return obj
+
+    def __str__(self):
+        return self.text
+
+    __repr__ = __str__
+
+    def __format__(self, spec):
+        return format(self.text, spec)
+
+    def __reduce__(self):
+        return (SymFloatSize, (float(self), self.text))
+
+
+def float_from_sympy(expr, hints):
+    """The SymFloatSize of a sympy float expression over size symbols (SizeUnsupported if it has no C form)."""
+    import sympy
+    value = float(expr.xreplace({s: sympy.Integer(hints[s.name]) for s in expr.free_symbols}))
+    return SymFloatSize(value, _ftext(expr, hints))
+
+
+def _ftext(e, hints):
+    if e.is_number:
+        return repr(float(e))
+    try:
+        return f"ember_f64({from_sympy(e, hints)})"
+    except SizeUnsupported:
+        pass
+    if e.is_Add:
+        return "(" + " + ".join(_ftext(a, hints) for a in e.args) + ")"
+    if e.is_Mul:
+        num, den = [], []
+        for a in e.args:
+            if a.is_Pow and a.exp.is_Integer and int(a.exp) < 0:
+                den.append(_ftext(a.base ** (-int(a.exp)), hints))
+            else:
+                num.append(_ftext(a, hints))
+        n = " * ".join(num) or "1.0"
+        return f"ember_truediv({n}, {' * '.join(den)})" if den else f"({n})"
+    if e.is_Pow and e.exp.is_Integer:
+        k = int(e.exp)
+        base = _ftext(e.base, hints)
+        if k > 0:
+            return "(" + " * ".join([base] * k) + ")"
+        return f"ember_truediv(1.0, {'(' + ' * '.join([base] * -k) + ')'})"
+    raise SizeUnsupported(f"ember._inductor: the float {e} has no C form")

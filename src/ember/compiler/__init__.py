@@ -27,9 +27,12 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 
 
 def is_compiling():
-    """False: ember captures by running bytecode symbolically, so user code never runs while compiling."""
+    """True while ember.compile captures the calling code (ember._dynamo folds the call to the constant True, as
+    torch's dynamo does), False when it runs eagerly: code may pick a capturable path under compile."""
     return False
 
+
+is_compiling._ember_is_compiling = True
 
 is_dynamo_compiling = is_compiling
 _ = _STATES

@@ -16,19 +16,17 @@ import numpy as np
 from .._core import dtype as D
 from .._grad_mode import no_grad
 from .._ops import ops
-from .common import _tname, c_type_name, check_out_dtype, resize_out
+from .common import _tname, c_type_name, resize_out
+from .out_rules import castable, exact, linalg_castable, resize_counted, resize_silently, same, same_dtype
 
 
-def _castable(i, result, out):
-    check_out_dtype(out, result.dtype)
-
-
-def _out_of(name, overload="default", outs=("out",), check=_castable, dtype_must_match=None, fill_dtype=True,
-            precheck=None):
+def _out_of(name, overload="default", outs=("out",), check=castable, dtype_must_match=None, fill_dtype=True,
+            precheck=None, resize=resize_out):
     """An out= kernel for ops.aten.<name>.<overload>; `outs` names its out arguments in schema order,
-    `check(i, result, out)` raises torch's error when the i-th `out` cannot take the i-th result and
-    `precheck(args, out)` what torch refuses before computing. `fill_dtype=False`: the result is computed
-    in its own dtype even when the functional form takes one (torch's mean)."""
+    `check(i, dtype, out)` (a rule of out_rules.py) raises torch's error when the i-th `out` cannot take the
+    i-th result, `precheck(args, out)` what torch refuses before computing, and `resize(out, shape)` is the
+    kernel's resize (the factories' is silent). `fill_dtype=False`: the result is computed in its own dtype
+    even when the functional form takes one (torch's mean)."""
     def kernel(*args, **kwargs):
         targets = tuple(kwargs.pop(n) for n in outs)
         op = getattr(getattr(ops.aten, name), overload)
@@ -42,9 +40,9 @@ def _out_of(name, overload="default", outs=("out",), check=_castable, dtype_must
             r = op(*args, **kwargs)
         results = r if isinstance(r, tuple) else (r,)
         for i, (res, out) in enumerate(zip(results, targets)):
-            check(i, res, out)
+            check(i, res.dtype, out)
         for res, out in zip(results, targets):
-            resize_out(out, res._size)
+            resize(out, res._size)
             if out._np is not None and res._np is not None:
                 np.copyto(out._np, res._np, casting="unsafe")
         return targets[0] if len(targets) == 1 else targets
@@ -81,21 +79,13 @@ def _default_dtype(op, args, kwargs, dtype):
 
 # ---- torch's dtype checks for ops whose out= is not TensorIterator's ----
 
-def _same(message):
-    """`out` must have exactly the result's dtype; message(i, wanted, got) is torch's text."""
-    def check(i, result, out):
-        if out.dtype != result.dtype:
-            raise RuntimeError(message(i, result.dtype, out.dtype))
-    return check
-
-
 def _legacy(d):
     return "CPUBoolType" if d == D.bool_ else f"torch.{_tname(d)}Tensor"
 
 
-def _cat(i, result, out):
+def _cat(i, dtype, out):
     from .._core.promotion import can_cast
-    if not can_cast(result.dtype, out.dtype):
+    if not can_cast(dtype, out.dtype):
         raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {_tname(out.dtype)}")
 
 
@@ -106,27 +96,26 @@ def _nansum_kernel(args, out):
 
 
 # values/indices of sort, topk, max/min over a dim; triangular_solve; slice_scatter (set_output_raw_strided)
-_exact = _same(lambda i, want, got: f"Expected out tensor to have dtype {c_type_name(want)}, but got "
-                                    f"{c_type_name(got)} instead")
-_cummax = _same(lambda i, want, got: f"expected scalar_type {_tname(want)} but found {_tname(got)}")
-_mode = _same(lambda i, want, got: f"expected scalar type '{_tname(want)}' but got '{_tname(got)}' for "
+_exact = exact
+_cummax = same(lambda i, want, got: f"expected scalar_type {_tname(want)} but found {_tname(got)}")
+_mode = same(lambda i, want, got: f"expected scalar type '{_tname(want)}' but got '{_tname(got)}' for "
                                    f"{('values', 'indices')[i]} output")
-_kthvalue = _same(lambda i, want, got: ("output values must be of same type as input", "output indices must be "
+_kthvalue = same(lambda i, want, got: ("output values must be of same type as input", "output indices must be "
                                         "of scalar type Long")[i])
-_median = _same(lambda i, want, got: (
+_median = same(lambda i, want, got: (
     f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type {_legacy(got)} "
     f"does not equal {_legacy(want)} (while checking arguments for median)" if i == 0 else
     f"Expected tensor for argument #1 'indices' to have scalar type Long; but got {_legacy(got)} instead (while "
     "checking arguments for median)"))
-_quantile = _same(lambda i, want, got: "quantile() out tensor must be same dtype as the input tensor")
-_complex = _same(lambda i, want, got: f"Expected object of scalar type {_tname(want)} but got scalar type "
+_quantile = same(lambda i, want, got: "quantile() out tensor must be same dtype as the input tensor")
+_complex = same(lambda i, want, got: f"Expected object of scalar type {_tname(want)} but got scalar type "
                                       f"{_tname(got)} for argument 'out'")
 # TensorIterator ops built with check_all_same_dtype (unary float ops, conj_physical, clamp_min/max with a
 # Scalar bound)
-_unary_same = _same(lambda i, want, got: f"Found dtype {_tname(got)} but expected {_tname(want)}")
-_amax = _same(lambda i, want, got: f"Expected the dtype for input and out to match, but got {_tname(want)} for "
+_unary_same = same_dtype
+_amax = same(lambda i, want, got: f"Expected the dtype for input and out to match, but got {_tname(want)} for "
                                    f"input's dtype and {_tname(got)} for out's dtype.")
-_where = _same(lambda i, want, got: f"Expected out type to be {_tname(want)} but got {_tname(got)}")
+_where = same(lambda i, want, got: f"Expected out type to be {_tname(want)} but got {_tname(got)}")
 
 
 def addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
@@ -144,31 +133,26 @@ def addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
     return out
 
 
-def _linalg_castable(name):
-    """torch's linalg out= check (checkLinalgCompatibleDtype)."""
-    def check(i, result, out):
-        from .._core.promotion import can_cast
-        if not can_cast(result.dtype, out.dtype):
-            raise RuntimeError(f"{name}: Expected result to be safely castable from {_tname(result.dtype)} dtype, "
-                               f"but got result with dtype {_tname(out.dtype)}")
-    return check
-
-
 def _bool_result(name):
     """all/any: `out` must be bool or uint8 (the result is cast into it)."""
-    def check(i, result, out):
+    def check(i, dtype, out):
         if out.dtype not in (D.bool_, D.uint8):
             raise RuntimeError(f"{name} only supports bool tensor for result, got: {_tname(out.dtype)}")
     return check
 
 
-def _unary_extremum(i, result, out):
+def _unary_extremum(i, dtype, out):
     """max()/min() of a whole tensor: torch's bare canCast check."""
     from .._core.promotion import can_cast
-    if not can_cast(result.dtype, out.dtype):
+    if not can_cast(dtype, out.dtype):
         raise RuntimeError("Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) "
                            "to be true, but got false.  (Could this error message be improved?  If so, please report "
                            "an enhancement request to PyTorch.)")
+
+
+def _arange_dtype(args, out):
+    if out.dtype is D.bool_ or out.dtype.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_tname(out.dtype)}'")
 
 
 _VALUES = ("values", "indices")
@@ -189,7 +173,7 @@ addr_out = _out_of("addr")
 mv_out = _out_of("mv", check=_exact)
 dot_out = _out_of("dot", check=_exact)
 linalg_householder_product_out = _out_of("linalg_householder_product",
-                                        check=_linalg_castable("torch.linalg.householder_product"))
+                                        check=linalg_castable("torch.linalg.householder_product"))
 triangular_solve_X = _out_of("triangular_solve", outs=("X", "M"), check=_exact)
 # reductions
 sum_IntList_out = _out_of("sum", "dim_IntList", dtype_must_match="sum")
@@ -242,25 +226,25 @@ polar_out = _out_of("polar", check=_complex)
 conj_physical_out = _out_of("conj_physical", check=_unary_same)
 softmax_int_out = _out_of("softmax", "int")
 log_softmax_int_out = _out_of("log_softmax", "int")
-# factories
-empty_out = _out_of("empty", "memory_format")
-zeros_out = _out_of("zeros")
-ones_out = _out_of("ones")
-full_out = _out_of("full")
-arange_out = _out_of("arange")
-arange_start_out = _out_of("arange", "start_step")
-linspace_out = _out_of("linspace")
-eye_out = _out_of("eye")
-eye_m_out = _out_of("eye", "m")
-rand_out = _out_of("rand")
-rand_generator_out = _out_of("rand", "generator")
-randn_out = _out_of("randn")
-randn_generator_out = _out_of("randn", "generator")
-randint_out = _out_of("randint")
-randint_low_out = _out_of("randint", "low")
-randint_generator_out = _out_of("randint", "generator")
-randint_low_generator_out = _out_of("randint", "low_generator")
-randperm_out = _out_of("randperm")
-randperm_generator_out = _out_of("randperm", "generator")
+# factories: torch's resize_ their `out` without the deprecation warning; arange warns its own way
+empty_out = _out_of("empty", "memory_format", resize=resize_silently)
+zeros_out = _out_of("zeros", resize=resize_silently)
+ones_out = _out_of("ones", resize=resize_silently)
+full_out = _out_of("full", resize=resize_silently)
+arange_out = _out_of("arange", resize=resize_counted, precheck=_arange_dtype)
+arange_start_out = _out_of("arange", "start_step", resize=resize_counted, precheck=_arange_dtype)
+linspace_out = _out_of("linspace", resize=resize_silently)
+eye_out = _out_of("eye", resize=resize_silently)
+eye_m_out = _out_of("eye", "m", resize=resize_silently)
+rand_out = _out_of("rand", resize=resize_silently)
+rand_generator_out = _out_of("rand", "generator", resize=resize_silently)
+randn_out = _out_of("randn", resize=resize_silently)
+randn_generator_out = _out_of("randn", "generator", resize=resize_silently)
+randint_out = _out_of("randint", resize=resize_silently)
+randint_low_out = _out_of("randint", "low", resize=resize_silently)
+randint_generator_out = _out_of("randint", "generator", resize=resize_silently)
+randint_low_generator_out = _out_of("randint", "low_generator", resize=resize_silently)
+randperm_out = _out_of("randperm", resize=resize_silently)
+randperm_generator_out = _out_of("randperm", "generator", resize=resize_silently)
 # issue 19's ops
 aminmax_out = _out_of("aminmax", outs=("min", "max"), check=_exact)

@@ -72,9 +72,9 @@ def fft_real(name):
 
 
 def floating_result(name):
-    """logsumexp: any floating `out`."""
+    """logsumexp: any floating (not complex) `out`."""
     def rule(i, dtype, out):
-        if not (out.dtype.is_floating_point or out.dtype.is_complex):
+        if not out.dtype.is_floating_point:
             raise RuntimeError(f"{name}: Expected floating point type for result tensor, but got: {_tname(out.dtype)}")
     return rule
 

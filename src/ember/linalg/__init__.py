@@ -3,6 +3,8 @@ from .._core.unimplemented import missing_attribute as _missing_attribute
 import ember as _e
 
 from ..kernels.meta.linalg import LinAlgError  # noqa: F401  (torch._C._LinAlgError, a RuntimeError)
+from ..kernels.meta.reduction import norm_out_rule as _norm_out_rule
+from ..kernels.out_rules import write_outs as _write_outs
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cross", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
            "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
@@ -21,15 +23,20 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """(torch's linalg_norm_out computes the norm, then wants `out` of exactly its dtype)"""
+    if out is not None:
+        r = norm(A, ord, dim, keepdim, dtype=dtype)
+        with _e.no_grad():
+            return _write_outs((r,), (out,), _norm_out_rule("linalg.norm"), dispatch=True)[0]
     if isinstance(dim, int):
         dim = [dim]
     if ord is None:
         if dim is not None and len(dim) == 2:
-            return matrix_norm(A, "fro", dim, keepdim, dtype=dtype, out=out)
-        return vector_norm(A if dim is not None else A.reshape(-1), 2, dim, keepdim, dtype=dtype, out=out)
+            return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
+        return vector_norm(A if dim is not None else A.reshape(-1), 2, dim, keepdim, dtype=dtype)
     if dim is None and A.dim() == 2 or dim is not None and len(dim) == 2:
-        return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype, out=out)
-    return vector_norm(A, ord, dim, keepdim, dtype=dtype, out=out)
+        return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
 def cross(input, other, *, dim=-1, out=None):

@@ -6,7 +6,10 @@ import numpy as np
 
 from ..kernels.cpu.runtime import clib
 from ._opmath import Ops
-from .optimizer import (Optimizer, _check_lr, _closure_loss, _scalar_step, _set, _use_grad, _value, _zeros_like)
+from .._core import dtype as _D
+from .._grad_mode import no_grad
+from .optimizer import (Optimizer, _check_lr, _closure_loss, _compiling, _scalar_step, _set, _use_grad, _value,
+                        _zeros_like)
 
 __all__ = ["Adam"]
 
@@ -155,6 +158,59 @@ def _adam_group_c(opt, items, lr, beta1, beta2, eps, wd, amsgrad, maximize, deco
     return True
 
 
+def _adam_states(opt):
+    """Per group, the (param, state) pairs of the parameters with a gradient, their states made on the first step.
+    It indexes a dict by tensors, so under ember.compile this call runs eagerly at a graph break and the update
+    after it is captured (with the states' tensors as guarded graph inputs)."""
+    out = []
+    for group in opt.param_groups:
+        pairs = []
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = opt.state[p]
+            if len(state) == 0:
+                state["step"] = _scalar_step()
+                state["exp_avg"] = _zeros_like(p)
+                state["exp_avg_sq"] = _zeros_like(p)
+                if group["amsgrad"]:
+                    state["max_exp_avg_sq"] = _zeros_like(p)
+            pairs.append((p, state))
+        out.append(pairs)
+    return out
+
+
+def _adam_update_captured(opt, pairs):
+    """Adam's update as tensor ops, the path ember.compile captures: each parameter's update (p, exp_avg,
+    exp_avg_sq, step) becomes one fused kernel writing them in place. The same ops and roundings as _adam_update
+    for float32/64 (the bias corrections in float64, as eager's Python floats)."""
+    for group, pairs in zip(opt.param_groups, pairs):
+        beta1, beta2 = group["betas"]
+        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
+        for p, state in pairs:
+            grad = -p.grad if maximize else p.grad
+            step_t = state["step"]
+            step_t.add_(1)
+            if wd != 0:
+                if decoupled:
+                    p.mul_(1 - lr * wd)
+                else:
+                    grad = grad.add(p, alpha=wd)
+            m, v = state["exp_avg"], state["exp_avg_sq"]
+            m.lerp_(grad, 1 - beta1)
+            v.mul_(beta2).add_(grad * (1 - beta2) * grad)
+            step = step_t.to(dtype=_D.float64)
+            step_size = (lr / (1 - beta1 ** step)).to(dtype=p.dtype)
+            bc2_sqrt = (1 - beta2 ** step).sqrt().to(dtype=p.dtype)
+            if amsgrad:
+                mx = state["max_exp_avg_sq"]
+                mx.copy_(mx.maximum(v))
+                v = mx
+            denom = v.sqrt() / bc2_sqrt + eps
+            p.add_(m / denom * -step_size)
+
+
 class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
@@ -176,8 +232,18 @@ class Adam(Optimizer):
             group.setdefault("decoupled_weight_decay", False)
             group.setdefault("fused", None)
 
-    @_use_grad
     def step(self, closure=None):
+        if _compiling() and all(p.dtype.itemsize != 2 for g in self.param_groups for p in g["params"]):
+            # under ember.compile: the states eagerly (a graph break), the update captured
+            loss = _closure_loss(closure)
+            pairs = _adam_states(self)
+            with no_grad():
+                _adam_update_captured(self, pairs)
+            return loss
+        return self._step(closure)
+
+    @_use_grad
+    def _step(self, closure=None):
         loss = _closure_loss(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]

@@ -71,6 +71,16 @@ def _use_grad(func):
     return wrapper
 
 
+def _compiling():
+    """False when run; True while ember.compile captures the step (ember._dynamo folds calls to functions marked
+    `_ember_is_compiling`, like ember.compiler.is_compiling, to True): the steps then take their tensor-op path,
+    which the compiler captures (their eager path updates numpy arrays, a graph break)."""
+    return False
+
+
+_compiling._ember_is_compiling = True
+
+
 def _closure_loss(closure):
     if closure is None:
         return None

@@ -3,8 +3,9 @@ one rounding per torch op, so float16/bfloat16 params match torch bit for bit)."
 import numpy as np
 
 from ._opmath import Ops
-from .optimizer import Optimizer, _check_lr, _closure_loss, _set, _use_grad, _value
+from .._grad_mode import no_grad
 from .._tensor import Tensor
+from .optimizer import Optimizer, _check_lr, _closure_loss, _compiling, _set, _use_grad, _value
 
 __all__ = ["SGD"]
 
@@ -33,6 +34,54 @@ def _sgd_update(p, state, grad, lr, momentum, dampening, weight_decay, nesterov,
     p._version_counter.bump()
 
 
+def _sgd_states(opt):
+    """Per group, (param, momentum buffer or None, made now) for the parameters with a gradient; a missing buffer is
+    made as eager's first step makes it (the gradient after weight decay; zeros when there is no dampening, which the
+    update turns into that). It indexes a dict by tensors: under
+    ember.compile this call runs eagerly at a graph break and the update after it is captured."""
+    out = []
+    for group in opt.param_groups:
+        rows = []
+        momentum, wd, maximize = group["momentum"], group["weight_decay"], group["maximize"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            buf, fresh = None, False
+            if momentum != 0:
+                state = opt.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None and group["dampening"] == 0:
+                    # zeros: the captured update's buf * momentum + grad is then eager's first buffer (the gradient),
+                    # and the first step is the same graph as the next ones (no recompile)
+                    buf = state["momentum_buffer"] = Tensor._wrap_np(np.zeros_like(p._np), p.dtype)
+                elif buf is None:
+                    f = p._np.dtype.type
+                    g = -p.grad._np if maximize else p.grad._np
+                    g = g + f(wd) * p._np if wd != 0 else g
+                    buf = state["momentum_buffer"] = Tensor._wrap_np(np.array(g, copy=True), p.dtype)
+                    fresh = True
+            rows.append((p, buf, fresh))
+        out.append(rows)
+    return out
+
+
+def _sgd_update_captured(opt, states):
+    """SGD's update as tensor ops, the path ember.compile captures (one fused kernel per parameter writing it and its
+    momentum buffer in place); eager's ops and roundings."""
+    for group, rows in zip(opt.param_groups, states):
+        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        for p, buf, fresh in rows:
+            grad = -p.grad if maximize else p.grad
+            if wd != 0:
+                grad = grad + p * wd
+            if momentum != 0:
+                if not fresh:
+                    buf.mul_(momentum).add_(grad if dampening == 0 else grad * (1 - dampening))
+                grad = grad + buf * momentum if nesterov else buf
+            p.add_(grad * -lr)
+
+
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False,
                  foreach=None, differentiable=False, fused=None):
@@ -56,8 +105,17 @@ class SGD(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
 
-    @_use_grad
     def step(self, closure=None):
+        if _compiling() and all(p.dtype.itemsize != 2 for g in self.param_groups for p in g["params"]):
+            loss = _closure_loss(closure)          # under ember.compile: see _sgd_update_captured
+            states = _sgd_states(self)
+            with no_grad():
+                _sgd_update_captured(self, states)
+            return loss
+        return self._step(closure)
+
+    @_use_grad
+    def _step(self, closure=None):
         loss = _closure_loss(closure)
         for group in self.param_groups:
             lr, momentum, dampening = _value(group["lr"]), group["momentum"], group["dampening"]

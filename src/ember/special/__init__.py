@@ -3,11 +3,11 @@
 Three kinds of entries, as in torch:
 - aliases of ops that also live at the top level (expit is sigmoid, gammaln is lgamma, psi is digamma,
   multigammaln is mvlgamma, erf, logit, xlogy, softmax, ...);
-- the special_* aten ops with kernels of their own (i0e, i1, i1e, erfcx, ndtri, log_ndtr, zeta; schemas in
-  native/elementwise_special.yaml with torch's python_module special, numerics in
+- the special_* aten ops with kernels of their own (i0e, i1, i1e, erfcx, ndtri, log_ndtr, zeta, entr,
+  xlog1py; schemas in native/elementwise_special.yaml with torch's python_module special, numerics in
   kernels/cpu/elementwise_special_math.py), called through their generated bindings
   (`_generated/special_functions.py`, torch._C._special);
-- composites written in ember ops, differentiable through them: ndtr, entr, xlog1py.
+- composites written in ember ops, differentiable through them: ndtr.
 Not here yet (torch has them): bessel_j0/j1/y0/y1, modified_bessel_*, scaled_modified_bessel_k0/k1,
 spherical_bessel_j0, airy_ai, the orthogonal polynomials, gammainc/gammaincc; accessing one raises
 AttributeError as for any missing name."""
@@ -17,6 +17,7 @@ import numbers as _numbers
 
 import ember as _e
 from .._generated import special_functions as _special
+from ..kernels.out_rules import write_outs as _write_outs
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e",
            "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
@@ -147,12 +148,11 @@ def _float(x):
 
 
 def _finish(r, out):
+    """out= of the composites: TensorIterator's rule (castable, resize with torch's warning)."""
     if out is None:
         return r
     with _e.no_grad():
-        out.resize_(r.shape)
-        out.copy_(r)
-    return out
+        return _write_outs((r,), (out,), dispatch=True)[0]
 
 
 def ndtr(input, *, out=None):
@@ -163,13 +163,8 @@ def ndtr(input, *, out=None):
 
 
 def entr(input, *, out=None):
-    """-x log(x) for x > 0, 0 at 0, -inf below (nan stays nan)."""
-    _check("special_entr", input)
-    x = _float(input)
-    pos = x > 0
-    safe = _e.where(pos, x, _e.ones_like(x))
-    r = _e.where(pos, -safe * safe.log(), _e.where(x == 0, _e.zeros_like(x), _e.full_like(x, -_math.inf)))
-    return _finish(_e.where(x.isnan(), x, r), out)
+    """-x log(x) for x > 0, 0 at 0, -inf below (nan stays nan): the aten op special_entr."""
+    return _special.special_entr(input, out=out)
 
 
 def sinc(input, *, out=None):
@@ -177,14 +172,8 @@ def sinc(input, *, out=None):
 
 
 def xlog1py(input, other, *, out=None):
-    """input * log1p(other), 0 where input is 0 (unless other is nan)."""
-    if not isinstance(input, _e.Tensor) and not isinstance(other, _e.Tensor):
-        raise TypeError("special_xlog1py(): at least one of 'input' and 'other' must be a Tensor")
-    x = _as_tensor(input, other if isinstance(other, _e.Tensor) else None)
-    y = _as_tensor(other, x)
-    x, y = _float(x), _float(y)
-    r = x * y.log1p()
-    return _finish(_e.where((x == 0) & ~y.isnan(), _e.zeros_like(r), r), out)
+    """input * log1p(other), 0 where input is 0 (unless other is nan): the aten op special_xlog1py."""
+    return _special.special_xlog1py(input, other, out=out)
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)

@@ -73,7 +73,7 @@ class VariableBuilder:
                                   for f, v in zip(value._fields, value)], source, type(value))
         if callable(value) and not isinstance(value, dict) and (
                 value in (ember.no_grad, ember.enable_grad, ember.set_grad_enabled, ember.is_grad_enabled) or
-                value in _SPECIAL_FUNCTIONS):
+                getattr(value, "_ember_is_compiling", False) or value in _SPECIAL_FUNCTIONS):
             return TorchVariable(value, source)
         if type(value) is ResumeIterator:
             if source is None:

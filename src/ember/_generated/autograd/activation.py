@@ -910,6 +910,149 @@ def hardshrink(self, lambd=0.5):
 _self_hardshrink = hardshrink   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class SoftshrinkBackward0(_Node):
+    _op_name = 'aten::softshrink'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            lambd = _n.s_lambd
+            self = _n.s_self.unpack(_n)
+            _r0 = softshrink_backward(grad, self, lambd)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_softshrink = getattr(_aten.softshrink, 'default')
+
+
+def _jvp_softshrink(_ts, self, lambd, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, softshrink_backward(grad, self, lambd))
+    return _o
+
+
+def softshrink(self, lambd=0.5):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_softshrink(self, lambd)
+            _t = _jvp_softshrink(_ts, self, lambd, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_softshrink.redispatch(_below_ks((self, lambd)), self, lambd)
+    _n = SoftshrinkBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_lambd = lambd
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_softshrink.redispatch(_below_ks((self, lambd)), self, lambd)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_softshrink = softshrink   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SoftshrinkBackwardBackward0(_Node):
+    _op_name = 'aten::softshrink_backward'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            lambd = _n.s_lambd
+            self = _n.s_self.unpack(_n)
+            _r0 = softshrink_backward(grad, self, lambd)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            _r1 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_softshrink_backward = getattr(_aten.softshrink_backward, 'default')
+
+
+def _jvp_softshrink_backward(_ts, grad_output, self, lambd, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(softshrink_backward(grad, self, lambd), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(grad), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def softshrink_backward(grad_output, self, lambd):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_softshrink_backward(grad_output, self, lambd)
+            _t = _jvp_softshrink_backward(_ts, grad_output, self, lambd, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_softshrink_backward.redispatch(_below_ks((grad_output, self, lambd)), grad_output, self, lambd)
+    _n = SoftshrinkBackwardBackward0()
+    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
+        _n.s_lambd = lambd
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_softshrink_backward.redispatch(_below_ks((grad_output, self, lambd)), grad_output, self, lambd)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_softshrink_backward = softshrink_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class HardtanhBackward0(_Node):
     _op_name = 'aten::hardtanh'
     _complex = 'conj'

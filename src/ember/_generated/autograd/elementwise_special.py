@@ -23,7 +23,7 @@ from ember.autograd.formulas._common import not_implemented
 from ember.autograd.formulas.elementwise_special import (i1_backward, i1e_backward,
                                                          mvlgamma_backward, sinc_backward,
                                                          special_i1_of, special_i1e_of,
-                                                         special_zeta_of)
+                                                         special_zeta_of, xlog1py_self_backward)
 
 _aten = _ops_ns.aten
 
@@ -1005,3 +1005,271 @@ def special_zeta(self, other):
 
 
 _self_special_zeta = special_zeta   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialEntrBackward0(_Node):
+    _op_name = 'aten::special_entr'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self = _n.s_self.unpack(_n)
+            _r0 = grad * -(1 + self.log())
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_special_entr = getattr(_aten.special_entr, 'default')
+
+
+def _jvp_special_entr(_ts, self, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * -(1 + self.log()))
+    return _o
+
+
+def special_entr(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_special_entr(self)
+            _t = _jvp_special_entr(_ts, self, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_special_entr.redispatch(_below_ks((self,)), self)
+    _n = SpecialEntrBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_special_entr.redispatch(_below_ks((self,)), self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_entr = special_entr   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialXlog1PyBackward0(_Node):
+    _op_name = 'aten::special_xlog1py'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = xlog1py_self_backward(grad, self, other)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = grad * self / (other + 1)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_special_xlog1py = getattr(_aten.special_xlog1py, 'default')
+
+
+def _jvp_special_xlog1py(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, xlog1py_self_backward(grad, self, other))
+    if _ts[1] is not None:
+        grad = _ts[1]
+        _o = _fw_acc(_o, grad * self / (other + 1))
+    return _o
+
+
+def special_xlog1py(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_special_xlog1py(self, other)
+            _t = _jvp_special_xlog1py(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_special_xlog1py.redispatch(_below_ks((self, other)), self, other)
+    _n = SpecialXlog1PyBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_other = _SV(other)
+    if _g0 or _g1:
+        _n.s_self = _SV(self)
+    _res = _OP_special_xlog1py.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_xlog1py = special_xlog1py   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialXlog1PyBackward1(_Node):
+    _op_name = 'aten::special_xlog1py.self_scalar'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self
+            _r0 = grad * self / (other + 1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_special_xlog1py_self_scalar = getattr(_aten.special_xlog1py, 'self_scalar')
+
+
+def _jvp_special_xlog1py_self_scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, grad * self / (other + 1))
+    return _o
+
+
+def special_xlog1py_self_scalar(self, other):
+    if _FW[0] and _fw_has((other, )):
+        _ts = _fw_take((other, ))
+        try:
+            _res = _self_special_xlog1py_self_scalar(self, other)
+            _t = _jvp_special_xlog1py_self_scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(other, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_special_xlog1py_self_scalar.redispatch(_below_ks((self, other)), self, other)
+    _n = SpecialXlog1PyBackward1()
+    _n.next_edges = (_gedge(other) if _g0 else None, )
+    if _g0:
+        _n.s_other = _SV(other)
+    if _g0:
+        _n.s_self = self
+    _res = _OP_special_xlog1py_self_scalar.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_xlog1py_self_scalar = special_xlog1py_self_scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialXlog1PyBackward2(_Node):
+    _op_name = 'aten::special_xlog1py.other_scalar'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other
+            self = _n.s_self.unpack(_n)
+            _r0 = xlog1py_self_backward(grad, self, other)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_special_xlog1py_other_scalar = getattr(_aten.special_xlog1py, 'other_scalar')
+
+
+def _jvp_special_xlog1py_other_scalar(_ts, self, other, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, xlog1py_self_backward(grad, self, other))
+    return _o
+
+
+def special_xlog1py_other_scalar(self, other):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_special_xlog1py_other_scalar(self, other)
+            _t = _jvp_special_xlog1py_other_scalar(_ts, self, other, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_special_xlog1py_other_scalar.redispatch(_below_ks((self, other)), self, other)
+    _n = SpecialXlog1PyBackward2()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_other = other
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_special_xlog1py_other_scalar.redispatch(_below_ks((self, other)), self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_xlog1py_other_scalar = special_xlog1py_other_scalar   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

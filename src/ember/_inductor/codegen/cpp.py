@@ -19,7 +19,7 @@ import math
 from ember._core import dtype as _dt
 
 from ..index import Index
-from ..sizevars import SymSize
+from ..sizevars import SymFloatSize, SymSize
 from ..virtualized import COMPARISONS, set_ops_handler
 from . import vec_math
 
@@ -132,6 +132,9 @@ static void ember_parallel(ember_task_fn fn, void** p, int64_t n, int threads) {
     for (int i = 1; i < threads; i++)
         if (started[i]) pthread_join(th[i], 0);
 }
+
+static inline double ember_f64(double x) { return x; }
+static inline double ember_truediv(double a, double b) { return a / b; }
 
 static inline int64_t ember_index(int64_t i, int64_t size) {
     if (i < 0) i += size;
@@ -271,7 +274,7 @@ class CppOps:
         return f"({_COMPUTE_C[dst.name]})({x.name})"
 
     def constant(self, value, dtype):
-        if isinstance(value, SymSize):       # a size (mean's divisor): computed from the run-time sizes
+        if isinstance(value, (SymSize, SymFloatSize)):   # a size (mean's divisor): from the run-time sizes
             dt = compute_dtype(dtype)
             return self._emit(f"(({_COMPUTE_C[dt.name]})({value}))", dt)
         return self._emit(c_literal(value, dtype), compute_dtype(dtype))
@@ -455,12 +458,17 @@ class KernelCodegen:
         self.dtype_of = dtype_of
         self.args = {}
         self._tmp = 0
+        # an input this kernel writes in place is read through the written buffer's pointer (one pointer, so the
+        # restrict qualifiers stay true)
+        self.alias = {n.buf.mutated_input: n.buf.name for n in group.nodes
+                      if getattr(n.buf, "mutated_input", None) is not None}
 
     def new_tmp(self):
         self._tmp += 1
         return f"tmp{self._tmp}"
 
     def arg(self, name, write=False):
+        name = self.alias.get(name, name)
         a = self.args.get(name)
         if a is None:
             a = self.args[name] = BufArg(name, f"{'out' if write else 'in'}_{name}", self.dtype_of(name))

@@ -20,7 +20,7 @@ from ember._core.tensor_impl import TensorImpl
 
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
-from ..sizevars import SizeUnsupported, SymSize, symbols_of
+from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
@@ -158,7 +158,10 @@ _GRAPH_IDS = [0]
 
 # what every wrapper's namespace has (CompiledModule.load adds them; they are not pickled)
 _HELPERS = {"_timed": _timed, "np": np, "ctypes": ctypes, "_arena": _arena, "_wrap": _wrap, "_restride": _restride,
-            "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr}
+            "_view_of": _view_of, "_index_error": _index_error, "_ptr": _ptr, "_addr": _addr,
+            # the integer helpers a symbolic size may call (sizevars: the C preamble has the same names)
+            "ember_floordiv_i": lambda a, b: a // b, "ember_mod_i": lambda a, b: a % b,
+            "ember_f64": float, "ember_truediv": lambda a, b: a / b}
 
 
 def generate(graph, sched):
@@ -216,7 +219,10 @@ def generate(graph, sched):
     size_params = _size_params(graph)
     for sym in size_params:
         py.append(f"    {sym} = {graph.symbols[sym]}")
+    mutated = [b.mutated_input for b in graph.buffers if getattr(b, "mutated_input", None) is not None]
     for b in graph.inputs:
+        if b.name in mutated:
+            py.append(f"    {b.name}_orig = {b.name}")
         py.append(f"    if {b.name}.stride() != {b.layout.stride!r}:")
         py.append(f"        {b.name} = _restride({b.name}, {b.layout.size!r}, {b.layout.stride!r})")
     for i, b in enumerate(graph.constants):
@@ -230,6 +236,8 @@ def generate(graph, sched):
 
     def ptr_expr(name):
         b = by_name[name]
+        if getattr(b, "mutated_input", None) is not None:
+            return f"_ptr({b.mutated_input})"
         if isinstance(b, ComputedBuffer):
             arena, off = slot_place[assign[name]]
             off += b.layout.offset * b.dtype.itemsize
@@ -239,6 +247,8 @@ def generate(graph, sched):
     def tensor_expr(view):
         b = view.buffer
         lay = view.layout
+        if getattr(b, "mutated_input", None) is not None:
+            b = by_name[b.mutated_input]
         if isinstance(b, ComputedBuffer):
             nsname = f"_np_{b.dtype.name}"
             namespace[nsname] = b.dtype._np
@@ -329,10 +339,16 @@ def generate(graph, sched):
             flush()              # one entry per kernel, timed by the wrapper
     flush()
 
+    # inputs written in place: a restrided copy goes back into the caller's tensor; versions bump as eager's
+    for name in mutated:
+        py.append(f"    if {name} is not {name}_orig:")
+        py.append(f"        {name}_orig.copy_({name})")
+        py.append(f"    else:")
+        py.append(f"        {name}._version_counter.bump()")
     # outputs
     outs = []
     for v, const in zip(graph.outputs, graph.output_consts):
-        if v is None and isinstance(const, SymSize):
+        if v is None and isinstance(const, (SymSize, SymFloatSize)):
             outs.append(repr(const))            # a size the graph returns: computed from the inputs' sizes
         elif v is None:
             namespace[f"_const{len(outs)}"] = const

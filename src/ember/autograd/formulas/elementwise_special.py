@@ -4,7 +4,7 @@ special_* ops, which have no top-level binding (torch's python_module special)."
 from ._common import _aten
 
 __all__ = ["sinc_backward", "mvlgamma_backward", "i1_backward", "i1e_backward", "special_i1_of", "special_i1e_of",
-           "special_zeta_of"]
+           "special_zeta_of", "xlog1py_self_backward"]
 
 
 def special_i1_of(x):
@@ -51,3 +51,14 @@ def i1e_backward(grad, self, result):
     safe = at.where.self(self == 0, at.ones_like.default(self), self)
     d = at.special_i0e.default(self) - result * (self.sgn() + safe.reciprocal())
     return grad * at.where.self(self == 0, at.full_like.default(d, 0.5), d)
+
+
+
+def xlog1py_self_backward(grad, self, other):
+    """grad * log1p(other), 0 where grad is 0, and 0 where self == 0 and other <= -1 (torch's formula)."""
+    aten = _aten()
+    if not hasattr(other, "dim"):                              # the other_scalar overload
+        g = aten.special_xlog1py.other_scalar(grad, other)
+        return aten.masked_fill.Scalar(g, aten.eq.Scalar(self, 0), 0) if other <= -1 else g
+    g = aten.special_xlog1py.default(grad, other)
+    return aten.masked_fill.Scalar(g, aten.logical_and.default(aten.eq.Scalar(self, 0), aten.le.Scalar(other, -1)), 0)

@@ -101,7 +101,7 @@ def gelu_backward(grad_output, self, approximate="none"):
         r = _gelu_backward_np(g, a, approximate)
     if r.shape == shape and r.dtype == rdt._np and r.flags.c_contiguous:
         return Tensor._wrap_np(r, rdt)
-    return Tensor._wrap_np(np.ascontiguousarray(np.broadcast_to(r, shape), dtype=rdt._np), rdt)
+    return Tensor._wrap_np(np.array(np.broadcast_to(r, shape), dtype=rdt._np, order="C"), rdt)   # (0-d stays 0-d)
 
 
 def _softplus_np(a):
@@ -241,3 +241,35 @@ def _hardshrink_checked(f):
 
 
 hardshrink_out = _hardshrink_checked(hardshrink_out)
+
+
+# ------------------------------------------------------------------ softshrink
+def _softshrink_np(a, lambd=0.5):
+    """x - sign(x) lambd outside [-lambd, lambd], 0 inside; nan stays nan (torch's kernel)."""
+    x = a if a.itemsize >= 4 else a.astype(np.float32)       # half / bfloat16 compute in float32
+    lam = x.dtype.type(lambd)
+    return np.where(np.abs(x) <= lam, x.dtype.type(0), x - np.copysign(lam, x))
+
+
+_softshrink, _, _softshrink_out = make_unary_p(_softshrink_np, "softshrink", "same")
+
+
+def softshrink(self, lambd=0.5):
+    from ..meta.activation import softshrink_check
+    softshrink_check(self, lambd)
+    return _softshrink(self, lambd)
+
+
+def softshrink_out(self, lambd=0.5, *, out):
+    from ..meta.activation import check_hardshrink_out, softshrink_check
+    softshrink_check(self, lambd)
+    check_hardshrink_out(self, out)
+    return _softshrink_out(self, lambd, out=out)
+
+
+def softshrink_backward(grad_output, self, lambd):
+    """grad_output where |self| > lambd (or self is nan), else 0."""
+    from ..meta.activation import softshrink_backward_spec
+    shape, rdt = softshrink_backward_spec(grad_output, self)
+    r = np.where(np.abs(self._np) <= lambd, 0, grad_output._np)
+    return Tensor._wrap_np(np.array(np.broadcast_to(r, shape), dtype=rdt._np, order="C"), rdt)   # (0-d stays 0-d)

@@ -159,3 +159,37 @@ def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
 
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
     return _tri_indices(np.triu_indices, row, col, offset, dtype, device)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """base ** (evenly spaced exponents), as torch's kernel: the first half of the exponents counted from
+    start, the second half back from end; start/end are first converted to the result dtype, and integral
+    results are computed in float32 (then truncated), the others in double."""
+    shape, dt = linspace_spec(steps, dtype)
+    t = alloc(shape, dt, CPU)
+    n = shape[0]
+    if n == 0:
+        return t
+    s, e = _num(start), _num(end)
+    if dt.is_complex:
+        s, e = complex(s), complex(e)
+    elif dt.is_floating_point:
+        s, e = float(np.asarray(s, dt._np)), float(np.asarray(e, dt._np))
+    else:
+        s, e = int(np.asarray(s).astype(dt._np)), int(np.asarray(e).astype(dt._np))
+    if n == 1:
+        vals = np.asarray([base ** s])
+    elif dt.is_floating_point or dt.is_complex:
+        step = (e - s) / (n - 1)
+        i = np.arange(n)
+        expo = np.where(i < n // 2, s + step * i, e - step * (n - i - 1))
+        vals = np.power(np.float64(base) if not dt.is_complex else np.complex128(base), expo)
+    else:
+        f32 = np.float32
+        step = f32(e - s) / f32(n - 1)
+        i = np.arange(n, dtype=f32)
+        expo = np.where(i < n // 2, f32(s) + step * i, f32(e) - step * (f32(n - 1) - i)).astype(f32)
+        vals = np.power(f32(base), expo)
+    with np.errstate(invalid="ignore", over="ignore"):
+        t._np[...] = vals.astype(dt._np)
+    return t

@@ -7,10 +7,12 @@ import math
 import numpy as np
 
 from ..common import check_out
+from ..out_rules import write_outs
 from ..meta import elementwise_special as M
 from ..meta.elementwise_common import check_inplace
 from . import elementwise_special_math as S
-from .elementwise import _alloc
+from .elementwise import _alloc, make_binary
+from ..meta.elementwise_common import FLOAT_OUT
 
 
 def _unary(name, fn):
@@ -72,7 +74,7 @@ def mvlgamma_(self, p):
 
 def mvlgamma_out(self, p, *, out):
     _check_p(p)
-    return _mv_out(self, p, out=out)
+    return write_outs((_mv(self, p),), (out,), M.mvlgamma_out_rule(self))[0]
 
 
 _pg, _pg_, _pg_out = _unary("polygamma", lambda a, n: S.polygamma(n, a))
@@ -106,3 +108,34 @@ def special_zeta_out(self, other, *, out):
     check_out(out, r._size, r.dtype, "special_zeta")
     np.copyto(out._np, r._np, casting="unsafe")
     return out
+
+
+def _entr(a):
+    """-x log x for x > 0, 0 at 0, -inf below 0, nan stays nan."""
+    x = np.asarray(a, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1.0)), np.where(x == 0, 0.0, -np.inf))
+    return np.where(np.isnan(x), x, r)
+
+
+special_entr, _, special_entr_out = _unary("special_entr", _entr)
+
+
+def _xlog1py(a, b, out):
+    """a * log1p(b), 0 where a == 0 unless b is nan."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a, b = np.asarray(a), np.asarray(b)
+        np.copyto(out, np.where(np.isnan(b), np.nan, np.where(a == 0, 0.0, a * np.log1p(b))), casting="unsafe")
+
+
+_xlog1py_f, _, _xlog1py_out = make_binary(_xlog1py, FLOAT_OUT, "special_xlog1py")
+
+
+def special_xlog1py(self, other):
+    M.special_xlog1py(self, other)
+    return _xlog1py_f(self, other)
+
+
+def special_xlog1py_out(self, other, *, out):
+    M.special_xlog1py(self, other)
+    return _xlog1py_out(self, other, out=out)

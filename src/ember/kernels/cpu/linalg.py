@@ -458,4 +458,4 @@ def linalg_cross(self, other, *, dim=-1):
 
 
 def linalg_cross_out(self, other, *, dim=-1, out):
-    return _copy_out(linalg_cross(self, other, dim=dim), out, "linalg_cross")
+    return _copy_out(linalg_cross(self, other, dim=dim), out, "linalg_cross", exact)

@@ -7,7 +7,8 @@ wrappers (imported lazily) do the factorisation instead; `use_scipy(False)` forc
 both). Pivots are LAPACK's: int32, 1-based row interchanges applied in order."""
 import numpy as np
 
-from ..common import check_out
+from .. import out_rules
+from ..out_rules import write_outs
 from ..meta import linalg_lu as M
 from .linalg import _getrf_numpy, _like, _mT
 
@@ -36,13 +37,9 @@ def _lapack(n, min_n=None):
 
 
 def _into(results, outs, name, exact=True):
-    """Copy results into out= tensors; linalg outs must have exactly the result dtype (torch), checked first."""
-    if exact:
-        M.check_outs_exact(results, outs)
-    for r, o in zip(results, outs):
-        check_out(o, r._size, r.dtype, name)
-        np.copyto(o._np, r._np, casting="unsafe")
-    return tuple(outs)
+    """Copy results into out= tensors; linalg outs must have exactly the result dtype (torch), every out checked
+    before any is written."""
+    return write_outs(results, outs, out_rules.exact if exact else out_rules.castable)
 
 
 def _batched(a):

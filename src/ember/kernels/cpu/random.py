@@ -12,6 +12,7 @@ from ..common import _tname
 from ..._core.device import as_device
 from ..common import as_dtype
 from ..meta.index import bshape
+from ..out_rules import resize_silently
 from ..common import check_out
 from ..common import empty_tensor
 from ..._core.promotion import get_default_dtype
@@ -215,7 +216,11 @@ def normal_Tensor_float(mean, std=1, *, generator=None):
 
 
 def normal_Tensor_float_out(mean, std=1, *, generator=None, out):
-    return _normal_out(mean, std, generator, out)
+    """torch sizes the draw by broadcasting `mean` with `out`'s current shape (its std tensor is
+    empty_like(out)), so an `out` that does not broadcast with `mean` is refused, an empty one included."""
+    _, dt, _ = _normal_spec(mean, std)
+    check_out(out, bshape(mean._size, out._size), dt, "normal")
+    return _draw_normal(out, mean, std, generator)
 
 
 def normal_float_Tensor(mean, std, *, generator=None):
@@ -252,7 +257,7 @@ def normal_float_float(mean, std, size, *, generator=None, dtype=None, layout=No
 
 def normal_float_float_out(mean, std, size, *, generator=None, out):
     _std_check(std)
-    check_out(out, _size(size), out.dtype, "normal")
+    check_out(out, _size(size), out.dtype, "normal", resize=resize_silently)
     return _draw_normal(out, mean, std, generator)
 
 
@@ -303,7 +308,7 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
 
 def multinomial_out(self, num_samples, replacement=False, *, generator=None, out):
     r = multinomial(self, num_samples, replacement, generator=generator)
-    check_out(out, r._size, r.dtype, "multinomial")
+    check_out(out, r._size, r.dtype, "multinomial", resize=resize_silently)
     if out._np is not None and r.numel():
         out._np[...] = r._np
     return out

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..meta.reduction import arg_spec, logical_dtype, mean_dtype, reduce_spec, sum_dtype
+from ..meta.reduction import LOGSUMEXP, arg_spec, logical_dtype, mean_dtype, reduce_spec, sum_dtype
 from ..meta import scan as M
 from ..meta import reduction as M_reduction
 from .scan import _into
@@ -17,6 +17,7 @@ from .sort import _kth_along
 from .sort import _last
 from .sort import _wrap as _wrap_sort
 from ..common import check_out
+from ..out_rules import exact, write_outs
 from ..._core.strides import wrap_dim
 
 
@@ -198,7 +199,8 @@ def logsumexp(self, dim, keepdim=False):
 
 
 def logsumexp_out(self, dim, keepdim=False, *, out):
-    return _into(out, logsumexp(self, dim, keepdim))
+    LOGSUMEXP(0, None, out)                          # checked before computing, as torch does
+    return write_outs((logsumexp(self, dim, keepdim),), (out,), LOGSUMEXP)[0]
 
 
 def norm_Scalar(self, p=2):
@@ -218,11 +220,11 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
 
 
 def norm_out(self, p, dim, keepdim=False, *, out):
-    return _into(out, norm_ScalarOpt_dim(self, p, dim, keepdim))
+    return write_outs((norm_ScalarOpt_dim(self, p, dim, keepdim),), (out,), exact)[0]
 
 
 def norm_dtype_out(self, p, dim, keepdim, *, dtype, out):
-    return _into(out, norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype=dtype))
+    return write_outs((norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, dtype=dtype),), (out,), exact)[0]
 
 
 def count_nonzero(self, dim=None):
@@ -260,7 +262,7 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
-    return _into(out, linalg_vector_norm(self, ord, dim, keepdim, dtype=dtype))
+    return write_outs((linalg_vector_norm(self, ord, dim, keepdim, dtype=dtype),), (out,), exact)[0]
 
 
 def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
@@ -290,7 +292,8 @@ def linalg_matrix_norm_str_ord(self, ord="fro", dim=(-2, -1), keepdim=False, *, 
 
 
 def linalg_matrix_norm_out(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out):
-    return _into(out, linalg_matrix_norm(self, ord, dim, keepdim, dtype=dtype))
+    r = linalg_matrix_norm(self, ord, dim, keepdim, dtype=dtype)
+    return write_outs((r,), (out,), M_reduction.norm_out_rule("linalg.matrix_norm"))[0]
 
 
 linalg_matrix_norm_str_ord_out = linalg_matrix_norm_out

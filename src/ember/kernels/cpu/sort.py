@@ -6,6 +6,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
+from ..out_rules import SEARCHSORTED, exact
 from ..meta import sort as M
 from ..meta.reduction import reduce_spec
 from ..._core.strides import wrap_dim
@@ -72,7 +73,7 @@ def argsort_stable(self, *, stable, dim=-1, descending=False):
 
 def argsort_stable_out(self, *, stable, dim=-1, descending=False, out):
     r = argsort(self, dim, descending)
-    check_out(out, r._size, r.dtype, "argsort")
+    check_out(out, r._size, r.dtype, "argsort", exact)
     np.copyto(out._np, r._np)
     return out
 
@@ -83,7 +84,7 @@ def msort(self):
 
 def msort_out(self, *, out):
     r = msort(self)
-    check_out(out, r._size, r.dtype, "msort")
+    check_out(out, r._size, r.dtype, "msort", exact)
     np.copyto(out._np, r._np)
     return out
 
@@ -180,7 +181,7 @@ searchsorted_Scalar = searchsorted_Tensor
 
 def searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
     r = searchsorted_Tensor(sorted_sequence, self, out_int32=out_int32, right=right, side=side, sorter=sorter)
-    return _copy_out(r, out, "searchsorted")
+    return _copy_out(r, out, "searchsorted", SEARCHSORTED)
 
 
 searchsorted_Scalar_out = searchsorted_Tensor_out
@@ -195,4 +196,4 @@ bucketize_Scalar = bucketize_Tensor
 
 
 def bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
-    return _copy_out(bucketize_Tensor(self, boundaries, out_int32=out_int32, right=right), out, "bucketize")
+    return _copy_out(bucketize_Tensor(self, boundaries, out_int32=out_int32, right=right), out, "bucketize", SEARCHSORTED)

@@ -3,6 +3,7 @@
 from ..._core import dtype as D
 from ..common import _tname
 from .shape import _to_out
+from ..out_rules import exact
 from ..common import broadcast_shapes
 from ..._core.strides import wrap_dim
 from ..._ops import ops
@@ -31,7 +32,7 @@ def take_along_dim(self, indices, dim=None):
 
 
 def take_along_dim_out(self, indices, dim=None, *, out):
-    return _to_out(take_along_dim(self, indices, dim), out, "take_along_dim")
+    return _to_out(take_along_dim(self, indices, dim), out, "take_along_dim", exact)
 
 
 def argwhere(self):

@@ -3,7 +3,7 @@ front ends over the *_ex / _linalg_* kernels, the legacy names (inverse, det, sv
 matrix_power by repeated squaring."""
 import warnings
 
-from ..common import _tname, c_type_name
+from ..common import _tname, c_type_name, check_out
 from ..out_rules import exact, linalg_castable, same, write_outs
 from ..meta.linalg import check_matrix
 from .shape import _to_out as _to_out_shape
@@ -24,6 +24,8 @@ def _to_outs(rs, outs, rule, order=None):
 
 _PINV = linalg_castable("linalg.pinv")
 _RANK = linalg_castable("torch.linalg.matrix_rank")
+_TENSORDOT = same(lambda i, want, got: f"tensordot: Expected the output tensor to have dtype {_tname(want)}, but got an "
+                                       f"output tensor with dtype {_tname(got)}")
 _VECDOT = same(lambda i, want, got: f"linalg.vecdot: Expected out of dtype{_tname(want)} but found {_tname(got)}")
 _MULTI_DOT = same(lambda i, want, got: f"multi_dot(): expected out tensor to have dtype {c_type_name(want)} but got "
                                        f"{c_type_name(got)}")
@@ -396,7 +398,7 @@ def cross(self, other, dim=None):
 
 
 def cross_out(self, other, dim=None, *, out):
-    return _to_out_shape(cross(self, other, dim), out, "cross")
+    return _to_out_shape(cross(self, other, dim), out, "cross", exact)
 
 
 def tensordot(self, other, dims_self, dims_other):
@@ -423,7 +425,7 @@ def tensordot(self, other, dims_self, dims_other):
 
 
 def tensordot_out(self, other, dims_self, dims_other, *, out):
-    return _to_out_shape(tensordot(self, other, dims_self, dims_other), out, "tensordot")
+    return _to_out_shape(tensordot(self, other, dims_self, dims_other), out, "tensordot", _TENSORDOT)
 
 
 def _prod(xs):
@@ -570,3 +572,65 @@ def linalg_householder_product(input, tau):
         v = aten.where(rows > i, col, (rows == i).to(input.dtype))
         Q = Q - tau[..., i:i + 1].unsqueeze(-1) * (v @ (v.mH @ Q))
     return Q
+
+
+# ------------------------------------------------------------------ inner, chain_matmul (issue 19)
+def inner(self, other):
+    """Sum over the last dims of both (tensordot over -1, -1); a 0-d operand just multiplies."""
+    if self.dim() == 0 or other.dim() == 0:
+        return aten.mul.Tensor(self, other)
+    if self._size[-1] != other._size[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(self._size)} and {list(other._size)}")
+    return aten.tensordot.default(self, other, [-1], [-1])
+
+
+def inner_out(self, other, *, out):
+    if self.dim() == 0 or other.dim() == 0:
+        return aten.mul.out(self, other, out=out)
+    r = inner(self, other)
+    if out.dtype is not r.dtype:
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {_tname(r.dtype)}, but got an output "
+                           f"tensor with dtype {_tname(out.dtype)}")
+    return _to_out_shape(r, out, "inner")
+
+
+_CHAIN_MATMUL = ("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                 "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                 "parameters.")
+
+
+_WARNED = set()
+
+
+def warn_once(message):
+    """TORCH_WARN_ONCE: a warning given once per process."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, UserWarning, stacklevel=5)
+
+
+def _chain_checks(matrices):
+    warn_once(_CHAIN_MATMUL)
+    for t in matrices:
+        if t.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {t.dim()}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+
+
+def chain_matmul(matrices):
+    matrices = list(matrices)
+    _chain_checks(matrices)
+    if len(matrices) == 1:
+        return aten.clone.default(matrices[0])
+    return aten.linalg_multi_dot.default(matrices)
+
+
+def chain_matmul_out(matrices, *, out):
+    matrices = list(matrices)
+    _chain_checks(matrices)
+    if len(matrices) == 1:
+        check_out(out, matrices[0]._size, matrices[0].dtype, "chain_matmul")
+        return out.copy_(matrices[0])
+    return aten.linalg_multi_dot.out(matrices, out=out)

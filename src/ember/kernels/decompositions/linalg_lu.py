@@ -6,20 +6,16 @@ import math
 import warnings
 
 
-from ..common import check_out
+from ..out_rules import exact, linalg_castable, write_outs
 from ..._ops import ops
 
 aten = ops.aten
 
 
-def _to_outs(rs, outs, name, exact=True):
-    if exact:
-        from ..meta.linalg_lu import check_outs_exact
-        check_outs_exact(rs, outs)
-    for r, o in zip(rs, outs):
-        check_out(o, r._size, r.dtype, name)
-        o.copy_(r)
-    return tuple(outs)
+def _to_outs(rs, outs, name, rule=exact):
+    """Copy results into out= tensors after torch's check (`rule`: linalg outs have exactly the result dtype,
+    unless the op checks castability), every out checked before any is written."""
+    return write_outs(rs, outs, rule, dispatch=True)
 
 
 def _has_data(t):
@@ -93,7 +89,7 @@ def linalg_tensorinv(self, ind=2):
 
 
 def linalg_tensorinv_out(self, ind=2, *, out):
-    return _to_outs((linalg_tensorinv(self, ind),), (out,), "linalg_tensorinv", exact=False)[0]
+    return _to_outs((linalg_tensorinv(self, ind),), (out,), "linalg_tensorinv", linalg_castable("tensorinv"))[0]
 
 
 def linalg_tensorsolve(self, other, dims=None):
@@ -112,4 +108,4 @@ def linalg_tensorsolve(self, other, dims=None):
 
 
 def linalg_tensorsolve_out(self, other, dims=None, *, out):
-    return _to_outs((linalg_tensorsolve(self, other, dims),), (out,), "linalg_tensorsolve", exact=False)[0]
+    return _to_outs((linalg_tensorsolve(self, other, dims),), (out,), "linalg_tensorsolve", linalg_castable("tensorsolve"))[0]

@@ -2,6 +2,7 @@
 overloads of var/std/var_mean/std_mean call their `.correction` overload, as torch's do, so every one of them
 records the same Node (VarBackward0, StdMeanBackward0, ...)."""
 from ..._ops import ops
+from ..common import _tname, c_type_name
 
 aten = ops.aten
 
@@ -40,3 +41,71 @@ def std_mean(self, unbiased=True):
 
 def std_mean_dim(self, dim, unbiased=True, keepdim=False):
     return aten.std_mean.correction(self, dim, correction=_c(unbiased), keepdim=keepdim)
+
+
+# ------------------------------------------------------------------ frobenius_norm, nuclear_norm (issue 19)
+_FRO = ("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
+        "PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead")
+_NUC = ("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
+        "PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
+
+
+def _fro_check(dim):
+    from .linalg import warn_once
+    warn_once(_FRO)
+    if len(dim) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
+
+
+def frobenius_norm(self, dim, keepdim=False):
+    """The deprecated torch.frobenius_norm: norm(self, 2, dim, keepdim)."""
+    _fro_check(dim)
+    return aten.norm.ScalarOpt_dim(self, 2.0, dim, keepdim)
+
+
+def frobenius_norm_out(self, dim, keepdim=False, *, out):
+    _fro_check(dim)
+    r = aten.norm.ScalarOpt_dim(self, 2.0, dim, keepdim)
+    if out.dtype is not r.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(r.dtype)}, but got "
+                           f"{c_type_name(out.dtype)} instead")
+    return _copy_out(r, out)
+
+
+def _copy_out(r, out):
+    from ..common import resize_out
+    resize_out(out, r._size)
+    return out.copy_(r)
+
+
+def _nuc_dim(dim):
+    from .linalg import warn_once
+    warn_once(_NUC)
+    if dim is not None and len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
+    return [-2, -1] if dim is None else list(dim)
+
+
+def nuclear_norm(self, keepdim=False):
+    """The deprecated torch.nuclear_norm: linalg.matrix_norm(self, 'nuc', dim, keepdim)."""
+    return aten.linalg_matrix_norm.str_ord(self, "nuc", _nuc_dim(None), keepdim)
+
+
+def nuclear_norm_dim(self, dim, keepdim=False):
+    return aten.linalg_matrix_norm.str_ord(self, "nuc", _nuc_dim(dim), keepdim)
+
+
+def _nuc_out(self, dim, keepdim, out):
+    r = aten.linalg_matrix_norm.str_ord(self, "nuc", dim, keepdim)
+    if out.dtype is not r.dtype:
+        raise RuntimeError(f"linalg.matrix_norm expected out tensor dtype {_tname(r.dtype)} but got: "
+                           f"{_tname(out.dtype)}")
+    return _copy_out(r, out)
+
+
+def nuclear_norm_out(self, keepdim=False, *, out):
+    return _nuc_out(self, _nuc_dim(None), keepdim, out)
+
+
+def nuclear_norm_dim_out(self, dim, keepdim=False, *, out):
+    return _nuc_out(self, _nuc_dim(dim), keepdim, out)

@@ -7,6 +7,7 @@ from ..._core import dtype as D
 from ..._core.strides import wrap_dim
 from ..meta.shape import ilist
 from ..common import check_out
+from ..out_rules import exact
 from ..meta.index import bshape
 from ..meta.view import _fmt as _fmt_view
 from ..._ops import ops
@@ -18,8 +19,10 @@ def _fmt(xs):
     return "[" + ", ".join(str(x) for x in xs) + "]"
 
 
-def _to_out(r, out, name):
-    check_out(out, r._size, r.dtype, name)
+def _to_out(r, out, name, rule=None):
+    """Copy a composite's result into `out` (through the dispatcher) after torch's check (`rule`, one of
+    kernels/out_rules.py; TensorIterator's castable rule by default)."""
+    check_out(out, r._size, r.dtype, name, rule)
     return out.copy_(r)
 
 
@@ -95,7 +98,7 @@ def diag(self, diagonal=0):
 
 
 def diag_out(self, diagonal=0, *, out):
-    return _to_out(diag(self, diagonal), out, "diag")
+    return _to_out(diag(self, diagonal), out, "diag", exact)
 
 
 def diagflat(self, offset=0):

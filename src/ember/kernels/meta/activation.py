@@ -72,3 +72,36 @@ def _hardshrink_checked(f):
 
 
 hardshrink_out = _hardshrink_checked(hardshrink_out)
+
+
+# ------------------------------------------------------------------ softshrink
+def softshrink_check(self, lambd):
+    """torch's softshrink_check: floating inputs only, 0 <= lambd <= the dtype's largest value."""
+    import numpy as np
+    d = self.dtype
+    if not d.is_floating_point:
+        raise NotImplementedError(f"\"softshrink_check\" not implemented for '{_tname(d)}'")
+    hi = float(np.finfo(d._np).max)
+    if not 0 <= lambd <= hi:
+        raise RuntimeError(f"lambda must be in range [0, {hi:g}] for input dtype {_tname(d)}, but found {lambd:g}")
+
+
+def softshrink(self, lambd=0.5):
+    softshrink_check(self, lambd)
+    return empty_tensor(self._size, self.dtype, META, out_strides(self._size, self))
+
+
+def softshrink_out(self, lambd=0.5, *, out):
+    softshrink_check(self, lambd)
+    check_hardshrink_out(self, out)
+    check_out(out, self._size, self.dtype, "softshrink")
+    return out
+
+
+def softshrink_backward_spec(grad_output, self):
+    return broadcast_shapes(grad_output._size, self._size), result_type(grad_output, self)
+
+
+def softshrink_backward(grad_output, self, lambd):
+    shape, rdt = softshrink_backward_spec(grad_output, self)
+    return empty_tensor(shape, rdt, META, out_strides(shape, grad_output, self))

@@ -192,3 +192,8 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
 def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
     shape, dt = eye_spec(n, m, dtype)
     return alloc(shape, dt, META)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    shape, dt = linspace_spec(steps, dtype)
+    return alloc(shape, dt, META)

@@ -5,7 +5,7 @@ torch's cpu kernels refuse it. The cpu kernels in kernels/cpu/elementwise_specia
 from ..._core.device import META
 from ..._core.promotion import get_default_dtype, result_type
 from ..common import broadcast_shapes, check_out, empty_tensor, _tname
-from .elementwise_common import check_inplace, out_strides
+from .elementwise_common import FLOAT_OUT, check_inplace, meta_binary, meta_binary_out, out_strides
 
 
 # the kernel name torch's "not implemented for 'ComplexFloat'" message shows, per op
@@ -39,6 +39,21 @@ def unary(name):
 for _n in ("sinc", "lgamma", "digamma", "i0", "mvlgamma", "special_i0e", "special_i1", "special_i1e", "special_erfcx",
            "special_ndtri", "special_log_ndtr"):
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = unary(_n)
+
+
+def mvlgamma_out_rule(self):
+    """torch's mvlgamma_out computes, then checks castability, naming self's dtype and the result's."""
+    def rule(i, dtype, out):
+        from ..._core.promotion import can_cast
+        if not can_cast(dtype, out.dtype):
+            raise RuntimeError(f"mvlgamma: result type {_tname(self.dtype)} can't be cast to the desired output type "
+                               f"{_tname(dtype)}")
+    return rule
+
+
+def mvlgamma_out(self, p, *, out):
+    check_out(out, self._size, float_dtype(self, "mvlgamma"), "mvlgamma", mvlgamma_out_rule(self))
+    return out
 
 
 def _polygamma_check(n):
@@ -76,3 +91,26 @@ def special_zeta(self, other):
 def special_zeta_out(self, other, *, out):
     check_out(out, broadcast_shapes(self._size, other._size), zeta_dtype(self, other), "special_zeta")
     return out
+
+
+special_entr, _, special_entr_out = unary("special_entr")
+
+
+def _xlog1py_check(self, other):
+    from ..._core import dtype as D
+    if any(getattr(t, "dtype", D.float32).is_complex for t in (self, other)):
+        raise NotImplementedError(f"\"xlog1py_cpu\" not implemented for '{_tname(result_type(self, other))}'")
+
+
+def special_xlog1py(self, other):
+    _xlog1py_check(self, other)
+    return _xlog1py_meta(self, other)
+
+
+def special_xlog1py_out(self, other, *, out):
+    _xlog1py_check(self, other)
+    return _xlog1py_meta_out(self, other, out=out)
+
+
+_xlog1py_meta = meta_binary(FLOAT_OUT, "special_xlog1py")
+_xlog1py_meta_out = meta_binary_out(FLOAT_OUT, "special_xlog1py")

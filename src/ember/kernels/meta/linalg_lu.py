@@ -4,6 +4,7 @@ unpacked P, L, U of linalg.lu / lu_unpack and the solves' right-hand sides follo
 from ..._core import dtype as D
 from ..._core.strides import contiguous_strides
 from ..common import _tname, broadcast_shapes
+from ..out_rules import linalg_castable
 from .linalg import _outs as _outs_castable, _t, check_matrix, mstrides
 from .linalg_matmul import dot_spec
 
@@ -21,7 +22,7 @@ def check_outs_exact(results, outs):
 
 def _outs(results, outs, name):
     check_outs_exact(results, outs)
-    return _outs_castable(results, outs, name)
+    return _outs_castable(results, outs, linalg_castable(name))
 
 
 def check_vdot_out(result, out):
@@ -204,7 +205,7 @@ def check_geqrf_out(self, a, tau):
 
 def geqrf_a(self, *, a, tau):
     check_geqrf_out(self, a, tau)
-    return _outs_castable(geqrf(self), (a, tau), "geqrf")
+    return _outs_castable(geqrf(self), (a, tau), linalg_castable("torch.geqrf", ("a", "tau")))
 
 
 def vdot(self, other):
@@ -214,4 +215,4 @@ def vdot(self, other):
 
 def vdot_out(self, other, *, out):
     check_vdot_out(vdot(self, other), out)
-    return _outs_castable((vdot(self, other),), (out,), "vdot")[0]
+    return _outs_castable((vdot(self, other),), (out,), linalg_castable("vdot"))[0]

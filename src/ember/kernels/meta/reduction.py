@@ -3,7 +3,8 @@ The cpu kernels in kernels/cpu/reduction.py call `reduce_spec` / `*_dtype` and a
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import wrap_dim
-from ..common import as_dtype, empty_tensor
+from ..common import as_dtype, check_out, empty_tensor
+from ..out_rules import exact, floating_result, same
 from ..._core.promotion import get_default_dtype
 from ..common import _tname
 
@@ -187,7 +188,11 @@ def logsumexp(self, dim, keepdim=False):
     return _t(reduce_spec(self, dim, keepdim, "logsumexp")[1], float_dtype(self))
 
 
+LOGSUMEXP = floating_result("logsumexp()")
+
+
 def logsumexp_out(self, dim, keepdim=False, *, out):
+    check_out(out, reduce_spec(self, dim, keepdim, "logsumexp")[1], float_dtype(self), "logsumexp", LOGSUMEXP)
     return out
 
 
@@ -289,7 +294,20 @@ def matrix_norm_spec(self, dim, keepdim):
     return reduce_spec(self, list(d), keepdim, "matrix_norm")
 
 
+def norm_out_rule(name):
+    """linalg.norm / linalg.matrix_norm out=: computed, then `out` must have exactly the norm's dtype."""
+    return same(lambda i, want, got: f"{name} expected out tensor dtype {_tname(want)} but got: {_tname(got)}")
+
+
 def linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    d = norm_dtype(self, dtype)
+    check_out(out, reduce_spec(self, dim, keepdim, "linalg.vector_norm")[1], d, "linalg_vector_norm", exact)
+    return out
+
+
+def linalg_matrix_norm_out(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out):
+    d = norm_dtype(self, dtype, "linalg.matrix_norm")
+    check_out(out, matrix_norm_spec(self, dim, keepdim)[1], d, "linalg_matrix_norm", norm_out_rule("linalg.matrix_norm"))
     return out
 
 
@@ -301,7 +319,7 @@ def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
 linalg_matrix_norm_str_ord = linalg_matrix_norm
 
 
-linalg_matrix_norm_out = linalg_matrix_norm_str_ord_out = linalg_vector_norm_out
+linalg_matrix_norm_str_ord_out = linalg_matrix_norm_out
 
 
 norm_out = norm_dtype_out = linalg_vector_norm_out

@@ -10,6 +10,7 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from .shape import _fmt
 from .shape import _t as _t_shape
 from ..common import check_out
+from ..out_rules import SEARCHSORTED, exact
 
 
 def _t(shape, dtype):
@@ -88,10 +89,12 @@ unique_consecutive = _data_dependent("unique_consecutive")
 
 
 def msort_out(self, *, out):
+    check_out(out, self._size, self.dtype, "msort", exact)
     return out
 
 
 def argsort_stable_out(self, *, stable, dim=-1, descending=False, out):
+    check_out(out, self._size, D.int64, "argsort", exact)
     return out
 
 
@@ -133,7 +136,7 @@ searchsorted_Scalar = searchsorted_Tensor
 
 def searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
     _, shape, dt = searchsorted_spec(sorted_sequence, self, out_int32, right, side, sorter)
-    check_out(out, shape, dt, "searchsorted")
+    check_out(out, shape, dt, "searchsorted", SEARCHSORTED)
     return out
 
 

@@ -112,10 +112,7 @@ def tanhshrink(input):
 
 
 def softshrink(input, lambd=0.5):
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    zero = ember.zeros((), dtype=input.dtype)
-    return ember.where(input > lambd, input - lambd, ember.where(input < -lambd, input + lambd, zero))
+    return ember._nn.softshrink(input, lambd)
 
 
 def hardshrink(input, lambd=0.5):

@@ -140,6 +140,14 @@ def _shift_ref(left):
     return ref
 
 
+def _logspace_samples(op, dt):
+    return [SampleInput(0.0, (3.0, 4), {}, "0-3"), SampleInput(-1.0, (2.0, 5), {"base": 2.0}, "base-2"),
+            SampleInput(1.5, (2.7, 3), {}, "fractional"), SampleInput(1.0, (2.0, 1), {}, "one-step"),
+            SampleInput(2.0, (0.0, 0), {}, "empty"), SampleInput(np.asarray(1.0, "float32"), (2.0, 6), {}, "tensor-start"),
+            SampleInput(0.5, (np.asarray(2.0, "float32"), 6), {}, "tensor-end"),
+            SampleInput(np.asarray(0.0, "float32"), (np.asarray(2.0, "float32"), 6), {}, "tensor-both")]
+
+
 def _division_infos():
     return [
         OpInfo("div", _division(_ROUNDINGS), ref=_div_ref, dtypes=F, supports_out=True, inplace_variant="div_"),
@@ -310,6 +318,8 @@ def _overload_form_infos():
                output_func=lambda outs: [np.zeros_like(o) for o in outs]),     # values are uninitialised
         OpInfo("eye", lambda op, dt: [SampleInput(3, (), {}, "3"), SampleInput(2, (4,), {}, "2x4")], dtypes=("float32",),
                method_variant=False, supports_out=True),
+        OpInfo("logspace", _logspace_samples, dtypes=("float32",), method_variant=False, supports_out=True,
+               supports_meta=False),       # (its Tensor overloads read start/end with item(), as torch's)
         OpInfo("scalar_tensor", lambda op, dt: [SampleInput(2.5, (), {}, "2.5"), SampleInput(-1, (), {}, "-1")],
                dtypes=("float32",), method_variant=False),
         OpInfo("polygamma", lambda op, dt: [SampleInput(n, (make((3, 4), dt, 0.5, 3.0),), {}, f"n={n}") for n in (1, 2)],
