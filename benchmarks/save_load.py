@@ -26,7 +26,12 @@ write that torch's did not; (2) on this VM, memory the guest has not touched rec
 writing or reading 200 MB into fresh pages took 1-2 s where reused pages took 0.06-0.1 s, so whichever
 library ran first (ember, in the old script) paid for it, and a best-of-3 on a busy machine mostly
 measured that. Now every case has an untimed warm-up run, the libraries alternate, and medians are
-reported; ``save_durable`` counts the fsync for both.
+reported; ``save_durable`` counts the fsync for both. (Re-checked: malloc + touching 200 MB of fresh memory
+took 0.61-0.72 s at load average 4, 0.37-0.40 s with MAP_POPULATE, while reading the file into reused
+arrays ran at 2-4 GB/s; so a load's figure mostly says whether its destination pages were fresh, and both
+libraries allocate fresh storages on every load.) A quiet-machine figure of several GB/s for a load means
+the pages were reused; under load every figure here drops 2-5x for both libraries, so compare the
+``ember/torch`` ratios of one run, not GB/s across runs.
 """
 from __future__ import annotations
 

@@ -16,7 +16,6 @@ The namespace is filled in this order, later entries winning where a name repeat
    ...) is simply absent: `hasattr(ember, "fx")` is False until `ember/fx/` is written, then True.
 """
 import importlib as _importlib
-import importlib.util as _importlib_util
 
 from ._core.dtype import (dtype, bool_ as bool, uint8, int8, int16, uint16, int32, uint32, int64, uint64,  # noqa: F401
                           float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float16, bfloat16, float32,
@@ -78,7 +77,8 @@ _unimplemented.install()    # `import ember.<torch submodule ember lacks>` names
 
 
 def _lazy_submodule_exists(name):
-    return _importlib_util.find_spec(f"{__name__}.{name}") is not None
+    import importlib.util      # first needed here, not by `import ember`
+    return importlib.util.find_spec(f"{__name__}.{name}") is not None
 
 
 def __getattr__(name):

@@ -54,7 +54,7 @@ _HEAVY = (
     "numpy.random", "concurrent.futures", "logging", "secrets", "ml_dtypes", "yaml", "sympy", "mpi4py",
     "ember.distributions", "ember.fft", "ember.special", "ember.return_types", "ember.overrides",
     "ember.utils.tensorboard", "ember.nn.functional", "ember.optim.lr_scheduler",
-    "zlib", "mmap", "subprocess", "tempfile", "json",
+    "zlib", "mmap", "subprocess", "tempfile", "json", "importlib.util",
 )
 
 

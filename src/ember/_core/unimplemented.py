@@ -5,7 +5,6 @@ rather than a typo. torch's public names per namespace come from torch_names.py 
 tools/torch_surface.py); a name torch does not have gets the plain message.
 """
 import importlib
-import importlib.util
 import sys
 
 
@@ -31,6 +30,7 @@ def missing_attribute(module_name, name):
     """A module's __getattr__: an ember submodule not imported yet is imported (torch's packages import
     theirs eagerly); anything else raises no_attribute."""
     if not name.startswith("_"):
+        import importlib.util      # not at import time: `import ember` does not need it
         try:
             found = importlib.util.find_spec(f"{module_name}.{name}") is not None
         except (ImportError, ValueError):
