@@ -116,6 +116,8 @@ FALLBACK_REASONS = {
     "aten.grid_sampler_2d.default": _WINDOW,
     "aten.hardshrink.default": _OTHER,
     "aten.histc.default": _SORTING,
+    "aten.histogram.bin_ct": _SORTING,
+    "aten.histogram.bins_tensor": _SORTING,
     "aten.i0.default": _SPECIAL,
     "aten.index_copy.default": _INDEXING,
     "aten.index_fill.int_Scalar": _INDEXING,

@@ -50,7 +50,7 @@ class DataDependentOutputException(RuntimeError):
 # outputs whose shape is decided by the values of the input
 _DYNAMIC_OUTPUT_SHAPE = {"nonzero", "masked_select", "unique", "_unique", "_unique2", "unique_dim",
                          "unique_consecutive", "argwhere", "bincount", "nonzero_numpy", "nonzero_static_",
-                         "_ctc_loss_dynamic", "histogram"}
+                         "_ctc_loss_dynamic"}
 _DATA_DEPENDENT = {"_local_scalar_dense", "item", "equal", "allclose", "is_nonzero"}
 
 
