@@ -113,8 +113,10 @@ def test_char_gpt_trains_like_eager_with_compiled_optimizer_step(examples):
             out.append(loss.item())
     np.testing.assert_allclose(compiled, eager, rtol=1e-4, atol=1e-5)
     assert eager[-1] < eager[0]
+    # the compiled graphs sum in another order than eager's kernels; Adam's normalised update turns a rounding
+    # difference in a near-zero gradient into an absolute one (1.1e-5 measured on one bias element after 6 steps)
     for (name, p), q in zip(model.named_parameters(), twin.parameters()):
-        assert_close(q, p, rtol=1e-3, atol=1e-5, msg=name)
+        assert_close(q, p, rtol=1e-3, atol=5e-5, msg=name)
 
 
 # ember._dynamo (capture work): VariableBuilder.wrap tests `value in _SPECIAL_FUNCTIONS` (a set) for every value it
