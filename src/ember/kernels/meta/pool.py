@@ -71,13 +71,14 @@ def avg_spec(self, d, kernel_size, stride, padding, ceil_mode, divisor_override,
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     spec = pool_spec(self, d, kernel_size, stride, padding, 1, ceil_mode, name)
-    check_avg_dtype(self, "avg_pool2d")
+    check_pool_dtype(self, "avg_pool2d", int64=True)
     return spec
 
 
-def check_avg_dtype(self, kernel):
-    """torch's CPU average pools run floating dtypes and int64 only (AT_DISPATCH_FLOATING_TYPES_AND3(Long, ...))."""
-    if not (self.dtype.is_floating_point or self.dtype is D.int64):
+def check_pool_dtype(self, kernel, int64=False):
+    """torch's CPU pools run floating dtypes; the average pools also int64 (AT_DISPATCH_FLOATING_TYPES_AND3(Long,
+    ...)), the adaptive ones nothing else."""
+    if not (self.dtype.is_floating_point or int64 and self.dtype is D.int64):
         from ..common import _tn
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tn(self.dtype)}'")
 
@@ -105,7 +106,7 @@ def adaptive_spec(self, output_size, name, colon=""):
         neg = [x for x in o if x < 0][0]
         raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
                            f"{size_str(tuple(self._size[:-2]) + o)}")
-    check_adaptive_dtype(self, name)
+    check_pool_dtype(self, name)
     return tuple(self._size[:-2]) + o
 
 
@@ -170,15 +171,8 @@ def avg_spec3d(self, kernel_size, stride, padding, ceil_mode, divisor_override):
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     spec = spec3d(self, kernel_size, stride, padding, 1, ceil_mode, "avg_pool3d")
-    check_avg_dtype(self, "avg_pool3d_out_frame")
+    check_pool_dtype(self, "avg_pool3d_out_frame", int64=True)
     return spec
-
-
-def check_adaptive_dtype(self, kernel):
-    """torch's CPU adaptive pools run floating dtypes only."""
-    if not self.dtype.is_floating_point:
-        from ..common import _tn
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tn(self.dtype)}'")
 
 
 def avg_pool3d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
@@ -202,7 +196,7 @@ def adaptive_spec3d(self, output_size, name, colon=""):
         neg = [x for x in o if x < 0][0]
         raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
                            f"{size_str(tuple(self._size[:-3]) + o)}")
-    check_adaptive_dtype(self, name + "_cpu")
+    check_pool_dtype(self, name + "_cpu")
     return tuple(self._size[:-3]) + o
 
 
