@@ -72,6 +72,11 @@ FALLBACK_REASONS = {
     "aten.nansum.default": _OTHER,
     "aten.special_entr.default": _SPECIAL,
     "aten.special_xlog1py.default": _SPECIAL,
+    **{f"aten.special_{n}.default": _SPECIAL for n in (
+        "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+        "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
+        "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+        "shifted_chebyshev_polynomial_w")},
     "aten.pixel_shuffle.default": _INDEXING,
     "aten.pixel_unshuffle.default": _INDEXING,
     "aten.rot90.default": _INDEXING,

@@ -8,9 +8,11 @@ Three kinds of entries, as in torch:
   kernels/cpu/elementwise_special_math.py), called through their generated bindings
   (`_generated/special_functions.py`, torch._C._special);
 - composites written in ember ops, differentiable through them: ndtr.
+- the orthogonal polynomials (chebyshev_polynomial_t/u/v/w and their shifted kinds, hermite_polynomial_h/he,
+  laguerre_polynomial_l, legendre_polynomial_p): aten ops of native/elementwise_polynomial.yaml with torch's
+  (Tensor, Tensor), (Scalar, Tensor) and (Tensor, Scalar) overloads.
 Not here yet (torch has them): bessel_j0/j1/y0/y1, modified_bessel_*, scaled_modified_bessel_k0/k1,
-spherical_bessel_j0, airy_ai, the orthogonal polynomials, gammainc/gammaincc; accessing one raises
-AttributeError as for any missing name."""
+spherical_bessel_j0, airy_ai, gammainc/gammaincc; accessing one raises AttributeError as for any missing name."""
 from .._core.unimplemented import missing_attribute as _missing_attribute
 import math as _math
 import numbers as _numbers
@@ -22,6 +24,11 @@ from ..kernels.out_rules import write_outs as _write_outs
 __all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e",
            "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
            "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
+_POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+                "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
+                "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+                "shifted_chebyshev_polynomial_w")
+__all__ += list(_POLYNOMIALS)
 
 def _check(name, input):
     if not isinstance(input, _e.Tensor):
@@ -44,6 +51,21 @@ i1e = _special_unary("i1e")
 erfcx = _special_unary("erfcx")
 ndtri = _special_unary("ndtri")
 log_ndtr = _special_unary("log_ndtr")
+
+
+def _polynomial(name):
+    binding = getattr(_special, f"special_{name}")
+
+    def f(input, n, *, out=None):
+        return binding(input, n, out=out)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"torch.special.{name}(input, n): the polynomial of degree n at input, the aten op special_{name} "
+                 "(kernels/cpu/elementwise_polynomial.py).")
+    return f
+
+
+for _name in _POLYNOMIALS:
+    globals()[_name] = _polynomial(_name)
 
 
 def _as_tensor(x, like):
