@@ -66,6 +66,14 @@ _op_special_erfcx_default = _ops.aten.special_erfcx.default
 _c_special_erfcx_default = _op_special_erfcx_default._dispatch_cache
 _op_special_erfcx_out = _ops.aten.special_erfcx.out
 _c_special_erfcx_out = _op_special_erfcx_out._dispatch_cache
+_op_special_gammainc_default = _ops.aten.special_gammainc.default
+_c_special_gammainc_default = _op_special_gammainc_default._dispatch_cache
+_op_special_gammainc_out = _ops.aten.special_gammainc.out
+_c_special_gammainc_out = _op_special_gammainc_out._dispatch_cache
+_op_special_gammaincc_default = _ops.aten.special_gammaincc.default
+_c_special_gammaincc_default = _op_special_gammaincc_default._dispatch_cache
+_op_special_gammaincc_out = _ops.aten.special_gammaincc.out
+_c_special_gammaincc_out = _op_special_gammaincc_out._dispatch_cache
 _op_special_hermite_polynomial_h_default = _ops.aten.special_hermite_polynomial_h.default
 _c_special_hermite_polynomial_h_default = _op_special_hermite_polynomial_h_default._dispatch_cache
 _op_special_hermite_polynomial_h_n_scalar = _ops.aten.special_hermite_polynomial_h.n_scalar
@@ -636,6 +644,40 @@ def special_zeta(input, other, *, out=None):
             return _k(input, other)
     return _op_special_zeta_default(input, other)
 
+def special_gammainc(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_gammainc', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_gammainc', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_gammainc', 'out', None, 'Tensor', out)
+        return _op_special_gammainc_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, other)
+    return _op_special_gammainc_default(input, other)
+
+def special_gammaincc(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_gammaincc', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_gammaincc', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_gammaincc', 'out', None, 'Tensor', out)
+        return _op_special_gammaincc_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, other)
+    return _op_special_gammaincc_default(input, other)
+
 def special_entr(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('special_entr', 'input', 1, 'Tensor', input)
@@ -678,4 +720,4 @@ def special_xlog1py(input, other, *, out=None):
             return _k(input, other)
     return _op_special_xlog1py_default(input, other)
 
-__all__ = ['special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_entr', 'special_erfcx', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log_ndtr', 'special_ndtri', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_xlog1py', 'special_zeta']
+__all__ = ['special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_entr', 'special_erfcx', 'special_gammainc', 'special_gammaincc', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log_ndtr', 'special_ndtri', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_xlog1py', 'special_zeta']

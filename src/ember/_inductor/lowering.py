@@ -72,6 +72,8 @@ FALLBACK_REASONS = {
     "aten.nansum.default": _OTHER,
     "aten.special_entr.default": _SPECIAL,
     "aten.special_xlog1py.default": _SPECIAL,
+    "aten.igamma.default": _SPECIAL,
+    "aten.igammac.default": _SPECIAL,
     **{f"aten.special_{n}.default": _SPECIAL for n in (
         "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
         "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",

@@ -10,9 +10,10 @@ Three kinds of entries, as in torch:
 - composites written in ember ops, differentiable through them: ndtr.
 - the orthogonal polynomials (chebyshev_polynomial_t/u/v/w and their shifted kinds, hermite_polynomial_h/he,
   laguerre_polynomial_l, legendre_polynomial_p): aten ops of native/elementwise_polynomial.yaml with torch's
-  (Tensor, Tensor), (Scalar, Tensor) and (Tensor, Scalar) overloads.
+  (Tensor, Tensor), (Scalar, Tensor) and (Tensor, Scalar) overloads;
+- gammainc / gammaincc: the aten ops special_gammainc / special_gammaincc, composites of igamma / igammac.
 Not here yet (torch has them): bessel_j0/j1/y0/y1, modified_bessel_*, scaled_modified_bessel_k0/k1,
-spherical_bessel_j0, airy_ai, gammainc/gammaincc; accessing one raises AttributeError as for any missing name."""
+spherical_bessel_j0, airy_ai; accessing one raises AttributeError as for any missing name."""
 from .._core.unimplemented import missing_attribute as _missing_attribute
 import math as _math
 import numbers as _numbers
@@ -28,7 +29,7 @@ _POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_p
                 "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
                 "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
                 "shifted_chebyshev_polynomial_w")
-__all__ += list(_POLYNOMIALS)
+__all__ += list(_POLYNOMIALS) + ["gammainc", "gammaincc"]
 
 def _check(name, input):
     if not isinstance(input, _e.Tensor):
@@ -66,6 +67,16 @@ def _polynomial(name):
 
 for _name in _POLYNOMIALS:
     globals()[_name] = _polynomial(_name)
+
+
+def gammainc(input, other, *, out=None):
+    """The regularized lower incomplete gamma function P(input, other) (torch.igamma)."""
+    return _special.special_gammainc(input, other, out=out)
+
+
+def gammaincc(input, other, *, out=None):
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P (torch.igammac)."""
+    return _special.special_gammaincc(input, other, out=out)
 
 
 def _as_tensor(x, like):
