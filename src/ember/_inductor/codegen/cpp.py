@@ -502,6 +502,8 @@ class KernelCodegen:
         column = self._column_form()
         # the first outer loop runs over [x0_lo, x0_hi) so that the entry can split it over threads
         self.splittable = bool(outer) and not (column and len(outer) == 1)
+        self.split_size = outer[0] if self.splittable else None
+        self.scan_split = None
         if column:
             body = self._generate_columns(outer)
         else:
@@ -515,6 +517,12 @@ class KernelCodegen:
             params += ["int64_t x0_lo", "int64_t x0_hi"]
             first = f"for (int64_t x0 = 0; x0 < {outer[0]}; x0++)"
             body = [ln.replace(first, "for (int64_t x0 = x0_lo; x0 < x0_hi; x0++)", 1) for ln in body]
+        elif self.scan_split is not None:       # a scan: its first loop over a non-scan dim is split instead
+            var, size = self.scan_split
+            self.splittable, self.split_size = True, size
+            params += ["int64_t x0_lo", "int64_t x0_hi"]
+            first = f"for (int64_t {var} = 0; {var} < {size}; {var}++)"
+            body = [ln.replace(first, f"for (int64_t {var} = x0_lo; {var} < x0_hi; {var}++)", 1) for ln in body]
         head = f"static void {self.name}({', '.join(params) or 'void'})"
         return head + "\n{\n" + "\n".join(body) + "\n}\n"
 
@@ -522,7 +530,10 @@ class KernelCodegen:
         """Elements the kernel touches per call, roughly: outer iterations times its longest section loop, each
         heavy op (exp, log, sin, erf, ...) counting as HEAVY_OP_WORK elements more (after generate())."""
         from ..index import prod
+        from ..ir import Scan
         inner = max([prod(size for _, size in s.loops) for s in self.group.sections] + [1])
+        if self.scan_split is not None:
+            inner = max(prod(s.buf.data.size) for s in self.group.sections if isinstance(s.buf.data, Scan))
         return prod(self.group.outer) * inner * (1 + HEAVY_OP_WORK * self.heavy_ops)
 
     # ------------------------------------------------------------------ row form
@@ -696,6 +707,10 @@ class KernelCodegen:
                     v = h.to_dtype(getattr(h, "add" if data.scan_type == "sum" else "mul")(prev, v), buf.dtype)
                 h.lines.append(h.store_expr(buf.name, buf.layout.flat(idx(j)), v))
             return self._loops(after, h.lines, "#pragma omp simd") if after else h.lines
+        # the outermost loop over a non-scan dim runs over [x0_lo, x0_hi): the entry may split it over threads
+        # (the rows of a scan are independent)
+        if self.scan_split is None and len(self.group.sections) == 1 and (before or after):
+            self.scan_split = (before or after)[0]
         inner = body(True)
         if n > 1:
             inner += [f"for (int64_t zj = 1; zj < {n}; zj++) {{"] + ["    " + ln for ln in body(False)] + ["}"]
