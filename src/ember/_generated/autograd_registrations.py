@@ -21,6 +21,7 @@ _KERNELS = (
     ('leaky_relu', '', 'activation', 'leaky_relu'),
     ('leaky_relu_', '', 'activation', 'leaky_relu_'),
     ('hardshrink', '', 'activation', 'hardshrink'),
+    ('hardshrink_backward', '', 'activation', 'hardshrink_backward'),
     ('softshrink', '', 'activation', 'softshrink'),
     ('softshrink_backward', '', 'activation', 'softshrink_backward'),
     ('hardtanh', '', 'activation', 'hardtanh'),

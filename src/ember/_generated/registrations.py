@@ -37,6 +37,8 @@ _d('hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor', (('CPU', 'cpu.activati
 _d('hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.activation:hardshrink_out'), ('Meta', 'meta.activation:hardshrink_out')))
 _d('softshrink(Tensor self, Scalar lambd=0.5) -> Tensor', (('CPU', 'cpu.activation:softshrink'), ('Meta', 'meta.activation:softshrink')))
 _d('softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.activation:softshrink_out'), ('Meta', 'meta.activation:softshrink_out')))
+_d('hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor', (('CPU', 'cpu.activation:hardshrink_backward'), ('Meta', 'meta.activation:hardshrink_backward')))
+_d('hardshrink_backward.grad_input(Tensor grad_out, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!)', (('CPU', 'cpu.activation:hardshrink_backward_grad_input'), ('Meta', 'meta.activation:hardshrink_backward_grad_input')))
 _d('softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor', (('CPU', 'cpu.activation:softshrink_backward'), ('Meta', 'meta.activation:softshrink_backward')))
 _d('hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor', (('CPU', 'cpu.activation:hardtanh'), ('Meta', 'meta.activation:hardtanh')))
 _d('hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)', (('CPU', 'cpu.activation:hardtanh_'), ('Meta', 'meta.activation:hardtanh_')))

@@ -69,6 +69,7 @@ FALLBACK_REASONS = {
     "aten.renorm.default": _OTHER,
     "aten.softshrink.default": _OTHER,
     "aten.softshrink_backward.default": _OTHER,
+    "aten.hardshrink_backward.default": _OTHER,
     "aten.nansum.default": _OTHER,
     "aten.special_entr.default": _SPECIAL,
     "aten.special_xlog1py.default": _SPECIAL,
