@@ -31,7 +31,6 @@ MISSING = {
         "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
         "spherical_bessel_j0")},
     **{f"torch.{n}": _OP for n in (
-        "hash_tensor",
         "orgqr", "ormqr")},
 }
 

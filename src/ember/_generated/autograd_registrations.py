@@ -544,6 +544,7 @@ _KERNELS = (
     ('renorm_', '', 'reduction', 'renorm_'),
     ('histogram', 'bins_tensor', 'reduction', 'histogram_bins_tensor'),
     ('histogram', 'bin_ct', 'reduction', 'histogram_bin_ct'),
+    ('hash_tensor', '', 'reduction', 'hash_tensor'),
     ('_thnn_fused_lstm_cell', '', 'rnn', '_thnn_fused_lstm_cell'),
     ('_thnn_fused_gru_cell', '', 'rnn', '_thnn_fused_gru_cell'),
     ('cumsum', '', 'scan', 'cumsum'),

@@ -1102,6 +1102,8 @@ _d('prod(Tensor self, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reduc
 _d('prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', (('CPU', 'cpu.reduction:prod'), ('Meta', 'meta.reduction:prod')))
 _d('amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor', (('CPU', 'cpu.reduction:amax'), ('Meta', 'meta.reduction:amax')))
 _d('amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor', (('CPU', 'cpu.reduction:amin'), ('Meta', 'meta.reduction:amin')))
+_d('hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) -> Tensor', (('CPU', 'cpu.reduction:hash_tensor'), ('Meta', 'meta.reduction:hash_tensor')))
+_d('hash_tensor.out(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0, Tensor(a!) out) -> Tensor(a!)', (('CPU', 'cpu.reduction:hash_tensor_out'), ('Meta', 'meta.reduction:hash_tensor_out')))
 _d('aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', (('CPU', 'cpu.reduction:aminmax'), ('Meta', 'meta.reduction:aminmax')))
 _d('aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)', (('CompositeExplicitAutograd', 'out_from_functional:aminmax_out'),))
 _d('max(Tensor self) -> Tensor', (('CPU', 'cpu.reduction:max'), ('Meta', 'meta.reduction:max')))

@@ -663,6 +663,10 @@ _op_hardshrink_default = _ops.aten.hardshrink.default
 _c_hardshrink_default = _op_hardshrink_default._dispatch_cache
 _op_hardshrink_out = _ops.aten.hardshrink.out
 _c_hardshrink_out = _op_hardshrink_out._dispatch_cache
+_op_hash_tensor_default = _ops.aten.hash_tensor.default
+_c_hash_tensor_default = _op_hash_tensor_default._dispatch_cache
+_op_hash_tensor_out = _ops.aten.hash_tensor.out
+_c_hash_tensor_out = _op_hash_tensor_out._dispatch_cache
 _op_heaviside__default = _ops.aten.heaviside_.default
 _c_heaviside__default = _op_heaviside__default._dispatch_cache
 _op_heaviside_default = _ops.aten.heaviside.default
@@ -7231,6 +7235,21 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
         return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
 
+def _m_hash_tensor(self, dim=(), *, keepdim=False, mode=0, out=None):
+    if not _is_intlist(dim):
+        raise _bad_arg('hash_tensor', 'dim', 1, 'tuple of ints', dim)
+    if out is None and keepdim is False and mode.__class__ is int and mode == 0:
+        return _op_hash_tensor_default(self, dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('hash_tensor', 'keepdim', None, 'bool', keepdim)
+    if mode.__class__ is not int and not _is_int(mode):
+        raise _bad_arg('hash_tensor', 'mode', None, 'int', mode)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('hash_tensor', 'out', None, 'Tensor', out)
+        return _op_hash_tensor_out(self, dim, keepdim=keepdim, mode=mode, out=out)
+    return _op_hash_tensor_default(self, dim, keepdim=keepdim, mode=mode)
+
 def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -9612,6 +9631,7 @@ class TensorMethods:
     gt = _m_gt
     gt_ = _m_gt_
     hardshrink = _m_hardshrink
+    hash_tensor = _m_hash_tensor
     heaviside = _m_heaviside
     heaviside_ = _m_heaviside_
     histc = _m_histc

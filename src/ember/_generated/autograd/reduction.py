@@ -2498,3 +2498,10 @@ def histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
 
 
 _self_histogram_bin_ct = histogram_bin_ct   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_hash_tensor = getattr(_aten.hash_tensor, 'default')
+
+
+def hash_tensor(*args, **kwargs):
+    return _OP_hash_tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)
