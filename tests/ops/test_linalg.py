@@ -320,3 +320,22 @@ def test_eig_gradcheck():
     a = ember.tensor(np.random.default_rng(2).standard_normal((3, 3)), requires_grad=True)
     f = lambda x: tuple(t.abs() for t in ember.linalg.eig(x))  # noqa: E731  (phase-invariant outputs)
     assert ember.autograd.gradcheck(f, (a,))
+
+
+@pytest.mark.parity
+def test_baddbmm_out_dtype_overloads_as_torch():
+    """baddbmm.dtype / dtype_out exist with torch's schemas; torch has kernels for them on CUDA/XPU only, so a
+    cpu call raises the dispatcher's NotImplementedError in both; the meta function gives out_dtype's result."""
+    torch = pytest.importorskip("torch")
+    assert sorted(ember.ops.aten.baddbmm.overloads()) == sorted(torch.ops.aten.baddbmm.overloads())
+    for L in (torch, ember):
+        args = (L.ones(2, 3, 4), L.ones(2, 3, 5), L.ones(2, 5, 4), L.float32)
+        for kw, name in (({}, "dtype"), ({"out": L.empty(2, 3, 4)}, "dtype_out")):
+            with pytest.raises(NotImplementedError, match=f"Could not run 'aten::baddbmm.{name}' with arguments "
+                                                          "from the 'CPU' backend"):
+                L.baddbmm(*args, **kw)
+    m = [ember.empty(*s, dtype=ember.float16, device="meta") for s in ((2, 3, 4), (2, 3, 5), (2, 5, 4))]
+    r = ember.baddbmm(*m, ember.float32, beta=0.5, alpha=2)
+    assert (tuple(r.shape), r.dtype, r.device.type) == ((2, 3, 4), ember.float32, "meta")
+    with pytest.raises(RuntimeError, match="out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs"):
+        ember.baddbmm(*m, ember.float64)
