@@ -328,12 +328,12 @@ def test_baddbmm_out_dtype_overloads_as_torch():
     cpu call raises the dispatcher's NotImplementedError in both; the meta function gives out_dtype's result."""
     torch = pytest.importorskip("torch")
     assert sorted(ember.ops.aten.baddbmm.overloads()) == sorted(torch.ops.aten.baddbmm.overloads())
-    for L in (torch, ember):
-        args = (L.ones(2, 3, 4), L.ones(2, 3, 5), L.ones(2, 5, 4), L.float32)
-        for kw, name in (({}, "dtype"), ({"out": L.empty(2, 3, 4)}, "dtype_out")):
+    for lib in (torch, ember):
+        args = (lib.ones(2, 3, 4), lib.ones(2, 3, 5), lib.ones(2, 5, 4), lib.float32)
+        for kw, name in (({}, "dtype"), ({"out": lib.empty(2, 3, 4)}, "dtype_out")):
             with pytest.raises(NotImplementedError, match=f"Could not run 'aten::baddbmm.{name}' with arguments "
                                                           "from the 'CPU' backend"):
-                L.baddbmm(*args, **kw)
+                lib.baddbmm(*args, **kw)
     m = [ember.empty(*s, dtype=ember.float16, device="meta") for s in ((2, 3, 4), (2, 3, 5), (2, 5, 4))]
     r = ember.baddbmm(*m, ember.float32, beta=0.5, alpha=2)
     assert (tuple(r.shape), r.dtype, r.device.type) == ((2, 3, 4), ember.float32, "meta")
