@@ -16,11 +16,8 @@ from ember.testing._opinfo import resolve
 KNOWN_DIFFERENCES = {
     # torch's composite ends in another op than ember's
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
-    "linalg.cond": "ember divides norms; torch squeezes the result of linalg_cond's svd path",
-    "linalg.matrix_norm": "ember has a linalg_matrix_norm node; torch decomposes 'fro' to linalg_vector_norm",
     "histogram": "torch gives histogram's outputs a NotImplemented node; ember's do not require grad",
     "detach_copy": "torch's detach_copy result has a NotImplemented node; ember's does not require grad",
-    "nuclear_norm": "as linalg.matrix_norm: ember has a linalg_matrix_norm node; torch sums the svdvals",
     "linalg.matrix_power": "power 1 returns a copy without a node in ember; torch records CopyBackwards",
     "nn.functional.bilinear": "ember's bilinear ends in a sum; torch's _trilinear in a view",
     "nn.functional.kl_div": "ember has a kl_div op; torch computes it from pointwise ops",

@@ -357,8 +357,6 @@ _KERNELS = (
     ('addr', '', 'linalg', 'addr'),
     ('addr_', '', 'linalg', 'addr_'),
     ('linalg_vector_norm', '', 'linalg', 'linalg_vector_norm'),
-    ('linalg_matrix_norm', '', 'linalg', 'linalg_matrix_norm'),
-    ('linalg_matrix_norm', 'str_ord', 'linalg', 'linalg_matrix_norm_str_ord'),
     ('linalg_inv_ex', '', 'linalg', 'linalg_inv_ex'),
     ('linalg_slogdet', '', 'linalg', 'linalg_slogdet'),
     ('linalg_solve_ex', '', 'linalg', 'linalg_solve_ex'),

@@ -327,12 +327,23 @@ def linalg_multi_dot_out(tensors, *, out):
 
 
 def linalg_cond(self, p=None):
+    """torch's composite: ord None/±2 divides the extreme singular values and squeezes (SqueezeBackward1); the
+    other orders multiply the norms of A and of its inverse (inf where A is singular), then nan_to_num_."""
+    check_matrix(self, "linalg.cond", square=False)
+    if self.numel() == 0:       # NumPy leaves the condition number of 0x0 matrices undefined; torch gives 0
+        real = self.real if self.dtype.is_complex else self
+        return aten.zeros(list(self._size[:-2]), dtype=real.dtype)
     check_matrix(self, "linalg.cond", square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         s = aten.linalg_svdvals(self)
-        big, small = s.select(-1, 0), s.select(-1, -1)
-        return big / small if p != -2 else small / big
-    return aten.linalg_matrix_norm(self, p) * aten.linalg_matrix_norm(aten.linalg_inv(self), p)
+        k = s._size[-1]
+        big, small = aten.narrow.default(s, -1, 0, 1), aten.narrow.default(s, -1, k - 1, 1)
+        return aten.squeeze.dim(big / small if p != -2 else small / big, -1)
+    inverse, info = aten.linalg_inv_ex(self)
+    inverse = aten.masked_fill.Scalar(inverse, (info > 0).unsqueeze(-1).unsqueeze(-1), float("inf"))
+    norm = aten.linalg_matrix_norm.str_ord if isinstance(p, str) else aten.linalg_matrix_norm.default
+    r = norm(self, p) * norm(inverse, p)
+    return aten.nan_to_num_.default(r, 0.0, float("inf"), float("-inf"))
 
 
 def linalg_cond_out(self, p=None, *, out):
