@@ -16,8 +16,6 @@ from ember.testing._opinfo import resolve
 KNOWN_DIFFERENCES = {
     # torch's composite ends in another op than ember's
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
-    "histogram": "torch gives histogram's outputs a NotImplemented node; ember's do not require grad",
-    "detach_copy": "torch's detach_copy result has a NotImplemented node; ember's does not require grad",
     "linalg.matrix_power": "power 1 returns a copy without a node in ember; torch records CopyBackwards",
     "nn.functional.bilinear": "ember's bilinear ends in a sum; torch's _trilinear in a view",
     "nn.functional.kl_div": "ember has a kl_div op; torch computes it from pointwise ops",
