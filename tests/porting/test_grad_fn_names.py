@@ -24,8 +24,6 @@ KNOWN_DIFFERENCES = {
     "repeat_interleave": "ember gathers with index_select; torch expands and views",
     "linalg.matmul": "ember's linalg_matmul is an op with a node of its own (MatmulBackward0); torch's is matmul, "
                      "which ends in mm or _unsafe_view",
-    "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
-                "CholeskyBackward0",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",
 }

@@ -362,6 +362,7 @@ _KERNELS = (
     ('linalg_solve_ex', '', 'linalg', 'linalg_solve_ex'),
     ('linalg_cholesky_ex', '', 'linalg', 'linalg_cholesky_ex'),
     ('linalg_solve_triangular', '', 'linalg', 'linalg_solve_triangular'),
+    ('cholesky', '', 'linalg', 'cholesky'),
     ('cholesky_solve', '', 'linalg', 'cholesky_solve'),
     ('linalg_qr', '', 'linalg', 'linalg_qr'),
     ('_linalg_svd', '', 'linalg', '_linalg_svd'),

@@ -724,7 +724,7 @@ _d('linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False
 _d('linalg_cholesky_ex.L(Tensor self, *, bool upper=False, bool check_errors=False, Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info)', (('CPU', 'cpu.linalg:linalg_cholesky_ex_L'), ('Meta', 'meta.linalg:linalg_cholesky_ex_L')))
 _d('linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.linalg:linalg_cholesky'),))
 _d('linalg_cholesky.out(Tensor self, *, bool upper=False, Tensor(a!) out) -> Tensor(a!)', (('CompositeImplicitAutograd', 'decompositions.linalg:linalg_cholesky_out'),))
-_d('cholesky(Tensor self, bool upper=False) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.linalg:cholesky'),))
+_d('cholesky(Tensor self, bool upper=False) -> Tensor', (('CompositeExplicitAutograd', 'decompositions.linalg:cholesky'),))
 _d('cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)', (('CompositeImplicitAutograd', 'decompositions.linalg:cholesky_out'),))
 _d("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", (('CPU', 'cpu.linalg:linalg_qr'), ('Meta', 'meta.linalg:linalg_qr')))
 _d("linalg_qr.out(Tensor A, str mode='reduced', *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R)", (('CPU', 'cpu.linalg:linalg_qr_out'), ('Meta', 'meta.linalg:linalg_qr_out')))

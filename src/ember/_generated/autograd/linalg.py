@@ -1659,7 +1659,6 @@ _self_linalg_solve_ex = linalg_solve_ex   # the kernel, for its forward-AD re-en
 
 class LinalgCholeskyExBackward0(_Node):
     _op_name = 'aten::linalg_cholesky_ex'
-    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1845,6 +1844,82 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
 
 
 _self_linalg_solve_triangular = linalg_solve_triangular   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class CholeskyBackward0(_Node):
+    _op_name = 'aten::cholesky'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            upper = _n.s_upper
+            _r0 = cholesky_backward(grad, upper, result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_cholesky = getattr(_aten.cholesky, 'default')
+
+
+def _jvp_cholesky(_ts, self, upper, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(cholesky_backward(grad, upper, result), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def cholesky(self, upper=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cholesky(self, upper)
+            _t = _jvp_cholesky(_ts, self, upper, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, upper))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cholesky._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cholesky._resolve(_ks)
+    if not _need:
+        return _k(self, upper)
+    _n = CholeskyBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_upper = upper
+    _res = _k(self, upper)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_cholesky = cholesky   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CholeskySolveBackward0(_Node):

@@ -130,14 +130,14 @@ def solve_backward(grad, A, B, X, left, grad_input_mask):
 
 
 def cholesky_backward(grad, upper, L):
-    """gA = sym(L^{-H} Φ(L^H gL) L^{-1}), Φ = lower triangle with the diagonal halved."""
+    """torch's cholesky_backward (Murray 2016): P = tril(L^H gL), Φ = (P + tril(P, -1)^H) / 2,
+    gA = L^{-H} Φ L^{-1} by two triangular solves. Φ keeps P's complex diagonal, as torch's does."""
     if upper:
         L, grad = _mH(L), _mH(grad)
-    Linv = at_linalg.linalg_inv(L)
-    phi = _mH(L).matmul(grad).tril()
-    phi = phi - 0.5 * at.diag_embed(phi.diagonal(0, -2, -1))
-    g = _mH(Linv).matmul(phi).matmul(Linv)
-    return 0.5 * (g + _mH(g))
+    p = _mH(L).matmul(grad).tril()
+    p = 0.5 * (p + _mH(p.tril(-1)))
+    p = at_linalg.linalg_solve_triangular(_mH(L), p, upper=True, left=True)
+    return at_linalg.linalg_solve_triangular(L, p, upper=False, left=False)
 
 
 def cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask):
