@@ -35,8 +35,7 @@ MISSING = {
         "spherical_bessel_j0")},
     **{f"torch.{n}": _OP for n in (
         "hash_tensor",
-        "igamma", "igammac",
-        "orgqr", "ormqr")},
+        "igamma", "igammac")},
 }
 
 _SPD = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]
@@ -110,6 +109,8 @@ SAMPLES = {
     "linalg.lu_solve.out": lambda T: (tuple(T.linalg.lu_factor(_m(T))) + (_m(T),), {}),
     "linalg.ldl_solve.out": lambda T: (tuple(T.linalg.ldl_factor(_m(T, _SPD))) + (_m(T),), {}),
     "linalg.householder_product.out": lambda T: ((_m(T), T.tensor([1.2, 0.5])), {}),
+    "torch.orgqr.out": lambda T: ((_m(T), T.tensor([1.2, 0.5])), {}),
+    "torch.ormqr.out": lambda T: ((_m(T), T.tensor([1.2, 0.5, 0.0]), _m(T, _SPD)), {"transpose": True}),
     "linalg.norm.out": lambda T: ((_m(T), 2, [1]), {}),
     "linalg.norm.ord_str_out": lambda T: ((_m(T), "fro"), {}),
     "linalg.cond.out": lambda T: ((_m(T),), {}),

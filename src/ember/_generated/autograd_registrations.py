@@ -377,6 +377,8 @@ _KERNELS = (
     ('linalg_det', '', 'linalg', 'linalg_det'),
     ('linalg_matrix_exp', '', 'linalg', 'linalg_matrix_exp'),
     ('cholesky_inverse', '', 'linalg', 'cholesky_inverse'),
+    ('linalg_householder_product', '', 'linalg', 'linalg_householder_product'),
+    ('ormqr', '', 'linalg', 'ormqr'),
     ('linalg_lu_factor_ex', '', 'linalg_lu', 'linalg_lu_factor_ex'),
     ('linalg_lu', '', 'linalg_lu', 'linalg_lu'),
     ('lu_unpack', '', 'linalg_lu', 'lu_unpack'),

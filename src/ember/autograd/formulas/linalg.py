@@ -9,10 +9,10 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.tls import state as _state
 from ..._generated import functions as at, linalg_functions as at_linalg  # ember.*, ember._linalg.* (at::)
 from ..._grad_mode import enable_grad
-from ._common import maybe_multiply, _needs_history, sum_to, _mH
+from ._common import _vjp_composite, maybe_multiply, _needs_history, sum_to, _mH
 from ..._core.strides import same_shape
 
-__all__ = ["cholesky_backward", "cholesky_solve_backward", "eig_backward", "eigh_backward", "inv_backward", "lstsq_backward",
+__all__ = ["cholesky_backward", "householder_product_backward", "ormqr_backward", "cholesky_solve_backward", "eig_backward", "eigh_backward", "inv_backward", "lstsq_backward",
            "matmul_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
            "qr_backward", "slogdet_backward", "solve_backward", "solve_triangular_backward", "svd_backward",
            "vdot_self_backward"]
@@ -350,3 +350,17 @@ def lstsq_backward(gX, gRes, A, B, X, grad_input_mask):
 
 def vdot_self_backward(grad, other):
     return grad.conj() * other if grad.is_complex() else grad * other
+
+
+def householder_product_backward(grad, input, tau):
+    """The vector-Jacobian product of the reflector-by-reflector composite (torch's householder_product_backward
+    differentiates the same product of rank-1 updates), so it is differentiable again."""
+    from ...kernels.decompositions.linalg import householder_product_composite
+    return tuple(_vjp_composite(lambda a, t: (householder_product_composite(a, t),), (input, tau), [grad]))
+
+
+def ormqr_backward(grad, self, input2, input3, left, transpose):
+    """torch's ormqr_backward: the gradients of op(Q) C (or C op(Q)) through the householder product of Q."""
+    from ...kernels.decompositions.linalg import ormqr_composite
+    return tuple(_vjp_composite(lambda a, t, c: (ormqr_composite(a, t, c, left, transpose),),
+                                (self, input2, input3), [grad]))
