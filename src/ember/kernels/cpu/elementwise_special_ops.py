@@ -1,8 +1,8 @@
 """cpu kernels of torch.special's pointwise ops with kernels of their own (lgamma, digamma, polygamma,
 mvlgamma, i0, igamma/igammac, special_i0e/i1/i1e/erfcx/ndtri/log_ndtr/zeta, and the Bessel-type functions):
 float64 numpy numerics from elementwise_special_math.py (igamma's from elementwise_special_igamma.py; the
-Bessel-type ones in the input's dtype, as torch, from elementwise_special_bessel.py), cast to the result dtype
-the meta functions (kernels/meta/elementwise_special.py) give, in the layout they pick."""
+Bessel-type ones in the input's dtype, as torch, from elementwise_special_bessel.py), cast to the result dtype the
+meta functions (kernels/meta/elementwise_special.py) give, in the layout they pick."""
 import math
 
 import numpy as np
