@@ -144,6 +144,8 @@ FALLBACK_REASONS = {
     "aten.linalg_lu.default": _LAPACK,
     "aten.linalg_lu_factor_ex.default": _LAPACK,
     "aten.linalg_lu_solve.default": _LAPACK,
+    "aten.linalg_householder_product.default": _LAPACK,
+    "aten.ormqr.default": _LAPACK,
     "aten.linalg_matrix_exp.default": _LAPACK,
     "aten.linalg_matrix_norm.str_ord": _LAPACK,
     "aten.linalg_matrix_rank.atol_rtol_float": _LAPACK,
