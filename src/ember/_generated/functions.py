@@ -281,10 +281,6 @@ _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
 _c_avg_pool1d_default = _op_avg_pool1d_default._dispatch_cache
 _op_baddbmm_default = _ops.aten.baddbmm.default
 _c_baddbmm_default = _op_baddbmm_default._dispatch_cache
-_op_baddbmm_dtype = _ops.aten.baddbmm.dtype
-_c_baddbmm_dtype = _op_baddbmm_dtype._dispatch_cache
-_op_baddbmm_dtype_out = _ops.aten.baddbmm.dtype_out
-_c_baddbmm_dtype_out = _op_baddbmm_dtype_out._dispatch_cache
 _op_baddbmm_out = _ops.aten.baddbmm.out
 _c_baddbmm_out = _op_baddbmm_out._dispatch_cache
 _op_batch_norm_default = _ops.aten.batch_norm.default
@@ -7844,25 +7840,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         return _op_addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
-def _baddbmm_c0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(batch1, TensorImpl):
-        return None
-    if not isinstance(batch2, TensorImpl):
-        return None
-    if not _is_num(beta):
-        if not (isinstance(beta, TensorImpl) and beta.numel() == 1):
-            return None
-        s += 1
-    if not _is_num(alpha):
-        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _baddbmm_b0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'input', 1, 'Tensor', input)
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch1', 2, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch2', 3, 'Tensor', batch2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         _ks = input._ks
         _ks |= batch1._ks
@@ -7872,61 +7856,15 @@ def _baddbmm_b0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
             if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('baddbmm', 'alpha', None, 'Number', alpha)
     if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
         return _op_baddbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
     return _op_baddbmm_default(input, batch1, batch2, beta=beta, alpha=alpha)
-
-def _baddbmm_c1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(batch1, TensorImpl):
-        return None
-    if not isinstance(batch2, TensorImpl):
-        return None
-    if not _is_dtype(out_dtype):
-        return None
-    if not _is_num(beta):
-        if not (isinstance(beta, TensorImpl) and beta.numel() == 1):
-            return None
-        s += 1
-    if not _is_num(alpha):
-        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _baddbmm_b1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = input._ks
-        _ks |= batch1._ks
-        _ks |= batch2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, batch1, batch2, out_dtype)
-        return _op_baddbmm_dtype(input, batch1, batch2, out_dtype)
-    if out is not None:
-        return _op_baddbmm_dtype_out(input, batch1, batch2, out_dtype, beta=beta, alpha=alpha, out=out)
-    return _op_baddbmm_dtype(input, batch1, batch2, out_dtype, beta=beta, alpha=alpha)
-
-_baddbmm_ovs = ((_baddbmm_c0, _baddbmm_b0), (_baddbmm_c1, _baddbmm_b1),)
-_baddbmm_sigs = ('(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Tensor batch1, Tensor batch2, dtype out_dtype, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)')
-
-def baddbmm(*args, **kwargs):
-    best = None
-    for c, b in _baddbmm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('baddbmm', args, kwargs, _baddbmm_sigs, False)
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if input.__class__ not in _TENSOR_TYPES:

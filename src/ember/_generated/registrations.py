@@ -915,8 +915,6 @@ _d('addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=
 _d('baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', (('CPU', 'cpu.linalg_matmul:baddbmm'), ('Meta', 'meta.linalg_matmul:baddbmm')))
 _d('baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)', (('CPU', 'cpu.linalg_matmul:baddbmm_'), ('Meta', 'meta.linalg_matmul:baddbmm_')))
 _d('baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)', (('CompositeExplicitAutograd', 'out_from_functional:baddbmm_out'),))
-_d('baddbmm.dtype(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1) -> Tensor', (('Meta', 'meta.linalg_matmul:baddbmm_dtype'),))
-_d('baddbmm.dtype_out(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)', (('Meta', 'meta.linalg_matmul:baddbmm_dtype_out'),))
 _d('addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', (('CPU', 'cpu.linalg_matmul:addbmm'), ('Meta', 'meta.linalg_matmul:addbmm')))
 _d('addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)', (('CPU', 'cpu.linalg_matmul:addbmm_'), ('Meta', 'meta.linalg_matmul:addbmm_')))
 _d('addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)', (('CompositeExplicitAutograd', 'out_from_functional:addbmm_out'),))
