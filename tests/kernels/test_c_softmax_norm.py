@@ -205,6 +205,34 @@ def test_softmax_float16_runs_in_float32():
     np.testing.assert_array_equal(on.numpy(), off.numpy())
 
 
+@needs_cc
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("log", [0, 1])
+@pytest.mark.parametrize("shape,dim", [((1, 4, 4, 4), -1), ((1, 4, 4, 4), 3), ((5, 13), 1), ((1,), 0), ((3, 1), -1)])
+def test_softmax_last_dim_direct_equals_general_path(monkeypatch, dt, log, shape, dim):
+    from ember.kernels.cpu import softmax as S
+    x = ember.from_numpy((RNG.standard_normal(shape) * 3).astype(dt))
+    fast = S._last_dim_direct(x, dim, False, log)
+    assert fast is not None
+    monkeypatch.setattr(S, "_last_dim_direct", lambda *a: None)
+    ref = (S._log_softmax if log else S._softmax)(x, dim, False)
+    assert fast.shape == ref.shape and fast.dtype is ref.dtype
+    np.testing.assert_array_equal(fast.numpy(), ref.numpy())
+
+
+def test_softmax_last_dim_direct_declines_other_cases():
+    from ember.kernels.cpu import softmax as S
+    x = ember.randn(4, 6)
+    assert S._last_dim_direct(x, 0, False, 0) is None                 # not the last dim
+    assert S._last_dim_direct(x.t(), -1, False, 0) is None            # not contiguous
+    assert S._last_dim_direct(x.half(), -1, True, 0) is None          # half_to_float
+    assert S._last_dim_direct(x.half(), -1, False, 0) is None         # float16 computes in float32
+    assert S._last_dim_direct(ember.randn(0, 6), -1, False, 0) is None
+    assert S._last_dim_direct(ember.tensor(2.0), -1, False, 0) is None
+    with pytest.raises(RuntimeError, match="only supported for Half"):
+        ember.ops.aten._softmax.default(x, -1, True)
+
+
 # ---------------------------------------------------------------- layer_norm
 
 def _ln_case(x, g, k_dims, affine, mask=None):
