@@ -1115,6 +1115,14 @@ _op_not_equal_Tensor = _ops.aten.not_equal.Tensor
 _c_not_equal_Tensor = _op_not_equal_Tensor._dispatch_cache
 _op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
 _c_not_equal_Tensor_out = _op_not_equal_Tensor_out._dispatch_cache
+_op_orgqr_default = _ops.aten.orgqr.default
+_c_orgqr_default = _op_orgqr_default._dispatch_cache
+_op_orgqr_out = _ops.aten.orgqr.out
+_c_orgqr_out = _op_orgqr_out._dispatch_cache
+_op_ormqr_default = _ops.aten.ormqr.default
+_c_ormqr_default = _op_ormqr_default._dispatch_cache
+_op_ormqr_out = _ops.aten.ormqr.out
+_c_ormqr_out = _op_ormqr_out._dispatch_cache
 _op_outer_default = _ops.aten.outer.default
 _c_outer_default = _op_outer_default._dispatch_cache
 _op_outer_out = _ops.aten.outer.out
@@ -6310,6 +6318,43 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
             return _rt_triangular_solve(*_k(self, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
+def _m_orgqr(self, input2, *, out=None):
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('orgqr', 'input2', 1, 'Tensor', input2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('orgqr', 'out', None, 'Tensor', out)
+        return _op_orgqr_out(self, input2, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= input2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, input2)
+    return _op_orgqr_default(self, input2)
+
+def _m_ormqr(self, input2, input3, left=True, transpose=False, *, out=None):
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ormqr', 'input2', 1, 'Tensor', input2)
+    if input3.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ormqr', 'input3', 2, 'Tensor', input3)
+    if left.__class__ is not bool:
+        raise _bad_arg('ormqr', 'left', 3, 'bool', left)
+    if transpose.__class__ is not bool:
+        raise _bad_arg('ormqr', 'transpose', 4, 'bool', transpose)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ormqr', 'out', None, 'Tensor', out)
+        return _op_ormqr_out(self, input2, input3, left, transpose, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= input2._ks
+    _ks |= input3._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, input2, input3, left, transpose)
+    return _op_ormqr_default(self, input2, input3, left, transpose)
+
 def _m_mm(self, mat2, *, out=None):
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
@@ -9668,6 +9713,8 @@ class TensorMethods:
     norm = _m_norm
     normal_ = _m_normal_
     not_equal = _m_not_equal
+    orgqr = _m_orgqr
+    ormqr = _m_ormqr
     outer = _m_outer
     permute = _m_permute
     pinverse = _m_pinverse
