@@ -145,7 +145,7 @@ def test_parity_full(torch, fill, dtype):
 
 @pytest.mark.parity
 @pytest.mark.parametrize("args", [(5,), (2, 9), (0, 1, 0.1), (1, 2.5, 0.5), (-3, 7, 3), (10, 0, -3), (0.5, 3),
-                                  (0, 1, 0.3), (5, 5), (0, -1.5, -0.1)])
+                                  (0, 1, 0.3), (5, 5), (0, -1.5, -0.1), (0,), (0, 10, 4), (1, 2, 5), (7, 8)])
 @pytest.mark.parametrize("dtype", [None, "float64", "int32", "float32"])
 def test_parity_arange(torch, args, dtype):
     check(ember.arange(*args, dtype=_ed(dtype)), torch.arange(*args, dtype=_td(torch, dtype)))

@@ -322,6 +322,26 @@ def test_eig_gradcheck():
     assert ember.autograd.gradcheck(f, (a,))
 
 
+@pytest.mark.parametrize("dt", [ember.float32, ember.float64])
+@pytest.mark.parametrize("sa,sb,transpose_b", [((1, 4, 5, 8), (1, 4, 8, 5), False), ((1, 4, 5, 8), (1, 4, 5, 8), True),
+                                                ((3, 2, 7), (3, 7, 1), False), ((2, 0, 3), (2, 3, 4), False)])
+def test_batched_matmul_without_broadcast_matches_the_general_path(monkeypatch, dt, sa, sb, transpose_b):
+    # linalg_matmul.matmul returns np.matmul's fresh result for same-batch float operands; the general path
+    # (forced here through an int check it fails) must give the same values, shape and layout
+    from ember.kernels.cpu import linalg_matmul as LM
+    a = ember.randn(*sa, dtype=dt)
+    b = ember.randn(*sb, dtype=dt)
+    if transpose_b:
+        b = b.transpose(-2, -1)
+    fast = LM.matmul(a, b)
+    monkeypatch.setattr(LM, "_FAST", ())
+    ref = LM.matmul(a, b)
+    assert fast.shape == ref.shape and fast.dtype is ref.dtype and fast.is_contiguous()
+    np.testing.assert_array_equal(fast.numpy(), ref.numpy())
+    with pytest.raises(RuntimeError, match="Expected size for first two dimensions of batch2 tensor"):
+        LM.matmul(a, ember.randn(*sa, dtype=dt))
+
+
 # ---------------------------------------------------------------- orgqr / ormqr (geqrf's reflectors)
 def _reflectors(torch, shape, cplx, seed):
     rng = np.random.default_rng(seed)

@@ -2,11 +2,13 @@
 from .._ops import define as _define
 from .._core.dispatch_keys import DispatchKey as _K
 
+_KEY = _K.__members__     # name -> DispatchKey as one C-level lookup (_K[name] is a Python call: ~2000 here)
+
 
 def _d(schema, dispatch, tags=()):
     e = _define('aten', schema, tags)
     for k, fn in dispatch:
-        e.kernels[_K[k]] = 'ember.kernels.' + fn
+        e.kernels[_KEY[k]] = 'ember.kernels.' + fn
 
 
 _d('relu(Tensor self) -> Tensor', (('CPU', 'cpu.activation:relu'), ('Meta', 'meta.elementwise:relu')))

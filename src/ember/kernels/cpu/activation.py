@@ -145,6 +145,26 @@ _TABLE = {
 for _n, _f in _TABLE.items():
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n, ACTIVATION_KINDS[_n])
 
+_gelu_general = gelu
+_APPROX = {"none": 0, "tanh": 1}
+
+
+def gelu(self, approximate="none"):
+    """The functional GELU: a contiguous float32/float64 cpu input below the pool split runs csrc/gelu.c
+    directly (the general path's kernel on the same arrays, without its checks, closure and pool call: most
+    of a small GELU's cost); everything else takes the general path (make_unary_p over _gelu)."""
+    a = self._np
+    approx = _APPROX.get(approximate) if approximate.__class__ is str else None
+    if a is not None and approx is not None and a.size < _C_MIN_SPLIT and a.flags.c_contiguous:
+        names = _C_NAMES.get(a.dtype)
+        fn = clib.kernel("gelu", names[0], "ppli") if names is not None else None
+        if fn is not None:
+            out = np.empty(a.shape, a.dtype)
+            if a.size:
+                fn(clib.address(a), clib.address(out), a.size, approx)
+            return Tensor._wrap_fresh(out, self.dtype)
+    return _gelu_general(self, approximate=approximate)
+
 
 def _glu_np(self, dim):
     d, shape = glu_shape(self, dim)                  # torch checks the halved dim before the dtype
