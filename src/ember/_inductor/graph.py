@@ -47,6 +47,7 @@ class GraphLowering:
         self.output_consts = []      # a Python value for non-tensor outputs
         self.env = {}
         self.fallbacks = {}          # op name -> reason, for the ops that became extern kernels
+        self._realized = {}          # id(Pointwise) -> (the Pointwise, the BufferView it was realized as)
         self.int_inputs = []         # positions of the graph's int (size) inputs
         self.mutations = []          # (InputBuffer, IR value) of `copy_(input, value)`: written in place at the end
         self._n = 0
@@ -57,15 +58,33 @@ class GraphLowering:
 
     # ------------------------------------------------------------------ realization
     def realize(self, x, layout=None):
-        """x as a BufferView of a buffer that holds its elements."""
+        """x as a BufferView of a buffer that holds its elements. A Pointwise realized before (an fx value
+        both passed to an extern op and returned, e.g. an activation saved for backward) gives the same buffer
+        again when the layouts agree, so it is computed and stored once."""
         if isinstance(x, BufferView) and layout is None:
             return x
         if isinstance(x, BufferView):
             x = Pointwise(x.get_size(), x.get_dtype(), x.make_loader())
         layout = layout or Layout.contiguous(x.get_size(), x.get_dtype())
+        done = self._realized.get(id(x))
+        if done is not None and done[0] is x and done[1].layout == layout:
+            return done[1]
         buf = ComputedBuffer(self.new_name(), layout, x)
         self.buffers.append(buf)
-        return buf.view()
+        view = buf.view()
+        self._realized[id(x)] = (x, view)
+        return view
+
+    def realize_input(self, x):
+        """An extern op's tensor argument as a BufferView: a permuted Pointwise (a transposed gradient passed to
+        mm) is the permuted view of its realized base, which BLAS reads with a transpose flag: the base is
+        computed once in its own order (another extern or the graph's outputs may read it too), not copied."""
+        base = getattr(x, "permuted", None)
+        if isinstance(x, Pointwise) and base is not None:
+            from .lowering import permute
+            src, dims = base
+            return permute(self.realize_input(src), dims)
+        return self.realize(x)
 
     def add_reduction(self, red, dtype):
         buf = ComputedBuffer(self.new_name(), Layout.contiguous(red.size, dtype), red)
@@ -144,8 +163,11 @@ class GraphLowering:
                     continue
                 value = self._call(node)
                 if isinstance(value, Pointwise) and users.get(node, 0) > 1:
-                    cost = ir.count_ops(value)
-                    if users[node] > REALIZE_READS_THRESHOLD or cost > REALIZE_OPCOUNT_THRESHOLD:
+                    # torch's should_realize_on_reuse: a value read by several users is stored once when
+                    # recomputing it would read many buffers or run many ops (a residual stream that every
+                    # later layer's norm would otherwise recompute from the embedding on, three times each)
+                    if users[node] > REALIZE_READS_THRESHOLD or ir.count_ops(value) > REALIZE_OPCOUNT_THRESHOLD \
+                            or ir.count_reads(value) > REALIZE_READS_THRESHOLD:
                         value = self.realize(value)
                 elif isinstance(value, Pointwise) and ir.count_ops(value) > MAX_INLINE_OPCOUNT:
                     value = self.realize(value)
@@ -186,8 +208,8 @@ class GraphLowering:
         return self._extern(node, target, args, kwargs, reason)
 
     def _extern(self, node, target, args, kwargs, reason):
-        args = _map_ir(args, self.realize)
-        kwargs = _map_ir(kwargs, self.realize)
+        args = _map_ir(args, self.realize_input)
+        kwargs = _map_ir(kwargs, self.realize_input)
         val = node.meta.get("val")
         if isinstance(val, Tensor):
             k = ExternKernel(self.new_name(), _dense_layout(val), target, args, kwargs, reason)

@@ -584,7 +584,10 @@ def permute(x, dims):
     inv = [0] * len(dims)
     for i, d in enumerate(dims):
         inv[d] = i
-    return remap(x, new, lambda index: [index[inv[j]] for j in range(len(dims))])
+    out = remap(x, new, lambda index: [index[inv[j]] for j in range(len(dims))])
+    if isinstance(out, Pointwise):
+        out.permuted = (x, dims)     # an extern call realizes x once and reads this as a strided view of it
+    return out
 
 
 def reshape(x, new_size):
