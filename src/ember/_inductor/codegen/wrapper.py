@@ -55,6 +55,7 @@ class CompiledModule:
         ns = dict(self.namespace)
         ns.update(_HELPERS)
         ns["_pool"] = [None] * self.n_arenas
+        ns["_pool_addr"] = [0] * self.n_arenas
         for n in self.pointer_arrays:
             ns[f"_P{n}"] = ctypes.c_void_p * n
         for name in self.entry_names:
@@ -97,18 +98,19 @@ def _index_error(code=1):
     raise IndexError("index out of range in self")
 
 
-def _arena(pool, i, nbytes):
-    """The bytes of storage arena i for this call: the array of an earlier call when nothing holds it any more
-    (no tensor, view or numpy array of it is alive: its only references are the pool's and ours), else a new
-    one that replaces it in the pool. Fresh memory costs a page fault per 4 kB on first touch (about 1.5 ms per
+def _arena(pool, addrs, i, nbytes):
+    """The bytes of storage arena i for this call and their address: the array of an earlier call when nothing
+    holds it any more (no tensor, view or numpy array of it is alive: its only references are the pool's and
+    ours), else a new one that replaces it in the pool (`addrs[i]` keeps its address, read once). Fresh memory costs a page fault per 4 kB on first touch (about 1.5 ms per
     MB on this class of machine, more than the kernels writing it), so reusing it is what makes a compiled
     step cheaper than eager's; a tensor the caller still holds is never overwritten, and a call re-entered
     while the arena is in use gets its own."""
     a = pool[i]
     if a is not None and _getrefcount(a) == 3 and a.size >= nbytes:   # pool[i], `a`, getrefcount's argument
-        return a
+        return a, addrs[i]
     a = pool[i] = np.empty(nbytes, np.uint8)
-    return a
+    p = addrs[i] = _addr(a)
+    return a, p
 
 
 _getrefcount = sys.getrefcount
@@ -251,8 +253,7 @@ def generate(graph, sched):
     pool_index = 0
     for arena, nbytes in sizes.items():
         if nbytes:
-            py.append(f"    {arena} = _arena(_pool, {pool_index}, {nbytes})")
-            py.append(f"    {arena}_p = _addr({arena})")
+            py.append(f"    {arena}, {arena}_p = _arena(_pool, _pool_addr, {pool_index}, {nbytes})")
             pool_index += 1
 
     def ptr_expr(name):
