@@ -47,10 +47,10 @@ class GraphLowering:
         self.output_consts = []      # a Python value for non-tensor outputs
         self.env = {}
         self.fallbacks = {}          # op name -> reason, for the ops that became extern kernels
-        self._realized = {}          # id(Pointwise) -> (the Pointwise, the BufferView it was realized as)
         self.int_inputs = []         # positions of the graph's int (size) inputs
         self.mutations = []          # (InputBuffer, IR value) of `copy_(input, value)`: written in place at the end
         self._n = 0
+        self._realized = {}          # (id of a realized value, its layout) -> (the value, its ComputedBuffer)
 
     def new_name(self):
         self._n += 1
@@ -58,22 +58,22 @@ class GraphLowering:
 
     # ------------------------------------------------------------------ realization
     def realize(self, x, layout=None):
-        """x as a BufferView of a buffer that holds its elements. A Pointwise realized before (an fx value
-        both passed to an extern op and returned, e.g. an activation saved for backward) gives the same buffer
-        again when the layouts agree, so it is computed and stored once."""
+        """x as a BufferView of a buffer that holds its elements."""
         if isinstance(x, BufferView) and layout is None:
             return x
         if isinstance(x, BufferView):
             x = Pointwise(x.get_size(), x.get_dtype(), x.make_loader())
         layout = layout or Layout.contiguous(x.get_size(), x.get_dtype())
-        done = self._realized.get(id(x))
-        if done is not None and done[0] is x and done[1].layout == layout:
-            return done[1]
+        # one value realized twice with the same layout (an extern call's input that the graph also returns,
+        # a forward value saved for the backward) is one buffer: the second realization reuses the first
+        key = (id(x), tuple(layout.size), tuple(layout.stride), layout.offset, layout.dtype)
+        done = self._realized.get(key)
+        if done is not None and done[0] is x:
+            return done[1].view()
         buf = ComputedBuffer(self.new_name(), layout, x)
         self.buffers.append(buf)
-        view = buf.view()
-        self._realized[id(x)] = (x, view)
-        return view
+        self._realized[key] = (x, buf)
+        return buf.view()
 
     def realize_input(self, x):
         """An extern op's tensor argument as a BufferView: a permuted Pointwise (a transposed gradient passed to
