@@ -99,6 +99,8 @@ def gemm_plan(buf):
     ob = _operand((k, n), bst[-2:])
     if oa is None or ob is None:
         return None
+    if blas_int_bits() == 32 and max(m, n, k, oa[1], ob[1]) >= 2 ** 31:
+        return None                      # beyond a 32-bit BLAS's sizes
     return GemmPlan(buf, a, b, batch, m, n, k, (oa, ob), bs)
 
 
