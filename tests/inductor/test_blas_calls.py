@@ -129,3 +129,27 @@ def test_a_library_for_another_blas_width_is_refused():
     other = 32 if blas.cblas_gemm()[2] == 64 else 64
     with pytest.raises(RuntimeError, match="cblas_sgemm"):
         blas_calls.bind(Lib(), other)
+
+
+def test_dynamic_shapes_call_gemm_with_run_time_sizes():
+    from ember._dynamo.utils import counters
+    from ember._inductor.compile_fx import compile_fx, compile_fx_inner
+    calls = []
+
+    def inner(gm, example_inputs):
+        c = compile_fx_inner(gm, example_inputs)
+        calls.append(c)
+        return c
+    w = _t(6, 5, seed=1)
+
+    def f(x, w):
+        return (x @ w.t()).relu() * 2.0
+
+    cf = ember.compile(f, dynamic=True, backend=lambda gm, ex: compile_fx(gm, ex, inner_compile=inner))
+    with ember.no_grad():
+        for rows in (3, 7, 4):
+            x = _t(2, rows, 5, seed=rows)
+            np.testing.assert_allclose(cf(x, w).numpy(), f(x, w).numpy(), rtol=1e-5, atol=1e-6)
+    modules = [c._ember_module for c in calls]
+    assert counters["inductor"]["dynamic_graphs"] == 1 and len(modules) == 1
+    assert "ember_sgemm(" in modules[0].c_source and _python_calls(modules[0]) == []

@@ -16,6 +16,7 @@ ever loaded by a process with the same library (a mismatch raises RuntimeError, 
 from ember._core import dtype as _dt
 
 from ..ir import ExternKernel
+from ..sizevars import SymSize
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 GEMM_OPS = ("aten.mm.default", "aten.bmm.default", "aten.matmul.default")
@@ -40,6 +41,19 @@ def _operand(size, stride):
     return None
 
 
+def _operand_symbolic(size, stride):
+    """_operand for sizes or strides that are symbolic (sizevars.SymSize): decided on the layout's structure
+    only (a unit stride and a row stride equal to the row length, as polynomials), never on example values,
+    so the size-parameterised C is the same at every size."""
+    rows, cols = size
+    rs, cs = stride
+    if cs == 1 and rs == cols:
+        return NO_TRANS, cols
+    if rs == 1 and cs == rows:
+        return TRANS, rows
+    return None
+
+
 class GemmPlan:
     """One matmul the C entry calls: C[b] = A[b] @ B[b] for b < batch, all offsets and strides in elements."""
 
@@ -49,6 +63,7 @@ class GemmPlan:
         self.batch, self.m, self.n, self.k = batch, m, n, k
         self.ops = ops                   # ((transA, lda), (transB, ldb))
         self.batch_strides = batch_strides   # (A's, B's) batch strides
+        self.symbolic = any(type(x) is not int for x in (batch, m, n, k, ops[0][1], ops[1][1]) + batch_strides)
 
 
 def gemm_plan(buf):
@@ -65,9 +80,16 @@ def gemm_plan(buf):
     dtype = buf.layout.dtype
     if dtype not in (_dt.float32, _dt.float64) or a.buffer.dtype is not dtype or b.buffer.dtype is not dtype:
         return None
+    symbolic = False
     for lay in (a.layout, b.layout, buf.layout):
-        if any(type(x) is not int for x in lay.size + lay.stride + (lay.offset,)):
-            return None                  # symbolic sizes: the Python call
+        for x in lay.size + lay.stride + (lay.offset,):
+            if type(x) is not int:
+                if not isinstance(x, SymSize):
+                    return None
+                symbolic = True          # dynamic shapes: sizes are C expressions of the entry's size symbols
+    if symbolic and blas_int_bits() != 64:
+        return None
+    operand = _operand_symbolic if symbolic else _operand
     if not buf.layout.is_contiguous():
         return None
     asz, ast, bsz, bst = a.layout.size, a.layout.stride, b.layout.size, b.layout.stride
@@ -89,17 +111,17 @@ def gemm_plan(buf):
             m *= x
         k2, n = bsz
         sa = (ast[-2], ast[-1])
-        if len(asz) > 2 and m > asz[-2] and _operand((asz[-2], k), sa) != _operand((m, k), sa):
-            return None                  # merged rows need a's rows in order (no transposed a)
     else:
         return None
-    if k != k2 or min(batch, m, n, k) <= 0:
+    if k != k2 or any(type(x) is int and x <= 0 for x in (batch, m, n, k)):
         return None
-    oa = _operand((m, k), sa)
-    ob = _operand((k, n), bst[-2:])
+    oa = operand((m, k), sa)
+    ob = operand((k, n), bst[-2:])
     if oa is None or ob is None:
         return None
-    if blas_int_bits() == 32 and max(m, n, k, oa[1], ob[1]) >= 2 ** 31:
+    if len(asz) > 2 and batch == 1 and oa[0] != NO_TRANS:
+        return None                      # merged rows need a's rows in order (no transposed a)
+    if not symbolic and blas_int_bits() == 32 and max(m, n, k, oa[1], ob[1]) >= 2 ** 31:
         return None                      # beyond a 32-bit BLAS's sizes
     return GemmPlan(buf, a, b, batch, m, n, k, (oa, ob), bs)
 
@@ -129,11 +151,19 @@ def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset):
     head = f"    /* {plan.buf.name} = {plan.buf.op} */\n"
     args = f"{ROW_MAJOR}, {ta}, {tb}, {plan.m}, {plan.n}, {plan.k}, 1.0"
     if plan.batch == 1:
-        return head + f"    {fn}({args}, {a}, {lda}, {b}, {ldb}, 0.0, {c}, {plan.n});"
-    sa, sb = plan.batch_strides
-    return (head + f"    for (int64_t bi = 0; bi < {plan.batch}; bi++)\n"
-            f"        {fn}({args}, {a} + bi * {sa}, {lda}, {b} + bi * {sb}, {ldb}, 0.0, "
-            f"{c} + bi * {plan.m * plan.n}, {plan.n});")
+        call = f"{fn}({args}, {a}, {lda}, {b}, {ldb}, 0.0, {c}, {plan.n});"
+    else:
+        sa, sb = plan.batch_strides
+        call = (f"for (int64_t bi = 0; bi < {plan.batch}; bi++)\n"
+                f"            {fn}({args}, {a} + bi * {sa}, {lda}, {b} + bi * {sb}, {ldb}, 0.0, "
+                f"{c} + bi * {plan.m * plan.n}, {plan.n});")
+    if not plan.symbolic:
+        return head + "    " + call.replace("\n        ", "\n    ")
+    # run-time sizes: an empty product is no call, a zero inner size a zero result (what eager gives)
+    total = plan.batch * plan.m * plan.n
+    return (head + f"    if ({total} > 0) {{\n"
+            f"        if ({plan.k} > 0) {call}\n"
+            f"        else memset({c}, 0, (size_t)({total}) * sizeof({t}));\n    }}")
 
 
 def bind(lib, bits):
