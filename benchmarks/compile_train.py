@@ -101,10 +101,13 @@ def generation(lib, tokens, compile_fn=None):
         return {"error": f"{type(e).__name__}: {e}"[:400]}
 
 
-def warm_child(backend):
-    """Run in a new process: compile the GPT train step with the disk cache filled, time to the first step."""
+def warm_child(backend, threads=None):
+    """Run in a new process: compile the GPT train step with the disk cache filled, time to the first step (with
+    the parent's thread count: the generated C depends on it, so another count is another graph-cache key)."""
     t_import = time.perf_counter()
     import ember
+    if threads:
+        ember.set_num_threads(threads)
     from ember._cc import build as cc_build
     t0 = time.perf_counter()
     ember.manual_seed(0)
@@ -140,10 +143,10 @@ def _seed_cache(root):
     return _cc
 
 
-def _warm(backend, env):
+def _warm(backend, env, threads):
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--warm-child", "--backend", backend],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--warm-child", "--backend", backend,
+                        "--threads", str(threads)], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t
     if r.returncode != 0:
         return {"error": r.stderr.strip()[-400:]}
@@ -168,7 +171,7 @@ def main(argv=None):
     ap.add_argument("--warm-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.warm_child:
-        return warm_child(args.backend)
+        return warm_child(args.backend, args.threads)
     threads = args.threads or len(os.sched_getaffinity(0))
     if args.cpu_time:
         CLOCK[0] = time.process_time
@@ -219,14 +222,14 @@ def main(argv=None):
         g = rows["gpt"]
         out["cold_compile_gpt_train_step_s"] = {"ember": g["ember_compile"].get("compile_s"),
                                                 "torch": g.get("torch_compile", {}).get("compile_s")}
-        out["warm_start_gpt_train_step"] = _warm(args.backend, dict(os.environ, EMBER_CACHE_DIR=ember_cache))
+        out["warm_start_gpt_train_step"] = _warm(args.backend, dict(os.environ, EMBER_CACHE_DIR=ember_cache), threads)
         if os.environ.get("PYTHONDONTWRITEBYTECODE"):
             # this sandbox sets it, so every import compiles ember's source (~1-2 s): also measure a new process
             # as users run it, with bytecode cached (a first child writes it)
             env = dict(os.environ, EMBER_CACHE_DIR=ember_cache)
             env.pop("PYTHONDONTWRITEBYTECODE")
-            _warm(args.backend, env)
-            out["warm_start_gpt_train_step_bytecode_cached"] = _warm(args.backend, env)
+            _warm(args.backend, env, threads)
+            out["warm_start_gpt_train_step_bytecode_cached"] = _warm(args.backend, env, threads)
     ember._dynamo.reset()
     if args.skip_gen:
         print(json.dumps(out, indent=1))
