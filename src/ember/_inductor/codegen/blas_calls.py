@@ -1,9 +1,11 @@
 """torch/_inductor/codegen/cpp_wrapper_cpu.py's extern matmuls: mm and bmm called from the generated C entry.
 
-An `aten.mm`/`aten.bmm` extern (or `aten.matmul` of those shapes, or of (..., m, k) by (k, n)) of float32/float64 matrices with static sizes and strides BLAS can read (one
-stride 1 in each matrix, the other at least the row length: a transposed view is a transpose flag) becomes a
-call of numpy's own OpenBLAS `cblas_sgemm`/`cblas_dgemm` inside the C entry of its graph (`gemm_plan` decides,
-`gemm_c` writes the call). The entry then runs kernels and matmuls with no return to Python in between: a graph
+An `aten.mm`/`aten.bmm` extern (or an `aten.matmul` of those shapes, or of (..., m, k) by (k, n)) of
+float32/float64 matrices whose strides BLAS can read (one stride 1 in each matrix, the other at least the row
+length: a transposed view is a transpose flag) becomes a call of numpy's own OpenBLAS
+`cblas_sgemm`/`cblas_dgemm` inside the C entry of its graph (`gemm_plan` decides, `gemm_c` writes the call).
+With dynamic shapes the sizes and leading dimensions are C expressions of the entry's size symbols, decided on
+the layout's structure only (`_operand_symbolic`). The entry then runs kernels and matmuls with no return to Python in between: a graph
 of linear layers is one ctypes call. The product is what eager's np.matmul computes (the same BLAS routine; an
 m==1 or n==1 product may round differently from numpy's gemv). The result is a buffer of the graph's memory
 plan like a kernel's output.
