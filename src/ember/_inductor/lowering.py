@@ -66,6 +66,7 @@ FALLBACK_REASONS = {
     "aten.adaptive_max_pool2d.default": _WINDOW,
     "aten.aminmax.default": _OTHER,
     "aten.logspace.default": _OTHER,
+    "aten.nonzero_static.default": _INDEXING,
     "aten.renorm.default": _OTHER,
     "aten.softshrink.default": _OTHER,
     "aten.softshrink_backward.default": _OTHER,
@@ -156,6 +157,7 @@ FALLBACK_REASONS = {
     "aten.linalg_qr.default": _LAPACK,
     "aten.linalg_slogdet.default": _LAPACK,
     "aten.linalg_solve_ex.default": _LAPACK,
+    "aten.linalg_solve_triangular.default": _LAPACK,
     "aten.linalg_vector_norm.default": _LAPACK,
     "aten.log_sigmoid.default": _OTHER,
     "aten.logcumsumexp.default": _SCAN,
@@ -610,7 +612,10 @@ def permute(x, dims):
     inv = [0] * len(dims)
     for i, d in enumerate(dims):
         inv[d] = i
-    return remap(x, new, lambda index: [index[inv[j]] for j in range(len(dims))])
+    out = remap(x, new, lambda index: [index[inv[j]] for j in range(len(dims))])
+    if isinstance(out, Pointwise):
+        out.permuted = (x, dims)     # an extern call realizes x once and reads this as a strided view of it
+    return out
 
 
 def reshape(x, new_size):
