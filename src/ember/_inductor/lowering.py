@@ -148,8 +148,6 @@ FALLBACK_REASONS = {
     "aten.linalg_householder_product.default": _LAPACK,
     "aten.ormqr.default": _LAPACK,
     "aten.cholesky.default": _LAPACK,
-    "aten.linalg_solve_triangular.default": _LAPACK,
-    "aten.nonzero_static.default": _INDEXING,
     "aten.linalg_matrix_exp.default": _LAPACK,
     "aten.linalg_matrix_norm.str_ord": _LAPACK,
     "aten.linalg_matrix_rank.atol_rtol_float": _LAPACK,
