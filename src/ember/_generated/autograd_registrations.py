@@ -505,6 +505,7 @@ _KERNELS = (
     ('histogram', 'bin_ct', 'reduction', 'histogram_bin_ct'),
     ('_thnn_fused_lstm_cell', '', 'rnn', '_thnn_fused_lstm_cell'),
     ('_thnn_fused_gru_cell', '', 'rnn', '_thnn_fused_gru_cell'),
+    ('mkldnn_rnn_layer', '', 'rnn', 'mkldnn_rnn_layer'),
     ('cumsum', '', 'scan', 'cumsum'),
     ('cumsum_', '', 'scan', 'cumsum_'),
     ('cumprod', '', 'scan', 'cumprod'),

@@ -1,0 +1,206 @@
+"""cpu kernels of a whole recurrent layer (torch's `mkldnn_rnn_layer` and its backward, aten/src/ATen/native/mkldnn/
+RNN.cpp, run here on numpy): every time step of one direction of one LSTM or GRU layer in one op, so a sequence
+costs one autograd node instead of a few per step.
+
+Why the loops look like this: the input projection of all steps is one gemm before the loop, and in the backward
+the weight and input gradients are one gemm each after it; inside the loop only the hidden gemm and a handful
+of whole-step ufuncs remain. The backward needs only `dh` (and `dc`) from the step after: every gate gradient is
+`dh` or `dc` times a factor that depends on the forward values alone, so the factors of all steps are computed
+with a few ufuncs over the whole sequence before the loop. Gates are kept as (L, N, gate, H): a step's gates are
+one contiguous (N, gate*H) block, the layout the gemms read and write. The LSTM's gates are reordered to
+[g, i, f, o] inside (torch's are [i, f, g, o]) so the three sigmoid gates are adjacent.
+
+Modes are torch's mkldnn numbers (ideep::rnn_kind): 2 LSTM, 3 GRU. The workspace holds, per step in processing
+order, the activated gates and (LSTM) the cell state: (L, N, 5, H) [g, i, f, o, c] for LSTM, (L, N, 4, H)
+[r, z, n, hn + b_hn] for GRU. Half precision computes in float32.
+"""
+import numpy as np
+
+from ..meta import rnn as M
+from .rnn import _sigmoid_
+from .runtime.arrays import acc, wrap
+
+_LSTM_ORDER = [2, 0, 1, 3]      # [i, f, g, o] -> [g, i, f, o]
+_LSTM_BACK = [1, 2, 0, 3]       # inverse permutation
+
+
+def _gate_rows(w, order, h):
+    """w's gate blocks (rows of H, or H elements of a bias) in `order` (None: unchanged)."""
+    if order is None:
+        return w
+    return w.reshape((len(order), h) + w.shape[1:])[order].reshape(w.shape)
+
+
+def _seq(a, reverse, batch_first):
+    """(L, N, *) in processing order from the user's layout (a view)."""
+    if batch_first:
+        a = a.swapaxes(0, 1)
+    return a[::-1] if reverse else a
+
+
+def _unseq(a, reverse, batch_first):
+    if reverse:
+        a = a[::-1]
+    return a.swapaxes(0, 1) if batch_first else a
+
+
+def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size,
+                     num_layers, has_biases, bidirectional, batch_first, train):
+    M.mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size,
+                       num_layers, has_biases, bidirectional, batch_first, train)
+    h = hidden_size
+    x = _seq(acc(input), reverse, batch_first)
+    L, n, i = x.shape
+    lstm = mode == M.LSTM
+    order = _LSTM_ORDER if lstm else None
+    g = 4 if lstm else 3
+    w_ih = _gate_rows(acc(weight0), order, h)
+    w_hh_t = _gate_rows(acc(weight1), order, h).T
+    gates = np.matmul(x.reshape(L * n, i), w_ih.T).reshape(L, n, g, h)
+    b_hh = _gate_rows(acc(weight3), order, h).reshape(g, h) if has_biases else None
+    if has_biases:
+        gates += _gate_rows(acc(weight2), order, h).reshape(g, h)
+        if lstm:
+            gates += b_hh
+        else:
+            gates[:, :, :2] += b_hh[:2]            # r and z take both biases; n's hidden bias goes inside r * (.)
+    out = np.empty((L, n, h), gates.dtype)
+    hp = acc(hx_)
+    if lstm:
+        ws = np.empty((L, n, 5, h), gates.dtype)
+        ws[:, :, :4] = gates
+        c = acc(cx_)
+        for t in range(L):
+            z = ws[t]
+            z[:, :4] += np.matmul(hp, w_hh_t).reshape(n, 4, h)
+            np.tanh(z[:, 0], out=z[:, 0])
+            _sigmoid_(z[:, 1:4])
+            cn = z[:, 4]
+            np.multiply(z[:, 2], c, out=cn)                 # c = f * c + i * g
+            cn += z[:, 1] * z[:, 0]
+            hn = out[t]
+            np.tanh(cn, out=hn)                             # h = o * tanh(c)
+            hn *= z[:, 3]
+            hp, c = hn, cn
+        cy = wrap(c, input.dtype)
+    else:
+        ws = np.empty((L, n, 4, h), gates.dtype)
+        b_hn = b_hh[2] if has_biases else None
+        for t in range(L):
+            z, gi = ws[t], gates[t]
+            gh = np.matmul(hp, w_hh_t).reshape(n, 3, h)
+            rz = z[:, :2]
+            np.add(gi[:, :2], gh[:, :2], out=rz)
+            _sigmoid_(rz)
+            hn = z[:, 3]
+            if b_hn is not None:
+                np.add(gh[:, 2], b_hn, out=hn)
+            else:
+                hn[...] = gh[:, 2]
+            ng = z[:, 2]
+            np.multiply(z[:, 0], hn, out=ng)                # n = tanh(i_n + r * (h_n + b_hn))
+            ng += gi[:, 2]
+            np.tanh(ng, out=ng)
+            ho = out[t]
+            np.subtract(hp, ng, out=ho)                     # h = n + z * (h - n)
+            ho *= z[:, 1]
+            ho += ng
+            hp = ho
+        cy = wrap(np.empty((0,), out.dtype), input.dtype)
+    dt = input.dtype
+    return wrap(_unseq(out, reverse, batch_first), dt), wrap(hp, dt), cy, wrap(ws, dt, fresh=True)
+
+
+def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output,
+                              grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases, train,
+                              bidirectional, batch_sizes, batch_first, workspace):
+    """(grad input, grad w_ih, grad w_hh, grad b_ih, grad b_hh, grad hx, grad cx)."""
+    h = hidden_size
+    x = _seq(acc(input), reverse, batch_first)
+    L, n, i = x.shape
+    lstm = mode == M.LSTM
+    order = _LSTM_ORDER if lstm else None
+    g = 4 if lstm else 3
+    ws = acc(workspace)
+    out = _seq(acc(output), reverse, batch_first)
+    hx = acc(hx_)
+    dtype = ws.dtype
+    h_prev = np.empty((L, n, h), dtype)                     # the hidden state each step read
+    h_prev[0] = hx
+    h_prev[1:] = out[:-1]
+    go = _seq(acc(grad_output), reverse, batch_first) if grad_output is not None else None
+    dh = acc(grad_hy).astype(dtype, copy=True) if grad_hy is not None else np.zeros((n, h), dtype)
+    w_hh = _gate_rows(acc(weight2), order, h)
+    d = np.empty((L, n, g + (0 if lstm else 1), h), dtype)
+    if lstm:
+        gg, ig, fg, og, c = (ws[:, :, k] for k in range(5))
+        c_prev = np.empty((L, n, h), dtype)
+        c_prev[0] = acc(cx_tmp)
+        c_prev[1:] = c[:-1]
+        tc = np.tanh(c)
+        p = np.empty((L, n, 4, h), dtype)
+        np.multiply(gg, gg, out=p[:, :, 0])                 # dg = dc * i (1 - g^2)
+        np.subtract(1, p[:, :, 0], out=p[:, :, 0])
+        p[:, :, 0] *= ig
+        np.subtract(1, ig, out=p[:, :, 1])                  # di = dc * g i (1 - i)
+        p[:, :, 1] *= ig
+        p[:, :, 1] *= gg
+        np.subtract(1, fg, out=p[:, :, 2])                  # df = dc * c_prev f (1 - f)
+        p[:, :, 2] *= fg
+        p[:, :, 2] *= c_prev
+        np.subtract(1, og, out=p[:, :, 3])                  # do = dh * tanh(c) o (1 - o)
+        p[:, :, 3] *= og
+        p[:, :, 3] *= tc
+        b = np.multiply(tc, tc)                             # dc += dh * o (1 - tanh(c)^2)
+        np.subtract(1, b, out=b)
+        b *= og
+        dc = acc(grad_cy).astype(dtype, copy=True) if grad_cy is not None else np.zeros((n, h), dtype)
+        for t in range(L - 1, -1, -1):
+            if go is not None:
+                dh += go[t]
+            dc += dh * b[t]
+            dt_ = d[t]
+            np.multiply(dc[:, None], p[t, :, :3], out=dt_[:, :3])
+            np.multiply(dh, p[t, :, 3], out=dt_[:, 3])
+            dc *= fg[t]
+            dh = np.matmul(dt_.reshape(n, 4 * h), w_hh)
+        d_in = d_hid = d.reshape(L * n, 4 * h)
+        grad_cx = dc
+    else:
+        r, z, ng, hn = (ws[:, :, k] for k in range(4))
+        p = d                                               # factors, then (in place) the gates' grads
+        pn = np.subtract(1, z)                              # dn = dh * (1 - z)(1 - n^2)
+        pn *= 1 - ng * ng
+        np.subtract(1, r, out=p[:, :, 0])                   # dr = dn * hn r (1 - r)
+        p[:, :, 0] *= r
+        p[:, :, 0] *= hn
+        p[:, :, 0] *= pn
+        np.subtract(h_prev, ng, out=p[:, :, 1])             # dz = dh * (h - n) z (1 - z)
+        p[:, :, 1] *= z
+        p[:, :, 1] *= 1 - z
+        np.multiply(pn, r, out=p[:, :, 2])                  # the hidden n gate: dn * r
+        p[:, :, 3] = pn
+        for t in range(L - 1, -1, -1):
+            if go is not None:
+                dh += go[t]
+            dt_ = d[t]
+            dt_ *= dh[:, None]
+            nh = np.matmul(dt_[:, :3].reshape(n, 3 * h), w_hh)
+            nh += dh * z[t]
+            dh = nh
+        d_hid = d[:, :, :3].reshape(L * n, 3 * h)
+        d_in = d[:, :, [0, 1, 3]].reshape(L * n, 3 * h)
+        grad_cx = None
+    x2 = x.reshape(L * n, i)
+    back = _LSTM_BACK if lstm else None
+    grad_x = np.matmul(d_in, _gate_rows(acc(weight1), order, h)).reshape(L, n, i)
+    grad_w_ih = _gate_rows(np.matmul(d_in.T, x2), back, h)
+    grad_w_hh = _gate_rows(np.matmul(d_hid.T, h_prev.reshape(L * n, h)), back, h)
+    if has_biases:
+        grad_b_ih, grad_b_hh = _gate_rows(d_in.sum(0), back, h), _gate_rows(d_hid.sum(0), back, h)
+    else:
+        grad_b_ih, grad_b_hh = np.zeros(tuple(weight3._size), dtype), np.zeros(tuple(weight4._size), dtype)
+    dt = input.dtype
+    return (wrap(_unseq(grad_x, reverse, batch_first), dt), wrap(grad_w_ih, dt), wrap(grad_w_hh, dt),
+            wrap(grad_b_ih, dt), wrap(grad_b_hh, dt), wrap(dh, dt),
+            wrap(grad_cx, dt) if grad_cx is not None else wrap(np.zeros(tuple(cx_tmp._size), dtype), dt))
