@@ -115,7 +115,7 @@ def test_layer_meta_shapes_and_errors():
         return ember.empty(*s, device="meta")
     out, hy, cy, ws = ember.mkldnn_rnn_layer(meta(7, 2, 3), meta(20, 3), meta(20, 5), meta(20), meta(20), meta(2, 5),
                                              meta(2, 5), **_kw(2, 5, batch_first=False))
-    assert [tuple(t.shape) for t in (out, hy, cy, ws)] == [(7, 2, 5), (2, 5), (2, 5), (7, 2, 5, 5)]
+    assert [tuple(t.shape) for t in (out, hy, cy, ws)] == [(7, 2, 5), (2, 5), (2, 5), (7, 2, 6, 5)]
     out, hy, cy, ws = ember.mkldnn_rnn_layer(meta(2, 7, 3), meta(15, 3), meta(15, 5), meta(15), meta(15), meta(2, 5),
                                              meta(0), **_kw(3, 5, batch_first=True))
     assert [tuple(t.shape) for t in (out, hy, cy, ws)] == [(2, 7, 5), (2, 5), (0,), (7, 2, 4, 5)]
@@ -144,3 +144,21 @@ def test_modules_run_one_layer_node_per_direction(cls):
         stack.extend(e[0] for e in n.next_functions)
     assert nodes.count("MkldnnRnnLayerBackward0") == 4
     assert "ThnnFusedLstmCellBackward0" not in nodes and "ThnnFusedGruCellBackward0" not in nodes
+
+
+@pytest.mark.parametrize("mode", [2, 3])
+def test_layer_forward_ad_matches_finite_differences(mode):
+    rng = np.random.default_rng(3)
+    arrays = _arrays(rng, mode, 3, 2, 3, 4, False, True)
+    args = tuple(ember.tensor(a) for a in arrays)
+    tangents = tuple(ember.tensor(rng.standard_normal(a.shape)) for a in arrays)
+    k = _kw(mode, 4, reverse=True)
+
+    def fn(*a):
+        return ember.mkldnn_rnn_layer(*a, **k)[:2]
+    _, jv = ember.func.jvp(fn, args, tangents)
+    eps = 1e-6
+    plus = fn(*[a + eps * t for a, t in zip(args, tangents)])
+    minus = fn(*[a - eps * t for a, t in zip(args, tangents)])
+    for j, p, m in zip(jv, plus, minus):
+        np.testing.assert_allclose(j.numpy(), (p.numpy() - m.numpy()) / (2 * eps), rtol=1e-6, atol=1e-7)

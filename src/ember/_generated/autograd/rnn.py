@@ -438,9 +438,59 @@ class MkldnnRnnLayerBackward0(_Node):
 _OP_mkldnn_rnn_layer = getattr(_aten.mkldnn_rnn_layer, 'default')
 
 
+def _jvp_mkldnn_rnn_layer(_ts, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result3 = result[3]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None or _ts[3] is not None or _ts[4] is not None or _ts[5] is not None or _ts[6] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None, _ts[3] is not None, _ts[4] is not None, _ts[5] is not None, _ts[6] is not None]
+            _g = mkldnn_rnn_layer_backward_(grads, input, weight0, weight1, weight2, weight3, hx_, cx_, result0, result1, result2, result3, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], weight0._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight1._size))
+                _tt.append(_ts[2])
+            if _ts[3] is not None and _g[3] is not None:
+                _gs.append(sum_to(_g[3], weight2._size))
+                _tt.append(_ts[3])
+            if _ts[4] is not None and _g[4] is not None:
+                _gs.append(sum_to(_g[4], weight3._size))
+                _tt.append(_ts[4])
+            if _ts[5] is not None and _g[5] is not None:
+                _gs.append(sum_to(_g[5], hx_._size))
+                _tt.append(_ts[5])
+            if _ts[6] is not None and _g[6] is not None:
+                _gs.append(sum_to(_g[6], cx_._size))
+                _tt.append(_ts[6])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
 def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train):
     if _FW[0] and _fw_has((input, weight0, weight1, weight2, weight3, hx_, cx_, )):
-        _fw_unsupported('mkldnn_rnn_layer')
+        _ts = _fw_take((input, weight0, weight1, weight2, weight3, hx_, cx_, ))
+        try:
+            _res = _self_mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+            _t = _jvp_mkldnn_rnn_layer(_ts, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
     _g0 = _getattr(input, '_requires_grad', False)
     _g1 = _getattr(weight0, '_requires_grad', False)
     _g2 = _getattr(weight1, '_requires_grad', False)

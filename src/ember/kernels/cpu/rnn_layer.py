@@ -7,28 +7,23 @@ the weight and input gradients are one gemm each after it; inside the loop only 
 of whole-step ufuncs remain. The backward needs only `dh` (and `dc`) from the step after: every gate gradient is
 `dh` or `dc` times a factor that depends on the forward values alone, so the factors of all steps are computed
 with a few ufuncs over the whole sequence before the loop. Gates are kept as (L, N, gate, H): a step's gates are
-one contiguous (N, gate*H) block, the layout the gemms read and write. The LSTM's gates are reordered to
-[g, i, f, o] inside (torch's are [i, f, g, o]) so the three sigmoid gates are adjacent.
+one contiguous (N, gate*H) block, the layout the gemms read and write; in the LSTM's backward the three gates
+driven by dc (i, f, g) are adjacent in torch's order. A step's pointwise part is one call of csrc/rnn.c (numpy's
+float32 exp and tanh are scalar loops that dominated small layers), with the numpy steps kept for no C.
 
 Modes are torch's mkldnn numbers (ideep::rnn_kind): 2 LSTM, 3 GRU. The workspace holds, per step in processing
-order, the activated gates and (LSTM) the cell state: (L, N, 5, H) [g, i, f, o, c] for LSTM, (L, N, 4, H)
+order, the activated gates and (LSTM) the cell state and its tanh: (L, N, 6, H) [i, f, g, o, c, tanh c] for LSTM, (L, N, 4, H)
 [r, z, n, hn + b_hn] for GRU. Half precision computes in float32.
 """
 import numpy as np
 
 from ..meta import rnn as M
 from .rnn import _sigmoid_
+from .runtime import clib
 from .runtime.arrays import acc, wrap
 
-_LSTM_ORDER = [2, 0, 1, 3]      # [i, f, g, o] -> [g, i, f, o]
-_LSTM_BACK = [1, 2, 0, 3]       # inverse permutation
+_C_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 
-
-def _gate_rows(w, order, h):
-    """w's gate blocks (rows of H, or H elements of a bias) in `order` (None: unchanged)."""
-    if order is None:
-        return w
-    return w.reshape((len(order), h) + w.shape[1:])[order].reshape(w.shape)
 
 
 def _seq(a, reverse, batch_first):
@@ -44,67 +39,95 @@ def _unseq(a, reverse, batch_first):
     return a.swapaxes(0, 1) if batch_first else a
 
 
+def _lstm_step_np(z, gh, c, hn):
+    """lstm_step of csrc/rnn.c in numpy (no C compiler): z (n, 6, h) in place, h into hn; returns c."""
+    za = z[:, :4]
+    za += gh
+    g = np.tanh(za[:, 2])
+    with np.errstate(over="ignore"):
+        _sigmoid_(za)
+    za[:, 2] = g
+    cn = z[:, 4]
+    np.multiply(z[:, 1], c, out=cn)                         # c = f * c + i * g
+    cn += z[:, 0] * g
+    np.tanh(cn, out=z[:, 5])                                # h = o * tanh(c)
+    np.multiply(z[:, 3], z[:, 5], out=hn)
+    return cn
+
+
+def _gru_step_np(gi, gh, b_hn, hp, z, ho):
+    """gru_step of csrc/rnn.c in numpy: z (n, 4, h) = [r, z, n, gh_n + b_hn], h into ho."""
+    rz = z[:, :2]
+    np.add(gi[:, :2], gh[:, :2], out=rz)
+    with np.errstate(over="ignore"):
+        _sigmoid_(rz)
+    hn = z[:, 3]
+    if b_hn is not None:
+        np.add(gh[:, 2], b_hn, out=hn)
+    else:
+        hn[...] = gh[:, 2]
+    ng = z[:, 2]
+    np.multiply(z[:, 0], hn, out=ng)                        # n = tanh(i_n + r * (h_n + b_hn))
+    ng += gi[:, 2]
+    np.tanh(ng, out=ng)
+    np.subtract(hp, ng, out=ho)                             # h = n + z * (h - n)
+    ho *= z[:, 1]
+    ho += ng
+
+
 def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size,
                      num_layers, has_biases, bidirectional, batch_first, train):
-    M.mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size,
-                       num_layers, has_biases, bidirectional, batch_first, train)
+    M.check_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, batch_sizes, mode, hidden_size, has_biases,
+                      batch_first)
     h = hidden_size
     x = _seq(acc(input), reverse, batch_first)
     L, n, i = x.shape
     lstm = mode == M.LSTM
-    order = _LSTM_ORDER if lstm else None
     g = 4 if lstm else 3
-    w_ih = _gate_rows(acc(weight0), order, h)
-    w_hh_t = _gate_rows(acc(weight1), order, h).T
+    w_ih = acc(weight0)
+    w_hh_t = acc(weight1).T
     gates = np.matmul(x.reshape(L * n, i), w_ih.T).reshape(L, n, g, h)
-    b_hh = _gate_rows(acc(weight3), order, h).reshape(g, h) if has_biases else None
+    b_hh = acc(weight3).reshape(g, h) if has_biases else None
     if has_biases:
-        gates += _gate_rows(acc(weight2), order, h).reshape(g, h)
+        gates += acc(weight2).reshape(g, h)
         if lstm:
             gates += b_hh
         else:
             gates[:, :, :2] += b_hh[:2]            # r and z take both biases; n's hidden bias goes inside r * (.)
     out = np.empty((L, n, h), gates.dtype)
     hp = acc(hx_)
+    sfx = _C_SUFFIX.get(gates.dtype)
+    lstm_c = clib.kernel("rnn", f"lstm_step_{sfx}", "ppplpll") if sfx and lstm else None
+    gru_c = clib.kernel("rnn", f"gru_step_{sfx}", "ppppppll") if sfx and not lstm else None
     if lstm:
-        ws = np.empty((L, n, 5, h), gates.dtype)
+        ws = np.empty((L, n, 6, h), gates.dtype)
         ws[:, :, :4] = gates
-        c = acc(cx_)
+        c = np.ascontiguousarray(acc(cx_), gates.dtype)
+        hp = np.ascontiguousarray(hp, gates.dtype)
         for t in range(L):
             z = ws[t]
-            z[:, :4] += np.matmul(hp, w_hh_t).reshape(n, 4, h)
-            np.tanh(z[:, 0], out=z[:, 0])
-            _sigmoid_(z[:, 1:4])
-            cn = z[:, 4]
-            np.multiply(z[:, 2], c, out=cn)                 # c = f * c + i * g
-            cn += z[:, 1] * z[:, 0]
+            gh = np.matmul(hp, w_hh_t)
             hn = out[t]
-            np.tanh(cn, out=hn)                             # h = o * tanh(c)
-            hn *= z[:, 3]
+            if lstm_c is not None:
+                lstm_c(z.ctypes.data, gh.ctypes.data, c.ctypes.data, c.strides[0] // c.itemsize, hn.ctypes.data,
+                       n, h)
+                cn = z[:, 4]
+            else:
+                cn = _lstm_step_np(z, gh.reshape(n, 4, h), c, hn)
             hp, c = hn, cn
         cy = wrap(c, input.dtype)
     else:
         ws = np.empty((L, n, 4, h), gates.dtype)
-        b_hn = b_hh[2] if has_biases else None
+        b_hn = np.ascontiguousarray(b_hh[2]) if has_biases else None
+        hp = np.ascontiguousarray(hp, gates.dtype)
         for t in range(L):
-            z, gi = ws[t], gates[t]
-            gh = np.matmul(hp, w_hh_t).reshape(n, 3, h)
-            rz = z[:, :2]
-            np.add(gi[:, :2], gh[:, :2], out=rz)
-            _sigmoid_(rz)
-            hn = z[:, 3]
-            if b_hn is not None:
-                np.add(gh[:, 2], b_hn, out=hn)
-            else:
-                hn[...] = gh[:, 2]
-            ng = z[:, 2]
-            np.multiply(z[:, 0], hn, out=ng)                # n = tanh(i_n + r * (h_n + b_hn))
-            ng += gi[:, 2]
-            np.tanh(ng, out=ng)
+            gh = np.matmul(hp, w_hh_t)
             ho = out[t]
-            np.subtract(hp, ng, out=ho)                     # h = n + z * (h - n)
-            ho *= z[:, 1]
-            ho += ng
+            if gru_c is not None:
+                gru_c(gates[t].ctypes.data, gh.ctypes.data, None if b_hn is None else b_hn.ctypes.data,
+                      hp.ctypes.data, ws[t].ctypes.data, ho.ctypes.data, n, h)
+            else:
+                _gru_step_np(gates[t], gh.reshape(n, 3, h), b_hn, hp, ws[t], ho)
             hp = ho
         cy = wrap(np.empty((0,), out.dtype), input.dtype)
     dt = input.dtype
@@ -119,7 +142,6 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
     x = _seq(acc(input), reverse, batch_first)
     L, n, i = x.shape
     lstm = mode == M.LSTM
-    order = _LSTM_ORDER if lstm else None
     g = 4 if lstm else 3
     ws = acc(workspace)
     out = _seq(acc(output), reverse, batch_first)
@@ -130,24 +152,23 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
     h_prev[1:] = out[:-1]
     go = _seq(acc(grad_output), reverse, batch_first) if grad_output is not None else None
     dh = acc(grad_hy).astype(dtype, copy=True) if grad_hy is not None else np.zeros((n, h), dtype)
-    w_hh = _gate_rows(acc(weight2), order, h)
+    w_hh = acc(weight2)
     d = np.empty((L, n, g + (0 if lstm else 1), h), dtype)
     if lstm:
-        gg, ig, fg, og, c = (ws[:, :, k] for k in range(5))
+        ig, fg, gg, og, c, tc = (ws[:, :, k] for k in range(6))
         c_prev = np.empty((L, n, h), dtype)
         c_prev[0] = acc(cx_tmp)
         c_prev[1:] = c[:-1]
-        tc = np.tanh(c)
         p = np.empty((L, n, 4, h), dtype)
-        np.multiply(gg, gg, out=p[:, :, 0])                 # dg = dc * i (1 - g^2)
-        np.subtract(1, p[:, :, 0], out=p[:, :, 0])
+        np.subtract(1, ig, out=p[:, :, 0])                  # di = dc * g i (1 - i)
         p[:, :, 0] *= ig
-        np.subtract(1, ig, out=p[:, :, 1])                  # di = dc * g i (1 - i)
-        p[:, :, 1] *= ig
-        p[:, :, 1] *= gg
-        np.subtract(1, fg, out=p[:, :, 2])                  # df = dc * c_prev f (1 - f)
-        p[:, :, 2] *= fg
-        p[:, :, 2] *= c_prev
+        p[:, :, 0] *= gg
+        np.subtract(1, fg, out=p[:, :, 1])                  # df = dc * c_prev f (1 - f)
+        p[:, :, 1] *= fg
+        p[:, :, 1] *= c_prev
+        np.multiply(gg, gg, out=p[:, :, 2])                 # dg = dc * i (1 - g^2)
+        np.subtract(1, p[:, :, 2], out=p[:, :, 2])
+        p[:, :, 2] *= ig
         np.subtract(1, og, out=p[:, :, 3])                  # do = dh * tanh(c) o (1 - o)
         p[:, :, 3] *= og
         p[:, :, 3] *= tc
@@ -192,12 +213,11 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
         d_in = d[:, :, [0, 1, 3]].reshape(L * n, 3 * h)
         grad_cx = None
     x2 = x.reshape(L * n, i)
-    back = _LSTM_BACK if lstm else None
-    grad_x = np.matmul(d_in, _gate_rows(acc(weight1), order, h)).reshape(L, n, i)
-    grad_w_ih = _gate_rows(np.matmul(d_in.T, x2), back, h)
-    grad_w_hh = _gate_rows(np.matmul(d_hid.T, h_prev.reshape(L * n, h)), back, h)
+    grad_x = np.matmul(d_in, acc(weight1)).reshape(L, n, i)
+    grad_w_ih = np.matmul(d_in.T, x2)
+    grad_w_hh = np.matmul(d_hid.T, h_prev.reshape(L * n, h))
     if has_biases:
-        grad_b_ih, grad_b_hh = _gate_rows(d_in.sum(0), back, h), _gate_rows(d_hid.sum(0), back, h)
+        grad_b_ih, grad_b_hh = d_in.sum(0), d_hid.sum(0)
     else:
         grad_b_ih, grad_b_hh = np.zeros(tuple(weight3._size), dtype), np.zeros(tuple(weight4._size), dtype)
     dt = input.dtype

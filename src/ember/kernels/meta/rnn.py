@@ -61,10 +61,9 @@ RNN_RELU, RNN_TANH, LSTM, GRU = 0, 1, 2, 3      # torch's mkldnn mode numbers (i
 _LAYER_GATES = {LSTM: 4, GRU: 3}
 
 
-def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size,
-                     num_layers, has_biases, bidirectional, batch_first, train):
-    """One direction of one recurrent layer over a whole padded sequence: output (L, N, H) ((N, L, H) when
-    batch_first), hy and cy (N, H) (cy has no elements for a GRU), the workspace the backward reads."""
+def check_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, batch_sizes, mode, hidden_size, has_biases,
+                    batch_first):
+    """The arguments of mkldnn_rnn_layer checked; returns (L, N, gates)."""
     name = "mkldnn_rnn_layer"
     if len(batch_sizes):
         raise NotImplementedError(f"ember: {name} with packed batch_sizes is not implemented (pad the sequence)")
@@ -88,10 +87,20 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
             raise RuntimeError(f"{name}: expected {what} of size {size_str(shape)}, but got {size_str(t._size)}")
         if t.dtype is not input.dtype:
             raise RuntimeError(f"{name}: expected {what} to have dtype {input.dtype}, but got {t.dtype}")
+    return L, n, g
+
+
+def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size,
+                     num_layers, has_biases, bidirectional, batch_first, train):
+    """One direction of one recurrent layer over a whole padded sequence: output (L, N, H) ((N, L, H) when
+    batch_first), hy and cy (N, H) (cy has no elements for a GRU), the workspace the backward reads."""
+    L, n, g = check_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, batch_sizes, mode, hidden_size,
+                              has_biases, batch_first)
+    h = hidden_size
     dt, dev = input.dtype, input.device
     out = (n, L, h) if batch_first else (L, n, h)
     return alloc(out, dt, dev), alloc((n, h), dt, dev), alloc((n, h) if g == 4 else (0,), dt, dev), \
-        alloc((L, n, g + 1, h), dt, dev)
+        alloc((L, n, g + 2 if g == 4 else g + 1, h), dt, dev)
 
 
 def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output,

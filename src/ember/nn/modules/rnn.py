@@ -20,7 +20,6 @@ from ..utils.rnn import PackedSequence, _pack_like, pad_packed_sequence
 from .module import Module
 from ..._ops import ops as _ops
 from ..._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
-from ...autograd.forward_ad import _FW
 
 _aten = _ops.aten
 
@@ -149,7 +148,7 @@ class RNNBase(Module):
 
     def _layer(self, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
         """One direction of one layer over the whole sequence as one op (torch's mkldnn_rnn_layer, one autograd
-        node); taken in plain eager (no mode, autocast or forward AD: those see the per-step ops)."""
+        node); taken when no mode or autocast is active (those see the per-step ops)."""
         mode = _LAYER_MODES[self.mode]
         if b_ih is None:
             b_ih = b_hh = ember.zeros(w_ih.shape[0], dtype=w_ih.dtype)
@@ -171,7 +170,7 @@ class RNNBase(Module):
             masks = [(lt > t).unsqueeze(1) for t in range(L)]       # (N, 1) bool per step
         hs, cs = [], []
         layer_in = x
-        whole = masks is None and self.mode in _LAYER_MODES and not _KEYS_ACTIVE[0] and not _FW[0]
+        whole = masks is None and self.mode in _LAYER_MODES and not _KEYS_ACTIVE[0]
         for layer in range(self.num_layers):
             outs = []
             for d in range(D):
