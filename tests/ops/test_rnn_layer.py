@@ -162,3 +162,25 @@ def test_layer_forward_ad_matches_finite_differences(mode):
     minus = fn(*[a - eps * t for a, t in zip(args, tangents)])
     for j, p, m in zip(jv, plus, minus):
         np.testing.assert_allclose(j.numpy(), (p.numpy() - m.numpy()) / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("cell,chunks", [("lstm_cell", 4), ("gru_cell", 3)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_cells_run_as_one_step_layer(cell, chunks, bias):
+    rng = np.random.default_rng(4)
+    x = ember.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    h = ember.tensor(rng.standard_normal((2, 4)), requires_grad=True)
+    w = [ember.tensor(rng.standard_normal((chunks * 4, k)), requires_grad=True) for k in (3, 4)]
+    b = [ember.tensor(rng.standard_normal(chunks * 4), requires_grad=True) for _ in range(2)] if bias else [None] * 2
+    hx = [h, ember.tensor(rng.standard_normal((2, 4)), requires_grad=True)] if cell == "lstm_cell" else h
+    out = getattr(ember, cell)(x, hx, *w, *b)
+    y = out[0] if cell == "lstm_cell" else out
+    assert type(y.grad_fn).__name__ == "MkldnnRnnLayerBackward0"
+    inputs = [x, h] + w + ([hx[1]] if cell == "lstm_cell" else []) + (b if bias else [])
+
+    def fn(*a):
+        xx, hh, wi, wh = a[:4]
+        rest = list(a[4:])
+        state = [hh, rest.pop(0)] if cell == "lstm_cell" else hh
+        return getattr(ember, cell)(xx, state, wi, wh, *(rest if bias else [None, None]))
+    assert gradcheck(fn, inputs)

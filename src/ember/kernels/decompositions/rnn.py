@@ -1,6 +1,7 @@
 """CompositeImplicitAutograd kernels of the recurrent cells (torch's RNN.cpp): the cells as two linear maps and
 the fused pointwise op (the path torch takes on CUDA), the fused backward's composite wrapper and the
 differentiable backwards (ember ops, used under create_graph)."""
+from ..._core.tls import KEYS_ACTIVE
 from ..._ops import ops
 
 aten = ops.aten
@@ -29,14 +30,32 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _check_input(input, w_ih.size(1))
     _check_hidden(input, hx[0], w_hh.size(1), 0)
     _check_hidden(input, hx[1], w_hh.size(1), 1)
+    if not KEYS_ACTIVE[0]:
+        return _one_step(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh, 2)
     igates = aten.mm.default(input, aten.t.default(w_ih))
     hgates = aten.mm.default(hx[0], aten.t.default(w_hh))
     hy, cy, _ = aten._thnn_fused_lstm_cell.default(igates, hgates, hx[1], b_ih, b_hh)
     return hy, cy
 
 
+def _one_step(input, hx, cx, w_ih, w_hh, b_ih, b_hh, mode):
+    """A cell as a one-step mkldnn_rnn_layer: one op and one autograd node instead of two gemms, two transposes
+    and the fused cell (taken when no mode or autocast is active: those see the cell's ops)."""
+    has_bias = b_ih is not None
+    if not has_bias or b_hh is None:
+        zero = aten.zeros.default([w_ih.size(0)], dtype=w_ih.dtype)
+        b_ih, b_hh = (b_ih if b_ih is not None else zero), (b_hh if b_hh is not None else zero)
+    if cx is None:
+        cx = aten.empty.memory_format([0], dtype=hx.dtype)
+    _, hy, cy, _ = aten.mkldnn_rnn_layer.default(aten.unsqueeze.default(input, 0), w_ih, w_hh, b_ih, b_hh, hx, cx,
+                                                 False, [], mode, w_hh.size(1), 1, True, False, False, True)
+    return (hy, cy) if mode == 2 else hy
+
+
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _check_cell(input, hx, w_ih, w_hh)
+    if not KEYS_ACTIVE[0]:
+        return _one_step(input, hx, None, w_ih, w_hh, b_ih, b_hh, 3)
     igates = aten.mm.default(input, aten.t.default(w_ih))
     hgates = aten.mm.default(hx, aten.t.default(w_hh))
     return aten._thnn_fused_gru_cell.default(igates, hgates, hx, b_ih, b_hh)[0]
