@@ -184,3 +184,22 @@ def test_cells_run_as_one_step_layer(cell, chunks, bias):
         state = [hh, rest.pop(0)] if cell == "lstm_cell" else hh
         return getattr(ember, cell)(xx, state, wi, wh, *(rest if bias else [None, None]))
     assert gradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("mode", [2, 3])
+def test_layer_backward_takes_strided_grads(mode):
+    """Grads of hy / cy / output arriving as transposed views give the grads of contiguous ones."""
+    rng = np.random.default_rng(5)
+    arrays = _arrays(rng, mode, 4, 3, 2, 5, True, True)
+    seeds = [rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 5)), rng.standard_normal((3, 5))]
+    k = _kw(mode, 5, reverse=True, batch_first=True)
+    grads = []
+    for strided in (False, True):
+        ts = [ember.tensor(a, requires_grad=True) for a in arrays]
+        outs = ember.mkldnn_rnn_layer(*ts, **k)[:3 if mode == 2 else 2]
+        gs = [ember.tensor(np.ascontiguousarray(s.swapaxes(0, 1))).transpose(0, 1) if strided else ember.tensor(s)
+              for s in seeds[:len(outs)]]
+        ember.autograd.backward(outs, gs)
+        grads.append([t.grad.numpy() for t in ts[:6]])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -151,10 +151,37 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
     h_prev[0] = hx
     h_prev[1:] = out[:-1]
     go = _seq(acc(grad_output), reverse, batch_first) if grad_output is not None else None
-    dh = acc(grad_hy).astype(dtype, copy=True) if grad_hy is not None else np.zeros((n, h), dtype)
+    dh = np.array(acc(grad_hy), dtype, order="C") if grad_hy is not None else np.zeros((n, h), dtype)
     w_hh = acc(weight2)
     d = np.empty((L, n, g + (0 if lstm else 1), h), dtype)
-    if lstm:
+    sfx = _C_SUFFIX.get(dtype)
+    step = clib.kernel("rnn", f"{'lstm' if lstm else 'gru'}_back_step_{sfx}", "pplppppll" if lstm else "ppppppll") \
+        if sfx else None
+    if step is not None:
+        ws = np.ascontiguousarray(ws)
+        if go is not None:
+            go = np.ascontiguousarray(go, dtype)
+    if step is not None and lstm:
+        dc = np.array(acc(grad_cy), dtype, order="C") if grad_cy is not None else np.zeros((n, h), dtype)
+        cx = np.ascontiguousarray(acc(cx_tmp), dtype)
+        for t in range(L - 1, -1, -1):
+            cp, stride = (cx, h) if t == 0 else (ws[t - 1, :, 4], 6 * h)
+            step(ws[t].ctypes.data, cp.ctypes.data, stride, None if go is None else go[t].ctypes.data, dh.ctypes.data,
+                 dc.ctypes.data, d[t].ctypes.data, n, h)
+            dh = np.matmul(d[t].reshape(n, 4 * h), w_hh)
+        d_in = d_hid = d.reshape(L * n, 4 * h)
+        grad_cx = dc
+    elif step is not None:
+        direct = np.empty((n, h), dtype)
+        for t in range(L - 1, -1, -1):
+            step(ws[t].ctypes.data, h_prev[t].ctypes.data, None if go is None else go[t].ctypes.data, dh.ctypes.data,
+                 d[t].ctypes.data, direct.ctypes.data, n, h)
+            dh = np.matmul(d[t, :, :3].reshape(n, 3 * h), w_hh)
+            dh += direct
+        d_hid = d[:, :, :3].reshape(L * n, 3 * h)
+        d_in = d[:, :, [0, 1, 3]].reshape(L * n, 3 * h)
+        grad_cx = None
+    elif lstm:
         ig, fg, gg, og, c, tc = (ws[:, :, k] for k in range(6))
         c_prev = np.empty((L, n, h), dtype)
         c_prev[0] = acc(cx_tmp)
