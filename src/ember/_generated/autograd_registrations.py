@@ -558,6 +558,7 @@ _KERNELS = (
     ('hash_tensor', '', 'reduction', 'hash_tensor'),
     ('_thnn_fused_lstm_cell', '', 'rnn', '_thnn_fused_lstm_cell'),
     ('_thnn_fused_gru_cell', '', 'rnn', '_thnn_fused_gru_cell'),
+    ('mkldnn_rnn_layer', '', 'rnn', 'mkldnn_rnn_layer'),
     ('cumsum', '', 'scan', 'cumsum'),
     ('cumsum_', '', 'scan', 'cumsum_'),
     ('cumprod', '', 'scan', 'cumprod'),
