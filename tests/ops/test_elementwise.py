@@ -144,7 +144,6 @@ def _split_counting(monkeypatch):
     return calls
 
 
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # numpy's inf - inf warning (a separate issue)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_big_elementwise_ops_split_bit_identical_to_one_thread(monkeypatch, dtype):
     """Big float add/sub/mul/div (functional and in-place), relu (forward, in-place, backward) and the

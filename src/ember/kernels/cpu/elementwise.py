@@ -121,10 +121,21 @@ def split_flat(fn, arrays):
     run_parts(lambda j: fn(*(a[bounds[j]:bounds[j + 1]] for a in arrays)), k)
 
 
+def _quiet(uf):
+    """uf(*args, out=...) without numpy's floating-point warnings (torch gives inf/nan silently; div's
+    one-thread path is quiet too). The errstate is set inside each part: pool threads do not see the
+    caller's."""
+    def part(*args, out):
+        with np.errstate(all="ignore"):
+            uf(*args, out=out)
+    return part
+
+
 def _split_ufunc(uf, a, b, to_bool):
     """uf(a, b) into a fresh array, split over ember's thread pool (split_flat)."""
     out = np.empty(a.shape, np.bool_ if to_bool else a.dtype)
     flat = [a.reshape(-1), out.reshape(-1)]
+    uf = _quiet(uf)
     if b.__class__ is np.ndarray:
         split_flat(lambda x, y, o: uf(x, y, out=o), [flat[0], b.reshape(-1), flat[1]])
     else:
@@ -140,8 +151,10 @@ def _split_inplace(uf, a, b):
             return False
         if b is not a and np.may_share_memory(a, b):
             return False
+        uf = _quiet(uf)
         split_flat(lambda x, y: uf(x, y, out=x), [a.reshape(-1), b.reshape(-1)])
     else:
+        uf = _quiet(uf)
         split_flat(lambda x: uf(x, b, out=x), [a.reshape(-1)])
     return True
 
@@ -262,14 +275,7 @@ def rsub(self, other, alpha=1):
 mul, mul_, mul_out = make_binary(_ufunc2(np.multiply), ARITH, "mul", np.multiply)
 
 
-def _true_divide_quiet(a, b, out=None):
-    """np.true_divide without numpy's divide-by-zero/invalid warnings (torch gives inf/nan silently);
-    the errstate is set here, inside each part, because pool threads do not see the caller's."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.true_divide(a, b, out=out)
-
-
-_div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div", _true_divide_quiet)
+_div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div", np.true_divide)
 
 
 def _int_div_check(b):
