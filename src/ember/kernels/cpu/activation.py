@@ -12,7 +12,7 @@ from . import activation_gelu
 from .elementwise_math import make_unary_p
 from .elementwise_special import erf
 from ..meta.elementwise_common import ARITH
-from .elementwise import make_unary
+from .elementwise import make_unary, split_flat
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -232,7 +232,7 @@ def relu_into(x, y):
     if f is None:
         return False
     if x.size:
-        f(x.ctypes.data, y.ctypes.data, x.size)
+        split_flat(lambda xs, ys: f(xs.ctypes.data, ys.ctypes.data, xs.size), [x.reshape(-1), y.reshape(-1)])
     return True
 
 
@@ -246,7 +246,8 @@ def relu_backward(g, r):
         return None
     gi = np.empty(g.shape, g.dtype)
     if g.size:
-        f(g.ctypes.data, r.ctypes.data, gi.ctypes.data, g.size)
+        split_flat(lambda gs, rs, gis: f(gs.ctypes.data, rs.ctypes.data, gis.ctypes.data, gs.size),
+                   [g.reshape(-1), r.reshape(-1), gi.reshape(-1)])
     return gi
 
 
