@@ -285,6 +285,10 @@ _op_baddbmm_default = _ops.aten.baddbmm.default
 _c_baddbmm_default = _op_baddbmm_default._dispatch_cache
 _op_baddbmm_out = _ops.aten.baddbmm.out
 _c_baddbmm_out = _op_baddbmm_out._dispatch_cache
+_op_bartlett_window_default = _ops.aten.bartlett_window.default
+_c_bartlett_window_default = _op_bartlett_window_default._dispatch_cache
+_op_bartlett_window_periodic = _ops.aten.bartlett_window.periodic
+_c_bartlett_window_periodic = _op_bartlett_window_periodic._dispatch_cache
 _op_batch_norm_default = _ops.aten.batch_norm.default
 _c_batch_norm_default = _op_batch_norm_default._dispatch_cache
 _op_bernoulli_default = _ops.aten.bernoulli.default
@@ -353,6 +357,10 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _c_bitwise_xor_Tensor = _op_bitwise_xor_Tensor._dispatch_cache
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _c_bitwise_xor_Tensor_out = _op_bitwise_xor_Tensor_out._dispatch_cache
+_op_blackman_window_default = _ops.aten.blackman_window.default
+_c_blackman_window_default = _op_blackman_window_default._dispatch_cache
+_op_blackman_window_periodic = _ops.aten.blackman_window.periodic
+_c_blackman_window_periodic = _op_blackman_window_periodic._dispatch_cache
 _op_block_diag_default = _ops.aten.block_diag.default
 _c_block_diag_default = _op_block_diag_default._dispatch_cache
 _op_bmm_default = _ops.aten.bmm.default
@@ -559,6 +567,10 @@ _op_cumsum_default = _ops.aten.cumsum.default
 _c_cumsum_default = _op_cumsum_default._dispatch_cache
 _op_cumsum_out = _ops.aten.cumsum.out
 _c_cumsum_out = _op_cumsum_out._dispatch_cache
+_op_cumulative_trapezoid_dx = _ops.aten.cumulative_trapezoid.dx
+_c_cumulative_trapezoid_dx = _op_cumulative_trapezoid_dx._dispatch_cache
+_op_cumulative_trapezoid_x = _ops.aten.cumulative_trapezoid.x
+_c_cumulative_trapezoid_x = _op_cumulative_trapezoid_x._dispatch_cache
 _op_deg2rad__default = _ops.aten.deg2rad_.default
 _c_deg2rad__default = _op_deg2rad__default._dispatch_cache
 _op_deg2rad_default = _ops.aten.deg2rad.default
@@ -837,6 +849,18 @@ _op_gt_Tensor = _ops.aten.gt.Tensor
 _c_gt_Tensor = _op_gt_Tensor._dispatch_cache
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _c_gt_Tensor_out = _op_gt_Tensor_out._dispatch_cache
+_op_hamming_window_default = _ops.aten.hamming_window.default
+_c_hamming_window_default = _op_hamming_window_default._dispatch_cache
+_op_hamming_window_periodic = _ops.aten.hamming_window.periodic
+_c_hamming_window_periodic = _op_hamming_window_periodic._dispatch_cache
+_op_hamming_window_periodic_alpha = _ops.aten.hamming_window.periodic_alpha
+_c_hamming_window_periodic_alpha = _op_hamming_window_periodic_alpha._dispatch_cache
+_op_hamming_window_periodic_alpha_beta = _ops.aten.hamming_window.periodic_alpha_beta
+_c_hamming_window_periodic_alpha_beta = _op_hamming_window_periodic_alpha_beta._dispatch_cache
+_op_hann_window_default = _ops.aten.hann_window.default
+_c_hann_window_default = _op_hann_window_default._dispatch_cache
+_op_hann_window_periodic = _ops.aten.hann_window.periodic
+_c_hann_window_periodic = _op_hann_window_periodic._dispatch_cache
 _op_hardshrink_default = _ops.aten.hardshrink.default
 _c_hardshrink_default = _op_hardshrink_default._dispatch_cache
 _op_hardshrink_out = _ops.aten.hardshrink.out
@@ -943,6 +967,12 @@ _op_isposinf_out = _ops.aten.isposinf.out
 _c_isposinf_out = _op_isposinf_out._dispatch_cache
 _op_isreal_default = _ops.aten.isreal.default
 _c_isreal_default = _op_isreal_default._dispatch_cache
+_op_kaiser_window_beta = _ops.aten.kaiser_window.beta
+_c_kaiser_window_beta = _op_kaiser_window_beta._dispatch_cache
+_op_kaiser_window_default = _ops.aten.kaiser_window.default
+_c_kaiser_window_default = _op_kaiser_window_default._dispatch_cache
+_op_kaiser_window_periodic = _ops.aten.kaiser_window.periodic
+_c_kaiser_window_periodic = _op_kaiser_window_periodic._dispatch_cache
 _op_kl_div_default = _ops.aten.kl_div.default
 _c_kl_div_default = _op_kl_div_default._dispatch_cache
 _op_kron_default = _ops.aten.kron.default
@@ -1349,6 +1379,8 @@ _op_outer_out = _ops.aten.outer.out
 _c_outer_out = _op_outer_out._dispatch_cache
 _op_pairwise_distance_default = _ops.aten.pairwise_distance.default
 _c_pairwise_distance_default = _op_pairwise_distance_default._dispatch_cache
+_op_pdist_default = _ops.aten.pdist.default
+_c_pdist_default = _op_pdist_default._dispatch_cache
 _op_permute_copy_default = _ops.aten.permute_copy.default
 _c_permute_copy_default = _op_permute_copy_default._dispatch_cache
 _op_permute_copy_out = _ops.aten.permute_copy.out
@@ -1787,6 +1819,14 @@ _op_transpose_copy_int_out = _ops.aten.transpose_copy.int_out
 _c_transpose_copy_int_out = _op_transpose_copy_int_out._dispatch_cache
 _op_transpose_int = _ops.aten.transpose.int
 _c_transpose_int = _op_transpose_int._dispatch_cache
+_op_trapezoid_dx = _ops.aten.trapezoid.dx
+_c_trapezoid_dx = _op_trapezoid_dx._dispatch_cache
+_op_trapezoid_x = _ops.aten.trapezoid.x
+_c_trapezoid_x = _op_trapezoid_x._dispatch_cache
+_op_trapz_dx = _ops.aten.trapz.dx
+_c_trapz_dx = _op_trapz_dx._dispatch_cache
+_op_trapz_x = _ops.aten.trapz.x
+_c_trapz_x = _op_trapz_x._dispatch_cache
 _op_triangular_solve_X = _ops.aten.triangular_solve.X
 _c_triangular_solve_X = _op_triangular_solve_X._dispatch_cache
 _op_triangular_solve_default = _ops.aten.triangular_solve.default
@@ -1837,6 +1877,8 @@ _op_unsqueeze_copy_out = _ops.aten.unsqueeze_copy.out
 _c_unsqueeze_copy_out = _op_unsqueeze_copy_out._dispatch_cache
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
 _c_unsqueeze_default = _op_unsqueeze_default._dispatch_cache
+_op_vander_default = _ops.aten.vander.default
+_c_vander_default = _op_vander_default._dispatch_cache
 _op_var_correction = _ops.aten.var.correction
 _c_var_correction = _op_var_correction._dispatch_cache
 _op_var_correction_out = _ops.aten.var.correction_out
@@ -2901,6 +2943,328 @@ def eye(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('eye', args, kwargs, _eye_sigs, False)
 
+def _hann_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hann_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hann_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _hann_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hann_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hann_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_hann_window_ovs = ((_hann_window_c0, _hann_window_b0), (_hann_window_c1, _hann_window_b1),)
+_hann_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def hann_window(*args, **kwargs):
+    best = None
+    for c, b in _hann_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('hann_window', args, kwargs, _hann_window_sigs, False)
+
+def _hamming_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hamming_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hamming_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _hamming_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hamming_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hamming_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _hamming_window_c2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if not _is_real(alpha):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hamming_window_b2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _hamming_window_c3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if not _is_real(alpha):
+        return None
+    if not _is_real(beta):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hamming_window_b3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_hamming_window_ovs = ((_hamming_window_c0, _hamming_window_b0), (_hamming_window_c1, _hamming_window_b1), (_hamming_window_c2, _hamming_window_b2), (_hamming_window_c3, _hamming_window_b3),)
+_hamming_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float alpha, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float alpha, float beta, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def hamming_window(*args, **kwargs):
+    best = None
+    for c, b in _hamming_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('hamming_window', args, kwargs, _hamming_window_sigs, False)
+
+def _blackman_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _blackman_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_blackman_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _blackman_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _blackman_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_blackman_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_blackman_window_ovs = ((_blackman_window_c0, _blackman_window_b0), (_blackman_window_c1, _blackman_window_b1),)
+_blackman_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def blackman_window(*args, **kwargs):
+    best = None
+    for c, b in _blackman_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('blackman_window', args, kwargs, _blackman_window_sigs, False)
+
+def _bartlett_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _bartlett_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_bartlett_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _bartlett_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _bartlett_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_bartlett_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_bartlett_window_ovs = ((_bartlett_window_c0, _bartlett_window_b0), (_bartlett_window_c1, _bartlett_window_b1),)
+_bartlett_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def bartlett_window(*args, **kwargs):
+    best = None
+    for c, b in _bartlett_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('bartlett_window', args, kwargs, _bartlett_window_sigs, False)
+
+def _kaiser_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _kaiser_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_kaiser_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _kaiser_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _kaiser_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_kaiser_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _kaiser_window_c2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if not _is_real(beta):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _kaiser_window_b2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_kaiser_window_beta(window_length, periodic, beta, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_kaiser_window_ovs = ((_kaiser_window_c0, _kaiser_window_b0), (_kaiser_window_c1, _kaiser_window_b1), (_kaiser_window_c2, _kaiser_window_b2),)
+_kaiser_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float beta, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def kaiser_window(*args, **kwargs):
+    best = None
+    for c, b in _kaiser_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('kaiser_window', args, kwargs, _kaiser_window_sigs, False)
+
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
@@ -3118,6 +3482,20 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
         if _k is not None:
             return _k(x1, x2, dim, eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
+
+def pdist(input, p=2.0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('pdist', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('pdist', 'p', 2, 'float', p)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_pdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, p)
+    return _op_pdist_default(input, p)
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
     if x1.__class__ not in _TENSOR_TYPES:
@@ -7871,6 +8249,22 @@ def cholesky_inverse(input, upper=False, *, out=None):
             return _k(input, upper)
     return _op_cholesky_inverse_default(input, upper)
 
+def vander(x, N=None, increasing=False):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vander', 'x', 1, 'Tensor', x)
+    if N is not None and N.__class__ is not int and not _is_int(N):
+        raise _bad_arg('vander', 'N', 2, 'int', N)
+    if increasing.__class__ is not bool:
+        raise _bad_arg('vander', 'increasing', 3, 'bool', increasing)
+    _ks = x._ks
+    if N.__class__ in _TENSOR_TYPES:
+        _ks |= N._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, N, increasing)
+    return _op_vander_default(x, N, increasing)
+
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
@@ -11034,6 +11428,119 @@ def histogram(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('histogram', args, kwargs, _histogram_sigs, False)
 
+def _trapezoid_c0(y, x, *, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not isinstance(x, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _trapezoid_b0(y, x, *, dim=-1):
+    if dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        _ks |= x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y, x)
+        return _op_trapezoid_x(y, x)
+    return _op_trapezoid_x(y, x, dim=dim)
+
+def _trapezoid_c1(y, *, dx=1, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not _is_num(dx):
+        if not (isinstance(dx, TensorImpl) and dx.numel() == 1):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    return s
+
+def _trapezoid_b1(y, *, dx=1, dim=-1):
+    if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y)
+        return _op_trapezoid_dx(y)
+    return _op_trapezoid_dx(y, dx=dx, dim=dim)
+
+_trapezoid_ovs = ((_trapezoid_c0, _trapezoid_b0), (_trapezoid_c1, _trapezoid_b1),)
+_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Scalar dx = 1, int dim = -1)')
+
+def trapezoid(*args, **kwargs):
+    best = None
+    for c, b in _trapezoid_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('trapezoid', args, kwargs, _trapezoid_sigs, False)
+
+def _trapz_c0(y, x, *, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not isinstance(x, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _trapz_b0(y, x, *, dim=-1):
+    if dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        _ks |= x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trapz_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y, x)
+        return _op_trapz_x(y, x)
+    return _op_trapz_x(y, x, dim=dim)
+
+def _trapz_c1(y, *, dx=1.0, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not _is_real(dx):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _trapz_b1(y, *, dx=1.0, dim=-1):
+    return _op_trapz_dx(y, dx=dx, dim=dim)
+
+_trapz_ovs = ((_trapz_c0, _trapz_b0), (_trapz_c1, _trapz_b1),)
+_trapz_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, float dx = 1, int dim = -1)')
+
+def trapz(*args, **kwargs):
+    best = None
+    for c, b in _trapz_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('trapz', args, kwargs, _trapz_sigs, False)
+
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diff', 'input', 1, 'Tensor', input)
@@ -11427,6 +11934,67 @@ def logcumsumexp(input, dim, *, out=None):
         if _k is not None:
             return _k(input, dim)
     return _op_logcumsumexp_default(input, dim)
+
+def _cumulative_trapezoid_c0(y, x, *, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not isinstance(x, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _cumulative_trapezoid_b0(y, x, *, dim=-1):
+    if dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        _ks |= x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cumulative_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y, x)
+        return _op_cumulative_trapezoid_x(y, x)
+    return _op_cumulative_trapezoid_x(y, x, dim=dim)
+
+def _cumulative_trapezoid_c1(y, *, dx=1, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not _is_num(dx):
+        if not (isinstance(dx, TensorImpl) and dx.numel() == 1):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    return s
+
+def _cumulative_trapezoid_b1(y, *, dx=1, dim=-1):
+    if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cumulative_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y)
+        return _op_cumulative_trapezoid_dx(y)
+    return _op_cumulative_trapezoid_dx(y, dx=dx, dim=dim)
+
+_cumulative_trapezoid_ovs = ((_cumulative_trapezoid_c0, _cumulative_trapezoid_b0), (_cumulative_trapezoid_c1, _cumulative_trapezoid_b1),)
+_cumulative_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Scalar dx = 1, int dim = -1)')
+
+def cumulative_trapezoid(*args, **kwargs):
+    best = None
+    for c, b in _cumulative_trapezoid_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('cumulative_trapezoid', args, kwargs, _cumulative_trapezoid_sigs, False)
 
 def _repeat_interleave_c0(repeats, *, output_size=None):
     s = 0
@@ -13457,4 +14025,4 @@ def alias_copy(input, *, out=None):
             return _k(input)
     return _op_alias_copy_default(input)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'unsqueeze_copy', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
