@@ -10,6 +10,26 @@ from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, 
 
 _ops = _opsmod.ops
 
+_op_special_airy_ai_default = _ops.aten.special_airy_ai.default
+_c_special_airy_ai_default = _op_special_airy_ai_default._dispatch_cache
+_op_special_airy_ai_out = _ops.aten.special_airy_ai.out
+_c_special_airy_ai_out = _op_special_airy_ai_out._dispatch_cache
+_op_special_bessel_j0_default = _ops.aten.special_bessel_j0.default
+_c_special_bessel_j0_default = _op_special_bessel_j0_default._dispatch_cache
+_op_special_bessel_j0_out = _ops.aten.special_bessel_j0.out
+_c_special_bessel_j0_out = _op_special_bessel_j0_out._dispatch_cache
+_op_special_bessel_j1_default = _ops.aten.special_bessel_j1.default
+_c_special_bessel_j1_default = _op_special_bessel_j1_default._dispatch_cache
+_op_special_bessel_j1_out = _ops.aten.special_bessel_j1.out
+_c_special_bessel_j1_out = _op_special_bessel_j1_out._dispatch_cache
+_op_special_bessel_y0_default = _ops.aten.special_bessel_y0.default
+_c_special_bessel_y0_default = _op_special_bessel_y0_default._dispatch_cache
+_op_special_bessel_y0_out = _ops.aten.special_bessel_y0.out
+_c_special_bessel_y0_out = _op_special_bessel_y0_out._dispatch_cache
+_op_special_bessel_y1_default = _ops.aten.special_bessel_y1.default
+_c_special_bessel_y1_default = _op_special_bessel_y1_default._dispatch_cache
+_op_special_bessel_y1_out = _ops.aten.special_bessel_y1.out
+_c_special_bessel_y1_out = _op_special_bessel_y1_out._dispatch_cache
 _op_special_entr_default = _ops.aten.special_entr.default
 _c_special_entr_default = _op_special_entr_default._dispatch_cache
 _op_special_entr_out = _ops.aten.special_entr.out
@@ -34,10 +54,38 @@ _op_special_log_ndtr_default = _ops.aten.special_log_ndtr.default
 _c_special_log_ndtr_default = _op_special_log_ndtr_default._dispatch_cache
 _op_special_log_ndtr_out = _ops.aten.special_log_ndtr.out
 _c_special_log_ndtr_out = _op_special_log_ndtr_out._dispatch_cache
+_op_special_modified_bessel_i0_default = _ops.aten.special_modified_bessel_i0.default
+_c_special_modified_bessel_i0_default = _op_special_modified_bessel_i0_default._dispatch_cache
+_op_special_modified_bessel_i0_out = _ops.aten.special_modified_bessel_i0.out
+_c_special_modified_bessel_i0_out = _op_special_modified_bessel_i0_out._dispatch_cache
+_op_special_modified_bessel_i1_default = _ops.aten.special_modified_bessel_i1.default
+_c_special_modified_bessel_i1_default = _op_special_modified_bessel_i1_default._dispatch_cache
+_op_special_modified_bessel_i1_out = _ops.aten.special_modified_bessel_i1.out
+_c_special_modified_bessel_i1_out = _op_special_modified_bessel_i1_out._dispatch_cache
+_op_special_modified_bessel_k0_default = _ops.aten.special_modified_bessel_k0.default
+_c_special_modified_bessel_k0_default = _op_special_modified_bessel_k0_default._dispatch_cache
+_op_special_modified_bessel_k0_out = _ops.aten.special_modified_bessel_k0.out
+_c_special_modified_bessel_k0_out = _op_special_modified_bessel_k0_out._dispatch_cache
+_op_special_modified_bessel_k1_default = _ops.aten.special_modified_bessel_k1.default
+_c_special_modified_bessel_k1_default = _op_special_modified_bessel_k1_default._dispatch_cache
+_op_special_modified_bessel_k1_out = _ops.aten.special_modified_bessel_k1.out
+_c_special_modified_bessel_k1_out = _op_special_modified_bessel_k1_out._dispatch_cache
 _op_special_ndtri_default = _ops.aten.special_ndtri.default
 _c_special_ndtri_default = _op_special_ndtri_default._dispatch_cache
 _op_special_ndtri_out = _ops.aten.special_ndtri.out
 _c_special_ndtri_out = _op_special_ndtri_out._dispatch_cache
+_op_special_scaled_modified_bessel_k0_default = _ops.aten.special_scaled_modified_bessel_k0.default
+_c_special_scaled_modified_bessel_k0_default = _op_special_scaled_modified_bessel_k0_default._dispatch_cache
+_op_special_scaled_modified_bessel_k0_out = _ops.aten.special_scaled_modified_bessel_k0.out
+_c_special_scaled_modified_bessel_k0_out = _op_special_scaled_modified_bessel_k0_out._dispatch_cache
+_op_special_scaled_modified_bessel_k1_default = _ops.aten.special_scaled_modified_bessel_k1.default
+_c_special_scaled_modified_bessel_k1_default = _op_special_scaled_modified_bessel_k1_default._dispatch_cache
+_op_special_scaled_modified_bessel_k1_out = _ops.aten.special_scaled_modified_bessel_k1.out
+_c_special_scaled_modified_bessel_k1_out = _op_special_scaled_modified_bessel_k1_out._dispatch_cache
+_op_special_spherical_bessel_j0_default = _ops.aten.special_spherical_bessel_j0.default
+_c_special_spherical_bessel_j0_default = _op_special_spherical_bessel_j0_default._dispatch_cache
+_op_special_spherical_bessel_j0_out = _ops.aten.special_spherical_bessel_j0.out
+_c_special_spherical_bessel_j0_out = _op_special_spherical_bessel_j0_out._dispatch_cache
 _op_special_xlog1py_default = _ops.aten.special_xlog1py.default
 _c_special_xlog1py_default = _op_special_xlog1py_default._dispatch_cache
 _op_special_xlog1py_other_scalar = _ops.aten.special_xlog1py.other_scalar
@@ -139,6 +187,174 @@ def special_log_ndtr(input, *, out=None):
             return _k(input)
     return _op_special_log_ndtr_default(input)
 
+def special_airy_ai(x, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_airy_ai', 'x', 1, 'Tensor', x)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_airy_ai', 'out', None, 'Tensor', out)
+        return _op_special_airy_ai_out(x, out=out)
+    _ks = x._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x)
+    return _op_special_airy_ai_default(x)
+
+def special_bessel_j0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_bessel_j0', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_bessel_j0', 'out', None, 'Tensor', out)
+        return _op_special_bessel_j0_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_bessel_j0_default(input)
+
+def special_bessel_j1(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_bessel_j1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_bessel_j1', 'out', None, 'Tensor', out)
+        return _op_special_bessel_j1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_bessel_j1_default(input)
+
+def special_bessel_y0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_bessel_y0', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_bessel_y0', 'out', None, 'Tensor', out)
+        return _op_special_bessel_y0_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_bessel_y0_default(input)
+
+def special_bessel_y1(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_bessel_y1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_bessel_y1', 'out', None, 'Tensor', out)
+        return _op_special_bessel_y1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_bessel_y1_default(input)
+
+def special_modified_bessel_i0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_modified_bessel_i0', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_modified_bessel_i0', 'out', None, 'Tensor', out)
+        return _op_special_modified_bessel_i0_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_modified_bessel_i0_default(input)
+
+def special_modified_bessel_i1(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_modified_bessel_i1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_modified_bessel_i1', 'out', None, 'Tensor', out)
+        return _op_special_modified_bessel_i1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_modified_bessel_i1_default(input)
+
+def special_modified_bessel_k0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_modified_bessel_k0', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_modified_bessel_k0', 'out', None, 'Tensor', out)
+        return _op_special_modified_bessel_k0_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_modified_bessel_k0_default(input)
+
+def special_modified_bessel_k1(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_modified_bessel_k1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_modified_bessel_k1', 'out', None, 'Tensor', out)
+        return _op_special_modified_bessel_k1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_modified_bessel_k1_default(input)
+
+def special_scaled_modified_bessel_k0(x, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_scaled_modified_bessel_k0', 'x', 1, 'Tensor', x)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_scaled_modified_bessel_k0', 'out', None, 'Tensor', out)
+        return _op_special_scaled_modified_bessel_k0_out(x, out=out)
+    _ks = x._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x)
+    return _op_special_scaled_modified_bessel_k0_default(x)
+
+def special_scaled_modified_bessel_k1(x, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_scaled_modified_bessel_k1', 'x', 1, 'Tensor', x)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_scaled_modified_bessel_k1', 'out', None, 'Tensor', out)
+        return _op_special_scaled_modified_bessel_k1_out(x, out=out)
+    _ks = x._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x)
+    return _op_special_scaled_modified_bessel_k1_default(x)
+
+def special_spherical_bessel_j0(x, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_spherical_bessel_j0', 'x', 1, 'Tensor', x)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_spherical_bessel_j0', 'out', None, 'Tensor', out)
+        return _op_special_spherical_bessel_j0_out(x, out=out)
+    _ks = x._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x)
+    return _op_special_spherical_bessel_j0_default(x)
+
 def special_zeta(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('special_zeta', 'input', 1, 'Tensor', input)
@@ -198,4 +414,4 @@ def special_xlog1py(input, other, *, out=None):
             return _k(input, other)
     return _op_special_xlog1py_default(input, other)
 
-__all__ = ['special_entr', 'special_erfcx', 'special_i0e', 'special_i1', 'special_i1e', 'special_log_ndtr', 'special_ndtri', 'special_xlog1py', 'special_zeta']
+__all__ = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_entr', 'special_erfcx', 'special_i0e', 'special_i1', 'special_i1e', 'special_log_ndtr', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_ndtri', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_zeta']

@@ -1110,6 +1110,522 @@ def special_log_ndtr(self):
 _self_special_log_ndtr = special_log_ndtr   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class SpecialAiryAiBackward0(_Node):
+    _op_name = 'aten::special_airy_ai'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_airy_ai = getattr(_aten.special_airy_ai, 'default')
+
+
+def special_airy_ai(x):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_airy_ai')
+    _need = False
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((x,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_airy_ai._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_airy_ai._resolve(_ks)
+    if not _need:
+        return _k(x)
+    _n = SpecialAiryAiBackward0()
+    _n.next_edges = ()
+    _res = _k(x)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_airy_ai = special_airy_ai   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialBesselJ0Backward0(_Node):
+    _op_name = 'aten::special_bessel_j0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_bessel_j0 = getattr(_aten.special_bessel_j0, 'default')
+
+
+def special_bessel_j0(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_bessel_j0')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_bessel_j0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_bessel_j0._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialBesselJ0Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_bessel_j0 = special_bessel_j0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialBesselJ1Backward0(_Node):
+    _op_name = 'aten::special_bessel_j1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_bessel_j1 = getattr(_aten.special_bessel_j1, 'default')
+
+
+def special_bessel_j1(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_bessel_j1')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_bessel_j1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_bessel_j1._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialBesselJ1Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_bessel_j1 = special_bessel_j1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialBesselY0Backward0(_Node):
+    _op_name = 'aten::special_bessel_y0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_bessel_y0 = getattr(_aten.special_bessel_y0, 'default')
+
+
+def special_bessel_y0(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_bessel_y0')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_bessel_y0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_bessel_y0._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialBesselY0Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_bessel_y0 = special_bessel_y0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialBesselY1Backward0(_Node):
+    _op_name = 'aten::special_bessel_y1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_bessel_y1 = getattr(_aten.special_bessel_y1, 'default')
+
+
+def special_bessel_y1(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_bessel_y1')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_bessel_y1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_bessel_y1._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialBesselY1Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_bessel_y1 = special_bessel_y1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialModifiedBesselI0Backward0(_Node):
+    _op_name = 'aten::special_modified_bessel_i0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_modified_bessel_i0 = getattr(_aten.special_modified_bessel_i0, 'default')
+
+
+def special_modified_bessel_i0(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_modified_bessel_i0')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_modified_bessel_i0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_modified_bessel_i0._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialModifiedBesselI0Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_modified_bessel_i0 = special_modified_bessel_i0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialModifiedBesselI1Backward0(_Node):
+    _op_name = 'aten::special_modified_bessel_i1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_modified_bessel_i1 = getattr(_aten.special_modified_bessel_i1, 'default')
+
+
+def special_modified_bessel_i1(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_modified_bessel_i1')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_modified_bessel_i1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_modified_bessel_i1._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialModifiedBesselI1Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_modified_bessel_i1 = special_modified_bessel_i1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialModifiedBesselK0Backward0(_Node):
+    _op_name = 'aten::special_modified_bessel_k0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_modified_bessel_k0 = getattr(_aten.special_modified_bessel_k0, 'default')
+
+
+def special_modified_bessel_k0(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_modified_bessel_k0')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_modified_bessel_k0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_modified_bessel_k0._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialModifiedBesselK0Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_modified_bessel_k0 = special_modified_bessel_k0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialModifiedBesselK1Backward0(_Node):
+    _op_name = 'aten::special_modified_bessel_k1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_modified_bessel_k1 = getattr(_aten.special_modified_bessel_k1, 'default')
+
+
+def special_modified_bessel_k1(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_modified_bessel_k1')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_modified_bessel_k1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_modified_bessel_k1._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialModifiedBesselK1Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_modified_bessel_k1 = special_modified_bessel_k1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialScaledModifiedBesselK0Backward0(_Node):
+    _op_name = 'aten::special_scaled_modified_bessel_k0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_scaled_modified_bessel_k0 = getattr(_aten.special_scaled_modified_bessel_k0, 'default')
+
+
+def special_scaled_modified_bessel_k0(x):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_scaled_modified_bessel_k0')
+    _need = False
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((x,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_scaled_modified_bessel_k0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_scaled_modified_bessel_k0._resolve(_ks)
+    if not _need:
+        return _k(x)
+    _n = SpecialScaledModifiedBesselK0Backward0()
+    _n.next_edges = ()
+    _res = _k(x)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_scaled_modified_bessel_k0 = special_scaled_modified_bessel_k0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialScaledModifiedBesselK1Backward0(_Node):
+    _op_name = 'aten::special_scaled_modified_bessel_k1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_scaled_modified_bessel_k1 = getattr(_aten.special_scaled_modified_bessel_k1, 'default')
+
+
+def special_scaled_modified_bessel_k1(x):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_scaled_modified_bessel_k1')
+    _need = False
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((x,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_scaled_modified_bessel_k1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_scaled_modified_bessel_k1._resolve(_ks)
+    if not _need:
+        return _k(x)
+    _n = SpecialScaledModifiedBesselK1Backward0()
+    _n.next_edges = ()
+    _res = _k(x)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_scaled_modified_bessel_k1 = special_scaled_modified_bessel_k1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialSphericalBesselJ0Backward0(_Node):
+    _op_name = 'aten::special_spherical_bessel_j0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_spherical_bessel_j0 = getattr(_aten.special_spherical_bessel_j0, 'default')
+
+
+def special_spherical_bessel_j0(x):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_spherical_bessel_j0')
+    _need = False
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((x,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_spherical_bessel_j0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_spherical_bessel_j0._resolve(_ks)
+    if not _need:
+        return _k(x)
+    _n = SpecialSphericalBesselJ0Backward0()
+    _n.next_edges = ()
+    _res = _k(x)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_spherical_bessel_j0 = special_spherical_bessel_j0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class SpecialZetaBackward0(_Node):
     _op_name = 'aten::special_zeta'
     _complex = 'conj'

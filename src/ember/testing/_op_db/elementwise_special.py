@@ -39,4 +39,10 @@ op_db = [
            aten_name="mvlgamma"),
     OpInfo("special.xlog1py", _zeta, dtypes=F, method_variant=False, supports_out=True, aten_name="special_xlog1py"),
     OpInfo("special.zeta", _zeta, dtypes=F, method_variant=False, supports_out=True, aten_name="special_zeta"),
+    # the Bessel-type functions (torch's special.py OpInfos: the K and Y functions on the positive axis)
+    _special("airy_ai", (-6.0, 4.0)), _special("bessel_j0", (-12.0, 12.0)), _special("bessel_j1", (-12.0, 12.0)),
+    _special("bessel_y0", (0.1, 12.0)), _special("bessel_y1", (0.1, 12.0)), _special("modified_bessel_i0", (-9.0, 9.0)),
+    _special("modified_bessel_i1", (-9.0, 9.0)), _special("modified_bessel_k0", (0.1, 6.0)),
+    _special("modified_bessel_k1", (0.1, 6.0)), _special("scaled_modified_bessel_k0", (0.1, 6.0)),
+    _special("scaled_modified_bessel_k1", (0.1, 6.0)), _special("spherical_bessel_j0", (-12.0, 12.0)),
 ]
