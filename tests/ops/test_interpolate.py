@@ -194,3 +194,35 @@ def test_interpolate_antialias_calls_parity(call):
         except Exception as e:   # noqa: BLE001  (the exception type is what is compared)
             res.append((type(e).__name__,))
     assert res[0] == res[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,groups", [((2, 6, 3), 3), ((1, 4, 2, 3), 2), ((2, 8, 1, 2, 2), 4), ((1, 3, 2), 1)])
+def test_channel_shuffle_matches_torch_with_gradients(shape, groups):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    data = np.random.default_rng(0).standard_normal(shape)
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(data, requires_grad=True)
+        outs = [lib.channel_shuffle(x, groups), lib.nn.functional.channel_shuffle(x, groups),
+                lib.nn.functional.native_channel_shuffle(x, groups), lib.nn.ChannelShuffle(groups)(x)]
+        (outs[0] * lib.arange(1.0, x.numel() + 1, dtype=x.dtype).reshape(shape)).sum().backward()
+        res.append(([o.detach().numpy() for o in outs], x.grad.numpy(), outs[0].is_contiguous(),
+                    repr(lib.nn.ChannelShuffle(groups))))
+    for a, b in zip(res[0][0], res[1][0]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(res[0][1], res[1][1])
+    assert res[0][2:] == res[1][2:]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,groups", [((2, 4), 2), ((2, 4, 3), 0), ((2, 4, 3), 3)])
+def test_channel_shuffle_errors_match_torch(shape, groups):
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as e:
+            lib.channel_shuffle(lib.ones(*shape), groups)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

@@ -741,6 +741,8 @@ _d('_upsample_bicubic2d_aa(Tensor self, SymInt[2] output_size, bool align_corner
 _d('_upsample_bicubic2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor', (('CPU', 'cpu.interpolate_aa:_upsample_bicubic2d_aa_backward'), ('Meta', 'meta.interpolate_aa:_upsample_bicubic2d_aa_backward')))
 _d('_upsample_lanczos2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor', (('CPU', 'cpu.interpolate_aa:_upsample_lanczos2d_aa'), ('Meta', 'meta.interpolate_aa:_upsample_lanczos2d_aa')))
 _d('_upsample_lanczos2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor', (('CPU', 'cpu.interpolate_aa:_upsample_lanczos2d_aa_backward'), ('Meta', 'meta.interpolate_aa:_upsample_lanczos2d_aa_backward')))
+_d('channel_shuffle(Tensor self, SymInt groups) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.interpolate:channel_shuffle'),))
+_d('native_channel_shuffle(Tensor self, SymInt groups) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.interpolate:channel_shuffle'),))
 _d('pixel_shuffle(Tensor self, int upscale_factor) -> Tensor', (('CompositeExplicitAutograd', 'decompositions.interpolate:pixel_shuffle'),))
 _d('pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor', (('CompositeExplicitAutograd', 'decompositions.interpolate:pixel_unshuffle'),))
 _d('upsample_nearest1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor', (('CPU', 'cpu.interpolate:upsample_nearest1d'), ('Meta', 'meta.interpolate:upsample_nearest1d')))

@@ -65,3 +65,18 @@ def _aa_vec(name):
 _upsample_bilinear2d_aa = _aa_vec("_upsample_bilinear2d_aa")
 _upsample_bicubic2d_aa = _aa_vec("_upsample_bicubic2d_aa")
 _upsample_lanczos2d_aa = _aa_vec("_upsample_lanczos2d_aa")
+
+
+def channel_shuffle(self, groups):
+    """Interleave the channels of `groups` groups: (N, g, C/g, *) -> (N, C/g, g, *), contiguous (ShuffleNet's op)."""
+    if self.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self._size)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    c = self._size[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    n, rest = self._size[0], list(self._size[2:])
+    x = aten.view.default(self, [n, groups, c // groups] + rest)
+    x = aten.clone.default(aten.transpose.int(x, 1, 2), memory_format="contiguous_format")
+    return aten.view.default(x, list(self._size))

@@ -7,7 +7,15 @@ import math
 import ember
 from ..._ops import ops as _ops
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle", "grid_sample", "interpolate"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "grid_sample", "interpolate", "channel_shuffle", "native_channel_shuffle"]
+
+
+def channel_shuffle(input, groups):
+    return ember.channel_shuffle(input, groups)
+
+
+def native_channel_shuffle(input, groups):
+    return ember.native_channel_shuffle(input, groups)
 
 
 def pixel_shuffle(input, upscale_factor):

@@ -6,6 +6,7 @@ from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
