@@ -1,7 +1,8 @@
 from .module import Module  # noqa: F401
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
-from .linear import Identity, Linear, Bilinear  # noqa: F401
+from .linear import Identity, Linear, Bilinear, LazyLinear  # noqa: F401
+from .lazy import LazyModuleMixin  # noqa: F401
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
