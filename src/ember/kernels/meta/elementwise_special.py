@@ -94,6 +94,37 @@ def special_zeta_out(self, other, *, out):
     return out
 
 
+def igamma_spec(self, other, name):
+    """(shape, dtype) of igamma / igammac: TensorIterator's binary op (no promotion of integers to float), and
+    torch's cpu loops for the floating dtypes only."""
+    from .elementwise_common import ARITH, binary_spec
+    shape, _, rdt = binary_spec(self, other, ARITH, name)
+    if not rdt.is_floating_point:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(rdt)}'")
+    return shape, rdt
+
+
+def _igamma_meta(name):
+    def f(self, other):
+        shape, rdt = igamma_spec(self, other, name)
+        return empty_tensor(shape, rdt, META, out_strides(shape, self, other))
+
+    def f_(self, other):
+        shape, rdt = igamma_spec(self, other, name)
+        check_inplace(self, shape, rdt, name)
+        return self
+
+    def f_out(self, other, *, out):
+        shape, rdt = igamma_spec(self, other, name)
+        check_out(out, shape, rdt, name)
+        return out
+    return f, f_, f_out
+
+
+igamma, igamma_, igamma_out = _igamma_meta("igamma")
+igammac, igammac_, igammac_out = _igamma_meta("igammac")
+
+
 special_entr, _, special_entr_out = unary("special_entr")
 
 
