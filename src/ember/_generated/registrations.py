@@ -825,6 +825,7 @@ _d('_upsample_bicubic2d_aa(Tensor self, SymInt[2] output_size, bool align_corner
 _d('_upsample_bicubic2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor', (('CPU', 'cpu.interpolate_aa:_upsample_bicubic2d_aa_backward'), ('Meta', 'meta.interpolate_aa:_upsample_bicubic2d_aa_backward')))
 _d('_upsample_lanczos2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor', (('CPU', 'cpu.interpolate_aa:_upsample_lanczos2d_aa'), ('Meta', 'meta.interpolate_aa:_upsample_lanczos2d_aa')))
 _d('_upsample_lanczos2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor', (('CPU', 'cpu.interpolate_aa:_upsample_lanczos2d_aa_backward'), ('Meta', 'meta.interpolate_aa:_upsample_lanczos2d_aa_backward')))
+_d('affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.interpolate:affine_grid_generator'),))
 _d('channel_shuffle(Tensor self, SymInt groups) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.interpolate:channel_shuffle'),))
 _d('native_channel_shuffle(Tensor self, SymInt groups) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.interpolate:channel_shuffle'),))
 _d('pixel_shuffle(Tensor self, int upscale_factor) -> Tensor', (('CompositeExplicitAutograd', 'decompositions.interpolate:pixel_shuffle'),))
