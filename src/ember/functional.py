@@ -33,7 +33,10 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "broadcast_shapes", "norm", "cdist", "lu", "result_type", "is_tensor", "is_floating_point", "is_complex",
            "is_conj", "is_neg", "numel", "equal", "chain_matmul", "split_copy", "split_with_sizes_copy",
            "unbind_copy", "is_nonzero", "is_same_size", "is_signed", "is_inference", "typename", "unravel_index",
-           "detach_"]
+           "detach_", "real", "imag", "get_device", "is_storage", "has_lapack", "has_mkl", "has_openmp", "has_spectral"]
+
+has_lapack = has_spectral = True       # ember's numpy builds give both (torch's build flags)
+has_mkl = has_openmp = False           # no MKL or OpenMP in ember's kernels
 
 _aten = ops.aten
 
@@ -501,6 +504,25 @@ def is_nonzero(input):
     if n > 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(input.detach().item())
+
+
+def real(input):
+    _ap.check_tensor("real", "input", 1, input)
+    return input.real
+
+
+def imag(input):
+    _ap.check_tensor("imag", "input", 1, input)
+    return input.imag
+
+
+def get_device(input):
+    _ap.check_tensor("get_device", "input", 1, input)
+    return input.get_device()
+
+
+def is_storage(obj):
+    return isinstance(obj, UntypedStorage)
 
 
 def detach_(input):

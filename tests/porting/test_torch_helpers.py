@@ -207,3 +207,45 @@ def test_set_default_tensor_type_matches_torch(torch):
                         t.set_default_tensor_type(bad)
         finally:
             t.set_default_dtype(t.float32)
+
+
+SMALL = [
+    lambda t: t.positive(t.tensor([1.0, -2.0])),
+    lambda t: t.tensor([3, -1]).positive(),
+    lambda t: t.positive(t.tensor([True])),
+    lambda t: t.dist(t.ones(3), t.tensor([0.0, 2.0, 4.0])),
+    lambda t: t.dist(t.ones(2, 3), t.zeros(3), 1),
+    lambda t: t.ones(3).dist(t.arange(3.0), float("inf")),
+    lambda t: t.ones(3).dist(t.arange(3.0), 0),
+    lambda t: t.dist(t.ones(2, dtype=t.long), t.ones(2, dtype=t.long)),
+    lambda t: t.real(t.tensor([1 + 2j, 3 - 1j])),
+    lambda t: t.real(t.tensor([1.5])),
+    lambda t: t.imag(t.tensor([1 + 2j, 3 - 1j])),
+    lambda t: t.imag(t.tensor([1.5])),
+    lambda t: t.get_device(t.ones(2)),
+    lambda t: t.is_storage(t.ones(2).untyped_storage()),
+    lambda t: t.is_storage(t.ones(2)),
+    lambda t: t.unsafe_split(t.arange(5), 2),
+    lambda t: t.arange(6).unsafe_split_with_sizes([1, 5]),
+    lambda t: t.unsafe_chunk(t.arange(5), 3),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("i", range(len(SMALL)))
+def test_small_torch_functions_match_torch(torch, i):
+    _same(torch, SMALL[i])
+
+
+@pytest.mark.parity
+def test_dist_gradients_match_torch(torch):
+    data = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]])
+    res = []
+    for t in (ember, torch):
+        a = t.tensor(data, requires_grad=True)
+        for p in (2, 1, 3.5):
+            a.grad = None
+            t.dist(a, t.tensor(data[::-1].copy()), p).backward()
+            res.append(a.grad.numpy())
+    for e, w in zip(res[:3], res[3:]):
+        np.testing.assert_allclose(e, w, rtol=1e-12)

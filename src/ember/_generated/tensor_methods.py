@@ -469,6 +469,8 @@ _op_digamma_default = _ops.aten.digamma.default
 _c_digamma_default = _op_digamma_default._dispatch_cache
 _op_digamma_out = _ops.aten.digamma.out
 _c_digamma_out = _op_digamma_out._dispatch_cache
+_op_dist_default = _ops.aten.dist.default
+_c_dist_default = _op_dist_default._dispatch_cache
 _op_div_Tensor = _ops.aten.div.Tensor
 _c_div_Tensor = _op_div_Tensor._dispatch_cache
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
@@ -1179,6 +1181,8 @@ _op_polygamma_default = _ops.aten.polygamma.default
 _c_polygamma_default = _op_polygamma_default._dispatch_cache
 _op_polygamma_out = _ops.aten.polygamma.out
 _c_polygamma_out = _op_polygamma_out._dispatch_cache
+_op_positive_default = _ops.aten.positive.default
+_c_positive_default = _op_positive_default._dispatch_cache
 _op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
 _c_pow_Tensor_Scalar = _op_pow_Tensor_Scalar._dispatch_cache
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
@@ -1527,6 +1531,12 @@ _op_unfold_default = _ops.aten.unfold.default
 _c_unfold_default = _op_unfold_default._dispatch_cache
 _op_uniform__default = _ops.aten.uniform_.default
 _c_uniform__default = _op_uniform__default._dispatch_cache
+_op_unsafe_chunk_default = _ops.aten.unsafe_chunk.default
+_c_unsafe_chunk_default = _op_unsafe_chunk_default._dispatch_cache
+_op_unsafe_split_Tensor = _ops.aten.unsafe_split.Tensor
+_c_unsafe_split_Tensor = _op_unsafe_split_Tensor._dispatch_cache
+_op_unsafe_split_with_sizes_default = _ops.aten.unsafe_split_with_sizes.default
+_c_unsafe_split_with_sizes_default = _op_unsafe_split_with_sizes_default._dispatch_cache
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
 _c_unsqueeze_default = _op_unsqueeze_default._dispatch_cache
 _op_var_correction = _ops.aten.var.correction
@@ -1848,6 +1858,21 @@ def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=No
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('new_ones', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_dist(self, other, p=2):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dist', 'other', 1, 'Tensor', other)
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('dist', 'p', 2, 'Number', p)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other, p)
+    return _op_dist_default(self, other, p)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
@@ -4200,6 +4225,14 @@ def _m_fmin(self, other, *, out=None):
         if _k is not None:
             return _k(self, other)
     return _op_fmin_default(self, other)
+
+def _m_positive(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_positive_default(self)
 
 def _m_isreal(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -9827,6 +9860,45 @@ def _m_dsplit(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('dsplit', args, kwargs, __m_dsplit_sigs, True)
 
+def _m_unsafe_split(self, split_size, dim=0):
+    if split_size.__class__ is not int and not _is_int(split_size):
+        raise _bad_arg('unsafe_split', 'split_size', 1, 'int', split_size)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsafe_split', 'dim', 2, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if split_size.__class__ in _TENSOR_TYPES:
+        _ks |= split_size._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, split_size, dim))
+    return _as_tuple(_op_unsafe_split_Tensor(self, split_size, dim))
+
+def _m_unsafe_split_with_sizes(self, split_sizes, dim=0):
+    if not _is_intseq(split_sizes):
+        raise _bad_arg('unsafe_split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsafe_split_with_sizes', 'dim', 2, 'int', dim)
+    return _as_tuple(_op_unsafe_split_with_sizes_default(self, split_sizes, dim))
+
+def _m_unsafe_chunk(self, chunks, dim=0):
+    if chunks.__class__ is not int and not _is_int(chunks):
+        raise _bad_arg('unsafe_chunk', 'chunks', 1, 'int', chunks)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsafe_chunk', 'dim', 2, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if chunks.__class__ in _TENSOR_TYPES:
+        _ks |= chunks._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, chunks, dim))
+    return _as_tuple(_op_unsafe_chunk_default(self, chunks, dim))
+
 def _m_alias(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
@@ -10091,6 +10163,7 @@ class TensorMethods:
     diff = _m_diff
     digamma = _m_digamma
     digamma_ = _m_digamma_
+    dist = _m_dist
     div = _m_div
     div_ = _m_div_
     divide = _m_divide
@@ -10282,6 +10355,7 @@ class TensorMethods:
     pinverse = _m_pinverse
     polygamma = _m_polygamma
     polygamma_ = _m_polygamma_
+    positive = _m_positive
     pow = _m_pow
     pow_ = _m_pow_
     prelu = _m_prelu
@@ -10381,6 +10455,9 @@ class TensorMethods:
     unflatten = _m_unflatten
     unfold = _m_unfold
     uniform_ = _m_uniform_
+    unsafe_chunk = _m_unsafe_chunk
+    unsafe_split = _m_unsafe_split
+    unsafe_split_with_sizes = _m_unsafe_split_with_sizes
     unsqueeze = _m_unsqueeze
     var = _m_var
     vdot = _m_vdot

@@ -1,7 +1,8 @@
-"""CompositeImplicitAutograd kernels of the distances (torch's Distance.cpp: cdist, pdist, pairwise_distance,
-cosine_similarity)."""
+"""CompositeImplicitAutograd kernels of the distances (torch's Distance.cpp: cdist, pdist, dist,
+pairwise_distance, cosine_similarity)."""
 
 from ..._ops import ops
+from ..common import _tname
 
 aten = ops.aten
 
@@ -46,3 +47,12 @@ def pdist(self, p=2.0):
     diff = aten.sub.Tensor(aten.index_select.default(self, 0, aten.select.int(pairs, 0, 0)),
                            aten.index_select.default(self, 0, aten.select.int(pairs, 0, 1)))
     return aten.linalg_vector_norm.default(diff, p, [1])
+
+
+def dist(self, other, p=2):
+    """The p-norm of self - other (broadcast), as one 0-dim tensor."""
+    d = aten.sub.Tensor(self, other)
+    if not (d.dtype.is_floating_point or d.dtype.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_tname(d.dtype)} "
+                           "instead.")
+    return aten.linalg_vector_norm.default(d, p)

@@ -120,6 +120,12 @@ for _a, _t in {"absolute": "abs", "negative": "neg", "fix": "trunc", "divide": "
 clip__Tensor = _alias_("clamp")
 
 
+def positive(self):
+    if self.dtype == D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
 def isreal(self):
     """Real and integral dtypes are all-True; a complex tensor is real where its imaginary part is 0."""
     if not self.dtype.is_complex:

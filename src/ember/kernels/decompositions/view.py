@@ -127,6 +127,20 @@ def ravel(self):
     return aten.view.default(aten.contiguous.default(self), [-1])
 
 
+# ---------------------------------------------------------------- unsafe_split / unsafe_chunk
+def unsafe_split(self, split_size, dim=0):
+    """split's pieces (torch's unsafe_ forms skip the view bookkeeping; the values are the same)."""
+    return aten.split.Tensor(self, split_size, dim)
+
+
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return aten.split_with_sizes.default(self, split_sizes, dim)
+
+
+def unsafe_chunk(self, chunks, dim=0):
+    return chunk(self, chunks, dim)
+
+
 # ---------------------------------------------------------------- tensor_split and h/v/dsplit
 def _check_split_dim(self):
     if self.dim() == 0:
