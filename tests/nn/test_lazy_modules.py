@@ -73,6 +73,8 @@ def test_lazy_parameters_are_placeholders_as_torch():
         assert isinstance(p, lib.nn.Parameter)
         b = lib.nn.UninitializedBuffer()
         assert repr(b) == "<UninitializedBuffer>" and not b.requires_grad
+        with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter or buffer"):
+            p.shape
         p.materialize((2, 3))
         assert type(p) is lib.nn.Parameter and tuple(p.shape) == (2, 3) and p.requires_grad
         b.materialize((4,), dtype=lib.float64)

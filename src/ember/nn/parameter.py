@@ -100,6 +100,13 @@ class UninitializedTensorMixin(metaclass=_UninitializedMeta):
     def __repr__(self):
         return f"<{self.__class__.__name__}>"
 
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
     def __reduce_ex__(self, proto):
         return (self.__class__, (self.requires_grad,))
 
@@ -119,7 +126,7 @@ def _placeholder(cls, requires_grad, device, dtype):
 
 
 def _uninitialized(cls):
-    for name in ("materialize", "__repr__", "__reduce_ex__", "__deepcopy__"):
+    for name in ("materialize", "__repr__", "shape", "__reduce_ex__", "__deepcopy__"):
         setattr(cls, name, UninitializedTensorMixin.__dict__[name])
     cls._uninitialized = True
     return cls
