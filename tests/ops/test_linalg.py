@@ -436,3 +436,54 @@ def test_orgqr_ormqr_errors_match_torch(case):
             _QR_ERRORS[case](mod, lambda *s, m=mod: m.ones(*s, dtype=m.float64))
         got.append((info.type, str(info.value).split("\n")[0]))
     assert got[0] == got[1]
+
+
+VANDER = [
+    lambda t, x: t.vander(x),
+    lambda t, x: t.vander(x, N=2),
+    lambda t, x: t.vander(x, 5, True),
+    lambda t, x: t.vander(x, N=1),
+    lambda t, x: t.vander(x, N=0),
+    lambda t, x: t.linalg.vander(x),
+    lambda t, x: t.linalg.vander(x, N=4),
+    lambda t, x: t.linalg.vander(x.reshape(2, 2), N=3),
+    lambda t, x: t.linalg.vander(x[0], N=3),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("i", range(len(VANDER)))
+def test_vander_values_and_gradients_match_torch(i):
+    torch = pytest.importorskip("torch")
+    data = np.array([0.5, -1.5, 2.0, 3.0])
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(data, requires_grad=True)
+        out = VANDER[i](lib, x)
+        if i >= 5:      # torch.vander writes its powers in place: its backward raises (linalg.vander's does not)
+            (out * lib.arange(1.0, out.numel() + 1, dtype=out.dtype).reshape(out.shape)).sum().backward()
+        res.append((tuple(out.shape), str(out.dtype).split(".")[-1], out.detach().numpy(),
+                    None if x.grad is None else x.grad.numpy()))
+    assert res[0][:2] == res[1][:2]
+    np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-12)
+    if res[1][3] is not None:
+        np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", [
+    lambda t: t.vander(t.tensor([1, 2, 3], dtype=t.int8)), lambda t: t.vander(t.tensor([True, False])),
+    lambda t: t.vander(t.tensor([1 + 1j, 2])), lambda t: t.linalg.vander(t.tensor([1, 2], dtype=t.int32)),
+    lambda t: t.vander(t.ones(2, 2)), lambda t: t.vander(t.ones(2), N=-1), lambda t: t.linalg.vander(t.ones(2), N=1),
+    lambda t: t.linalg.vander(t.ones(2, dtype=t.half)), lambda t: t.linalg.vander(t.tensor([True])),
+])
+def test_vander_dtypes_and_errors_match_torch(call):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (ember, torch):
+        try:
+            r = call(lib)
+            res.append((str(r.dtype).split(".")[-1], r.numpy().tolist()))
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[0] == res[1]
