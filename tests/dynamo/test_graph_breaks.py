@@ -219,6 +219,42 @@ def test_break_inside_with_block_resumes_compiled():
     assert not counters["recompiles"]
 
 
+def _grad_mode_inner(x):
+    ember._dynamo.graph_break()
+    return x + 1
+
+
+def _grad_mode_inlined(x):
+    with ember.no_grad():
+        y = _grad_mode_inner(x) * 2
+    return y * x
+
+
+def _grad_mode_direct(x):
+    with ember.no_grad():
+        y = x * 2
+        ember._dynamo.graph_break()
+        y = y + 1
+    return y * x
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+@pytest.mark.parametrize("fn", [_grad_mode_inlined, _grad_mode_direct])
+def test_graph_switching_grad_mode_inside_a_break_records_autograd(fn, backend):
+    # the resumed graph starts inside `with no_grad()` and leaves it: a compiled backend (which does not run the
+    # graph's grad-mode switches) must still record autograd after the block and leave grad mode on
+    cf = ember.compile(fn, backend=backend)
+    for _ in range(2):
+        x, x2 = ember.full((3,), 1.5, requires_grad=True), ember.full((3,), 1.5, requires_grad=True)
+        out, ref = cf(x), fn(x2)
+        assert ember.is_grad_enabled()
+        assert_close(out, ref)
+        assert out.requires_grad == ref.requires_grad
+        out.sum().backward()
+        ref.sum().backward()
+        assert_close(x.grad, x2.grad)
+
+
 def test_break_inside_nested_with_blocks_and_a_raise_restores_grad_mode():
     @ember.compiler.disable
     def check(t):

@@ -340,3 +340,43 @@ def test_functions_read_from_a_user_module_are_guarded():
         assert counters["recompiles"]
     finally:
         del sys.modules[helpers.__name__]
+
+
+class _TensorKeyedState:
+    """An optimizer-like object: per-parameter state in a dict keyed by the parameter tensor."""
+
+    def __init__(self, p):
+        self.p, self.state = p, {}
+
+    def _init(self, p):
+        if p not in self.state:
+            ember._dynamo.graph_break()
+            self.state[p] = ember.zeros_like(p)
+        return self.state[p]
+
+    def step(self):
+        with ember.no_grad():
+            s = self._init(self.p)
+            s.add_(self.p)
+            self.p.mul_(0.5)
+
+
+def test_dict_keyed_by_tensors_is_guarded_by_identity():
+    # the dict's keys have no literal form: its values are read by position under an identity guard on the keys
+    # (the guard source once printed the tensor's repr and failed with a NameError on the second call)
+    eager, compiled = _TensorKeyedState(ember.ones(3, requires_grad=True)), \
+        _TensorKeyedState(ember.ones(3, requires_grad=True))
+    cf = ember.compile(compiled.step, backend="eager")
+    for _ in range(3):
+        eager.step()
+        cf()
+        assert ember.is_grad_enabled()
+    assert_close(compiled.p, eager.p)
+    assert_close(compiled.state[compiled.p], eager.state[eager.p])
+    # a different key object (equal values) fails the identity guard and recompiles instead of comparing values
+    other = _TensorKeyedState(ember.ones(3, requires_grad=True))
+    other.state[other.p] = ember.zeros(3)
+    before = dict(counters["recompiles"])
+    ember.compile(other.step, backend="eager")()
+    assert_close(other.state[other.p], ember.ones(3))
+    assert counters["recompiles"]["_TensorKeyedState._init"] == before["_TensorKeyedState._init"] + 1

@@ -154,3 +154,26 @@ def test_each_output_has_its_own_storage():
     outs = c(ember.randn(8, 16))
     bases = [o._np.base if o._np.base is not None else o._np for o in outs]
     assert len({id(b) for b in bases}) == 3
+
+
+def test_a_value_realized_twice_is_one_buffer():
+    """An MLP's gelu feeds the second matmul (an extern call realizes it) and is saved for the backward (a graph
+    output realizes it): one buffer, computed once, not two with the same contents."""
+    ember.manual_seed(0)
+    fc1, fc2 = ember.nn.Linear(16, 64), ember.nn.Linear(64, 16)
+
+    def mlp(x):
+        return fc2(F.gelu(fc1(x)))
+    c = Compiled(mlp)
+    x = ember.randn(8, 16)
+    c(x).sum().backward()
+    grads = [p.grad.clone() for p in (*fc1.parameters(), *fc2.parameters())]
+    for p in (*fc1.parameters(), *fc2.parameters()):
+        p.grad = None
+    mlp(x).sum().backward()
+    for g, p in zip(grads, (*fc1.parameters(), *fc2.parameters())):
+        assert_close(g, p.grad, rtol=1e-5, atol=1e-6)
+    forward = c.modules[0]
+    assert forward.c_source.count("ember_phi_f(tmp") == 1, forward.c_source.split("static void kernel0")[1]
+    stored = [ln for ln in forward.c_source.splitlines() if ln.strip().startswith("out_buf")]
+    assert len(stored) == 3             # gelu, gelu' (saved for the backward), fc2's bias add

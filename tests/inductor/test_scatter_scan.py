@@ -117,6 +117,23 @@ def test_cumsum_cumprod(dim):
     assert "cumsum" in c.source() and "cumprod" in c.source()
 
 
+@pytest.mark.parametrize("shape,dim", [((3, 1100, 700), 1), ((2100, 1000), 1), ((2100, 1000), 0),
+                                       ((1, 1, 2_100_000), 2), ((7, 5), 0)])
+def test_scans_split_their_non_scan_dims_over_threads(shape, dim):
+    """A scan's first loop over a non-scan dim runs over [x0_lo, x0_hi): a scan of 2M+ elements with a
+    non-scan dim is split over threads; results equal eager's (float64 inputs: no summation-order slack)."""
+    from ember._inductor import config
+    x = ember.rand(*shape, dtype=ember.float64) + 0.5
+    with config.patch({"cpp.threads": 2}):
+        c = Compiled(lambda t: (t.cumsum(dim), (t * 0.999).cumprod(dim)))
+        got = c(x)
+    for g, w in zip(got, (x.cumsum(dim), (x * 0.999).cumprod(dim))):
+        assert_close(g, w, rtol=1e-12, atol=0)
+    parallel = "ember_parallel(kernel" in c.source()
+    has_rows = any(n != 1 for d, n in enumerate(shape) if d != dim)
+    assert parallel == (has_rows and x.numel() >= 1 << 21), c.source().split("int64_t entry0")[1]
+
+
 def test_cumsum_special_values_and_integers():
     x = ember.tensor([1.0, np.inf, -np.inf, 2.0, np.nan, 3.0, -0.0])
     c = Compiled(lambda t: (t.cumsum(0), t.cumprod(0)))

@@ -70,6 +70,37 @@ def test_error_within_documented_ulps(op):
     assert err.max() <= ULP_BOUND[op], (op, err.max(), x[np.argmax(err)])
 
 
+@pytest.mark.parametrize("op", ["sin", "cos", "tan"])
+def test_small_range_variants_within_documented_ulps(op):
+    """Every argument within SMALL_LIMIT: the table-free first pass is the result (no flag, no second pass)."""
+    from ember._inductor.codegen.vec_math import SMALL_LIMIT
+    rng = np.random.default_rng(1)
+    n = 300_000
+    k = np.concatenate([np.arange(1, 20_000), rng.integers(1, int(SMALL_LIMIT / 1.6), 20_000)]).astype(np.float64)
+    near = (k * (np.pi / 2)).astype(np.float32)
+    near = np.concatenate([near, np.nextafter(near, np.float32(np.inf)), np.nextafter(near, np.float32(0))])
+    mags = np.exp(rng.uniform(np.log(1e-30), np.log(SMALL_LIMIT), n)).astype(np.float32)
+    x = np.concatenate([mags * np.where(rng.random(n) < 0.5, -1, 1).astype(np.float32), near,
+                        np.float32([SMALL_LIMIT, -SMALL_LIMIT, 0.0, -0.0])])
+    c = _compiled_op(op)
+    got = c(ember.tensor(x)).numpy()
+    assert f"vm_{op}f_small(" in c.source() and "trig_big" in c.source()
+    err = _ulps(got, _reference(op, x))
+    assert err.max() <= ULP_BOUND[op], (op, err.max(), x[np.argmax(err)])
+    assert np.signbit(got[-1]) == (op != "cos") and not np.signbit(got[-2])
+
+
+def test_in_place_kernels_use_only_the_exact_trig():
+    """A kernel writing its input cannot run its loop twice: it calls the exact functions only."""
+    x = ember.tensor(np.float32([0.5, 1e20, -3.0, np.inf]))
+    c = Compiled(lambda t: t.sin_())
+    got = c(x.clone())
+    kernels = [k.split("\n}\n")[0] for k in c.source().split("static void kernel")[1:]]
+    in_place = [k for k in kernels if re.search(r"\bin_\w+\[[^]]*\] = ", k)]
+    assert in_place and all("vm_sinf_small(" not in k and "vm_sinf(" in k for k in in_place)
+    assert_close(got, x.clone().sin_(), equal_nan=True)
+
+
 @pytest.mark.parametrize("op", ALL)
 def test_special_values_match_eager(op):
     vals = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-45, -1e-45, 1e-38, 3.4e38, -3.4e38,

@@ -320,3 +320,118 @@ def test_eig_gradcheck():
     a = ember.tensor(np.random.default_rng(2).standard_normal((3, 3)), requires_grad=True)
     f = lambda x: tuple(t.abs() for t in ember.linalg.eig(x))  # noqa: E731  (phase-invariant outputs)
     assert ember.autograd.gradcheck(f, (a,))
+
+
+# ---------------------------------------------------------------- orgqr / ormqr (geqrf's reflectors)
+def _reflectors(torch, shape, cplx, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if cplx else 0)
+    return torch.geqrf(torch.from_numpy(a))
+
+
+def _mat(shape, cplx, seed):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if cplx else 0)
+
+
+def _values_and_grads(torch, fn, e_fn, arrays, grad):
+    t_in = [torch.from_numpy(a.copy()).requires_grad_() for a in arrays]
+    e_in = [ember.from_numpy(a.copy()).requires_grad_() for a in arrays]
+    t_out, e_out = fn(*t_in), e_fn(*e_in)
+    assert type(e_out.grad_fn).__name__ == type(t_out.grad_fn).__name__
+    assert e_out.stride() == t_out.stride()
+    t_out.backward(torch.from_numpy(grad))
+    e_out.backward(ember.from_numpy(grad))
+    _close(e_out.detach().numpy(), t_out.detach().numpy(), 1e-10)
+    for e, t in zip(e_in, t_in):
+        _close(e.grad.numpy(), t.grad.numpy(), 1e-10)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cplx", [False, True], ids=["real", "complex128"])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (2, 5, 2)])
+def test_orgqr_values_and_gradients_match_torch(cplx, shape):
+    torch = pytest.importorskip("torch")
+    a, tau = _reflectors(torch, shape, cplx, 0)
+    grad = _mat(shape, cplx, 1)
+    _values_and_grads(torch, torch.orgqr, ember.orgqr, [a.numpy(), tau.numpy()], grad)
+    _values_and_grads(torch, lambda x, t: x.orgqr(t), lambda x, t: x.orgqr(t), [a.numpy(), tau.numpy()], grad)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cplx", [False, True], ids=["real", "complex128"])
+@pytest.mark.parametrize("left", [True, False], ids=["left", "right"])
+@pytest.mark.parametrize("transpose", [False, True], ids=["Q", "QH"])
+@pytest.mark.parametrize("batch,m,k,n", [((), 4, 3, 2), ((), 3, 5, 4), ((2,), 4, 4, 3)])
+def test_ormqr_values_and_gradients_match_torch(cplx, left, transpose, batch, m, k, n):
+    """op(Q) C or C op(Q) for Q from geqrf of an m x k matrix (k may exceed m: min(m, k) reflectors)."""
+    torch = pytest.importorskip("torch")
+    a, tau = _reflectors(torch, batch + (m, k), cplx, 2)
+    c_shape = batch + ((m, n) if left else (n, m))
+    if tau.shape[-1] != min(c_shape[-2 if left else -1], k):
+        pytest.skip("torch wants tau.shape[-1] == min(other.shape[side], input.shape[-1])")
+    c, grad = _mat(c_shape, cplx, 3), _mat(c_shape, cplx, 4)
+    _values_and_grads(torch, lambda *x: torch.ormqr(*x, left=left, transpose=transpose),
+                      lambda *x: ember.ormqr(*x, left=left, transpose=transpose), [a.numpy(), tau.numpy(), c], grad)
+
+
+def test_orgqr_ormqr_gradcheck_and_gradgradcheck():
+    a, tau, c = _rand(4, 3), _rand(3, seed=1), _rand(4, 2, seed=2)
+    ins = [x.requires_grad_() for x in (a, tau, c)]
+    for f in (lambda x, t, o: ember.ormqr(x, t, o, transpose=True), lambda x, t, o: ember.ormqr(x, t, o.mT, False)):
+        assert ember.autograd.gradcheck(f, ins)
+        assert ember.autograd.gradgradcheck(f, ins)
+    assert ember.autograd.gradcheck(ember.orgqr, ins[:2]) and ember.autograd.gradgradcheck(ember.orgqr, ins[:2])
+
+
+_QR_ERRORS = {
+    "ormqr_input_1d": lambda m, r: m.ormqr(r(3), r(2), r(3, 3)),
+    "ormqr_other_1d": lambda m, r: m.ormqr(r(3, 3), r(2), r(3)),
+    "ormqr_other_rows": lambda m, r: m.ormqr(r(4, 3), r(2), r(3, 2)),
+    "ormqr_other_cols": lambda m, r: m.ormqr(r(4, 3), r(2), r(3, 3), left=False),
+    "ormqr_tau_size": lambda m, r: m.ormqr(r(4, 2), r(3), r(4, 4)),
+    "ormqr_tau_size_right": lambda m, r: m.ormqr(r(3, 3), r(2), r(2, 3), left=False),
+    "ormqr_tau_ndim": lambda m, r: m.ormqr(r(2, 4, 3), r(3), r(2, 4, 4)),
+    "ormqr_other_ndim": lambda m, r: m.ormqr(r(4, 3), r(3), r(1, 4, 4)),
+    "ormqr_tau_batch": lambda m, r: m.ormqr(r(2, 4, 3), r(3, 3), r(2, 4, 4)),
+    "ormqr_other_batch": lambda m, r: m.ormqr(r(2, 4, 3), r(2, 3), r(3, 4, 4)),
+    "ormqr_tau_dtype": lambda m, r: m.ormqr(r(4, 3), r(3).float(), r(4, 4)),
+    "ormqr_other_dtype": lambda m, r: m.ormqr(r(4, 3), r(3), r(4, 4).float()),
+    "ormqr_int": lambda m, r: m.ormqr(r(4, 3).long(), r(3).long(), r(4, 4).long()),
+    "ormqr_out_dtype": lambda m, r: m.ormqr(r(3, 3), r(3), r(3, 3), out=m.empty(0)),
+    "orgqr_wide": lambda m, r: m.orgqr(r(2, 3), r(2)),
+    "orgqr_tau_size": lambda m, r: m.orgqr(r(3, 2), r(3)),
+    "orgqr_int": lambda m, r: m.orgqr(r(3, 3).long(), r(2).long()),
+    "orgqr_out_int": lambda m, r: m.orgqr(r(3, 3), r(3), out=m.empty(0, dtype=m.int64)),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("case", sorted(_QR_ERRORS))
+def test_orgqr_ormqr_errors_match_torch(case):
+    torch = pytest.importorskip("torch")
+    got = []
+    for mod in (ember, torch):
+        with pytest.raises((RuntimeError, NotImplementedError)) as info:
+            _QR_ERRORS[case](mod, lambda *s, m=mod: m.ones(*s, dtype=m.float64))
+        got.append((info.type, str(info.value).split("\n")[0]))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_baddbmm_out_dtype_overloads_as_torch():
+    """baddbmm.dtype / dtype_out exist with torch's schemas; torch has kernels for them on CUDA/XPU only, so a
+    cpu call raises the dispatcher's NotImplementedError in both; the meta function gives out_dtype's result."""
+    torch = pytest.importorskip("torch")
+    assert sorted(ember.ops.aten.baddbmm.overloads()) == sorted(torch.ops.aten.baddbmm.overloads())
+    for lib in (torch, ember):
+        args = (lib.ones(2, 3, 4), lib.ones(2, 3, 5), lib.ones(2, 5, 4), lib.float32)
+        for kw, name in (({}, "dtype"), ({"out": lib.empty(2, 3, 4)}, "dtype_out")):
+            with pytest.raises(NotImplementedError, match=f"Could not run 'aten::baddbmm.{name}' with arguments "
+                                                          "from the 'CPU' backend"):
+                lib.baddbmm(*args, **kw)
+    m = [ember.empty(*s, dtype=ember.float16, device="meta") for s in ((2, 3, 4), (2, 3, 5), (2, 5, 4))]
+    r = ember.baddbmm(*m, ember.float32, beta=0.5, alpha=2)
+    assert (tuple(r.shape), r.dtype, r.device.type) == ((2, 3, 4), ember.float32, "meta")
+    with pytest.raises(RuntimeError, match="out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs"):
+        ember.baddbmm(*m, ember.float64)

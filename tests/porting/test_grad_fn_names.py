@@ -16,11 +16,6 @@ from ember.testing._opinfo import resolve
 KNOWN_DIFFERENCES = {
     # torch's composite ends in another op than ember's
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
-    "linalg.cond": "ember divides norms; torch squeezes the result of linalg_cond's svd path",
-    "linalg.matrix_norm": "ember has a linalg_matrix_norm node; torch decomposes 'fro' to linalg_vector_norm",
-    "histogram": "torch gives histogram's outputs a NotImplemented node; ember's do not require grad",
-    "detach_copy": "torch's detach_copy result has a NotImplemented node; ember's does not require grad",
-    "nuclear_norm": "as linalg.matrix_norm: ember has a linalg_matrix_norm node; torch sums the svdvals",
     "linalg.matrix_power": "power 1 returns a copy without a node in ember; torch records CopyBackwards",
     "nn.functional.bilinear": "ember's bilinear ends in a sum; torch's _trilinear in a view",
     "nn.functional.kl_div": "ember has a kl_div op; torch computes it from pointwise ops",
@@ -29,8 +24,6 @@ KNOWN_DIFFERENCES = {
     "repeat_interleave": "ember gathers with index_select; torch expands and views",
     "linalg.matmul": "ember's linalg_matmul is an op with a node of its own (MatmulBackward0); torch's is matmul, "
                      "which ends in mm or _unsafe_view",
-    "cholesky": "ember's legacy cholesky runs linalg_cholesky_ex (LinalgCholeskyExBackward0); torch's has "
-                "CholeskyBackward0",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",
 }

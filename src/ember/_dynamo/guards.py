@@ -17,7 +17,7 @@ import weakref
 from ember._core.tls import state as _tls
 from ember.nn.modules._hooks import MUTATION_EPOCH
 
-from .source import (AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource, ParamSource,  # noqa: F401
+from .source import (AttrSource, is_literal_key, ClosureSource, GlobalSource, ItemSource, LocalSource, ParamSource,  # noqa: F401
                      Source, TypeSource)
 
 
@@ -105,8 +105,13 @@ class GuardBuilder:
         keys = list(keys)
         if not keys:
             self._add("DICT_KEYS", source, f"not {source.name()}")
-        else:
+        elif all(is_literal_key(k) for k in keys):
             self._add("DICT_KEYS", source, f"list({source.name()}) == {self._const(keys)}")
+        else:
+            # keys such as tensors compare by identity (their == is elementwise); the constant holds them alive
+            self._const(keys)
+            ids = [id(k) for k in keys]
+            self._add("DICT_KEYS", source, f"list(map(___id, {source.name()})) == {ids!r}")
 
     def tensor_match(self, source, t, dynamic_dims=()):
         s = source.name()

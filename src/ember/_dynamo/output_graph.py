@@ -194,11 +194,21 @@ class OutputGraph:
         placeholders = [vt.node for _, _, vt in order]
         self._reorder_placeholders(placeholders)
         n_ops = sum(1 for n in self.graph.nodes if n.op not in ("placeholder", "output"))
+        # grad mode switched inside the graph (a `with no_grad()` block, or a resumed frame leaving one): the
+        # graph starts by setting the mode it was captured under, so a backend that traces it (AOT) records
+        # autograd exactly where the frame did; the mode at the graph's end is set again after the call, since
+        # compiled code (inductor) does not run the switches themselves
+        from ember._grad_mode import _set_enabled
+        switches = [n for n in self.graph.nodes if n.op == "call_function" and n.target is _set_enabled]
+        entry_mode = getattr(self, "entry_grad_enabled", self.grad_enabled)
+        if switches:
+            first = next(n for n in self.graph.nodes if n.op != "placeholder")
+            with self.graph.inserting_before(first):
+                self.graph.call_function(_set_enabled, (entry_mode,), {})
         compiled = None
         gm = None
         # a graph runs when it returns tensors or does work for its effects alone (in-place ops on inputs,
         # item assignment); one that only toggles grad mode does not need to
-        from ember._grad_mode import _set_enabled
         effects = any(n.op not in ("placeholder", "output") and n.target is not _set_enabled
                       for n in self.graph.nodes)
         if outputs or effects:
@@ -225,6 +235,8 @@ class OutputGraph:
         body = ["def ___run(___ins, L, G, C):"]
         if compiled is not None:
             body.append("    O = ___graph(*___ins)")
+        if switches or self.grad_enabled != entry_mode:
+            body.append(f"    {cg.const(_set_enabled)}({bool(self.grad_enabled)})")
         body += ["    " + line for line in tail]
         src = "\n".join(body) + "\n"
         ns = dict(cg.consts)

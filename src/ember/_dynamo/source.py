@@ -57,11 +57,33 @@ class AttrSource(Source):
         return f"{self.base.name()}.{self.attr}"
 
 
+def is_literal_key(key):
+    """Whether `key`'s repr is a Python literal that evaluates back to an equal key (an int, a string, ...)."""
+    if type(key) in (int, str, bool, float, bytes, type(None)):
+        return True
+    return type(key) is tuple and all(is_literal_key(k) for k in key)
+
+
+def nth_value(d, i):
+    """The i-th value of dict `d` (used for keys such as tensors that have no literal form; the dict's keys are
+    guarded by identity and order, so position i is that key)."""
+    for j, v in enumerate(d.values()):
+        if j == i:
+            return v
+    raise KeyError(i)
+
+
 class ItemSource(Source):
-    def __init__(self, base, key, epoch_covered=False):
+    """`base[key]`; for a dict key with no literal form (a tensor, an object) `base`'s i-th value, where
+    `position` is the key's place in the (guarded) key order."""
+
+    def __init__(self, base, key, epoch_covered=False, position=None):
         self.base, self.key, self.epoch_covered = base, key, epoch_covered
+        self.position = position
 
     def name(self):
+        if self.position is not None and not is_literal_key(self.key):
+            return f"___modules['ember._dynamo.source'].nth_value({self.base.name()}, {self.position})"
         return f"{self.base.name()}[{self.key!r}]"
 
 

@@ -415,6 +415,7 @@ class InstructionTranslator(InstructionTranslatorBase):
         super().__init__(output, code, f_globals, symbolic_locals, cells, 0)
         self.break_offsets = break_offsets
         output.grad_enabled = bool(_tls.grad_enabled)
+        output.entry_grad_enabled = output.grad_enabled
         output.global_overrides = {}
 
     def run(self):

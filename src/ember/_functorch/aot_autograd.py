@@ -103,6 +103,7 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
             def flat_fn(*leaves):
                 a, k = _unflatten(list(leaves), spec)
                 return fn(*a, **k)
+            flat_fn.enables_grad = getattr(fn, "enables_grad", False)
             entry = cache[key] = _CompiledEntry(flat_fn, flat, config)
         if not kwargs and all(isinstance(a, Tensor) for a in args):
             fast_cache[tuple((a._size, a.stride(), a.dtype, a.requires_grad, a._np is None, dup[i])
@@ -139,6 +140,7 @@ def _dynamic_aot_function(fn, config):
         def flat_fn(*leaves):
             a, k = _unflatten(list(leaves), spec)
             return fn(*a, **k)
+        flat_fn.enables_grad = getattr(fn, "enables_grad", False)
         entry = _CompiledEntry(flat_fn, fakes, config)
         exprs = mode.shape_env.produce_guards_expression(lambda src: f"{src.base}._size[{src.dim}]")
         for i, a in enumerate(flat):           # sizes that stayed static (0, 1) are checked as they are
@@ -181,7 +183,11 @@ class _CompiledEntry:
                 leaves[i] = ts[slot_of[i]]
             return flat_fn(*leaves)
         self.tensor_fn = tensor_fn
-        self.needs_autograd = _tls.grad_enabled and any(_requires_grad(t) for t in uniq)
+        # a graph entered with grad mode off may switch it on inside (dynamo's graph of a frame resumed in a
+        # `with no_grad()` block): it still records autograd from there, so its outputs can require grad
+        self.enables_grad = getattr(flat_fn, "enables_grad", False)
+        self.needs_autograd = ((_tls.grad_enabled or self.enables_grad)
+                               and any(_requires_grad(t) for t in uniq))
         # symbolic example inputs (dynamo with dynamic shapes): trace once in their fake mode, sizes as symbols
         self.fake_mode = _symbolic_fake_mode(uniq)
         prev_allow = None
@@ -335,7 +341,14 @@ class _CompiledEntry:
             run = [a.resolve_conj().resolve_neg() if a.__class__ is Tensor and a._ks & MATH_BITS else a
                    for a in uniq]
         if self.needs_autograd:
-            res = self.function.apply(*run)
+            if _tls.grad_enabled:
+                res = self.function.apply(*run)
+            else:                        # entered with grad off, switched on inside: the outputs record it
+                _tls.grad_enabled = True
+                try:
+                    res = self.function.apply(*run)
+                finally:
+                    _tls.grad_enabled = False
         else:
             prev = _tls.grad_enabled
             _tls.grad_enabled = False
@@ -479,6 +492,11 @@ def aot_module_simplified(mod, args, fw_compiler, bw_compiler=None, partition_fn
 
     def functional(*all_args):
         return functional_call(mod, dict(zip(names, all_args[:n])), tuple(all_args[n:]))
+    graph = getattr(mod, "graph", None)
+    if graph is not None:                # a dynamo graph that switches grad mode on somewhere inside
+        from ember._grad_mode import _set_enabled
+        functional.enables_grad = any(nd.op == "call_function" and nd.target is _set_enabled and nd.args[0]
+                                      for nd in graph.nodes)
 
     if args is not None and _symbolic_fake_mode(list(args)) is not None:
         # dynamo's example inputs have symbolic sizes: one trace now, valid for every size its guards admit

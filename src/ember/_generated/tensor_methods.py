@@ -663,6 +663,10 @@ _op_hardshrink_default = _ops.aten.hardshrink.default
 _c_hardshrink_default = _op_hardshrink_default._dispatch_cache
 _op_hardshrink_out = _ops.aten.hardshrink.out
 _c_hardshrink_out = _op_hardshrink_out._dispatch_cache
+_op_hash_tensor_default = _ops.aten.hash_tensor.default
+_c_hash_tensor_default = _op_hash_tensor_default._dispatch_cache
+_op_hash_tensor_out = _ops.aten.hash_tensor.out
+_c_hash_tensor_out = _op_hash_tensor_out._dispatch_cache
 _op_heaviside__default = _ops.aten.heaviside_.default
 _c_heaviside__default = _op_heaviside__default._dispatch_cache
 _op_heaviside_default = _ops.aten.heaviside.default
@@ -693,6 +697,18 @@ _op_i0_default = _ops.aten.i0.default
 _c_i0_default = _op_i0_default._dispatch_cache
 _op_i0_out = _ops.aten.i0.out
 _c_i0_out = _op_i0_out._dispatch_cache
+_op_igamma__default = _ops.aten.igamma_.default
+_c_igamma__default = _op_igamma__default._dispatch_cache
+_op_igamma_default = _ops.aten.igamma.default
+_c_igamma_default = _op_igamma_default._dispatch_cache
+_op_igamma_out = _ops.aten.igamma.out
+_c_igamma_out = _op_igamma_out._dispatch_cache
+_op_igammac__default = _ops.aten.igammac_.default
+_c_igammac__default = _op_igammac__default._dispatch_cache
+_op_igammac_default = _ops.aten.igammac.default
+_c_igammac_default = _op_igammac_default._dispatch_cache
+_op_igammac_out = _ops.aten.igammac.out
+_c_igammac_out = _op_igammac_out._dispatch_cache
 _op_index_Tensor = _ops.aten.index.Tensor
 _c_index_Tensor = _op_index_Tensor._dispatch_cache
 _op_index_add__default = _ops.aten.index_add_.default
@@ -1115,6 +1131,14 @@ _op_not_equal_Tensor = _ops.aten.not_equal.Tensor
 _c_not_equal_Tensor = _op_not_equal_Tensor._dispatch_cache
 _op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
 _c_not_equal_Tensor_out = _op_not_equal_Tensor_out._dispatch_cache
+_op_orgqr_default = _ops.aten.orgqr.default
+_c_orgqr_default = _op_orgqr_default._dispatch_cache
+_op_orgqr_out = _ops.aten.orgqr.out
+_c_orgqr_out = _op_orgqr_out._dispatch_cache
+_op_ormqr_default = _ops.aten.ormqr.default
+_c_ormqr_default = _op_ormqr_default._dispatch_cache
+_op_ormqr_out = _ops.aten.ormqr.out
+_c_ormqr_out = _op_ormqr_out._dispatch_cache
 _op_outer_default = _ops.aten.outer.default
 _c_outer_default = _op_outer_default._dispatch_cache
 _op_outer_out = _ops.aten.outer.out
@@ -5269,6 +5293,58 @@ def _m_mvlgamma_(self, p):
             return _k(self, p)
     return _op_mvlgamma__default(self, p)
 
+def _m_igamma(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('igamma', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('igamma', 'out', None, 'Tensor', out)
+        return _op_igamma_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other)
+    return _op_igamma_default(self, other)
+
+def _m_igamma_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('igamma_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_igamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other)
+    return _op_igamma__default(self, other)
+
+def _m_igammac(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('igammac', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('igammac', 'out', None, 'Tensor', out)
+        return _op_igammac_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other)
+    return _op_igammac_default(self, other)
+
+def _m_igammac_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('igammac_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_igammac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other)
+    return _op_igammac__default(self, other)
+
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('gather', 'dim', 1, 'int', dim)
@@ -6310,6 +6386,43 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
             return _rt_triangular_solve(*_k(self, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
 
+def _m_orgqr(self, input2, *, out=None):
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('orgqr', 'input2', 1, 'Tensor', input2)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('orgqr', 'out', None, 'Tensor', out)
+        return _op_orgqr_out(self, input2, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= input2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, input2)
+    return _op_orgqr_default(self, input2)
+
+def _m_ormqr(self, input2, input3, left=True, transpose=False, *, out=None):
+    if input2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ormqr', 'input2', 1, 'Tensor', input2)
+    if input3.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ormqr', 'input3', 2, 'Tensor', input3)
+    if left.__class__ is not bool:
+        raise _bad_arg('ormqr', 'left', 3, 'bool', left)
+    if transpose.__class__ is not bool:
+        raise _bad_arg('ormqr', 'transpose', 4, 'bool', transpose)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('ormqr', 'out', None, 'Tensor', out)
+        return _op_ormqr_out(self, input2, input3, left, transpose, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= input2._ks
+    _ks |= input3._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, input2, input3, left, transpose)
+    return _op_ormqr_default(self, input2, input3, left, transpose)
+
 def _m_mm(self, mat2, *, out=None):
     if mat2.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
@@ -7166,6 +7279,21 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
             raise _bad_arg('amin', 'out', None, 'Tensor', out)
         return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
+
+def _m_hash_tensor(self, dim=(), *, keepdim=False, mode=0, out=None):
+    if not _is_intlist(dim):
+        raise _bad_arg('hash_tensor', 'dim', 1, 'tuple of ints', dim)
+    if out is None and keepdim is False and mode.__class__ is int and mode == 0:
+        return _op_hash_tensor_default(self, dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('hash_tensor', 'keepdim', None, 'bool', keepdim)
+    if mode.__class__ is not int and not _is_int(mode):
+        raise _bad_arg('hash_tensor', 'mode', None, 'int', mode)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('hash_tensor', 'out', None, 'Tensor', out)
+        return _op_hash_tensor_out(self, dim, keepdim=keepdim, mode=mode, out=out)
+    return _op_hash_tensor_default(self, dim, keepdim=keepdim, mode=mode)
 
 def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
@@ -9548,6 +9676,7 @@ class TensorMethods:
     gt = _m_gt
     gt_ = _m_gt_
     hardshrink = _m_hardshrink
+    hash_tensor = _m_hash_tensor
     heaviside = _m_heaviside
     heaviside_ = _m_heaviside_
     histc = _m_histc
@@ -9556,6 +9685,10 @@ class TensorMethods:
     hypot_ = _m_hypot_
     i0 = _m_i0
     i0_ = _m_i0_
+    igamma = _m_igamma
+    igamma_ = _m_igamma_
+    igammac = _m_igammac
+    igammac_ = _m_igammac_
     index = _m_index
     index_add = _m_index_add
     index_add_ = _m_index_add_
@@ -9668,6 +9801,8 @@ class TensorMethods:
     norm = _m_norm
     normal_ = _m_normal_
     not_equal = _m_not_equal
+    orgqr = _m_orgqr
+    ormqr = _m_ormqr
     outer = _m_outer
     permute = _m_permute
     pinverse = _m_pinverse

@@ -50,6 +50,7 @@ class GraphLowering:
         self.int_inputs = []         # positions of the graph's int (size) inputs
         self.mutations = []          # (InputBuffer, IR value) of `copy_(input, value)`: written in place at the end
         self._n = 0
+        self._realized = {}          # (id of a realized value, its layout) -> (the value, its ComputedBuffer)
 
     def new_name(self):
         self._n += 1
@@ -63,8 +64,15 @@ class GraphLowering:
         if isinstance(x, BufferView):
             x = Pointwise(x.get_size(), x.get_dtype(), x.make_loader())
         layout = layout or Layout.contiguous(x.get_size(), x.get_dtype())
+        # one value realized twice with the same layout (an extern call's input that the graph also returns,
+        # a forward value saved for the backward) is one buffer: the second realization reuses the first
+        key = (id(x), tuple(layout.size), tuple(layout.stride), layout.offset, layout.dtype)
+        done = self._realized.get(key)
+        if done is not None and done[0] is x:
+            return done[1].view()
         buf = ComputedBuffer(self.new_name(), layout, x)
         self.buffers.append(buf)
+        self._realized[key] = (x, buf)
         return buf.view()
 
     def add_reduction(self, red, dtype):

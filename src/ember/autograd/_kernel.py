@@ -168,7 +168,7 @@ def _tensor_args(args, kwargs):
 def autograd_fallback(op, below):
     """Boxed Autograd kernel for ops without a generated kernel (torch's autogradNotImplementedFallback)."""
     schema = op._schema
-    mutable = schema.is_mutable if hasattr(schema, "is_mutable") else "!" in op._entry.schema_str
+    mutable = schema.is_mutable() if hasattr(schema, "is_mutable") else "!" in op._entry.schema_str
     qual = op._entry.qualname
     is_out = "out" in op._entry.schema_str.split("->")[0] and qual.split(".")[-1].startswith("out") or ".out" in qual \
         or qual.endswith("_out")

@@ -56,8 +56,8 @@ class VariableBuilder:
                     out.guards.length_check(source, len(value))
             cov = source is not None and source.epoch_covered
             if isinstance(value, dict):
-                vt = DictVariable({k: self.wrap(v, ItemSource(source, k, cov) if source else None)
-                                   for k, v in value.items()}, source)
+                vt = DictVariable({k: self.wrap(v, ItemSource(source, k, cov, i) if source else None)
+                                   for i, (k, v) in enumerate(value.items())}, source)
             else:
                 items = [self.wrap(v, ItemSource(source, i, cov) if source else None) for i, v in enumerate(value)]
                 vt = ListVariable(items, source) if isinstance(value, list) else TupleVariable(items, source)

@@ -25,9 +25,10 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
 from ember.autograd.formulas.linalg import (cholesky_backward, cholesky_solve_backward,
-                                            eig_backward, eigh_backward, inv_backward,
-                                            lstsq_backward, matmul_backward, matrix_norm_backward,
-                                            mm_mat1_backward, mm_mat2_backward, pinv_backward,
+                                            eig_backward, eigh_backward,
+                                            householder_product_backward, inv_backward,
+                                            lstsq_backward, matmul_backward, mm_mat1_backward,
+                                            mm_mat2_backward, ormqr_backward, pinv_backward,
                                             qr_backward, slogdet_backward, solve_backward,
                                             solve_triangular_backward, svd_backward,
                                             vdot_self_backward)
@@ -1408,164 +1409,6 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
 _self_linalg_vector_norm = linalg_vector_norm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class LinalgMatrixNormBackward0(_Node):
-    _op_name = 'aten::linalg_matrix_norm'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            dim = _n.s_dim
-            keepdim = _n.s_keepdim
-            ord = _n.s_ord
-            result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            self_scalar_type = _n.s_self_scalar_type
-            _r0 = matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_result', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_linalg_matrix_norm = getattr(_aten.linalg_matrix_norm, 'default')
-
-
-def _jvp_linalg_matrix_norm(_ts, self, ord, dim, keepdim, dtype, result):
-    _o = None
-    if _ts[0] is not None:
-        grad = _fw_ones(result)
-        self_scalar_type = self.dtype
-        _o = _fw_reduce((matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
-    return _o
-
-
-def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_linalg_matrix_norm(self, ord, dim, keepdim, dtype=dtype)
-            _t = _jvp_linalg_matrix_norm(_ts, self, ord, dim, keepdim, dtype, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    if not _need:
-        return _OP_linalg_matrix_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
-    _n = LinalgMatrixNormBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
-    if _g0:
-        _n.s_dim = dim
-    if _g0:
-        _n.s_keepdim = keepdim
-    if _g0:
-        _n.s_ord = ord
-    if _g0:
-        _n.s_self = _SV(self)
-    if _g0:
-        _n.s_self_scalar_type = self.dtype
-    _res = _OP_linalg_matrix_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
-    _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
-    return _res
-
-
-_self_linalg_matrix_norm = linalg_matrix_norm   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class LinalgMatrixNormBackward1(_Node):
-    _op_name = 'aten::linalg_matrix_norm.str_ord'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            dim = _n.s_dim
-            keepdim = _n.s_keepdim
-            ord = _n.s_ord
-            result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            self_scalar_type = _n.s_self_scalar_type
-            _r0 = matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_result', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_linalg_matrix_norm_str_ord = getattr(_aten.linalg_matrix_norm, 'str_ord')
-
-
-def _jvp_linalg_matrix_norm_str_ord(_ts, self, ord, dim, keepdim, dtype, result):
-    _o = None
-    if _ts[0] is not None:
-        grad = _fw_ones(result)
-        self_scalar_type = self.dtype
-        _o = _fw_reduce((matrix_norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)) * _ts[0], dim, keepdim, result)
-    return _o
-
-
-def linalg_matrix_norm_str_ord(self, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_linalg_matrix_norm_str_ord(self, ord, dim, keepdim, dtype=dtype)
-            _t = _jvp_linalg_matrix_norm_str_ord(_ts, self, ord, dim, keepdim, dtype, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    if not _need:
-        return _OP_linalg_matrix_norm_str_ord.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
-    _n = LinalgMatrixNormBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
-    if _g0:
-        _n.s_dim = dim
-    if _g0:
-        _n.s_keepdim = keepdim
-    if _g0:
-        _n.s_ord = ord
-    if _g0:
-        _n.s_self = _SV(self)
-    if _g0:
-        _n.s_self_scalar_type = self.dtype
-    _res = _OP_linalg_matrix_norm_str_ord.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
-    _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
-    return _res
-
-
-_self_linalg_matrix_norm_str_ord = linalg_matrix_norm_str_ord   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
 class LinalgInvExBackward0(_Node):
     _op_name = 'aten::linalg_inv_ex'
     _complex = 'conj'
@@ -1817,7 +1660,6 @@ _self_linalg_solve_ex = linalg_solve_ex   # the kernel, for its forward-AD re-en
 
 class LinalgCholeskyExBackward0(_Node):
     _op_name = 'aten::linalg_cholesky_ex'
-    _complex = 'conj'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2003,6 +1845,82 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
 
 
 _self_linalg_solve_triangular = linalg_solve_triangular   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class CholeskyBackward0(_Node):
+    _op_name = 'aten::cholesky'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            result = _n.s_result.unpack(_n)
+            upper = _n.s_upper
+            _r0 = cholesky_backward(grad, upper, result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_cholesky = getattr(_aten.cholesky, 'default')
+
+
+def _jvp_cholesky(_ts, self, upper, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(cholesky_backward(grad, upper, result), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def cholesky(self, upper=False):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_cholesky(self, upper)
+            _t = _jvp_cholesky(_ts, self, upper, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, upper))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_cholesky._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_cholesky._resolve(_ks)
+    if not _need:
+        return _k(self, upper)
+    _n = CholeskyBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_upper = upper
+    _res = _k(self, upper)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_cholesky = cholesky   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class CholeskySolveBackward0(_Node):
@@ -3226,3 +3144,208 @@ def cholesky_inverse(self, upper=False):
 
 
 _self_cholesky_inverse = cholesky_inverse   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class LinalgHouseholderProductBackward0(_Node):
+    _op_name = 'aten::linalg_householder_product'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        if _e[0] is not None or _e[1] is not None:
+            input = _n.s_input.unpack(_n)
+            tau = _n.s_tau.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None]
+            _g = householder_product_backward(grad, input, tau)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_tau', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_linalg_householder_product = getattr(_aten.linalg_householder_product, 'default')
+
+
+def _jvp_linalg_householder_product(_ts, input, tau, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None]
+            _g = householder_product_backward(grad, input, tau)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], tau._size))
+                _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def linalg_householder_product(input, tau):
+    if _FW[0] and _fw_has((input, tau, )):
+        _ts = _fw_take((input, tau, ))
+        try:
+            _res = _self_linalg_householder_product(input, tau)
+            _t = _jvp_linalg_householder_product(_ts, input, tau, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(input, '_requires_grad', False)
+    _g1 = _getattr(tau, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if tau.__class__ in _TENSOR_TYPES:
+        _ks |= tau._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((input, tau))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_linalg_householder_product._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_linalg_householder_product._resolve(_ks)
+    if not _need:
+        return _k(input, tau)
+    _n = LinalgHouseholderProductBackward0()
+    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(tau) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_input = _SV(input)
+    if _g0 or _g1:
+        _n.s_tau = _SV(tau)
+    _res = _k(input, tau)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_linalg_householder_product = linalg_householder_product   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class OrmqrBackward0(_Node):
+    _op_name = 'aten::ormqr'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        _r2 = None
+        if _e[0] is not None or _e[1] is not None or _e[2] is not None:
+            input2 = _n.s_input2.unpack(_n)
+            input3 = _n.s_input3.unpack(_n)
+            left = _n.s_left
+            self = _n.s_self.unpack(_n)
+            transpose = _n.s_transpose
+            grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
+            _g = ormqr_backward(grad, self, input2, input3, left, transpose)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+            _r2 = _g[2] if _e[2] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_input2', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_input3', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_ormqr = getattr(_aten.ormqr, 'default')
+
+
+def _jvp_ormqr(_ts, self, input2, input3, left, transpose, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = ormqr_backward(grad, self, input2, input3, left, transpose)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], self._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], input2._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], input3._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def ormqr(self, input2, input3, left=True, transpose=False):
+    if _FW[0] and _fw_has((self, input2, input3, )):
+        _ts = _fw_take((self, input2, input3, ))
+        try:
+            _res = _self_ormqr(self, input2, input3, left, transpose)
+            _t = _jvp_ormqr(_ts, self, input2, input3, left, transpose, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(input2, '_requires_grad', False)
+    _g2 = _getattr(input3, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if input2.__class__ in _TENSOR_TYPES:
+        _ks |= input2._ks
+    if input3.__class__ in _TENSOR_TYPES:
+        _ks |= input3._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, input2, input3, left, transpose))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_ormqr._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_ormqr._resolve(_ks)
+    if not _need:
+        return _k(self, input2, input3, left, transpose)
+    _n = OrmqrBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(input2) if _g1 else None, _gedge(input3) if _g2 else None, )
+    if _g0 or _g1 or _g2:
+        _n.s_input2 = _SV(input2)
+    if _g0 or _g1 or _g2:
+        _n.s_input3 = _SV(input3)
+    if _g0 or _g1 or _g2:
+        _n.s_left = left
+    if _g0 or _g1 or _g2:
+        _n.s_self = _SV(self)
+    if _g0 or _g1 or _g2:
+        _n.s_transpose = transpose
+    _res = _k(self, input2, input3, left, transpose)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_ormqr = ormqr   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

@@ -437,13 +437,6 @@ def select_copy_int(self, dim, index):
 _self_select_copy_int = select_copy_int   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-_OP_detach_copy = getattr(_aten.detach_copy, 'default')
-
-
-def detach_copy(*args, **kwargs):
-    return _OP_detach_copy.redispatch(_below_ks(args, kwargs), *args, **kwargs)
-
-
 class SliceBackward0_copy(_Node):
     _op_name = 'aten::slice_copy.Tensor'
     _complex = 'conj'

@@ -219,6 +219,13 @@ _UNARY_FLOAT = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "l
                 "trunc": "trunc", "round": "nearbyint", "lgamma": "lgamma", "abs": "fabs"}
 
 
+# ops costing a function of some tens of instructions per element (vec_math, vmath.h, libm): they weigh in
+# KernelCodegen.work(), which decides whether a kernel's outer loop is split over threads
+_HEAVY_UNARY = frozenset(_UNARY_FLOAT) - {"floor", "ceil", "trunc", "round", "abs", "sqrt"} | \
+    {"sigmoid", "phi", "gauss"}
+HEAVY_OP_WORK = 8     # elements of plain work one heavy op per element is worth
+
+
 class CppOps:
     """The ops handler emitting C (see the module docstring)."""
 
@@ -320,6 +327,8 @@ class CppOps:
     def _unary(self, op, x):
         dt = x.dtype
         n = x.name
+        if _is_float(dt) and op in _HEAVY_UNARY:
+            self.k.heavy_ops += 1
         if op == "neg":
             return f"-{n}"
         if op == "logical_not":
@@ -342,6 +351,12 @@ class CppOps:
             return f"ember_{op}_{_suffix(dt)}({n})"
         if op == "exp":
             return f"vm_exp{'f' if dt.name != 'float64' else ''}({n})"
+        if op in vec_math.SMALL_RANGE_FUNCTIONS and dt.name == "float32" and self.k.small_trig:
+            self.k.used_small_trig = True
+            flag = f"trig_big |= !(fabsf({n}) <= {vec_math.SMALL_LIMIT!r}f);"
+            if self.cse.setdefault(("flag", n), flag) is flag:
+                self.lines.append(flag)
+            return f"{vec_math.SMALL_RANGE_FUNCTIONS[op]}({n})"
         if op in vec_math.FLOAT32_FUNCTIONS and dt.name == "float32":
             return f"{vec_math.FLOAT32_FUNCTIONS[op]}({n})"
         if op == "rsqrt":
@@ -462,6 +477,11 @@ class KernelCodegen:
         # restrict qualifiers stay true)
         self.alias = {n.buf.mutated_input: n.buf.name for n in group.nodes
                       if getattr(n.buf, "mutated_input", None) is not None}
+        # float32 sin/cos/tan through the table-free variants (vec_math.SMALL_RANGE_FUNCTIONS) in a first pass
+        # that flags arguments out of their range; the loop nest runs again with the exact ones when flagged
+        self.small_trig = False
+        self.used_small_trig = False
+        self.heavy_ops = 0      # heavy (transcendental) ops emitted, see work()
 
     def new_tmp(self):
         self._tmp += 1
@@ -482,6 +502,8 @@ class KernelCodegen:
         column = self._column_form()
         # the first outer loop runs over [x0_lo, x0_hi) so that the entry can split it over threads
         self.splittable = bool(outer) and not (column and len(outer) == 1)
+        self.split_size = outer[0] if self.splittable else None
+        self.scan_split = None
         if column:
             body = self._generate_columns(outer)
         else:
@@ -495,25 +517,55 @@ class KernelCodegen:
             params += ["int64_t x0_lo", "int64_t x0_hi"]
             first = f"for (int64_t x0 = 0; x0 < {outer[0]}; x0++)"
             body = [ln.replace(first, "for (int64_t x0 = x0_lo; x0 < x0_hi; x0++)", 1) for ln in body]
+        elif self.scan_split is not None:       # a scan: its first loop over a non-scan dim is split instead
+            var, size = self.scan_split
+            self.splittable, self.split_size = True, size
+            params += ["int64_t x0_lo", "int64_t x0_hi"]
+            first = f"for (int64_t {var} = 0; {var} < {size}; {var}++)"
+            body = [ln.replace(first, f"for (int64_t {var} = x0_lo; {var} < x0_hi; {var}++)", 1) for ln in body]
         head = f"static void {self.name}({', '.join(params) or 'void'})"
         return head + "\n{\n" + "\n".join(body) + "\n}\n"
 
     def work(self):
-        """Elements the kernel touches per call, roughly: outer iterations times its longest section loop."""
+        """Elements the kernel touches per call, roughly: outer iterations times its longest section loop, each
+        heavy op (exp, log, sin, erf, ...) counting as HEAVY_OP_WORK elements more (after generate())."""
         from ..index import prod
+        from ..ir import Scan
         inner = max([prod(size for _, size in s.loops) for s in self.group.sections] + [1])
-        return prod(self.group.outer) * inner
+        if self.scan_split is not None:
+            inner = max(prod(s.buf.data.size) for s in self.group.sections if isinstance(s.buf.data, Scan))
+        return prod(self.group.outer) * inner * (1 + HEAVY_OP_WORK * self.heavy_ops)
 
     # ------------------------------------------------------------------ row form
     def _generate_rows(self, outer):
-        """Outer loops, then each section in turn (its own loops innermost)."""
+        """Outer loops, then each section in turn (its own loops innermost).
+
+        A pointwise kernel (one simd loop) calling sin/cos/tan of float32 first runs with the table-free
+        small-range variants and a flag set by any argument out of their range (or inf/NaN); when the flag is
+        set the nest runs again with the exact functions. The second run recomputes every output from the
+        inputs, so it is not used when the kernel writes one of its inputs in place."""
+        only_pointwise_flat = all(not s.loops and s.rindex is None for s in self.group.sections)
+        if not (only_pointwise_flat and outer and not self.alias):
+            return self._rows_nest(outer, only_pointwise_flat)
+        self.small_trig = True
+        first = self._rows_nest(outer, True, "#pragma omp simd reduction(|:trig_big)")
+        self.small_trig = False
+        if not self.used_small_trig:
+            self._tmp = self.heavy_ops = 0
+            self.args.clear()
+            return self._rows_nest(outer, True)
+        heavy = self.heavy_ops
+        exact = self._rows_nest(outer, True)
+        self.heavy_ops = heavy
+        return ["    int trig_big = 0;"] + first + ["    if (trig_big) {"] + ["    " + ln for ln in exact] + ["    }"]
+
+    def _rows_nest(self, outer, only_pointwise_flat, simd_pragma="#pragma omp simd"):
         g = self.group
         body = []
         depth = len(outer)
-        only_pointwise_flat = all(not s.loops and s.rindex is None for s in g.sections)
         for i, size in enumerate(outer):
             if only_pointwise_flat and i == depth - 1:
-                body.append("    " * (i + 1) + "#pragma omp simd")
+                body.append("    " * (i + 1) + simd_pragma)
             body.append("    " * (i + 1) + f"for (int64_t x{i} = 0; x{i} < {size}; x{i}++) {{")
         ind = "    " * (depth + 1)
         for s in g.sections:
@@ -655,6 +707,10 @@ class KernelCodegen:
                     v = h.to_dtype(getattr(h, "add" if data.scan_type == "sum" else "mul")(prev, v), buf.dtype)
                 h.lines.append(h.store_expr(buf.name, buf.layout.flat(idx(j)), v))
             return self._loops(after, h.lines, "#pragma omp simd") if after else h.lines
+        # the outermost loop over a non-scan dim runs over [x0_lo, x0_hi): the entry may split it over threads
+        # (the rows of a scan are independent)
+        if self.scan_split is None and len(self.group.sections) == 1 and (before or after):
+            self.scan_split = (before or after)[0]
         inner = body(True)
         if n > 1:
             inner += [f"for (int64_t zj = 1; zj < {n}; zj++) {{"] + ["    " + ln for ln in body(False)] + ["}"]

@@ -15,8 +15,8 @@ bounds below (tests/inductor/test_vec_math.py measures them against float64 refe
 - `vm_erff`: |x| < 1.5: the Taylor series (2/sqrt pi) sum (-1)^n x^(2n+1) / (n! (2n+1)) to n = 18 in double
   (truncation < 1e-11); else 1 - 2 Phi(-|x| sqrt 2) with gelu_math.h's normal tail (the eager GELU's), whose
   error is then under 0.2 ulp of the result. At most 1 ulp.
-- `vm_sinf`, `vm_cosf`, `vm_tanf`: x = k pi/2 + r, |r| <= pi/4, then the Taylor series of sin r (to r^17) and
-  cos r (to r^16) in double (truncation < 1e-16) picked and signed by k mod 4 (tan: sin r / cos r or
+- `vm_sinf`, `vm_cosf`, `vm_tanf`: x = k pi/2 + r, |r| <= pi/4, then the Taylor series of sin r (to r^13) and
+  cos r (to r^14) in double (truncation < 1e-12 for |r| <= 0.9) picked and signed by k mod 4 (tan: sin r / cos r or
   -cos r / sin r). The reduction is right for every float32, huge ones included, without a branch to libm
   (Payne-Hanek in miniature): |x| = m 2^s with m the 24-bit integer significand, and a table holds, per s,
   (2^s 2/pi) mod 4 cut in four 24-bit pieces c0..c3 (weights 2^1 .. 2^-94, from 2/pi to 300 bits computed
@@ -26,6 +26,13 @@ bounds below (tests/inductor/test_vec_math.py measures them against float64 refe
   input). r = f pi/2. |x| <= pi/4 skips the reduction (r = x, so sin(-0.0) = -0.0); inf and NaN give NaN.
   The pieces are float32 tables (24 bits each: exact), one per piece: gcc vectorises the lookups as
   gathers (vgatherdps with AVX2; a gather at an offset from a row pointer is not vectorised). At most 1 ulp.
+- `vm_sinf_small`, `vm_cosf_small`, `vm_tanf_small`: the same for |x| <= SMALL_LIMIT (2^20) without the table
+  (its four gathers cost 60% of vm_sinf on AVX2): 2/pi = C1 + C2 + C3 + C4 with C1..C3 of 29 bits, so x Ci is
+  exact in double; k = nearbyint(x C1), and f = ((x C1 - k) + x C2) + (x C3 + x C4) is exact up to the last
+  two roundings (x C1 - k is exact, and adding x C2 is exact by Sterbenz's lemma when it cancels), with the
+  tail of 2/pi beyond C4 under 2^-140 x. |f| may exceed 1/2 by |x C2| < 2^-8, so the polynomials are
+  accurate to |r| <= 0.8. Larger |x|, inf and NaN are wrong here: a kernel using them ORs `!(|x| <=
+  SMALL_LIMIT)` into a flag and, when it is set, runs its loop again with vm_sinf & co (cpp.py). At most 1 ulp.
 float64 values keep libm's calls (exact, scalar), and so do the other functions (asin, atan, sinh, lgamma, ...).
 """
 
@@ -97,6 +104,42 @@ static inline double vm_sin_poly(double r) {
 static inline double vm_cos_poly(double r) {
     const double z = r * r;
 {COS_SERIES}    return VM_FMA(z, p, 1.0);
+}
+
+/* (k mod 4, r) for |x| <= SMALL_LIMIT, without the table (see the module docstring). */
+static inline double vm_rem_pio2f_small(float a, int32_t* quadrant) {
+    const double x = (double)a;
+    const double p = x * {C1};
+    const double k = nearbyint(p);
+    const double f = ((p - k) + x * {C2}) + (x * {C3} + x * {C4});
+    *quadrant = (int32_t)k & 3;
+    return VM_FMA(f, 1.5707963267948966192, f * 6.123233995736766036e-17);
+}
+
+static inline float vm_sinf_small(float xf) {
+    int32_t q;
+    const double r = vm_rem_pio2f_small(fabsf(xf), &q);
+    const double sp = vm_sin_poly(r), cp = vm_cos_poly(r);
+    double v = (q & 1) ? cp : sp;
+    v = (q & 2) ? -v : v;
+    return copysignf(1.0f, xf) * (float)v;
+}
+
+static inline float vm_cosf_small(float xf) {
+    int32_t q;
+    const double r = vm_rem_pio2f_small(fabsf(xf), &q);
+    const double sp = vm_sin_poly(r), cp = vm_cos_poly(r);
+    double v = (q & 1) ? sp : cp;
+    v = ((q + 1) & 2) ? -v : v;
+    return (float)v;
+}
+
+static inline float vm_tanf_small(float xf) {
+    int32_t q;
+    const double r = vm_rem_pio2f_small(fabsf(xf), &q);
+    const double sp = vm_sin_poly(r), cp = vm_cos_poly(r);
+    const double v = (q & 1) ? -cp / sp : sp / cp;
+    return copysignf(1.0f, xf) * (float)v;
 }
 
 static inline float vm_sinf(float xf) {
@@ -177,6 +220,26 @@ def _two_over_pi_table():
                    for i, col in enumerate(cols))
 
 
+def _two_over_pi_split():
+    """C1..C4 with C1 + C2 + C3 + C4 = 2/pi to ~140 bits, C1..C3 of 29 significant bits each (hex literals)."""
+    from fractions import Fraction
+    top = 300
+    rest = Fraction(_two_over_pi(top), 1 << top)
+    parts = []
+    for _ in range(3):
+        e = rest.numerator.bit_length() - rest.denominator.bit_length()    # 2^e <= rest < 2^(e+2)
+        e = e if Fraction(2) ** e <= rest else e - 1
+        scale = Fraction(2) ** (28 - e)
+        piece = Fraction(int(rest * scale)) / scale                          # the top 29 bits
+        parts.append(piece)
+        rest -= piece
+    parts.append(rest)
+    return [float(p).hex() for p in parts]
+
+
+SMALL_LIMIT = 1048576.0      # 2^20: the range of the table-free reduction
+
+
 def _series(first, n_terms):
     """Horner lines for p = sum_i (-1)^(i+1) z^i / (first + 2i)! (z = r^2): sin r = r + r z p (first = 3),
     cos r = 1 + z p (first = 2)."""
@@ -197,9 +260,13 @@ def _erf_series(n_max=18):
 
 
 C_SOURCE = (_two_over_pi_table() + C_SOURCE_TEMPLATE.replace("{ERF_SERIES}", _erf_series())
-            .replace("{SIN_SERIES}", _series(3, 8)).replace("{COS_SERIES}", _series(2, 8))
+            .replace("{SIN_SERIES}", _series(3, 6)).replace("{COS_SERIES}", _series(2, 7))
+            .replace("{C1}", _two_over_pi_split()[0]).replace("{C2}", _two_over_pi_split()[1])
+            .replace("{C3}", _two_over_pi_split()[2]).replace("{C4}", _two_over_pi_split()[3])
             .replace("{ROW0}", str(150 + ROW_S0)).replace("{ROWMAX}", str(ROW_S1 - ROW_S0)))
 
 # op name -> the float32 function replacing libm's call
+# op name -> the table-free variant for |x| <= SMALL_LIMIT (the caller checks the range and falls back)
+SMALL_RANGE_FUNCTIONS = {"sin": "vm_sinf_small", "cos": "vm_cosf_small", "tan": "vm_tanf_small"}
 FLOAT32_FUNCTIONS = {"log": "vm_logf", "tanh": "vm_tanhf", "erf": "vm_erff", "sin": "vm_sinf", "cos": "vm_cosf",
                      "tan": "vm_tanf"}

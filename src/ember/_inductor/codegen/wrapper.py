@@ -284,7 +284,7 @@ def generate(graph, sched):
             if not kc.splittable:
                 calls.append(f"    {kname}({', '.join(args)});")
                 continue
-            n0 = kc.group.outer[0]
+            n0 = kc.split_size
             work = kc.work()
             task = (f"static void {kname}_task(void** p, int64_t lo, int64_t hi)\n{{\n{read_sizes}"
                     f"    {kname}({', '.join(args)}, lo, hi);\n}}\n")

@@ -9,12 +9,11 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.tls import state as _state
 from ..._generated import functions as at, linalg_functions as at_linalg  # ember.*, ember._linalg.* (at::)
 from ..._grad_mode import enable_grad
-from ._common import _const, maybe_multiply, const_sgn, _needs_history, sum_to, _aten, _mH
-from .reduction import _restore, amax_backward, norm_backward
+from ._common import _vjp_composite, maybe_multiply, _needs_history, sum_to, _mH
 from ..._core.strides import same_shape
 
-__all__ = ["cholesky_backward", "cholesky_solve_backward", "eig_backward", "eigh_backward", "inv_backward", "lstsq_backward",
-           "matmul_backward", "matrix_norm_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
+__all__ = ["cholesky_backward", "householder_product_backward", "ormqr_backward", "cholesky_solve_backward", "eig_backward", "eigh_backward", "inv_backward", "lstsq_backward",
+           "matmul_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
            "qr_backward", "slogdet_backward", "solve_backward", "solve_triangular_backward", "svd_backward",
            "vdot_self_backward"]
 
@@ -90,42 +89,6 @@ def matmul_backward(grad, self, other, which):
     return r.reshape(other._size) if not same_shape(r._size, other._size) else r
 
 
-def matrix_norm_backward(grad, self, ord, result, dim, keepdim):
-    if ord == "fro":
-        return norm_backward(grad, self, 2.0, result, dim, keepdim)
-    if ord in (1, -1, 2, -2, float("inf"), float("-inf")) and ord not in (2, -2):
-        # max/min over one dim of abs-sums over the other (torch's decomposition)
-        d0, d1 = [d % self.dim() for d in dim]
-        if ord in (float("inf"), float("-inf")):
-            d0, d1 = d1, d0
-        s = self.abs().sum(d0, keepdim=True)
-        red = s.amax(d1, keepdim=True) if ord > 0 else s.amin(d1, keepdim=True)
-        gs = amax_backward(_restore(grad, self._size, [d0, d1], keepdim), s, red, [d1], True)
-        return const_sgn(self) * gs
-    if ord in ("nuc", 2, -2):
-        return _svd_norm_backward(grad, self, ord, dim, keepdim)
-    raise RuntimeError(f"the derivative for 'linalg_matrix_norm' with ord={ord!r} is not implemented.")
-
-
-def _svd_norm_backward(grad, self, ord, dim, keepdim):
-    """nuclear norm: U Vh; spectral norm (ord=±2): u_k v_kᵀ of the extreme singular value, split
-    evenly among ties (torch's svdvals-based decomposition). Written over the differentiable
-    _linalg_svd, so this backward is itself differentiable."""
-    d0, d1 = [d % self.dim() for d in dim]
-    a = self.movedim((d0, d1), (-2, -1))
-    u, sv, vh = _aten()._linalg_svd.default(a, False, True)
-    if ord == "nuc":
-        c = u.matmul(vh)
-    else:
-        s = sv._np
-        ext = s.max(-1, keepdims=True) if ord == 2 else s.min(-1, keepdims=True)
-        m = (s == ext).astype(s.dtype)
-        m = _const(m / m.sum(-1, keepdims=True), sv.dtype)
-        c = (u * m.unsqueeze(-2)).matmul(vh)
-    c = c.movedim((-2, -1), (d0, d1))
-    return _restore(grad, self._size, [d0, d1], keepdim) * c
-
-
 def _to(g, shape):
     """Sum a broadcast grad back to an input's shape."""
     return sum_to(g, tuple(shape)) if tuple(g._size) != tuple(shape) else g
@@ -167,14 +130,14 @@ def solve_backward(grad, A, B, X, left, grad_input_mask):
 
 
 def cholesky_backward(grad, upper, L):
-    """gA = sym(L^{-H} Φ(L^H gL) L^{-1}), Φ = lower triangle with the diagonal halved."""
+    """torch's cholesky_backward (Murray 2016): P = tril(L^H gL), Φ = (P + tril(P, -1)^H) / 2,
+    gA = L^{-H} Φ L^{-1} by two triangular solves. Φ keeps P's complex diagonal, as torch's does."""
     if upper:
         L, grad = _mH(L), _mH(grad)
-    Linv = at_linalg.linalg_inv(L)
-    phi = _mH(L).matmul(grad).tril()
-    phi = phi - 0.5 * at.diag_embed(phi.diagonal(0, -2, -1))
-    g = _mH(Linv).matmul(phi).matmul(Linv)
-    return 0.5 * (g + _mH(g))
+    p = _mH(L).matmul(grad).tril()
+    p = 0.5 * (p + _mH(p.tril(-1)))
+    p = at_linalg.linalg_solve_triangular(_mH(L), p, upper=True, left=True)
+    return at_linalg.linalg_solve_triangular(L, p, upper=False, left=False)
 
 
 def cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask):
@@ -387,3 +350,17 @@ def lstsq_backward(gX, gRes, A, B, X, grad_input_mask):
 
 def vdot_self_backward(grad, other):
     return grad.conj() * other if grad.is_complex() else grad * other
+
+
+def householder_product_backward(grad, input, tau):
+    """The vector-Jacobian product of the reflector-by-reflector composite (torch's householder_product_backward
+    differentiates the same product of rank-1 updates), so it is differentiable again."""
+    from ...kernels.decompositions.linalg import householder_product_composite
+    return tuple(_vjp_composite(lambda a, t: (householder_product_composite(a, t),), (input, tau), [grad]))
+
+
+def ormqr_backward(grad, self, input2, input3, left, transpose):
+    """torch's ormqr_backward: the gradients of op(Q) C (or C op(Q)) through the householder product of Q."""
+    from ...kernels.decompositions.linalg import ormqr_composite
+    return tuple(_vjp_composite(lambda a, t, c: (ormqr_composite(a, t, c, left, transpose),),
+                                (self, input2, input3), [grad]))

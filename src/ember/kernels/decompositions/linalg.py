@@ -10,8 +10,10 @@ from .shape import _to_out as _to_out_shape
 from ..common import broadcast_shapes
 from ..._core.strides import wrap_dim
 from ..._ops import ops
+from ..._core import dtype as D
 
 aten = ops.aten
+_LAPACK_DTYPES = (D.float32, D.float64, D.complex64, D.complex128)
 
 
 def _to_out(r, out, rule):
@@ -327,12 +329,23 @@ def linalg_multi_dot_out(tensors, *, out):
 
 
 def linalg_cond(self, p=None):
+    """torch's composite: ord None/±2 divides the extreme singular values and squeezes (SqueezeBackward1); the
+    other orders multiply the norms of A and of its inverse (inf where A is singular), then nan_to_num_."""
+    check_matrix(self, "linalg.cond", square=False)
+    if self.numel() == 0:       # NumPy leaves the condition number of 0x0 matrices undefined; torch gives 0
+        real = self.real if self.dtype.is_complex else self
+        return aten.zeros(list(self._size[:-2]), dtype=real.dtype)
     check_matrix(self, "linalg.cond", square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         s = aten.linalg_svdvals(self)
-        big, small = s.select(-1, 0), s.select(-1, -1)
-        return big / small if p != -2 else small / big
-    return aten.linalg_matrix_norm(self, p) * aten.linalg_matrix_norm(aten.linalg_inv(self), p)
+        k = s._size[-1]
+        big, small = aten.narrow.default(s, -1, 0, 1), aten.narrow.default(s, -1, k - 1, 1)
+        return aten.squeeze.dim(big / small if p != -2 else small / big, -1)
+    inverse, info = aten.linalg_inv_ex(self)
+    inverse = aten.masked_fill.Scalar(inverse, (info > 0).unsqueeze(-1).unsqueeze(-1), float("inf"))
+    norm = aten.linalg_matrix_norm.str_ord if isinstance(p, str) else aten.linalg_matrix_norm.default
+    r = norm(self, p) * norm(inverse, p)
+    return aten.nan_to_num_.default(r, 0.0, float("inf"), float("-inf"))
 
 
 def linalg_cond_out(self, p=None, *, out):
@@ -554,6 +567,17 @@ def bilinear(input1, input2, weight, bias=None):
     return out if bias is None else aten.add.Tensor(out, bias)
 
 
+def _not_floating(kernel, dtype):
+    """ATen's dispatch error for a LAPACK kernel called with a dtype it has no instance for."""
+    from ..common import _tn
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_tn(dtype)}\'')
+
+
+def _column_major(r):
+    """LAPACK's layout, which torch's results keep: batches of column-major matrices."""
+    return r.mT.contiguous().mT
+
+
 def _hh_check(input, tau):
     from ..common import _tn
     pre = "torch.linalg.householder_product: "
@@ -572,20 +596,98 @@ def _hh_check(input, tau):
                            f"[{', '.join(str(s) for s in tau.shape[:-1])}]")
     if tau.dtype is not input.dtype:
         raise RuntimeError(pre + f"tau dtype {_tn(tau.dtype)} does not match input dtype {_tn(input.dtype)}")
+    if input.dtype not in _LAPACK_DTYPES:
+        raise _not_floating("orgqr_cpu", input.dtype)
 
 
-def linalg_householder_product(input, tau):
+def householder_product_composite(input, tau):
     """The first n columns of H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^H, v_i = column i of `input` below
-    the diagonal with an implicit 1 on it (LAPACK's orgqr). One rank-1 update per reflector, in ember ops."""
-    _hh_check(input, tau)
+    the diagonal with an implicit 1 on it (LAPACK's orgqr). One rank-1 update per reflector, in ember ops, so
+    it is differentiable: the kernel of linalg_householder_product and, through autograd, its backward."""
     m, n, k = input.shape[-2], input.shape[-1], tau.shape[-1]
-    rows = aten.arange(m).unsqueeze(-1)                                   # (m, 1)
-    Q = aten.eye(m, n, dtype=input.dtype).expand(*input.shape[:-2], m, n)
+    rows = aten.arange(m, device=input.device).unsqueeze(-1)                     # (m, 1)
+    Q = aten.eye(m, n, dtype=input.dtype, device=input.device).expand(*input.shape[:-2], m, n)
     for i in range(k - 1, -1, -1):
         col = input[..., :, i:i + 1]                                   # (*, m, 1)
         v = aten.where(rows > i, col, (rows == i).to(input.dtype))
         Q = Q - tau[..., i:i + 1].unsqueeze(-1) * (v @ (v.mH @ Q))
     return Q
+
+
+def linalg_householder_product(input, tau):
+    _hh_check(input, tau)
+    return _column_major(householder_product_composite(input, tau))
+
+
+def orgqr(self, input2):
+    """torch.orgqr: an alias of linalg.householder_product (its node is LinalgHouseholderProductBackward0)."""
+    return aten.linalg_householder_product.default(self, input2)
+
+
+def orgqr_out(self, input2, *, out):
+    return aten.linalg_householder_product.out(self, input2, out=out)
+
+
+def _ormqr_check(input, tau, other, left):
+    from ..common import _tn
+    pre = "torch.ormqr: "
+    if input.dim() < 2:
+        raise RuntimeError(pre + "input must have at least 2 dimensions.")
+    if other.dim() < 2:
+        raise RuntimeError(pre + "other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other.shape[side] != input.shape[-2]:
+        raise RuntimeError(pre + f"other.shape[{side}] must be equal to input.shape[-2]")
+    if min(other.shape[side], input.shape[-1]) != (tau.shape[-1] if tau.dim() else 1):
+        raise RuntimeError(pre + f"tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    if input.dim() - tau.dim() != 1:
+        raise RuntimeError(pre + f"Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau.dim()} and input.ndim is equal to {input.dim()}")
+    if input.dim() != other.dim():
+        raise RuntimeError(pre + f"Expected other to have the same number of dimensions as input, but got other.ndim "
+                           f"equal to {other.dim()} and input.ndim is equal to {input.dim()}")
+    if input.dim() > 2:
+        batch = tuple(input.shape[:-2])
+        for name, got in (("tau", tuple(tau.shape[:-1])), ("other", tuple(other.shape[:-2]))):
+            if got != batch:
+                raise RuntimeError(pre + f"Expected batch dimensions of {name} to be equal to input.shape[:-2], but "
+                                   f"got [{', '.join(str(s) for s in got)}]")
+    for name, t in (("tau", tau), ("other", other)):
+        if t.dtype is not input.dtype:
+            raise RuntimeError(pre + f"Expected input and {name} to have the same dtype, but input has dtype"
+                               f"{_tn(input.dtype)} and {name} has dtype {_tn(t.dtype)}")
+
+
+def ormqr_composite(input, tau, other, left=True, transpose=False):
+    """op(Q) @ other (left) or other @ op(Q), Q the mn x mn product of the reflectors (input, tau) and op the
+    conjugate transpose when `transpose`: Q is formed by the differentiable householder product over the
+    reflector columns padded with identity reflectors (tau 0)."""
+    mn, r = input.shape[-2], tau.shape[-1]
+    batch = list(input.shape[:-2])
+    A = aten.narrow.default(input, -1, 0, r)
+    if r < mn:
+        A = aten.cat.default([A, aten.zeros(batch + [mn, mn - r], dtype=input.dtype, device=input.device)], -1)
+        tau = aten.cat.default([tau, aten.zeros(batch + [mn - r], dtype=tau.dtype, device=tau.device)], -1)
+    Q = householder_product_composite(A, tau)
+    if transpose:
+        Q = Q.mH
+    return Q @ other if left else other @ Q
+
+
+def ormqr(self, input2, input3, left=True, transpose=False):
+    _ormqr_check(self, input2, input3, left)
+    if self.dtype not in _LAPACK_DTYPES:
+        raise _not_floating("ormqr_cpu", self.dtype)
+    return _column_major(ormqr_composite(self, input2, input3, left, transpose))
+
+
+def ormqr_out(self, input2, input3, left=True, transpose=False, *, out):
+    from ..common import _tn
+    _ormqr_check(self, input2, input3, left)
+    if out.dtype is not self.dtype:
+        raise RuntimeError(f"torch.ormqr: Expected input and result to have the same dtype, but input has dtype"
+                           f"{_tn(self.dtype)} and result has dtype {_tn(out.dtype)}")
+    return _to_out(ormqr(self, input2, input3, left, transpose), out, exact)
 
 
 # ------------------------------------------------------------------ inner, chain_matmul (issue 19)

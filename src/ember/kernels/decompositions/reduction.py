@@ -2,6 +2,7 @@
 overloads of var/std/var_mean/std_mean call their `.correction` overload, as torch's do, so every one of them
 records the same Node (VarBackward0, StdMeanBackward0, ...)."""
 from ..._ops import ops
+from ..._core.strides import wrap_dim
 from ..common import _tname, c_type_name
 
 aten = ops.aten
@@ -109,3 +110,56 @@ def nuclear_norm_out(self, keepdim=False, *, out):
 
 def nuclear_norm_dim_out(self, dim, keepdim=False, *, out):
     return _nuc_out(self, _nuc_dim(dim), keepdim, out)
+
+
+# ------------------------------------------------------------------ linalg.matrix_norm (torch's LinearAlgebra.cpp)
+def _backshift(d0, d1, ndim):
+    """The permutation moving dims d0, d1 to the end (in that order), and its inverse."""
+    perm = [d for d in range(ndim) if d not in (d0, d1)] + [d0, d1]
+    inv = [0] * ndim
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return perm, inv
+
+
+def _matrix_norm_dims(A, ord, dim, keepdim, dtype):
+    from ..meta.reduction import linalg_matrix_norm as check
+    check(A, ord, dim, keepdim, dtype=dtype)
+    return [wrap_dim(d, A.dim()) for d in dim]
+
+
+def _svdvals_last(A, d0, d1, dtype):
+    perm, inv = _backshift(d0, d1, A.dim())
+    A_ = aten._to_copy.default(A, dtype=dtype) if dtype is not None and dtype is not A.dtype else A
+    return aten.linalg_svdvals.default(aten.permute.default(A_, perm)), inv
+
+
+def linalg_matrix_norm(A, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    """torch's composite: ord ±2 takes the extreme singular value, ±1 / ±inf the extreme abs column / row sum
+    (linalg_vector_norm then amax/amin), so the graph ends in torch's nodes. The CPU kernel of the op answers
+    calls that need no grad in one numpy pass."""
+    o = float(ord)
+    if abs(o) not in (1.0, 2.0, float("inf")):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    d0, d1 = _matrix_norm_dims(A, ord, dim, keepdim, dtype)
+    ext = aten.amax.default if o > 0 else aten.amin.default
+    if abs(o) == 2.0:
+        s, inv = _svdvals_last(A, d0, d1, dtype)
+        r = ext(s, [-1], keepdim)
+        return aten.permute.default(aten.unsqueeze.default(r, -1), inv) if keepdim else r
+    if abs(o) == float("inf"):
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    return ext(aten.linalg_vector_norm.default(A, 1.0, [d0], keepdim, dtype=dtype), [d1], keepdim)
+
+
+def linalg_matrix_norm_str_ord(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if ord not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    d0, d1 = _matrix_norm_dims(A, ord, dim, keepdim, dtype)
+    if ord == "fro":
+        return aten.linalg_vector_norm.default(A, 2, [d0, d1], keepdim, dtype=dtype)
+    s, inv = _svdvals_last(A, d0, d1, dtype)
+    r = aten.sum.dim_IntList(s, [-1], keepdim)
+    return aten.permute.default(aten.unsqueeze.default(r, -1), inv) if keepdim else r

@@ -243,6 +243,22 @@ def _geqrf(dt):
     return [S(make((3, 3), dt)), S(make((4, 3), dt, seed=1)), S(make((2, 3, 5), dt, seed=2)), S(make((0, 3), dt))]
 
 
+def _orgqr(dt):
+    """Householder reflectors (the strictly lower part of `input`) and their scales, as geqrf gives them."""
+    return [S(make((4, 3), dt), make((3,), dt, 0.2, 1.5, seed=1)), S(make((3, 3), dt, seed=2), make((2,), dt, seed=3)),
+            S(make((2, 4, 2), dt, seed=4), make((2, 2), dt, 0.2, 1.5, seed=5))]
+
+
+def _ormqr(dt):
+    tau = lambda n, seed, *b: make(b + (n,), dt, 0.2, 1.5, seed=seed)  # noqa: E731
+    return [SN(make((4, 3), dt), tau(3, 1), make((4, 2), dt, seed=2), name="left"),
+            SN(make((4, 3), dt), tau(3, 1), make((4, 2), dt, seed=2), transpose=True, name="left-transpose"),
+            SN(make((3, 2), dt), tau(2, 3), make((4, 3), dt, seed=4), left=False, name="right"),
+            SN(make((3, 3), dt), tau(3, 5), make((2, 3), dt, seed=6), False, True, name="right-transpose"),
+            SN(make((2, 4, 3), dt), tau(2, 7, 2), make((2, 4, 2), dt, seed=8), name="batched-wide-other"),
+            SN(make((3, 5), dt), tau(3, 9), make((3, 2), dt, seed=10), name="more-columns-than-rows")]
+
+
 def _vdot(dt):
     return [S(make((5,), dt), make((5,), dt, seed=1)), S(make((0,), dt), make((0,), dt)),
             S(make((1,), dt, seed=2), make((1,), dt, seed=3))]
@@ -336,6 +352,8 @@ op_db = [
     # float32 only in the generic database: torch's geqrf backward raises NotImplementedError (not a
     # RuntimeError), which the generic gradcheck test cannot compare; float64 is checked in test_linalg_lu.py
     _info("geqrf", _geqrf, dtypes=("float32",), supports_out=True, method_variant=True, rtol=1e-4, atol=1e-5),
+    _info("orgqr", _orgqr, supports_out=True, method_variant=True, rtol=1e-4, atol=1e-5),
+    _info("ormqr", _ormqr, supports_out=True, method_variant=True, rtol=1e-4, atol=1e-5),
     _info("vdot", _vdot, dtypes=F + ("int64",), supports_out=True, method_variant=True),
     _info("linalg.tensorinv", _tensorinv, supports_out=True, rtol=1e-4, atol=1e-5, aten_name="linalg_tensorinv"),
     # the other public forms of the decompositions and products
