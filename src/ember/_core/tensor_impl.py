@@ -25,6 +25,7 @@ from .tls import state as _tls
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
 _weakref = weakref.ref
+_new = object.__new__
 _INFERENCE = [0]   # threads currently in inference_mode: constructors check the thread-local flag only then
 
 
@@ -155,7 +156,7 @@ class TensorImpl:
     def _cpu_view(cls, storage, storage_offset, size, stride, dtype, arr):
         """_from_storage for the view ops' hot path: a cpu view whose geometry is already Python ints (taken
         from its input's) and whose numpy view `arr` the caller built from the input's."""
-        self = object.__new__(cls._tensor_cls)
+        self = _new(cls._tensor_cls)
         self._storage = storage
         self.dtype = dtype
         self._offset = storage_offset
