@@ -225,6 +225,17 @@ def _basic(self, index):
 
 def getitem(self, index):
     c = index.__class__
+    if c is int:
+        size = self._size          # x[i]: _basic's int case, without its frame
+        if size and -size[0] <= index < size[0]:
+            if not _KEYS_ACTIVE[0]:
+                ks = self._ks
+                if ks & AUTOGRAD_BIT:
+                    ks &= ~_tls._exclude
+                k = _select_cache.get(ks)
+                if k is not None:
+                    return k(self, 0, index)
+            return _select(self, 0, index)
     if c is slice and self._size:
         # x[a:b], x[a:b:s] with int (or absent) bounds: _basic's slice case without its loops
         start, stop, step = index.start, index.stop, index.step
