@@ -263,8 +263,10 @@ class Overload:
         the dispatcher would have to look through). Anything but a plain key set in the cache, a thread
         with dispatch keys included or excluded (modes, autocast, fake tensors: tls.KEYS_ACTIVE), or no
         tensor argument takes the OpOverload call, so every op is still dispatched and seen."""
-        if self.factory or self.varargs:
+        if self.factory:
             return None
+        if self.varargs:
+            return self.varargs_dispatch(opvar, wrap)
         args = []
         for x in self.fn.func.arguments.flat_positional:
             b = _base(x.type)
@@ -302,6 +304,26 @@ class Overload:
                   f"        return {wrap('_k(' + call_args + ')')}",
                   f"return {wrap(opvar + '(' + call_args + ')')}"]
         return lines
+
+    def varargs_dispatch(self, opvar, wrap):
+        """direct_dispatch for a method taking `*size` after self (reshape, expand, permute, repeat): with only
+        Python ints in the sizes no tensor hides in the list, so the key set is self's."""
+        if not (self.method and len(self.fn.func.arguments.flat_positional) == 2):
+            return None
+        call_args = self.call_args(self.fn, positional_only=True)
+        v = self.positional[0].name
+        cache = "_c" + opvar[3:]
+        return [f"if {v}.__class__ is tuple or {v}.__class__ is list:     # (not one SymInt)",
+                f"    for _a in {v}:",
+                "        if _a.__class__ is not int:",
+                "            break",
+                "    else:",
+                "        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0",
+                "        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
+                f"            _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
+                "            if _k is not None:",
+                f"                return {wrap('_k(' + call_args + ')')}",
+                f"return {wrap(opvar + '(' + call_args + ')')}"]
 
     def matcher_body(self, indent="    "):
         checks = []

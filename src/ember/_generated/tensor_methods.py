@@ -1732,6 +1732,16 @@ def _m_resize_(self, *size, memory_format=None):
     if not _is_intlist(size):
         raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
     if memory_format is None:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_resize__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_resize__default(self, size)
     return _op_resize__default(self, size, memory_format=memory_format)
 
@@ -1800,6 +1810,16 @@ def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=N
     if not _is_intlist(size):
         raise _bad_arg('new_empty', 'size', 1, 'tuple of ints', size)
     if dtype is None and layout is None and device is None and pin_memory is None:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_new_empty_default(self, size)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('new_empty', 'dtype', None, 'ember.dtype', dtype)
@@ -1839,6 +1859,16 @@ def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=N
     if not _is_intlist(size):
         raise _bad_arg('new_zeros', 'size', 1, 'tuple of ints', size)
     if dtype is None and layout is None and device is None and pin_memory is None:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_new_zeros_default(self, size)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('new_zeros', 'dtype', None, 'ember.dtype', dtype)
@@ -1852,6 +1882,16 @@ def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=No
     if not _is_intlist(size):
         raise _bad_arg('new_ones', 'size', 1, 'tuple of ints', size)
     if dtype is None and layout is None and device is None and pin_memory is None:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_new_ones_default(self, size)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('new_ones', 'dtype', None, 'ember.dtype', dtype)
@@ -8069,6 +8109,16 @@ def __m_count_nonzero_c0(self, *dim):
 def __m_count_nonzero_b0(self, *dim):
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
+    if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
+        for _a in dim:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
     return _op_count_nonzero_dim_IntList(self, dim)
 
 def __m_count_nonzero_c1(self, dim=None):
@@ -8695,6 +8745,16 @@ def _m_repeat(self, *repeats):
         repeats = repeats[0]
     if not _is_intlist(repeats):
         raise _bad_arg('repeat', 'repeats', 1, 'tuple of ints', repeats)
+    if repeats.__class__ is tuple or repeats.__class__ is list:     # (not one SymInt)
+        for _a in repeats:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_repeat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, repeats)
     return _op_repeat_default(self, repeats)
 
 def __m_repeat_interleave_c0(self, repeats, dim=None, *, output_size=None):
@@ -8767,6 +8827,16 @@ def _m_tile(self, *dims):
         dims = dims[0]
     if not _is_intlist(dims):
         raise _bad_arg('tile', 'dims', 1, 'tuple of ints', dims)
+    if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
+        for _a in dims:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_tile_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dims)
     return _op_tile_default(self, dims)
 
 def _m_roll(self, shifts, dims=()):
@@ -8781,6 +8851,16 @@ def _m_flip(self, *dims):
         dims = dims[0]
     if not _is_intlist(dims):
         raise _bad_arg('flip', 'dims', 1, 'tuple of ints', dims)
+    if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
+        for _a in dims:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_flip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dims)
     return _op_flip_default(self, dims)
 
 def _m_fliplr(self):
@@ -8915,6 +8995,16 @@ def _m_broadcast_to(self, *size):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('broadcast_to', 'size', 1, 'tuple of ints', size)
+    if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+        for _a in size:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, size)
     return _op_broadcast_to_default(self, size)
 
 def _m_narrow_copy(self, dim, start, length, *, out=None):
@@ -9170,6 +9260,16 @@ def __m_view_c0(self, *size):
 def __m_view_b0(self, *size):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+        for _a in size:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, size)
     return _op_view_default(self, size)
 
 def __m_view_c1(self, dtype):
@@ -9231,6 +9331,16 @@ def _m_expand(self, *size, implicit=False):
     if not _is_intlist(size):
         raise _bad_arg('expand', 'size', 1, 'tuple of ints', size)
     if implicit is False:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_expand_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_expand_default(self, size)
     if implicit.__class__ is not bool:
         raise _bad_arg('expand', 'implicit', None, 'bool', implicit)
@@ -9268,6 +9378,16 @@ def _m_permute(self, *dims):
         dims = dims[0]
     if not _is_intlist(dims):
         raise _bad_arg('permute', 'dims', 1, 'tuple of ints', dims)
+    if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
+        for _a in dims:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_permute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dims)
     return _op_permute_default(self, dims)
 
 def _m_t(self):
@@ -9397,6 +9517,16 @@ def __m_squeeze_c2(self, *dim):
 def __m_squeeze_b2(self, *dim):
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
+    if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
+        for _a in dim:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_squeeze_dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
     return _op_squeeze_dims(self, dim)
 
 __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
@@ -9746,6 +9876,16 @@ def __m_hsplit_c1(self, *indices):
 def __m_hsplit_b1(self, *indices):
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
+    if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
+        for _a in indices:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_hsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _as_tuple(_k(self, indices))
     return _as_tuple(_op_hsplit_array(self, indices))
 
 __m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1),)
@@ -9793,6 +9933,16 @@ def __m_vsplit_c1(self, *indices):
 def __m_vsplit_b1(self, *indices):
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
+    if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
+        for _a in indices:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_vsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _as_tuple(_k(self, indices))
     return _as_tuple(_op_vsplit_array(self, indices))
 
 __m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1),)
@@ -9840,6 +9990,16 @@ def __m_dsplit_c1(self, *indices):
 def __m_dsplit_b1(self, *indices):
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
+    if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
+        for _a in indices:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_dsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _as_tuple(_k(self, indices))
     return _as_tuple(_op_dsplit_array(self, indices))
 
 __m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1),)
@@ -9931,6 +10091,16 @@ def _m_reshape(self, *shape):
         shape = shape[0]
     if not _is_intlist(shape):
         raise _bad_arg('reshape', 'shape', 1, 'tuple of ints', shape)
+    if shape.__class__ is tuple or shape.__class__ is list:     # (not one SymInt)
+        for _a in shape:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_reshape_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, shape)
     return _op_reshape_default(self, shape)
 
 def _m_reshape_as(self, other):

@@ -1,7 +1,7 @@
 """CompositeImplicitAutograd decompositions of view and memory ops into other ember ops
 (torch's TensorShape.cpp / TensorConversions.cpp). They run through the dispatcher again, so
 autograd, modes and meta all see the underlying ops."""
-from ..._core.strides import wrap_dim
+from ..._core.strides import _CONTIGUOUS, wrap_dim
 from ..common import _tname
 from ..meta.view import _fmt, _intlist, compute_stride, infer_size
 from ..._ops import ops
@@ -11,6 +11,17 @@ aten = ops.aten
 
 # ---------------------------------------------------------------- reshaping
 def reshape(self, shape):
+    if self._np is not None and shape.__class__ is tuple:
+        # a contiguous cpu tensor to a tuple of non-negative ints with its element count (ViewBackward0's
+        # grad.reshape(sizes)): always a view; infer_size and compute_stride would find the same
+        n = 1
+        for d in shape:
+            if d.__class__ is not int or d < 0:
+                break
+            n *= d
+        else:
+            if n == self._np.size and n and self.stride() == _CONTIGUOUS.get(self._size):
+                return aten.view.default(self, shape)
     shape = infer_size(_intlist(shape), self.numel())
     if compute_stride(self._size, self.stride(), shape) is not None:
         return aten.view.default(self, shape)
