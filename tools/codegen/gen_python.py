@@ -210,12 +210,25 @@ class Overload:
                 lines.append(f"    return {wrap(call)}")
         return lines
 
+    def none_defaults(self):
+        """Lines replacing None by the empty list for a parameter whose schema default is `[]` (amax's
+        `int[1] dim=[]`): torch's Python signature spells that C++ default `{}` as None, so its parser
+        takes None there and binds the default (`torch.amax(x, dim=None)` reduces over every dim)."""
+        lines = []
+        for x in self.positional + self.kwonly:
+            if x.default == "[]" and not isinstance(x.type, OptionalType):
+                v = self.pyname(x)
+                lines.append(f"if {v} is None:")
+                lines.append(f"    {v} = ()")
+        return lines
+
     def body(self, opvar, outvar, rtvar, indent="    ", check=False):
         lines = []
         if self.varargs:
             v = self.positional[0].name
             lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):")
             lines.append(f"    {v} = {v}[0]")
+        lines += self.none_defaults()
         if check:
             lines += self.arg_checks()
         lines += self.twin_dispatch(rtvar)
@@ -336,7 +349,7 @@ class Overload:
             c = _check(self.pyname(x), x.type, x.default, x.name in self.scalar_ok)
             if c:
                 checks.append(c)
-        lines = ["s = 0"]
+        lines = self.none_defaults() + ["s = 0"]
         for c in checks:
             lines.extend(c.split("\n") if "\n" in c else [c])
         lines.append("return s")

@@ -9505,6 +9505,8 @@ def constant_pad_nd(input, pad, value=0):
     return _op_constant_pad_nd_default(input, pad, value)
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    if stride is None:
+        stride = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool1d_with_indices', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
@@ -9520,6 +9522,8 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilatio
     return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    if stride is None:
+        stride = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
@@ -9535,6 +9539,8 @@ def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_
     return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    if stride is None:
+        stride = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
@@ -9550,6 +9556,8 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
+    if stride is None:
+        stride = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('avg_pool1d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
@@ -9586,6 +9594,8 @@ def adaptive_max_pool1d(input, output_size):
     return _op_adaptive_max_pool1d_default(input, output_size)
 
 def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
+    if stride is None:
+        stride = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
@@ -10468,6 +10478,8 @@ def prod(*args, **kwargs):
     raise _no_match('prod', args, kwargs, _prod_sigs, False)
 
 def amax(input, dim=(), keepdim=False, *, out=None):
+    if dim is None:
+        dim = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amax', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
@@ -10481,6 +10493,8 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return _op_amax_default(input, dim, keepdim)
 
 def amin(input, dim=(), keepdim=False, *, out=None):
+    if dim is None:
+        dim = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('amin', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
@@ -10494,6 +10508,8 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _op_amin_default(input, dim, keepdim)
 
 def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None):
+    if dim is None:
+        dim = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('hash_tensor', 'input', 1, 'Tensor', input)
     if not _is_intlist(dim):
@@ -12320,6 +12336,8 @@ def tile(input, dims):
     return _op_tile_default(input, dims)
 
 def roll(input, shifts, dims=()):
+    if dims is None:
+        dims = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('roll', 'input', 1, 'Tensor', input)
     if not _is_intlist(shifts):

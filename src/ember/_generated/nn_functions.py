@@ -1090,6 +1090,8 @@ def replication_pad3d(input, padding):
     return _op_replication_pad3d_default(input, padding)
 
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    if stride is None:
+        stride = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool2d_with_indices', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
@@ -1105,6 +1107,8 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if stride is None:
+        stride = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('avg_pool2d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
@@ -1145,6 +1149,8 @@ def max_unpool2d(input, indices, output_size):
     return _op_max_unpool2d_default(input, indices, output_size)
 
 def max_pool3d_with_indices(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
+    if stride is None:
+        stride = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('max_pool3d_with_indices', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):
@@ -1160,6 +1166,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=(), padding=(0, 0, 0), di
     return _op_max_pool3d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 def avg_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if stride is None:
+        stride = ()
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('avg_pool3d', 'input', 1, 'Tensor', input)
     if not _is_intlist(kernel_size):

@@ -7500,6 +7500,8 @@ def _m_prod(*args, **kwargs):
     raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
 
 def _m_amax(self, dim=(), keepdim=False, *, out=None):
+    if dim is None:
+        dim = ()
     if not _is_intlist(dim):
         raise _bad_arg('amax', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
@@ -7511,6 +7513,8 @@ def _m_amax(self, dim=(), keepdim=False, *, out=None):
     return _op_amax_default(self, dim, keepdim)
 
 def _m_amin(self, dim=(), keepdim=False, *, out=None):
+    if dim is None:
+        dim = ()
     if not _is_intlist(dim):
         raise _bad_arg('amin', 'dim', 1, 'tuple of ints', dim)
     if keepdim.__class__ is not bool:
@@ -7522,6 +7526,8 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
     return _op_amin_default(self, dim, keepdim)
 
 def _m_hash_tensor(self, dim=(), *, keepdim=False, mode=0, out=None):
+    if dim is None:
+        dim = ()
     if not _is_intlist(dim):
         raise _bad_arg('hash_tensor', 'dim', 1, 'tuple of ints', dim)
     if out is None and keepdim is False and mode.__class__ is int and mode == 0:
@@ -8840,6 +8846,8 @@ def _m_tile(self, *dims):
     return _op_tile_default(self, dims)
 
 def _m_roll(self, shifts, dims=()):
+    if dims is None:
+        dims = ()
     if not _is_intlist(shifts):
         raise _bad_arg('roll', 'shifts', 1, 'tuple of ints', shifts)
     if not _is_intlist(dims):
