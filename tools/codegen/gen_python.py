@@ -338,6 +338,33 @@ class Overload:
                 f"                return {wrap('_k(' + call_args + ')')}",
                 f"return {wrap(opvar + '(' + call_args + ')')}"]
 
+    def arity(self):
+        """(min_args, max_args) of torch's FunctionSignature for this overload: the parameters without a
+        default, and all of them (out= and a factory's requires_grad included; `*size` is one parameter)."""
+        params = self.positional + self.kwonly
+        lo = sum(1 for x in params if x.default is None and not (self.varargs and x is self.positional[0]))
+        hi = len(params) + (1 if self.out_fn else 0) + (1 if self.factory else 0)
+        return lo, hi
+
+    def error_body(self, indent="    "):
+        """Lines raising the TypeError a lone overload's binding raises for these arguments (torch's
+        print_error parses the one plausible signature again with raise_exception=true)."""
+        lines = []
+        if self.varargs:
+            v = self.positional[0].name
+            lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):")
+            lines.append(f"    {v} = {v}[0]")
+        lines += self.none_defaults() + self.arg_checks() + self.arg_checks(kwonly=True)
+        if self.out_fn and len(self.out_names) == 1 and not self.numbers_anywhere:
+            list_out = "[]" in str(self.out_fn.func.arguments.out[0].type)
+            name = str(self.fn.func.name.name)
+            lines.append("if out is not None and " + (
+                "not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):"
+                if list_out else "not isinstance(out, TensorImpl):"))
+            lines.append(f"    raise _bad_arg({name!r}, 'out', None, {'tuple of Tensors' if list_out else 'Tensor'!r}, out)")
+        lines.append("return None")
+        return "\n".join(indent + ln for ln in lines)
+
     def matcher_body(self, indent="    "):
         checks = []
         for x in self.positional + self.kwonly:
@@ -469,7 +496,7 @@ def python_groups(fns, module=""):
         if f.python == "hidden" or f.func.kind() == SchemaKind.out:
             continue
         if any("Dimname" in str(x.type) for x in f.func.arguments.flat_all):
-            continue
+            continue   # torch 2.13's Python bindings have no named-tensor overloads
         out_fn = by_sig.get(str(f.func.signature())) if f.func.kind() == SchemaKind.functional else None
         name = str(f.func.name.name)
         for variant in ("function", "method"):
@@ -573,7 +600,15 @@ def _emit_group(pyname, defname, ovs, lines, method):
         lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt))
         lines.append("")
         entries.append(f"({c}, {b})")
+    errs = []
+    for i, ov in enumerate(ovs):
+        e = f"_{defname}_e{i}"
+        lines.append(f"def {e}({ov.signature()}):")
+        lines.append(ov.error_body())
+        lines.append("")
+        errs.append(f"({ov.arity()[0]}, {ov.arity()[1]}, {e})")
     sigs = tuple(ov.human() for ov in ovs)
+    lines.append(f"_{defname}_errs = ({', '.join(errs)},)")
     lines.append(f"_{defname}_ovs = ({', '.join(entries)},)")
     lines.append(f"_{defname}_sigs = {sigs!r}")
     lines.append("")
@@ -617,6 +652,16 @@ def _emit_group(pyname, defname, ovs, lines, method):
     lines.append("            best = b")
     lines.append("    if best is not None:")
     lines.append("        return best(*args, **kwargs)")
+    # torch's print_error: when the number of arguments fits one overload only, that overload's own argument
+    # error ("argument 'x' (position n) must be T, not U"), else the list of signatures
+    lines.append(f"    _n = len(args) + len(kwargs){' - 1' if method else ''}")
+    lines.append(f"    _p = [e for lo, hi, e in _{defname}_errs if lo <= _n <= hi]")
+    lines.append("    if len(_p) == 1:")
+    lines.append("        try:")
+    lines.append("            _p[0](*args, **kwargs)")
+    lines.append("        except TypeError as _e:")
+    lines.append(f"            if not str(_e).startswith({'_' + defname + '_e'!r}):   # (not a call that cannot bind)")
+    lines.append("                raise _e from None")
     lines.append(f"    raise _no_match({pyname!r}, args, kwargs, _{defname}_sigs, {method!r})")
     lines.append("")
 

@@ -2374,6 +2374,41 @@ def _conv1d_c1(input, weight, bias=None, stride=(1,), padding='valid', dilation=
 def _conv1d_b1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     return _op_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
 
+def _conv1d_e0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv1d', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv1d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv1d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv1d', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('conv1d', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv1d', 'dilation', 6, 'tuple of ints', dilation)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv1d', 'groups', 7, 'int', groups)
+    return None
+
+def _conv1d_e1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv1d', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv1d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv1d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv1d', 'stride', 4, 'tuple of ints', stride)
+    if padding.__class__ is not str:
+        raise _bad_arg('conv1d', 'padding', 5, 'str', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv1d', 'dilation', 6, 'tuple of ints', dilation)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv1d', 'groups', 7, 'int', groups)
+    return None
+
+_conv1d_errs = ((2, 7, _conv1d_e0), (2, 7, _conv1d_e1),)
 _conv1d_ovs = ((_conv1d_c0, _conv1d_b0), (_conv1d_c1, _conv1d_b1),)
 _conv1d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, int[1] padding = 0, int[1] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, str padding = "valid", int[1] dilation = 1, int groups = 1)')
 
@@ -2390,6 +2425,14 @@ def conv1d(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _conv1d_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_conv1d_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('conv1d', args, kwargs, _conv1d_sigs, False)
 
 def _conv2d_c0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
@@ -2434,6 +2477,41 @@ def _conv2d_c1(input, weight, bias=None, stride=(1, 1), padding='valid', dilatio
 def _conv2d_b1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     return _op_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
 
+def _conv2d_e0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv2d', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv2d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv2d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv2d', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('conv2d', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv2d', 'dilation', 6, 'tuple of ints', dilation)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv2d', 'groups', 7, 'int', groups)
+    return None
+
+def _conv2d_e1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv2d', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv2d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv2d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv2d', 'stride', 4, 'tuple of ints', stride)
+    if padding.__class__ is not str:
+        raise _bad_arg('conv2d', 'padding', 5, 'str', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv2d', 'dilation', 6, 'tuple of ints', dilation)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv2d', 'groups', 7, 'int', groups)
+    return None
+
+_conv2d_errs = ((2, 7, _conv2d_e0), (2, 7, _conv2d_e1),)
 _conv2d_ovs = ((_conv2d_c0, _conv2d_b0), (_conv2d_c1, _conv2d_b1),)
 _conv2d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, int[2] padding = 0, int[2] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, str padding = "valid", int[2] dilation = 1, int groups = 1)')
 
@@ -2450,6 +2528,14 @@ def conv2d(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _conv2d_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_conv2d_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('conv2d', args, kwargs, _conv2d_sigs, False)
 
 def _conv3d_c0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
@@ -2494,6 +2580,41 @@ def _conv3d_c1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dila
 def _conv3d_b1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
     return _op_conv3d_padding(input, weight, bias, stride, padding, dilation, groups)
 
+def _conv3d_e0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv3d', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv3d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv3d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv3d', 'stride', 4, 'tuple of ints', stride)
+    if not _is_intlist(padding):
+        raise _bad_arg('conv3d', 'padding', 5, 'tuple of ints', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv3d', 'dilation', 6, 'tuple of ints', dilation)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv3d', 'groups', 7, 'int', groups)
+    return None
+
+def _conv3d_e1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv3d', 'input', 1, 'Tensor', input)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv3d', 'weight', 2, 'Tensor', weight)
+    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('conv3d', 'bias', 3, 'Tensor', bias)
+    if not _is_intlist(stride):
+        raise _bad_arg('conv3d', 'stride', 4, 'tuple of ints', stride)
+    if padding.__class__ is not str:
+        raise _bad_arg('conv3d', 'padding', 5, 'str', padding)
+    if not _is_intlist(dilation):
+        raise _bad_arg('conv3d', 'dilation', 6, 'tuple of ints', dilation)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('conv3d', 'groups', 7, 'int', groups)
+    return None
+
+_conv3d_errs = ((2, 7, _conv3d_e0), (2, 7, _conv3d_e1),)
 _conv3d_ovs = ((_conv3d_c0, _conv3d_b0), (_conv3d_c1, _conv3d_b1),)
 _conv3d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, int[3] padding = 0, int[3] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, str padding = "valid", int[3] dilation = 1, int groups = 1)')
 
@@ -2510,6 +2631,14 @@ def conv3d(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _conv3d_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_conv3d_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
 
 def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
@@ -2636,6 +2765,21 @@ def _fill__b1(input, value):
             return _k(input, value)
     return _op_fill__Tensor(input, value)
 
+def _fill__e0(input, value):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fill_', 'input', 1, 'Tensor', input)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('fill_', 'value', 2, 'Number', value)
+    return None
+
+def _fill__e1(input, value):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fill_', 'input', 1, 'Tensor', input)
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fill_', 'value', 2, 'Tensor', value)
+    return None
+
+_fill__errs = ((2, 2, _fill__e0), (2, 2, _fill__e1),)
 _fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
 _fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
 
@@ -2652,6 +2796,14 @@ def fill_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _fill__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_fill__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('fill_', args, kwargs, _fill__sigs, False)
 
 def _fill_c0(input, value):
@@ -2691,6 +2843,21 @@ def _fill_b1(input, value):
             return _k(input, value)
     return _op_fill_Tensor(input, value)
 
+def _fill_e0(input, value):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fill', 'input', 1, 'Tensor', input)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('fill', 'value', 2, 'Number', value)
+    return None
+
+def _fill_e1(input, value):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fill', 'input', 1, 'Tensor', input)
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fill', 'value', 2, 'Tensor', value)
+    return None
+
+_fill_errs = ((2, 2, _fill_e0), (2, 2, _fill_e1),)
 _fill_ovs = ((_fill_c0, _fill_b0), (_fill_c1, _fill_b1),)
 _fill_sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
 
@@ -2707,6 +2874,14 @@ def fill(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _fill_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_fill_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('fill', args, kwargs, _fill_sigs, False)
 
 def zero_(input):
@@ -2887,6 +3062,44 @@ def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
         r.requires_grad_()
     return r
 
+def _arange_e0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
+        raise _bad_arg('arange', 'end', 1, 'Number', end)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('arange', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('arange', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('arange', 'out', None, 'Tensor', out)
+    return None
+
+def _arange_e1(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if start.__class__ is not int and start.__class__ is not float and not _is_scalar(start):
+        raise _bad_arg('arange', 'start', 1, 'Number', start)
+    if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
+        raise _bad_arg('arange', 'end', 2, 'Number', end)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('arange', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('arange', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _arange_e2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if start.__class__ is not int and start.__class__ is not float and not _is_scalar(start):
+        raise _bad_arg('arange', 'start', 1, 'Number', start)
+    if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
+        raise _bad_arg('arange', 'end', 2, 'Number', end)
+    if step.__class__ is not int and step.__class__ is not float and not _is_scalar(step):
+        raise _bad_arg('arange', 'step', 3, 'Number', step)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('arange', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('arange', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('arange', 'out', None, 'Tensor', out)
+    return None
+
+_arange_errs = ((1, 7, _arange_e0), (2, 7, _arange_e1), (2, 9, _arange_e2),)
 _arange_ovs = ((_arange_c0, _arange_b0), (_arange_c1, _arange_b1), (_arange_c2, _arange_b2),)
 _arange_sigs = ('(Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Scalar start, Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, Scalar step = 1, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
@@ -2903,6 +3116,14 @@ def arange(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _arange_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_arange_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('arange', args, kwargs, _arange_sigs, False)
 
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2963,6 +3184,31 @@ def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=
         r.requires_grad_()
     return r
 
+def _eye_e0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('eye', 'n', 1, 'int', n)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('eye', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('eye', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('eye', 'out', None, 'Tensor', out)
+    return None
+
+def _eye_e1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('eye', 'n', 1, 'int', n)
+    if m.__class__ is not int and not _is_int(m):
+        raise _bad_arg('eye', 'm', 2, 'int', m)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('eye', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('eye', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('eye', 'out', None, 'Tensor', out)
+    return None
+
+_eye_errs = ((1, 7, _eye_e0), (2, 8, _eye_e1),)
 _eye_ovs = ((_eye_c0, _eye_b0), (_eye_c1, _eye_b1),)
 _eye_sigs = ('(int n, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, int m, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
@@ -2979,6 +3225,14 @@ def eye(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _eye_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_eye_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('eye', args, kwargs, _eye_sigs, False)
 
 def _hann_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3015,6 +3269,27 @@ def _hann_window_b1(window_length, periodic, *, dtype=None, layout=None, device=
         r.requires_grad_()
     return r
 
+def _hann_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('hann_window', 'window_length', 1, 'int', window_length)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('hann_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('hann_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _hann_window_e1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('hann_window', 'window_length', 1, 'int', window_length)
+    if periodic.__class__ is not bool:
+        raise _bad_arg('hann_window', 'periodic', 2, 'bool', periodic)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('hann_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('hann_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+_hann_window_errs = ((1, 6, _hann_window_e0), (2, 7, _hann_window_e1),)
 _hann_window_ovs = ((_hann_window_c0, _hann_window_b0), (_hann_window_c1, _hann_window_b1),)
 _hann_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
@@ -3031,6 +3306,14 @@ def hann_window(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _hann_window_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_hann_window_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('hann_window', args, kwargs, _hann_window_sigs, False)
 
 def _hamming_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3109,6 +3392,55 @@ def _hamming_window_b3(window_length, periodic, alpha, beta, *, dtype=None, layo
         r.requires_grad_()
     return r
 
+def _hamming_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('hamming_window', 'window_length', 1, 'int', window_length)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('hamming_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('hamming_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _hamming_window_e1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('hamming_window', 'window_length', 1, 'int', window_length)
+    if periodic.__class__ is not bool:
+        raise _bad_arg('hamming_window', 'periodic', 2, 'bool', periodic)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('hamming_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('hamming_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _hamming_window_e2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('hamming_window', 'window_length', 1, 'int', window_length)
+    if periodic.__class__ is not bool:
+        raise _bad_arg('hamming_window', 'periodic', 2, 'bool', periodic)
+    if alpha.__class__ is not float and not _is_double(alpha):
+        raise _bad_arg('hamming_window', 'alpha', 3, 'float', alpha)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('hamming_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('hamming_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _hamming_window_e3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('hamming_window', 'window_length', 1, 'int', window_length)
+    if periodic.__class__ is not bool:
+        raise _bad_arg('hamming_window', 'periodic', 2, 'bool', periodic)
+    if alpha.__class__ is not float and not _is_double(alpha):
+        raise _bad_arg('hamming_window', 'alpha', 3, 'float', alpha)
+    if beta.__class__ is not float and not _is_double(beta):
+        raise _bad_arg('hamming_window', 'beta', 4, 'float', beta)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('hamming_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('hamming_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+_hamming_window_errs = ((1, 6, _hamming_window_e0), (2, 7, _hamming_window_e1), (3, 8, _hamming_window_e2), (4, 9, _hamming_window_e3),)
 _hamming_window_ovs = ((_hamming_window_c0, _hamming_window_b0), (_hamming_window_c1, _hamming_window_b1), (_hamming_window_c2, _hamming_window_b2), (_hamming_window_c3, _hamming_window_b3),)
 _hamming_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float alpha, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float alpha, float beta, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
@@ -3125,6 +3457,14 @@ def hamming_window(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _hamming_window_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_hamming_window_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('hamming_window', args, kwargs, _hamming_window_sigs, False)
 
 def _blackman_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3161,6 +3501,27 @@ def _blackman_window_b1(window_length, periodic, *, dtype=None, layout=None, dev
         r.requires_grad_()
     return r
 
+def _blackman_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('blackman_window', 'window_length', 1, 'int', window_length)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('blackman_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('blackman_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _blackman_window_e1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('blackman_window', 'window_length', 1, 'int', window_length)
+    if periodic.__class__ is not bool:
+        raise _bad_arg('blackman_window', 'periodic', 2, 'bool', periodic)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('blackman_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('blackman_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+_blackman_window_errs = ((1, 6, _blackman_window_e0), (2, 7, _blackman_window_e1),)
 _blackman_window_ovs = ((_blackman_window_c0, _blackman_window_b0), (_blackman_window_c1, _blackman_window_b1),)
 _blackman_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
@@ -3177,6 +3538,14 @@ def blackman_window(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _blackman_window_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_blackman_window_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('blackman_window', args, kwargs, _blackman_window_sigs, False)
 
 def _bartlett_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3213,6 +3582,27 @@ def _bartlett_window_b1(window_length, periodic, *, dtype=None, layout=None, dev
         r.requires_grad_()
     return r
 
+def _bartlett_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('bartlett_window', 'window_length', 1, 'int', window_length)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('bartlett_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('bartlett_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _bartlett_window_e1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('bartlett_window', 'window_length', 1, 'int', window_length)
+    if periodic.__class__ is not bool:
+        raise _bad_arg('bartlett_window', 'periodic', 2, 'bool', periodic)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('bartlett_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('bartlett_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+_bartlett_window_errs = ((1, 6, _bartlett_window_e0), (2, 7, _bartlett_window_e1),)
 _bartlett_window_ovs = ((_bartlett_window_c0, _bartlett_window_b0), (_bartlett_window_c1, _bartlett_window_b1),)
 _bartlett_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
@@ -3229,6 +3619,14 @@ def bartlett_window(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _bartlett_window_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_bartlett_window_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('bartlett_window', args, kwargs, _bartlett_window_sigs, False)
 
 def _kaiser_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3285,6 +3683,40 @@ def _kaiser_window_b2(window_length, periodic, beta, *, dtype=None, layout=None,
         r.requires_grad_()
     return r
 
+def _kaiser_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('kaiser_window', 'window_length', 1, 'int', window_length)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('kaiser_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('kaiser_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _kaiser_window_e1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('kaiser_window', 'window_length', 1, 'int', window_length)
+    if periodic.__class__ is not bool:
+        raise _bad_arg('kaiser_window', 'periodic', 2, 'bool', periodic)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('kaiser_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('kaiser_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _kaiser_window_e2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if window_length.__class__ is not int and not _is_int(window_length):
+        raise _bad_arg('kaiser_window', 'window_length', 1, 'int', window_length)
+    if periodic.__class__ is not bool:
+        raise _bad_arg('kaiser_window', 'periodic', 2, 'bool', periodic)
+    if beta.__class__ is not float and not _is_double(beta):
+        raise _bad_arg('kaiser_window', 'beta', 3, 'float', beta)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('kaiser_window', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('kaiser_window', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+_kaiser_window_errs = ((1, 6, _kaiser_window_e0), (2, 7, _kaiser_window_e1), (3, 8, _kaiser_window_e2),)
 _kaiser_window_ovs = ((_kaiser_window_c0, _kaiser_window_b0), (_kaiser_window_c1, _kaiser_window_b1), (_kaiser_window_c2, _kaiser_window_b2),)
 _kaiser_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float beta, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
 
@@ -3301,6 +3733,14 @@ def kaiser_window(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _kaiser_window_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_kaiser_window_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('kaiser_window', args, kwargs, _kaiser_window_sigs, False)
 
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -3459,6 +3899,43 @@ def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         return _op_logspace_Tensor_Tensor_out(start, end, steps, base, out=out)
     return _op_logspace_Tensor_Tensor(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
+def _logspace_e0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if start.__class__ is not int and start.__class__ is not float and not _is_scalar(start):
+        raise _bad_arg('logspace', 'start', 1, 'Number', start)
+    if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
+        raise _bad_arg('logspace', 'end', 2, 'Number', end)
+    if steps.__class__ is not int and not _is_int(steps):
+        raise _bad_arg('logspace', 'steps', 3, 'int', steps)
+    if base.__class__ is not float and not _is_double(base):
+        raise _bad_arg('logspace', 'base', 4, 'float', base)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('logspace', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('logspace', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('logspace', 'out', None, 'Tensor', out)
+    return None
+
+def _logspace_e1(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None):
+    if start.__class__ not in _TENSOR_TYPES and start.__class__ is not float and start.__class__ is not int and not _is_num(start):
+        raise _bad_arg('logspace', 'start', 1, 'Tensor', start)
+    if end.__class__ not in _TENSOR_TYPES and end.__class__ is not float and end.__class__ is not int and not _is_num(end):
+        raise _bad_arg('logspace', 'end', 2, 'Tensor', end)
+    if steps.__class__ is not int and not _is_int(steps):
+        raise _bad_arg('logspace', 'steps', 3, 'int', steps)
+    if base.__class__ is not float and not _is_double(base):
+        raise _bad_arg('logspace', 'base', 4, 'float', base)
+    if not isinstance(start, TensorImpl) and not isinstance(end, TensorImpl):
+        raise TypeError('logspace() received an invalid combination of arguments: at most one of start, end may be a number')
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('logspace', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('logspace', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('logspace', 'out', None, 'Tensor', out)
+    return None
+
+_logspace_errs = ((3, 10, _logspace_e0), (3, 9, _logspace_e1),)
 _logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
 _logspace_sigs = ('(Scalar start, Scalar end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Tensor start, Tensor end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
@@ -3475,6 +3952,14 @@ def logspace(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _logspace_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_logspace_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('logspace', args, kwargs, _logspace_sigs, False)
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
@@ -3816,6 +4301,23 @@ def _div_b1(input, other, *, rounding_mode, out=None):
         return _op_div_out_mode(input, other, rounding_mode=rounding_mode, out=out)
     return _op_div_Tensor_mode(input, other, rounding_mode=rounding_mode)
 
+def _div_e0(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+        raise _bad_arg('div', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('div', 'other', 2, 'Tensor', other)
+    return None
+
+def _div_e1(input, other, *, rounding_mode, out=None):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+        raise _bad_arg('div', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('div', 'other', 2, 'Tensor', other)
+    if rounding_mode is not None and rounding_mode.__class__ is not str:
+        raise _bad_arg('div', 'rounding_mode', None, 'str', rounding_mode)
+    return None
+
+_div_errs = ((2, 3, _div_e0), (3, 4, _div_e1),)
 _div_ovs = ((_div_c0, _div_b0), (_div_c1, _div_b1),)
 _div_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)')
 
@@ -3832,6 +4334,14 @@ def div(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _div_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_div_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('div', args, kwargs, _div_sigs, False)
 
 def _rsub_c0(input, other, *, alpha=1):
@@ -3883,6 +4393,25 @@ def _rsub_b1(input, other, alpha=1):
             return _k(input, other, alpha)
     return _op_rsub_Scalar(input, other, alpha)
 
+def _rsub_e0(input, other, *, alpha=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rsub', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rsub', 'other', 2, 'Tensor', other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('rsub', 'alpha', None, 'Number', alpha)
+    return None
+
+def _rsub_e1(input, other, alpha=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rsub', 'input', 1, 'Tensor', input)
+    if other.__class__ is not int and other.__class__ is not float and not _is_scalar(other):
+        raise _bad_arg('rsub', 'other', 2, 'Number', other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('rsub', 'alpha', 3, 'Number', alpha)
+    return None
+
+_rsub_errs = ((2, 3, _rsub_e0), (2, 3, _rsub_e1),)
 _rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
 _rsub_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1)', '(Tensor input, Scalar other, Scalar alpha = 1)')
 
@@ -3899,6 +4428,14 @@ def rsub(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _rsub_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_rsub_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
 
 def floor_divide(input, other, *, out=None):
@@ -4572,6 +5109,29 @@ def _clamp_b1(input, min=None, max=None, *, out=None):
             return _k(input, min, max)
     return _op_clamp_Tensor(input, min, max)
 
+def _clamp_e0(input, min=None, max=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp', 'input', 1, 'Tensor', input)
+    if min is not None and min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp', 'min', 2, 'Number', min)
+    if max is not None and max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp', 'max', 3, 'Number', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp', 'out', None, 'Tensor', out)
+    return None
+
+def _clamp_e1(input, min=None, max=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp', 'input', 1, 'Tensor', input)
+    if min is not None and min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp', 'min', 2, 'Tensor', min)
+    if max is not None and max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp', 'max', 3, 'Tensor', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp', 'out', None, 'Tensor', out)
+    return None
+
+_clamp_errs = ((1, 4, _clamp_e0), (1, 4, _clamp_e1),)
 _clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
 _clamp_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
 
@@ -4588,6 +5148,14 @@ def clamp(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _clamp_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_clamp_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
 
 def _clamp__c0(input, min=None, max=None):
@@ -4638,6 +5206,25 @@ def _clamp__b1(input, min=None, max=None):
             return _k(input, min, max)
     return _op_clamp__Tensor(input, min, max)
 
+def _clamp__e0(input, min=None, max=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_', 'input', 1, 'Tensor', input)
+    if min is not None and min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_', 'min', 2, 'Number', min)
+    if max is not None and max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_', 'max', 3, 'Number', max)
+    return None
+
+def _clamp__e1(input, min=None, max=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_', 'input', 1, 'Tensor', input)
+    if min is not None and min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_', 'min', 2, 'Tensor', min)
+    if max is not None and max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_', 'max', 3, 'Tensor', max)
+    return None
+
+_clamp__errs = ((1, 3, _clamp__e0), (1, 3, _clamp__e1),)
 _clamp__ovs = ((_clamp__c0, _clamp__b0), (_clamp__c1, _clamp__b1),)
 _clamp__sigs = ('(Tensor input, Number? min = None, Number? max = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
 
@@ -4654,6 +5241,14 @@ def clamp_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _clamp__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_clamp__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
 
 def _clamp_min_c0(input, min, *, out=None):
@@ -4697,6 +5292,25 @@ def _clamp_min_b1(input, min, *, out=None):
             return _k(input, min)
     return _op_clamp_min_Tensor(input, min)
 
+def _clamp_min_e0(input, min, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_min', 'min', 2, 'Number', min)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+    return None
+
+def _clamp_min_e1(input, min, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_min', 'input', 1, 'Tensor', input)
+    if min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_min', 'min', 2, 'Tensor', min)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+    return None
+
+_clamp_min_errs = ((2, 3, _clamp_min_e0), (2, 3, _clamp_min_e1),)
 _clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0), (_clamp_min_c1, _clamp_min_b1),)
 _clamp_min_sigs = ('(Tensor input, Scalar min, *, Tensor out = None)', '(Tensor input, Tensor min, *, Tensor out = None)')
 
@@ -4713,6 +5327,14 @@ def clamp_min(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _clamp_min_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_clamp_min_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_min', args, kwargs, _clamp_min_sigs, False)
 
 def _clamp_max_c0(input, max, *, out=None):
@@ -4756,6 +5378,25 @@ def _clamp_max_b1(input, max, *, out=None):
             return _k(input, max)
     return _op_clamp_max_Tensor(input, max)
 
+def _clamp_max_e0(input, max, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_max', 'max', 2, 'Number', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+    return None
+
+def _clamp_max_e1(input, max, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_max', 'input', 1, 'Tensor', input)
+    if max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_max', 'max', 2, 'Tensor', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+    return None
+
+_clamp_max_errs = ((2, 3, _clamp_max_e0), (2, 3, _clamp_max_e1),)
 _clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0), (_clamp_max_c1, _clamp_max_b1),)
 _clamp_max_sigs = ('(Tensor input, Scalar max, *, Tensor out = None)', '(Tensor input, Tensor max, *, Tensor out = None)')
 
@@ -4772,6 +5413,14 @@ def clamp_max(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _clamp_max_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_clamp_max_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_max', args, kwargs, _clamp_max_sigs, False)
 
 def _where_c0(condition, input, other, *, out=None):
@@ -4825,6 +5474,23 @@ def _where_b1(condition):
             return _as_tuple(_k(condition))
     return _as_tuple(_op_where_default(condition))
 
+def _where_e0(condition, input, other, *, out=None):
+    if condition.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+        raise _bad_arg('where', 'input', 2, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('where', 'other', 3, 'Tensor', other)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('where', 'out', None, 'Tensor', out)
+    return None
+
+def _where_e1(condition):
+    if condition.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
+    return None
+
+_where_errs = ((3, 4, _where_e0), (1, 1, _where_e1),)
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
 _where_sigs = ('(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)', '(Tensor condition)')
 
@@ -4841,6 +5507,14 @@ def where(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _where_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_where_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('where', args, kwargs, _where_sigs, False)
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -5114,6 +5788,23 @@ def _round_b1(input, *, decimals, out=None):
         return _op_round_decimals_out(input, decimals=decimals, out=out)
     return _op_round_decimals(input, decimals=decimals)
 
+def _round_e0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('round', 'input', 1, 'Tensor', input)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('round', 'out', None, 'Tensor', out)
+    return None
+
+def _round_e1(input, *, decimals, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('round', 'input', 1, 'Tensor', input)
+    if decimals.__class__ is not int and not _is_int(decimals):
+        raise _bad_arg('round', 'decimals', None, 'int', decimals)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('round', 'out', None, 'Tensor', out)
+    return None
+
+_round_errs = ((1, 2, _round_e0), (2, 3, _round_e1),)
 _round_ovs = ((_round_c0, _round_b0), (_round_c1, _round_b1),)
 _round_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, *, int decimals, Tensor out = None)')
 
@@ -5130,6 +5821,14 @@ def round(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _round_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_round_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('round', args, kwargs, _round_sigs, False)
 
 def _round__c0(input):
@@ -5157,6 +5856,19 @@ def _round__c1(input, *, decimals):
 def _round__b1(input, *, decimals):
     return _op_round__decimals(input, decimals=decimals)
 
+def _round__e0(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('round_', 'input', 1, 'Tensor', input)
+    return None
+
+def _round__e1(input, *, decimals):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('round_', 'input', 1, 'Tensor', input)
+    if decimals.__class__ is not int and not _is_int(decimals):
+        raise _bad_arg('round_', 'decimals', None, 'int', decimals)
+    return None
+
+_round__errs = ((1, 1, _round__e0), (2, 2, _round__e1),)
 _round__ovs = ((_round__c0, _round__b0), (_round__c1, _round__b1),)
 _round__sigs = ('(Tensor input)', '(Tensor input, *, int decimals)')
 
@@ -5173,6 +5885,14 @@ def round_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _round__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_round__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('round_', args, kwargs, _round__sigs, False)
 
 def trunc(input, *, out=None):
@@ -5710,6 +6430,29 @@ def _lerp_b1(input, end, weight, *, out=None):
             return _k(input, end, weight)
     return _op_lerp_Tensor(input, end, weight)
 
+def _lerp_e0(input, end, weight, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp', 'input', 1, 'Tensor', input)
+    if end.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp', 'end', 2, 'Tensor', end)
+    if weight.__class__ is not int and weight.__class__ is not float and not _is_scalar(weight):
+        raise _bad_arg('lerp', 'weight', 3, 'Number', weight)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('lerp', 'out', None, 'Tensor', out)
+    return None
+
+def _lerp_e1(input, end, weight, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp', 'input', 1, 'Tensor', input)
+    if end.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp', 'end', 2, 'Tensor', end)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp', 'weight', 3, 'Tensor', weight)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('lerp', 'out', None, 'Tensor', out)
+    return None
+
+_lerp_errs = ((3, 4, _lerp_e0), (3, 4, _lerp_e1),)
 _lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
 _lerp_sigs = ('(Tensor input, Tensor end, Scalar weight, *, Tensor out = None)', '(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)')
 
@@ -5726,6 +6469,14 @@ def lerp(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _lerp_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_lerp_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
 
 def fmod(input, other, *, out=None):
@@ -5929,6 +6680,46 @@ def _isin_b2(element, test_elements, *, assume_unique=False, invert=False, out=N
         return _op_isin_Scalar_Tensor_out(element, test_elements, assume_unique=assume_unique, invert=invert, out=out)
     return _op_isin_Scalar_Tensor(element, test_elements, assume_unique=assume_unique, invert=invert)
 
+def _isin_e0(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    if elements.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isin', 'elements', 1, 'Tensor', elements)
+    if test_elements.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isin', 'test_elements', 2, 'Tensor', test_elements)
+    if assume_unique.__class__ is not bool:
+        raise _bad_arg('isin', 'assume_unique', None, 'bool', assume_unique)
+    if invert.__class__ is not bool:
+        raise _bad_arg('isin', 'invert', None, 'bool', invert)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('isin', 'out', None, 'Tensor', out)
+    return None
+
+def _isin_e1(elements, test_element, *, assume_unique=False, invert=False, out=None):
+    if elements.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isin', 'elements', 1, 'Tensor', elements)
+    if test_element.__class__ is not int and test_element.__class__ is not float and not _is_scalar(test_element):
+        raise _bad_arg('isin', 'test_element', 2, 'Number', test_element)
+    if assume_unique.__class__ is not bool:
+        raise _bad_arg('isin', 'assume_unique', None, 'bool', assume_unique)
+    if invert.__class__ is not bool:
+        raise _bad_arg('isin', 'invert', None, 'bool', invert)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('isin', 'out', None, 'Tensor', out)
+    return None
+
+def _isin_e2(element, test_elements, *, assume_unique=False, invert=False, out=None):
+    if element.__class__ is not int and element.__class__ is not float and not _is_scalar(element):
+        raise _bad_arg('isin', 'element', 1, 'Number', element)
+    if test_elements.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isin', 'test_elements', 2, 'Tensor', test_elements)
+    if assume_unique.__class__ is not bool:
+        raise _bad_arg('isin', 'assume_unique', None, 'bool', assume_unique)
+    if invert.__class__ is not bool:
+        raise _bad_arg('isin', 'invert', None, 'bool', invert)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('isin', 'out', None, 'Tensor', out)
+    return None
+
+_isin_errs = ((2, 5, _isin_e0), (2, 5, _isin_e1), (2, 5, _isin_e2),)
 _isin_ovs = ((_isin_c0, _isin_b0), (_isin_c1, _isin_b1), (_isin_c2, _isin_b2),)
 _isin_sigs = ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Tensor elements, Scalar test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Scalar element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)')
 
@@ -5945,6 +6736,14 @@ def isin(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _isin_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_isin_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('isin', args, kwargs, _isin_sigs, False)
 
 def maximum(input, other, *, out=None):
@@ -6072,6 +6871,21 @@ def _clamp_min__b1(input, min):
             return _k(input, min)
     return _op_clamp_min__Tensor(input, min)
 
+def _clamp_min__e0(input, min):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_min_', 'input', 1, 'Tensor', input)
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_min_', 'min', 2, 'Number', min)
+    return None
+
+def _clamp_min__e1(input, min):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_min_', 'input', 1, 'Tensor', input)
+    if min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_min_', 'min', 2, 'Tensor', min)
+    return None
+
+_clamp_min__errs = ((2, 2, _clamp_min__e0), (2, 2, _clamp_min__e1),)
 _clamp_min__ovs = ((_clamp_min__c0, _clamp_min__b0), (_clamp_min__c1, _clamp_min__b1),)
 _clamp_min__sigs = ('(Tensor input, Scalar min)', '(Tensor input, Tensor min)')
 
@@ -6088,6 +6902,14 @@ def clamp_min_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _clamp_min__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_clamp_min__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_min_', args, kwargs, _clamp_min__sigs, False)
 
 def _clamp_max__c0(input, max):
@@ -6127,6 +6949,21 @@ def _clamp_max__b1(input, max):
             return _k(input, max)
     return _op_clamp_max__Tensor(input, max)
 
+def _clamp_max__e0(input, max):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_max_', 'input', 1, 'Tensor', input)
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_max_', 'max', 2, 'Number', max)
+    return None
+
+def _clamp_max__e1(input, max):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_max_', 'input', 1, 'Tensor', input)
+    if max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_max_', 'max', 2, 'Tensor', max)
+    return None
+
+_clamp_max__errs = ((2, 2, _clamp_max__e0), (2, 2, _clamp_max__e1),)
 _clamp_max__ovs = ((_clamp_max__c0, _clamp_max__b0), (_clamp_max__c1, _clamp_max__b1),)
 _clamp_max__sigs = ('(Tensor input, Scalar max)', '(Tensor input, Tensor max)')
 
@@ -6143,6 +6980,14 @@ def clamp_max_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _clamp_max__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_clamp_max__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_max_', args, kwargs, _clamp_max__sigs, False)
 
 def negative_(input):
@@ -6739,6 +7584,29 @@ def _clip_b1(input, min=None, max=None, *, out=None):
             return _k(input, min, max)
     return _op_clip_Tensor(input, min, max)
 
+def _clip_e0(input, min=None, max=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip', 'input', 1, 'Tensor', input)
+    if min is not None and min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clip', 'min', 2, 'Number', min)
+    if max is not None and max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clip', 'max', 3, 'Number', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clip', 'out', None, 'Tensor', out)
+    return None
+
+def _clip_e1(input, min=None, max=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip', 'input', 1, 'Tensor', input)
+    if min is not None and min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip', 'min', 2, 'Tensor', min)
+    if max is not None and max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip', 'max', 3, 'Tensor', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clip', 'out', None, 'Tensor', out)
+    return None
+
+_clip_errs = ((1, 4, _clip_e0), (1, 4, _clip_e1),)
 _clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
 _clip_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
 
@@ -6755,6 +7623,14 @@ def clip(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _clip_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_clip_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clip', args, kwargs, _clip_sigs, False)
 
 def _clip__c0(input, min=None, max=None):
@@ -6805,6 +7681,25 @@ def _clip__b1(input, min=None, max=None):
             return _k(input, min, max)
     return _op_clip__Tensor(input, min, max)
 
+def _clip__e0(input, min=None, max=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip_', 'input', 1, 'Tensor', input)
+    if min is not None and min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clip_', 'min', 2, 'Number', min)
+    if max is not None and max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clip_', 'max', 3, 'Number', max)
+    return None
+
+def _clip__e1(input, min=None, max=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip_', 'input', 1, 'Tensor', input)
+    if min is not None and min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip_', 'min', 2, 'Tensor', min)
+    if max is not None and max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip_', 'max', 3, 'Tensor', max)
+    return None
+
+_clip__errs = ((1, 3, _clip__e0), (1, 3, _clip__e1),)
 _clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
 _clip__sigs = ('(Tensor input, Number? min = None, Number? max = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
 
@@ -6821,6 +7716,14 @@ def clip_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _clip__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_clip__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clip_', args, kwargs, _clip__sigs, False)
 
 def _subtract_c0(input, other, *, alpha=1, out=None):
@@ -6881,6 +7784,25 @@ def _subtract_b1(input, other, alpha=1):
             return _k(input, other, alpha)
     return _op_subtract_Scalar(input, other, alpha)
 
+def _subtract_e0(input, other, *, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+        raise _bad_arg('subtract', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('subtract', 'other', 2, 'Tensor', other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('subtract', 'alpha', None, 'Number', alpha)
+    return None
+
+def _subtract_e1(input, other, alpha=1):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+        raise _bad_arg('subtract', 'input', 1, 'Tensor', input)
+    if other.__class__ is not int and other.__class__ is not float and not _is_scalar(other):
+        raise _bad_arg('subtract', 'other', 2, 'Number', other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('subtract', 'alpha', 3, 'Number', alpha)
+    return None
+
+_subtract_errs = ((2, 4, _subtract_e0), (2, 3, _subtract_e1),)
 _subtract_ovs = ((_subtract_c0, _subtract_b0), (_subtract_c1, _subtract_b1),)
 _subtract_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Scalar other, Scalar alpha = 1)')
 
@@ -6897,6 +7819,14 @@ def subtract(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _subtract_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_subtract_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
 
 def absolute(input, *, out=None):
@@ -6984,6 +7914,23 @@ def _divide_b1(input, other, *, rounding_mode, out=None):
         return _op_divide_out_mode(input, other, rounding_mode=rounding_mode, out=out)
     return _op_divide_Tensor_mode(input, other, rounding_mode=rounding_mode)
 
+def _divide_e0(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+        raise _bad_arg('divide', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('divide', 'other', 2, 'Tensor', other)
+    return None
+
+def _divide_e1(input, other, *, rounding_mode, out=None):
+    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+        raise _bad_arg('divide', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('divide', 'other', 2, 'Tensor', other)
+    if rounding_mode is not None and rounding_mode.__class__ is not str:
+        raise _bad_arg('divide', 'rounding_mode', None, 'str', rounding_mode)
+    return None
+
+_divide_errs = ((2, 3, _divide_e0), (3, 4, _divide_e1),)
 _divide_ovs = ((_divide_c0, _divide_b0), (_divide_c1, _divide_b1),)
 _divide_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)')
 
@@ -7000,6 +7947,14 @@ def divide(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _divide_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_divide_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('divide', args, kwargs, _divide_sigs, False)
 
 def true_divide(input, other, *, out=None):
@@ -7377,6 +8332,47 @@ def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 
+def _embedding_bag_e0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_bag', 'weight', 1, 'Tensor', weight)
+    if indices.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_bag', 'indices', 2, 'Tensor', indices)
+    if offsets.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_bag', 'offsets', 3, 'Tensor', offsets)
+    if scale_grad_by_freq.__class__ is not bool:
+        raise _bad_arg('embedding_bag', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
+    if mode.__class__ is not int and not _is_int(mode):
+        raise _bad_arg('embedding_bag', 'mode', 5, 'int', mode)
+    if sparse.__class__ is not bool:
+        raise _bad_arg('embedding_bag', 'sparse', 6, 'bool', sparse)
+    if per_sample_weights is not None and per_sample_weights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_bag', 'per_sample_weights', 7, 'Tensor', per_sample_weights)
+    if include_last_offset.__class__ is not bool:
+        raise _bad_arg('embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
+    return None
+
+def _embedding_bag_e1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_bag', 'weight', 1, 'Tensor', weight)
+    if indices.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_bag', 'indices', 2, 'Tensor', indices)
+    if offsets.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_bag', 'offsets', 3, 'Tensor', offsets)
+    if scale_grad_by_freq.__class__ is not bool:
+        raise _bad_arg('embedding_bag', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
+    if mode.__class__ is not int and not _is_int(mode):
+        raise _bad_arg('embedding_bag', 'mode', 5, 'int', mode)
+    if sparse.__class__ is not bool:
+        raise _bad_arg('embedding_bag', 'sparse', 6, 'bool', sparse)
+    if per_sample_weights is not None and per_sample_weights.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('embedding_bag', 'per_sample_weights', 7, 'Tensor', per_sample_weights)
+    if include_last_offset.__class__ is not bool:
+        raise _bad_arg('embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
+    if padding_idx is not None and padding_idx.__class__ is not int and not _is_int(padding_idx):
+        raise _bad_arg('embedding_bag', 'padding_idx', 9, 'int', padding_idx)
+    return None
+
+_embedding_bag_errs = ((3, 8, _embedding_bag_e0), (9, 9, _embedding_bag_e1),)
 _embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1, _embedding_bag_b1),)
 _embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor? per_sample_weights = None, bool include_last_offset = False)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx)')
 
@@ -7393,6 +8389,14 @@ def embedding_bag(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _embedding_bag_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_embedding_bag_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
 
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
@@ -7615,6 +8619,63 @@ def _scatter_b3(input, dim, index, value, *, reduce, out=None):
         return _op_scatter_value_reduce_out(input, dim, index, value, reduce=reduce, out=out)
     return _op_scatter_value_reduce(input, dim, index, value, reduce=reduce)
 
+def _scatter_e0(input, dim, index, src, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'index', 3, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'src', 4, 'Tensor', src)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('scatter', 'out', None, 'Tensor', out)
+    return None
+
+def _scatter_e1(input, dim, index, value, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'index', 3, 'Tensor', index)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('scatter', 'value', 4, 'Number', value)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('scatter', 'out', None, 'Tensor', out)
+    return None
+
+def _scatter_e2(input, dim, index, src, *, reduce, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'index', 3, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'src', 4, 'Tensor', src)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter', 'reduce', None, 'str', reduce)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('scatter', 'out', None, 'Tensor', out)
+    return None
+
+def _scatter_e3(input, dim, index, value, *, reduce, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'index', 3, 'Tensor', index)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('scatter', 'value', 4, 'Number', value)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter', 'reduce', None, 'str', reduce)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('scatter', 'out', None, 'Tensor', out)
+    return None
+
+_scatter_errs = ((4, 5, _scatter_e0), (4, 5, _scatter_e1), (5, 6, _scatter_e2), (5, 6, _scatter_e3),)
 _scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatter_c2, _scatter_b2), (_scatter_c3, _scatter_b3),)
 _scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
 
@@ -7631,6 +8692,14 @@ def scatter(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _scatter_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_scatter_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
 
 def scatter_add(input, dim, index, src, *, out=None):
@@ -7811,6 +8880,29 @@ def _index_fill_b1(input, dim, index, value):
             return _k(input, dim, index, value)
     return _op_index_fill_int_Tensor(input, dim, index, value)
 
+def _index_fill_e0(input, dim, index, value):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_fill', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill', 'index', 3, 'Tensor', index)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('index_fill', 'value', 4, 'Number', value)
+    return None
+
+def _index_fill_e1(input, dim, index, value):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_fill', 'dim', 2, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill', 'index', 3, 'Tensor', index)
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill', 'value', 4, 'Tensor', value)
+    return None
+
+_index_fill_errs = ((4, 4, _index_fill_e0), (4, 4, _index_fill_e1),)
 _index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fill_b1),)
 _index_fill_sigs = ('(Tensor input, int dim, Tensor index, Scalar value)', '(Tensor input, int dim, Tensor index, Tensor value)')
 
@@ -7827,6 +8919,14 @@ def index_fill(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _index_fill_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_index_fill_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('index_fill', args, kwargs, _index_fill_sigs, False)
 
 def _masked_fill_c0(input, mask, value):
@@ -7872,6 +8972,25 @@ def _masked_fill_b1(input, mask, value):
             return _k(input, mask, value)
     return _op_masked_fill_Tensor(input, mask, value)
 
+def _masked_fill_e0(input, mask, value):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill', 'input', 1, 'Tensor', input)
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill', 'mask', 2, 'Tensor', mask)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('masked_fill', 'value', 3, 'Number', value)
+    return None
+
+def _masked_fill_e1(input, mask, value):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill', 'input', 1, 'Tensor', input)
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill', 'mask', 2, 'Tensor', mask)
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill', 'value', 3, 'Tensor', value)
+    return None
+
+_masked_fill_errs = ((3, 3, _masked_fill_e0), (3, 3, _masked_fill_e1),)
 _masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _masked_fill_b1),)
 _masked_fill_sigs = ('(Tensor input, Tensor mask, Scalar value)', '(Tensor input, Tensor mask, Tensor value)')
 
@@ -7888,6 +9007,14 @@ def masked_fill(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _masked_fill_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_masked_fill_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
 
 def masked_select(input, mask, *, out=None):
@@ -8962,6 +10089,37 @@ def __ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, ze
 def __ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
+def __ctc_loss_e0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if log_probs.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_ctc_loss', 'log_probs', 1, 'Tensor', log_probs)
+    if targets.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_ctc_loss', 'targets', 2, 'Tensor', targets)
+    if input_lengths.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_ctc_loss', 'input_lengths', 3, 'Tensor', input_lengths)
+    if target_lengths.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_ctc_loss', 'target_lengths', 4, 'Tensor', target_lengths)
+    if blank.__class__ is not int and not _is_int(blank):
+        raise _bad_arg('_ctc_loss', 'blank', 5, 'int', blank)
+    if zero_infinity.__class__ is not bool:
+        raise _bad_arg('_ctc_loss', 'zero_infinity', 6, 'bool', zero_infinity)
+    return None
+
+def __ctc_loss_e1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if log_probs.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_ctc_loss', 'log_probs', 1, 'Tensor', log_probs)
+    if targets.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_ctc_loss', 'targets', 2, 'Tensor', targets)
+    if not _is_intseq(input_lengths):
+        raise _bad_arg('_ctc_loss', 'input_lengths', 3, 'tuple of ints', input_lengths)
+    if not _is_intseq(target_lengths):
+        raise _bad_arg('_ctc_loss', 'target_lengths', 4, 'tuple of ints', target_lengths)
+    if blank.__class__ is not int and not _is_int(blank):
+        raise _bad_arg('_ctc_loss', 'blank', 5, 'int', blank)
+    if zero_infinity.__class__ is not bool:
+        raise _bad_arg('_ctc_loss', 'zero_infinity', 6, 'bool', zero_infinity)
+    return None
+
+__ctc_loss_errs = ((4, 6, __ctc_loss_e0), (4, 6, __ctc_loss_e1),)
 __ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1),)
 __ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, bool zero_infinity = False)')
 
@@ -8978,6 +10136,14 @@ def _ctc_loss(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in __ctc_loss_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__ctc_loss_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
 
 def kl_div(input, target, reduction=0, *, log_target=False):
@@ -9208,6 +10374,41 @@ def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, red
             return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
+def _ctc_loss_e0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    if log_probs.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ctc_loss', 'log_probs', 1, 'Tensor', log_probs)
+    if targets.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ctc_loss', 'targets', 2, 'Tensor', targets)
+    if not _is_intseq(input_lengths):
+        raise _bad_arg('ctc_loss', 'input_lengths', 3, 'tuple of ints', input_lengths)
+    if not _is_intseq(target_lengths):
+        raise _bad_arg('ctc_loss', 'target_lengths', 4, 'tuple of ints', target_lengths)
+    if blank.__class__ is not int and not _is_int(blank):
+        raise _bad_arg('ctc_loss', 'blank', 5, 'int', blank)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('ctc_loss', 'reduction', 6, 'int', reduction)
+    if zero_infinity.__class__ is not bool:
+        raise _bad_arg('ctc_loss', 'zero_infinity', 7, 'bool', zero_infinity)
+    return None
+
+def _ctc_loss_e1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    if log_probs.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ctc_loss', 'log_probs', 1, 'Tensor', log_probs)
+    if targets.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ctc_loss', 'targets', 2, 'Tensor', targets)
+    if input_lengths.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ctc_loss', 'input_lengths', 3, 'Tensor', input_lengths)
+    if target_lengths.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ctc_loss', 'target_lengths', 4, 'Tensor', target_lengths)
+    if blank.__class__ is not int and not _is_int(blank):
+        raise _bad_arg('ctc_loss', 'blank', 5, 'int', blank)
+    if reduction.__class__ is not int and not _is_int(reduction):
+        raise _bad_arg('ctc_loss', 'reduction', 6, 'int', reduction)
+    if zero_infinity.__class__ is not bool:
+        raise _bad_arg('ctc_loss', 'zero_infinity', 7, 'bool', zero_infinity)
+    return None
+
+_ctc_loss_errs = ((4, 7, _ctc_loss_e0), (4, 7, _ctc_loss_e1),)
 _ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)
 _ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)')
 
@@ -9224,6 +10425,14 @@ def ctc_loss(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _ctc_loss_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_ctc_loss_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
 
 def norm_except_dim(v, pow=2, dim=0):
@@ -9661,6 +10870,33 @@ def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         r.requires_grad_()
     return r
 
+def _rand_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+        size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('rand', 'size', 1, 'tuple of ints', size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('rand', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('rand', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('rand', 'out', None, 'Tensor', out)
+    return None
+
+def _rand_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+        size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('rand', 'size', 1, 'tuple of ints', size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('rand', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('rand', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('rand', 'out', None, 'Tensor', out)
+    return None
+
+_rand_errs = ((0, 7, _rand_e0), (1, 8, _rand_e1),)
 _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
 _rand_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
@@ -9677,6 +10913,14 @@ def rand(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _rand_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_rand_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('rand', args, kwargs, _rand_sigs, False)
 
 def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -9723,6 +10967,33 @@ def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         r.requires_grad_()
     return r
 
+def _randn_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+        size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('randn', 'size', 1, 'tuple of ints', size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('randn', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randn', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('randn', 'out', None, 'Tensor', out)
+    return None
+
+def _randn_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+        size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('randn', 'size', 1, 'tuple of ints', size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('randn', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randn', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('randn', 'out', None, 'Tensor', out)
+    return None
+
+_randn_errs = ((0, 7, _randn_e0), (1, 8, _randn_e1),)
 _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
 _randn_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
@@ -9739,6 +11010,14 @@ def randn(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _randn_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_randn_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('randn', args, kwargs, _randn_sigs, False)
 
 def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -9825,6 +11104,63 @@ def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device
         r.requires_grad_()
     return r
 
+def _randint_e0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if high.__class__ is not int and not _is_int(high):
+        raise _bad_arg('randint', 'high', 1, 'int', high)
+    if not _is_intseq(size):
+        raise _bad_arg('randint', 'size', 2, 'tuple of ints', size)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('randint', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randint', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('randint', 'out', None, 'Tensor', out)
+    return None
+
+def _randint_e1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if high.__class__ is not int and not _is_int(high):
+        raise _bad_arg('randint', 'high', 1, 'int', high)
+    if not _is_intseq(size):
+        raise _bad_arg('randint', 'size', 2, 'tuple of ints', size)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('randint', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randint', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('randint', 'out', None, 'Tensor', out)
+    return None
+
+def _randint_e2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if low.__class__ is not int and not _is_int(low):
+        raise _bad_arg('randint', 'low', 1, 'int', low)
+    if high.__class__ is not int and not _is_int(high):
+        raise _bad_arg('randint', 'high', 2, 'int', high)
+    if not _is_intseq(size):
+        raise _bad_arg('randint', 'size', 3, 'tuple of ints', size)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('randint', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randint', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('randint', 'out', None, 'Tensor', out)
+    return None
+
+def _randint_e3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if low.__class__ is not int and not _is_int(low):
+        raise _bad_arg('randint', 'low', 1, 'int', low)
+    if high.__class__ is not int and not _is_int(high):
+        raise _bad_arg('randint', 'high', 2, 'int', high)
+    if not _is_intseq(size):
+        raise _bad_arg('randint', 'size', 3, 'tuple of ints', size)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('randint', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randint', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('randint', 'out', None, 'Tensor', out)
+    return None
+
+_randint_errs = ((2, 8, _randint_e0), (3, 9, _randint_e1), (3, 9, _randint_e2), (4, 10, _randint_e3),)
 _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
 _randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
@@ -9841,6 +11177,14 @@ def randint(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _randint_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_randint_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('randint', args, kwargs, _randint_sigs, False)
 
 def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -9879,6 +11223,29 @@ def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_me
         r.requires_grad_()
     return r
 
+def _randperm_e0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('randperm', 'n', 1, 'int', n)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('randperm', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randperm', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('randperm', 'out', None, 'Tensor', out)
+    return None
+
+def _randperm_e1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if n.__class__ is not int and not _is_int(n):
+        raise _bad_arg('randperm', 'n', 1, 'int', n)
+    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+        raise _bad_arg('randperm', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randperm', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('randperm', 'out', None, 'Tensor', out)
+    return None
+
+_randperm_errs = ((1, 7, _randperm_e0), (2, 8, _randperm_e1),)
 _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
 _randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
@@ -9895,6 +11262,14 @@ def randperm(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _randperm_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_randperm_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('randperm', args, kwargs, _randperm_sigs, False)
 
 def _rand_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -9929,6 +11304,25 @@ def _rand_like_b1(input, *, generator, dtype=None, layout=None, device=None, pin
         r.requires_grad_()
     return r
 
+def _rand_like_e0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rand_like', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('rand_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('rand_like', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _rand_like_e1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rand_like', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('rand_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('rand_like', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+_rand_like_errs = ((1, 7, _rand_like_e0), (2, 8, _rand_like_e1),)
 _rand_like_ovs = ((_rand_like_c0, _rand_like_b0), (_rand_like_c1, _rand_like_b1),)
 _rand_like_sigs = ('(Tensor input, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)')
 
@@ -9945,6 +11339,14 @@ def rand_like(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _rand_like_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_rand_like_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('rand_like', args, kwargs, _rand_like_sigs, False)
 
 def _randn_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -9979,6 +11381,25 @@ def _randn_like_b1(input, *, generator, dtype=None, layout=None, device=None, pi
         r.requires_grad_()
     return r
 
+def _randn_like_e0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('randn_like', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('randn_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randn_like', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _randn_like_e1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('randn_like', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('randn_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randn_like', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+_randn_like_errs = ((1, 7, _randn_like_e0), (2, 8, _randn_like_e1),)
 _randn_like_ovs = ((_randn_like_c0, _randn_like_b0), (_randn_like_c1, _randn_like_b1),)
 _randn_like_sigs = ('(Tensor input, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)')
 
@@ -9995,6 +11416,14 @@ def randn_like(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _randn_like_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_randn_like_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('randn_like', args, kwargs, _randn_like_sigs, False)
 
 def _randint_like_c0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -10073,6 +11502,55 @@ def _randint_like_b3(input, low, high, *, generator, dtype=None, layout=None, de
         r.requires_grad_()
     return r
 
+def _randint_like_e0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('randint_like', 'input', 1, 'Tensor', input)
+    if high.__class__ is not int and not _is_int(high):
+        raise _bad_arg('randint_like', 'high', 2, 'int', high)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('randint_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randint_like', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _randint_like_e1(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('randint_like', 'input', 1, 'Tensor', input)
+    if high.__class__ is not int and not _is_int(high):
+        raise _bad_arg('randint_like', 'high', 2, 'int', high)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('randint_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randint_like', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _randint_like_e2(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('randint_like', 'input', 1, 'Tensor', input)
+    if low.__class__ is not int and not _is_int(low):
+        raise _bad_arg('randint_like', 'low', 2, 'int', low)
+    if high.__class__ is not int and not _is_int(high):
+        raise _bad_arg('randint_like', 'high', 3, 'int', high)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('randint_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randint_like', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+def _randint_like_e3(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('randint_like', 'input', 1, 'Tensor', input)
+    if low.__class__ is not int and not _is_int(low):
+        raise _bad_arg('randint_like', 'low', 2, 'int', low)
+    if high.__class__ is not int and not _is_int(high):
+        raise _bad_arg('randint_like', 'high', 3, 'int', high)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('randint_like', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('randint_like', 'pin_memory', None, 'bool', pin_memory)
+    return None
+
+_randint_like_errs = ((2, 8, _randint_like_e0), (3, 9, _randint_like_e1), (3, 9, _randint_like_e2), (4, 10, _randint_like_e3),)
 _randint_like_ovs = ((_randint_like_c0, _randint_like_b0), (_randint_like_c1, _randint_like_b1), (_randint_like_c2, _randint_like_b2), (_randint_like_c3, _randint_like_b3),)
 _randint_like_sigs = ('(Tensor input, int high, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, int high, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, int low, int high, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, int low, int high, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)')
 
@@ -10089,6 +11567,14 @@ def randint_like(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _randint_like_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_randint_like_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('randint_like', args, kwargs, _randint_like_sigs, False)
 
 def _bernoulli_c0(input, *, generator=None, out=None):
@@ -10129,6 +11615,21 @@ def _bernoulli_b1(input, p, *, generator=None):
         return _op_bernoulli_p(input, p)
     return _op_bernoulli_p(input, p, generator=generator)
 
+def _bernoulli_e0(input, *, generator=None, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bernoulli', 'input', 1, 'Tensor', input)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('bernoulli', 'out', None, 'Tensor', out)
+    return None
+
+def _bernoulli_e1(input, p, *, generator=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bernoulli', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('bernoulli', 'p', 2, 'float', p)
+    return None
+
+_bernoulli_errs = ((1, 3, _bernoulli_e0), (2, 3, _bernoulli_e1),)
 _bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0), (_bernoulli_c1, _bernoulli_b1),)
 _bernoulli_sigs = ('(Tensor input, *, Generator? generator = None, Tensor out = None)', '(Tensor input, float p, *, Generator? generator = None)')
 
@@ -10145,6 +11646,14 @@ def bernoulli(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _bernoulli_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_bernoulli_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
 def _normal_c0(mean, std=1.0, *, generator=None, out=None):
@@ -10233,6 +11742,49 @@ def _normal_b3(mean, std, size, *, generator=None, dtype=None, layout=None, devi
         r.requires_grad_()
     return r
 
+def _normal_e0(mean, std=1.0, *, generator=None, out=None):
+    if mean.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('normal', 'mean', 1, 'Tensor', mean)
+    if std.__class__ is not float and not _is_double(std):
+        raise _bad_arg('normal', 'std', 2, 'float', std)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('normal', 'out', None, 'Tensor', out)
+    return None
+
+def _normal_e1(mean, std, *, generator=None, out=None):
+    if mean.__class__ is not float and not _is_double(mean):
+        raise _bad_arg('normal', 'mean', 1, 'float', mean)
+    if std.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('normal', 'std', 2, 'Tensor', std)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('normal', 'out', None, 'Tensor', out)
+    return None
+
+def _normal_e2(mean, std, *, generator=None, out=None):
+    if mean.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('normal', 'mean', 1, 'Tensor', mean)
+    if std.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('normal', 'std', 2, 'Tensor', std)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('normal', 'out', None, 'Tensor', out)
+    return None
+
+def _normal_e3(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if mean.__class__ is not float and not _is_double(mean):
+        raise _bad_arg('normal', 'mean', 1, 'float', mean)
+    if std.__class__ is not float and not _is_double(std):
+        raise _bad_arg('normal', 'std', 2, 'float', std)
+    if not _is_intseq(size):
+        raise _bad_arg('normal', 'size', 3, 'tuple of ints', size)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('normal', 'dtype', None, 'ember.dtype', dtype)
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise _bad_arg('normal', 'pin_memory', None, 'bool', pin_memory)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('normal', 'out', None, 'Tensor', out)
+    return None
+
+_normal_errs = ((1, 4, _normal_e0), (2, 4, _normal_e1), (2, 4, _normal_e2), (3, 10, _normal_e3),)
 _normal_ovs = ((_normal_c0, _normal_b0), (_normal_c1, _normal_b1), (_normal_c2, _normal_b2), (_normal_c3, _normal_b3),)
 _normal_sigs = ('(Tensor mean, float std = 1, *, Generator? generator = None, Tensor out = None)', '(float mean, Tensor std, *, Generator? generator = None, Tensor out = None)', '(Tensor mean, Tensor std, *, Generator? generator = None, Tensor out = None)', '(float mean, float std, int[] size, *, Generator? generator = None, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
 
@@ -10249,6 +11801,14 @@ def normal(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _normal_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_normal_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('normal', args, kwargs, _normal_sigs, False)
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
@@ -10340,6 +11900,27 @@ def _sum_b1(input, dim, keepdim=False, *, dtype=None, out=None):
         return _op_sum_IntList_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_sum_dim_IntList(input, dim, keepdim, dtype=dtype)
 
+def _sum_e0(input, *, dtype=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sum', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('sum', 'dtype', None, 'ember.dtype', dtype)
+    return None
+
+def _sum_e1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sum', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('sum', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('sum', 'keepdim', 3, 'bool', keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('sum', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('sum', 'out', None, 'Tensor', out)
+    return None
+
+_sum_errs = ((1, 2, _sum_e0), (2, 5, _sum_e1),)
 _sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
 _sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
@@ -10356,6 +11937,14 @@ def sum(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _sum_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_sum_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('sum', args, kwargs, _sum_sigs, False)
 
 def _mean_c0(input, *, dtype=None, out=None):
@@ -10397,6 +11986,29 @@ def _mean_b1(input, dim, keepdim=False, *, dtype=None, out=None):
         return _op_mean_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_mean_dim(input, dim, keepdim, dtype=dtype)
 
+def _mean_e0(input, *, dtype=None, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mean', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('mean', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('mean', 'out', None, 'Tensor', out)
+    return None
+
+def _mean_e1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mean', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('mean', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('mean', 'keepdim', 3, 'bool', keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('mean', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('mean', 'out', None, 'Tensor', out)
+    return None
+
+_mean_errs = ((1, 3, _mean_e0), (2, 5, _mean_e1),)
 _mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
 _mean_sigs = ('(Tensor input, *, dtype? dtype = None, Tensor out = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
@@ -10413,6 +12025,14 @@ def mean(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _mean_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_mean_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('mean', args, kwargs, _mean_sigs, False)
 
 def _prod_c0(input, *, dtype=None):
@@ -10459,6 +12079,27 @@ def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
         return _op_prod_int_out(input, dim, keepdim, dtype=dtype, out=out)
     return _op_prod_dim_int(input, dim, keepdim, dtype=dtype)
 
+def _prod_e0(input, *, dtype=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('prod', 'input', 1, 'Tensor', input)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('prod', 'dtype', None, 'ember.dtype', dtype)
+    return None
+
+def _prod_e1(input, dim, keepdim=False, *, dtype=None, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('prod', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('prod', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('prod', 'keepdim', 3, 'bool', keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('prod', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('prod', 'out', None, 'Tensor', out)
+    return None
+
+_prod_errs = ((1, 2, _prod_e0), (2, 5, _prod_e1),)
 _prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
 _prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
@@ -10475,6 +12116,14 @@ def prod(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _prod_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_prod_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('prod', args, kwargs, _prod_sigs, False)
 
 def amax(input, dim=(), keepdim=False, *, out=None):
@@ -10601,6 +12250,32 @@ def _max_b2(input, other, *, out=None):
             return _k(input, other)
     return _op_max_other(input, other)
 
+def _max_e0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('max', 'input', 1, 'Tensor', input)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('max', 'out', None, 'Tensor', out)
+    return None
+
+def _max_e1(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('max', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('max', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('max', 'keepdim', 3, 'bool', keepdim)
+    return None
+
+def _max_e2(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('max', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('max', 'other', 2, 'Tensor', other)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('max', 'out', None, 'Tensor', out)
+    return None
+
+_max_errs = ((1, 2, _max_e0), (2, 4, _max_e1), (2, 3, _max_e2),)
 _max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1), (_max_c2, _max_b2),)
 _max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
 
@@ -10617,6 +12292,14 @@ def max(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _max_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_max_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('max', args, kwargs, _max_sigs, False)
 
 def _min_c0(input, *, out=None):
@@ -10676,6 +12359,32 @@ def _min_b2(input, other, *, out=None):
             return _k(input, other)
     return _op_min_other(input, other)
 
+def _min_e0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('min', 'input', 1, 'Tensor', input)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('min', 'out', None, 'Tensor', out)
+    return None
+
+def _min_e1(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('min', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('min', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('min', 'keepdim', 3, 'bool', keepdim)
+    return None
+
+def _min_e2(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('min', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('min', 'other', 2, 'Tensor', other)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('min', 'out', None, 'Tensor', out)
+    return None
+
+_min_errs = ((1, 2, _min_e0), (2, 4, _min_e1), (2, 3, _min_e2),)
 _min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1), (_min_c2, _min_b2),)
 _min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
 
@@ -10692,6 +12401,14 @@ def min(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _min_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_min_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('min', args, kwargs, _min_sigs, False)
 
 def argmax(input, dim=None, keepdim=False, *, out=None):
@@ -10787,6 +12504,36 @@ def _all_b2(input, dim=None, keepdim=False, *, out=None):
         return _op_all_dims_out(input, dim, keepdim, out=out)
     return _op_all_dims(input, dim, keepdim)
 
+def _all_e0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('all', 'input', 1, 'Tensor', input)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('all', 'out', None, 'Tensor', out)
+    return None
+
+def _all_e1(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('all', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('all', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('all', 'keepdim', 3, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('all', 'out', None, 'Tensor', out)
+    return None
+
+def _all_e2(input, dim=None, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('all', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intseq(dim):
+        raise _bad_arg('all', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('all', 'keepdim', 3, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('all', 'out', None, 'Tensor', out)
+    return None
+
+_all_errs = ((1, 2, _all_e0), (2, 4, _all_e1), (1, 4, _all_e2),)
 _all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
 _all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
@@ -10803,6 +12550,14 @@ def all(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _all_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_all_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('all', args, kwargs, _all_sigs, False)
 
 def _any_c0(input, *, out=None):
@@ -10858,6 +12613,36 @@ def _any_b2(input, dim=None, keepdim=False, *, out=None):
         return _op_any_dims_out(input, dim, keepdim, out=out)
     return _op_any_dims(input, dim, keepdim)
 
+def _any_e0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('any', 'input', 1, 'Tensor', input)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('any', 'out', None, 'Tensor', out)
+    return None
+
+def _any_e1(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('any', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('any', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('any', 'keepdim', 3, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('any', 'out', None, 'Tensor', out)
+    return None
+
+def _any_e2(input, dim=None, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('any', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intseq(dim):
+        raise _bad_arg('any', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('any', 'keepdim', 3, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('any', 'out', None, 'Tensor', out)
+    return None
+
+_any_errs = ((1, 2, _any_e0), (2, 4, _any_e1), (1, 4, _any_e2),)
 _any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
 _any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
@@ -10874,6 +12659,14 @@ def any(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _any_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_any_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('any', args, kwargs, _any_sigs, False)
 
 def _var_c0(input, unbiased=True):
@@ -10930,6 +12723,40 @@ def _var_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
         return _op_var_correction_out(input, dim, correction=correction, keepdim=keepdim, out=out)
     return _op_var_correction(input, dim, correction=correction, keepdim=keepdim)
 
+def _var_e0(input, unbiased=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('var', 'input', 1, 'Tensor', input)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('var', 'unbiased', 2, 'bool', unbiased)
+    return None
+
+def _var_e1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('var', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('var', 'dim', 2, 'tuple of ints', dim)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('var', 'unbiased', 3, 'bool', unbiased)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('var', 'keepdim', 4, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('var', 'out', None, 'Tensor', out)
+    return None
+
+def _var_e2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('var', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('var', 'dim', 2, 'tuple of ints', dim)
+    if correction is not None and correction.__class__ is not int and correction.__class__ is not float and not _is_scalar(correction):
+        raise _bad_arg('var', 'correction', None, 'Number', correction)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('var', 'keepdim', None, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('var', 'out', None, 'Tensor', out)
+    return None
+
+_var_errs = ((1, 2, _var_e0), (2, 5, _var_e1), (1, 5, _var_e2),)
 _var_ovs = ((_var_c0, _var_b0), (_var_c1, _var_b1), (_var_c2, _var_b2),)
 _var_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
 
@@ -10946,6 +12773,14 @@ def var(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _var_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_var_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('var', args, kwargs, _var_sigs, False)
 
 def _std_c0(input, unbiased=True):
@@ -11002,6 +12837,40 @@ def _std_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
         return _op_std_correction_out(input, dim, correction=correction, keepdim=keepdim, out=out)
     return _op_std_correction(input, dim, correction=correction, keepdim=keepdim)
 
+def _std_e0(input, unbiased=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('std', 'input', 1, 'Tensor', input)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('std', 'unbiased', 2, 'bool', unbiased)
+    return None
+
+def _std_e1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('std', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('std', 'dim', 2, 'tuple of ints', dim)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('std', 'unbiased', 3, 'bool', unbiased)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('std', 'keepdim', 4, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('std', 'out', None, 'Tensor', out)
+    return None
+
+def _std_e2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('std', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('std', 'dim', 2, 'tuple of ints', dim)
+    if correction is not None and correction.__class__ is not int and correction.__class__ is not float and not _is_scalar(correction):
+        raise _bad_arg('std', 'correction', None, 'Number', correction)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('std', 'keepdim', None, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('std', 'out', None, 'Tensor', out)
+    return None
+
+_std_errs = ((1, 2, _std_e0), (2, 5, _std_e1), (1, 5, _std_e2),)
 _std_ovs = ((_std_c0, _std_b0), (_std_c1, _std_b1), (_std_c2, _std_b2),)
 _std_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
 
@@ -11018,6 +12887,14 @@ def std(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _std_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_std_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('std', args, kwargs, _std_sigs, False)
 
 def _var_mean_c0(input, unbiased=True):
@@ -11070,6 +12947,36 @@ def _var_mean_b2(input, dim=None, *, correction=None, keepdim=False):
         return _op_var_mean_correction(input, dim)
     return _op_var_mean_correction(input, dim, correction=correction, keepdim=keepdim)
 
+def _var_mean_e0(input, unbiased=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('var_mean', 'input', 1, 'Tensor', input)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('var_mean', 'unbiased', 2, 'bool', unbiased)
+    return None
+
+def _var_mean_e1(input, dim, unbiased=True, keepdim=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('var_mean', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('var_mean', 'dim', 2, 'tuple of ints', dim)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('var_mean', 'unbiased', 3, 'bool', unbiased)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('var_mean', 'keepdim', 4, 'bool', keepdim)
+    return None
+
+def _var_mean_e2(input, dim=None, *, correction=None, keepdim=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('var_mean', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('var_mean', 'dim', 2, 'tuple of ints', dim)
+    if correction is not None and correction.__class__ is not int and correction.__class__ is not float and not _is_scalar(correction):
+        raise _bad_arg('var_mean', 'correction', None, 'Number', correction)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('var_mean', 'keepdim', None, 'bool', keepdim)
+    return None
+
+_var_mean_errs = ((1, 2, _var_mean_e0), (2, 4, _var_mean_e1), (1, 4, _var_mean_e2),)
 _var_mean_ovs = ((_var_mean_c0, _var_mean_b0), (_var_mean_c1, _var_mean_b1), (_var_mean_c2, _var_mean_b2),)
 _var_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False)')
 
@@ -11086,6 +12993,14 @@ def var_mean(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _var_mean_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_var_mean_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('var_mean', args, kwargs, _var_mean_sigs, False)
 
 def _std_mean_c0(input, unbiased=True):
@@ -11138,6 +13053,36 @@ def _std_mean_b2(input, dim=None, *, correction=None, keepdim=False):
         return _op_std_mean_correction(input, dim)
     return _op_std_mean_correction(input, dim, correction=correction, keepdim=keepdim)
 
+def _std_mean_e0(input, unbiased=True):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('std_mean', 'input', 1, 'Tensor', input)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('std_mean', 'unbiased', 2, 'bool', unbiased)
+    return None
+
+def _std_mean_e1(input, dim, unbiased=True, keepdim=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('std_mean', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('std_mean', 'dim', 2, 'tuple of ints', dim)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('std_mean', 'unbiased', 3, 'bool', unbiased)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('std_mean', 'keepdim', 4, 'bool', keepdim)
+    return None
+
+def _std_mean_e2(input, dim=None, *, correction=None, keepdim=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('std_mean', 'input', 1, 'Tensor', input)
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('std_mean', 'dim', 2, 'tuple of ints', dim)
+    if correction is not None and correction.__class__ is not int and correction.__class__ is not float and not _is_scalar(correction):
+        raise _bad_arg('std_mean', 'correction', None, 'Number', correction)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('std_mean', 'keepdim', None, 'bool', keepdim)
+    return None
+
+_std_mean_errs = ((1, 2, _std_mean_e0), (2, 4, _std_mean_e1), (1, 4, _std_mean_e2),)
 _std_mean_ovs = ((_std_mean_c0, _std_mean_b0), (_std_mean_c1, _std_mean_b1), (_std_mean_c2, _std_mean_b2),)
 _std_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False)')
 
@@ -11154,6 +13099,14 @@ def std_mean(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _std_mean_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_std_mean_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('std_mean', args, kwargs, _std_mean_sigs, False)
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -11244,6 +13197,51 @@ def _norm_c3(input, p, *, dtype):
 def _norm_b3(input, p, *, dtype):
     return _op_norm_ScalarOpt_dtype(input, p, dtype=dtype)
 
+def _norm_e0(input, p=2):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('norm', 'input', 1, 'Tensor', input)
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('norm', 'p', 2, 'Number', p)
+    return None
+
+def _norm_e1(input, p, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('norm', 'input', 1, 'Tensor', input)
+    if p is not None and p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('norm', 'p', 2, 'Number', p)
+    if not _is_intlist(dim):
+        raise _bad_arg('norm', 'dim', 3, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('norm', 'keepdim', 4, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('norm', 'out', None, 'Tensor', out)
+    return None
+
+def _norm_e2(input, p, dim, keepdim, *, dtype, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('norm', 'input', 1, 'Tensor', input)
+    if p is not None and p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('norm', 'p', 2, 'Number', p)
+    if not _is_intlist(dim):
+        raise _bad_arg('norm', 'dim', 3, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('norm', 'keepdim', 4, 'bool', keepdim)
+    if not _is_dtype(dtype):
+        raise _bad_arg('norm', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('norm', 'out', None, 'Tensor', out)
+    return None
+
+def _norm_e3(input, p, *, dtype):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('norm', 'input', 1, 'Tensor', input)
+    if p is not None and p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('norm', 'p', 2, 'Number', p)
+    if not _is_dtype(dtype):
+        raise _bad_arg('norm', 'dtype', None, 'ember.dtype', dtype)
+    return None
+
+_norm_errs = ((1, 2, _norm_e0), (3, 5, _norm_e1), (5, 6, _norm_e2), (3, 3, _norm_e3),)
 _norm_ovs = ((_norm_c0, _norm_b0), (_norm_c1, _norm_b1), (_norm_c2, _norm_b2), (_norm_c3, _norm_b3),)
 _norm_sigs = ('(Tensor input, Scalar p = 2)', '(Tensor input, Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Tensor input, Number? p, *, dtype dtype)')
 
@@ -11260,6 +13258,14 @@ def norm(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _norm_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_norm_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('norm', args, kwargs, _norm_sigs, False)
 
 def _count_nonzero_c0(input, dim):
@@ -11291,6 +13297,21 @@ def _count_nonzero_b1(input, dim=None):
             return _k(input, dim)
     return _op_count_nonzero_default(input, dim)
 
+def _count_nonzero_e0(input, dim):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('count_nonzero', 'input', 1, 'Tensor', input)
+    if not _is_intseq(dim):
+        raise _bad_arg('count_nonzero', 'dim', 2, 'tuple of ints', dim)
+    return None
+
+def _count_nonzero_e1(input, dim=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('count_nonzero', 'input', 1, 'Tensor', input)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('count_nonzero', 'dim', 2, 'int', dim)
+    return None
+
+_count_nonzero_errs = ((2, 2, _count_nonzero_e0), (1, 2, _count_nonzero_e1),)
 _count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0), (_count_nonzero_c1, _count_nonzero_b1),)
 _count_nonzero_sigs = ('(Tensor input, int[] dim)', '(Tensor input, int? dim = None)')
 
@@ -11307,6 +13328,14 @@ def count_nonzero(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _count_nonzero_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_count_nonzero_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('count_nonzero', args, kwargs, _count_nonzero_sigs, False)
 
 def _median_c0(input):
@@ -11345,6 +13374,21 @@ def _median_b1(input, dim, keepdim=False, *, out=None):
             return _rt_median(*_k(input, dim, keepdim))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
 
+def _median_e0(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('median', 'input', 1, 'Tensor', input)
+    return None
+
+def _median_e1(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('median', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('median', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('median', 'keepdim', 3, 'bool', keepdim)
+    return None
+
+_median_errs = ((1, 1, _median_e0), (2, 4, _median_e1),)
 _median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
 _median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
@@ -11361,6 +13405,14 @@ def median(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _median_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_median_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('median', args, kwargs, _median_sigs, False)
 
 def _nanmedian_c0(input):
@@ -11399,6 +13451,21 @@ def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
             return _rt_nanmedian(*_k(input, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
 
+def _nanmedian_e0(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nanmedian', 'input', 1, 'Tensor', input)
+    return None
+
+def _nanmedian_e1(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nanmedian', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('nanmedian', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanmedian', 'keepdim', 3, 'bool', keepdim)
+    return None
+
+_nanmedian_errs = ((1, 1, _nanmedian_e0), (2, 4, _nanmedian_e1),)
 _nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1),)
 _nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
@@ -11415,6 +13482,14 @@ def nanmedian(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _nanmedian_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_nanmedian_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
@@ -11525,6 +13600,27 @@ def _nuclear_norm_b1(input, dim, keepdim=False, *, out=None):
         return _op_nuclear_norm_dim_out(input, dim, keepdim, out=out)
     return _op_nuclear_norm_dim(input, dim, keepdim)
 
+def _nuclear_norm_e0(input, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nuclear_norm', 'input', 1, 'Tensor', input)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nuclear_norm', 'keepdim', 2, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('nuclear_norm', 'out', None, 'Tensor', out)
+    return None
+
+def _nuclear_norm_e1(input, dim, keepdim=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nuclear_norm', 'input', 1, 'Tensor', input)
+    if not _is_intlist(dim):
+        raise _bad_arg('nuclear_norm', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nuclear_norm', 'keepdim', 3, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('nuclear_norm', 'out', None, 'Tensor', out)
+    return None
+
+_nuclear_norm_errs = ((1, 3, _nuclear_norm_e0), (2, 4, _nuclear_norm_e1),)
 _nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0), (_nuclear_norm_c1, _nuclear_norm_b1),)
 _nuclear_norm_sigs = ('(Tensor input, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[2] dim, bool keepdim = False, *, Tensor out = None)')
 
@@ -11541,6 +13637,14 @@ def nuclear_norm(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _nuclear_norm_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_nuclear_norm_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('nuclear_norm', args, kwargs, _nuclear_norm_sigs, False)
 
 def renorm(input, p, dim, maxnorm, *, out=None):
@@ -11620,6 +13724,29 @@ def _histogram_b1(input, bins=100, *, range=None, weight=None, density=False, ou
         return _rt_histogram(*_op_histogram_bin_ct_out(input, bins, range=range, weight=weight, density=density, hist=out[0], bin_edges=out[1]))
     return _rt_histogram(*_op_histogram_bin_ct(input, bins, range=range, weight=weight, density=density))
 
+def _histogram_e0(input, bins, *, weight=None, density=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('histogram', 'input', 1, 'Tensor', input)
+    if bins.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('histogram', 'bins', 2, 'Tensor', bins)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('histogram', 'weight', None, 'Tensor', weight)
+    if density.__class__ is not bool:
+        raise _bad_arg('histogram', 'density', None, 'bool', density)
+    return None
+
+def _histogram_e1(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('histogram', 'input', 1, 'Tensor', input)
+    if bins.__class__ is not int and not _is_int(bins):
+        raise _bad_arg('histogram', 'bins', 2, 'int', bins)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('histogram', 'weight', None, 'Tensor', weight)
+    if density.__class__ is not bool:
+        raise _bad_arg('histogram', 'density', None, 'bool', density)
+    return None
+
+_histogram_errs = ((2, 5, _histogram_e0), (1, 6, _histogram_e1),)
 _histogram_ovs = ((_histogram_c0, _histogram_b0), (_histogram_c1, _histogram_b1),)
 _histogram_sigs = ('(Tensor input, Tensor bins, *, Tensor? weight = None, bool density = False, Tensor out = None)', '(Tensor input, int bins = 100, *, float[]? range = None, Tensor? weight = None, bool density = False, Tensor out = None)')
 
@@ -11636,6 +13763,14 @@ def histogram(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _histogram_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_histogram_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('histogram', args, kwargs, _histogram_sigs, False)
 
 def _trapezoid_c0(y, x, *, dim=-1):
@@ -11681,6 +13816,25 @@ def _trapezoid_b1(y, *, dx=1, dim=-1):
         return _op_trapezoid_dx(y)
     return _op_trapezoid_dx(y, dx=dx, dim=dim)
 
+def _trapezoid_e0(y, x, *, dim=-1):
+    if y.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('trapezoid', 'y', 1, 'Tensor', y)
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('trapezoid', 'x', 2, 'Tensor', x)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('trapezoid', 'dim', None, 'int', dim)
+    return None
+
+def _trapezoid_e1(y, *, dx=1, dim=-1):
+    if y.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('trapezoid', 'y', 1, 'Tensor', y)
+    if dx.__class__ is not int and dx.__class__ is not float and not _is_scalar(dx):
+        raise _bad_arg('trapezoid', 'dx', None, 'Number', dx)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('trapezoid', 'dim', None, 'int', dim)
+    return None
+
+_trapezoid_errs = ((2, 3, _trapezoid_e0), (1, 3, _trapezoid_e1),)
 _trapezoid_ovs = ((_trapezoid_c0, _trapezoid_b0), (_trapezoid_c1, _trapezoid_b1),)
 _trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Scalar dx = 1, int dim = -1)')
 
@@ -11697,6 +13851,14 @@ def trapezoid(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _trapezoid_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_trapezoid_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('trapezoid', args, kwargs, _trapezoid_sigs, False)
 
 def _trapz_c0(y, x, *, dim=-1):
@@ -11733,6 +13895,25 @@ def _trapz_c1(y, *, dx=1.0, dim=-1):
 def _trapz_b1(y, *, dx=1.0, dim=-1):
     return _op_trapz_dx(y, dx=dx, dim=dim)
 
+def _trapz_e0(y, x, *, dim=-1):
+    if y.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('trapz', 'y', 1, 'Tensor', y)
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('trapz', 'x', 2, 'Tensor', x)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('trapz', 'dim', None, 'int', dim)
+    return None
+
+def _trapz_e1(y, *, dx=1.0, dim=-1):
+    if y.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('trapz', 'y', 1, 'Tensor', y)
+    if dx.__class__ is not float and not _is_double(dx):
+        raise _bad_arg('trapz', 'dx', None, 'float', dx)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('trapz', 'dim', None, 'int', dim)
+    return None
+
+_trapz_errs = ((2, 3, _trapz_e0), (1, 3, _trapz_e1),)
 _trapz_ovs = ((_trapz_c0, _trapz_b0), (_trapz_c1, _trapz_b1),)
 _trapz_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, float dx = 1, int dim = -1)')
 
@@ -11749,6 +13930,14 @@ def trapz(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _trapz_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_trapz_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('trapz', args, kwargs, _trapz_sigs, False)
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
@@ -11853,6 +14042,37 @@ def _quantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear', o
         return _op_quantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
 
+def _quantile_e0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('quantile', 'input', 1, 'Tensor', input)
+    if q.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('quantile', 'q', 2, 'Tensor', q)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('quantile', 'dim', 3, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('quantile', 'keepdim', 4, 'bool', keepdim)
+    if interpolation.__class__ is not str:
+        raise _bad_arg('quantile', 'interpolation', None, 'str', interpolation)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('quantile', 'out', None, 'Tensor', out)
+    return None
+
+def _quantile_e1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('quantile', 'input', 1, 'Tensor', input)
+    if q.__class__ is not float and not _is_double(q):
+        raise _bad_arg('quantile', 'q', 2, 'float', q)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('quantile', 'dim', 3, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('quantile', 'keepdim', 4, 'bool', keepdim)
+    if interpolation.__class__ is not str:
+        raise _bad_arg('quantile', 'interpolation', None, 'str', interpolation)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('quantile', 'out', None, 'Tensor', out)
+    return None
+
+_quantile_errs = ((2, 6, _quantile_e0), (2, 6, _quantile_e1),)
 _quantile_ovs = ((_quantile_c0, _quantile_b0), (_quantile_c1, _quantile_b1),)
 _quantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
@@ -11869,6 +14089,14 @@ def quantile(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _quantile_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_quantile_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('quantile', args, kwargs, _quantile_sigs, False)
 
 def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
@@ -11909,6 +14137,37 @@ def _nanquantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear'
         return _op_nanquantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
 
+def _nanquantile_e0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nanquantile', 'input', 1, 'Tensor', input)
+    if q.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nanquantile', 'q', 2, 'Tensor', q)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('nanquantile', 'dim', 3, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanquantile', 'keepdim', 4, 'bool', keepdim)
+    if interpolation.__class__ is not str:
+        raise _bad_arg('nanquantile', 'interpolation', None, 'str', interpolation)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('nanquantile', 'out', None, 'Tensor', out)
+    return None
+
+def _nanquantile_e1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nanquantile', 'input', 1, 'Tensor', input)
+    if q.__class__ is not float and not _is_double(q):
+        raise _bad_arg('nanquantile', 'q', 2, 'float', q)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('nanquantile', 'dim', 3, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanquantile', 'keepdim', 4, 'bool', keepdim)
+    if interpolation.__class__ is not str:
+        raise _bad_arg('nanquantile', 'interpolation', None, 'str', interpolation)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('nanquantile', 'out', None, 'Tensor', out)
+    return None
+
+_nanquantile_errs = ((2, 6, _nanquantile_e0), (2, 6, _nanquantile_e1),)
 _nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0), (_nanquantile_c1, _nanquantile_b1),)
 _nanquantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
@@ -11925,6 +14184,14 @@ def nanquantile(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _nanquantile_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_nanquantile_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('nanquantile', args, kwargs, _nanquantile_sigs, False)
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
@@ -12223,6 +14490,25 @@ def _cumulative_trapezoid_b1(y, *, dx=1, dim=-1):
         return _op_cumulative_trapezoid_dx(y)
     return _op_cumulative_trapezoid_dx(y, dx=dx, dim=dim)
 
+def _cumulative_trapezoid_e0(y, x, *, dim=-1):
+    if y.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cumulative_trapezoid', 'y', 1, 'Tensor', y)
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cumulative_trapezoid', 'x', 2, 'Tensor', x)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumulative_trapezoid', 'dim', None, 'int', dim)
+    return None
+
+def _cumulative_trapezoid_e1(y, *, dx=1, dim=-1):
+    if y.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('cumulative_trapezoid', 'y', 1, 'Tensor', y)
+    if dx.__class__ is not int and dx.__class__ is not float and not _is_scalar(dx):
+        raise _bad_arg('cumulative_trapezoid', 'dx', None, 'Number', dx)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('cumulative_trapezoid', 'dim', None, 'int', dim)
+    return None
+
+_cumulative_trapezoid_errs = ((2, 3, _cumulative_trapezoid_e0), (1, 3, _cumulative_trapezoid_e1),)
 _cumulative_trapezoid_ovs = ((_cumulative_trapezoid_c0, _cumulative_trapezoid_b0), (_cumulative_trapezoid_c1, _cumulative_trapezoid_b1),)
 _cumulative_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Scalar dx = 1, int dim = -1)')
 
@@ -12239,6 +14525,14 @@ def cumulative_trapezoid(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _cumulative_trapezoid_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_cumulative_trapezoid_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('cumulative_trapezoid', args, kwargs, _cumulative_trapezoid_sigs, False)
 
 def _repeat_interleave_c0(repeats, *, output_size=None):
@@ -12310,6 +14604,36 @@ def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
         return _op_repeat_interleave_self_int(input, repeats, dim)
     return _op_repeat_interleave_self_int(input, repeats, dim, output_size=output_size)
 
+def _repeat_interleave_e0(repeats, *, output_size=None):
+    if repeats.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('repeat_interleave', 'repeats', 1, 'Tensor', repeats)
+    if output_size is not None and output_size.__class__ is not int and not _is_int(output_size):
+        raise _bad_arg('repeat_interleave', 'output_size', None, 'int', output_size)
+    return None
+
+def _repeat_interleave_e1(input, repeats, dim=None, *, output_size=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('repeat_interleave', 'input', 1, 'Tensor', input)
+    if repeats.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('repeat_interleave', 'repeats', 2, 'Tensor', repeats)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('repeat_interleave', 'dim', 3, 'int', dim)
+    if output_size is not None and output_size.__class__ is not int and not _is_int(output_size):
+        raise _bad_arg('repeat_interleave', 'output_size', None, 'int', output_size)
+    return None
+
+def _repeat_interleave_e2(input, repeats, dim=None, *, output_size=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('repeat_interleave', 'input', 1, 'Tensor', input)
+    if repeats.__class__ is not int and not _is_int(repeats):
+        raise _bad_arg('repeat_interleave', 'repeats', 2, 'int', repeats)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('repeat_interleave', 'dim', 3, 'int', dim)
+    if output_size is not None and output_size.__class__ is not int and not _is_int(output_size):
+        raise _bad_arg('repeat_interleave', 'output_size', None, 'int', output_size)
+    return None
+
+_repeat_interleave_errs = ((1, 2, _repeat_interleave_e0), (2, 4, _repeat_interleave_e1), (2, 4, _repeat_interleave_e2),)
 _repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repeat_interleave_c1, _repeat_interleave_b1), (_repeat_interleave_c2, _repeat_interleave_b2),)
 _repeat_interleave_sigs = ('(Tensor repeats, *, int? output_size = None)', '(Tensor input, Tensor repeats, int? dim = None, *, int? output_size = None)', '(Tensor input, int repeats, int? dim = None, *, int? output_size = None)')
 
@@ -12326,6 +14650,14 @@ def repeat_interleave(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _repeat_interleave_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_repeat_interleave_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
 
 def tile(input, dims):
@@ -12504,6 +14836,19 @@ def _meshgrid_c1(tensors, *, indexing):
 def _meshgrid_b1(tensors, *, indexing):
     return _as_tuple(_op_meshgrid_indexing(tensors, indexing=indexing))
 
+def _meshgrid_e0(tensors):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('meshgrid', 'tensors', 1, tensors)
+    return None
+
+def _meshgrid_e1(tensors, *, indexing):
+    if not _is_tensorlist(tensors):
+        _bad_tensorlist('meshgrid', 'tensors', 1, tensors)
+    if indexing.__class__ is not str:
+        raise _bad_arg('meshgrid', 'indexing', None, 'str', indexing)
+    return None
+
+_meshgrid_errs = ((1, 1, _meshgrid_e0), (2, 2, _meshgrid_e1),)
 _meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
 _meshgrid_sigs = ('(Tensor[] tensors)', '(Tensor[] tensors, *, str indexing)')
 
@@ -12520,6 +14865,14 @@ def meshgrid(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _meshgrid_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_meshgrid_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('meshgrid', args, kwargs, _meshgrid_sigs, False)
 
 def cartesian_prod(tensors):
@@ -12834,6 +15187,27 @@ def _sort_b1(input, *, stable, dim=-1, descending=False, out=None):
         return _rt_sort(*_op_sort_values_stable(input, stable=stable, dim=dim, descending=descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_stable(input, stable=stable, dim=dim, descending=descending))
 
+def _sort_e0(input, dim=-1, descending=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sort', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('sort', 'dim', 2, 'int', dim)
+    if descending.__class__ is not bool:
+        raise _bad_arg('sort', 'descending', 3, 'bool', descending)
+    return None
+
+def _sort_e1(input, *, stable, dim=-1, descending=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sort', 'input', 1, 'Tensor', input)
+    if stable is not None and stable.__class__ is not bool:
+        raise _bad_arg('sort', 'stable', None, 'bool', stable)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('sort', 'dim', None, 'int', dim)
+    if descending.__class__ is not bool:
+        raise _bad_arg('sort', 'descending', None, 'bool', descending)
+    return None
+
+_sort_errs = ((1, 4, _sort_e0), (2, 5, _sort_e1),)
 _sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
 _sort_sigs = ('(Tensor input, int dim = -1, bool descending = False, *, Tensor out = None)', '(Tensor input, *, bool? stable, int dim = -1, bool descending = False, Tensor out = None)')
 
@@ -12850,6 +15224,14 @@ def sort(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _sort_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_sort_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('sort', args, kwargs, _sort_sigs, False)
 
 def _argsort_c0(input, dim=-1, descending=False):
@@ -12889,6 +15271,29 @@ def _argsort_b1(input, *, stable, dim=-1, descending=False, out=None):
         return _op_argsort_stable_out(input, stable=stable, dim=dim, descending=descending, out=out)
     return _op_argsort_stable(input, stable=stable, dim=dim, descending=descending)
 
+def _argsort_e0(input, dim=-1, descending=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('argsort', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argsort', 'dim', 2, 'int', dim)
+    if descending.__class__ is not bool:
+        raise _bad_arg('argsort', 'descending', 3, 'bool', descending)
+    return None
+
+def _argsort_e1(input, *, stable, dim=-1, descending=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('argsort', 'input', 1, 'Tensor', input)
+    if stable.__class__ is not bool:
+        raise _bad_arg('argsort', 'stable', None, 'bool', stable)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argsort', 'dim', None, 'int', dim)
+    if descending.__class__ is not bool:
+        raise _bad_arg('argsort', 'descending', None, 'bool', descending)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('argsort', 'out', None, 'Tensor', out)
+    return None
+
+_argsort_errs = ((1, 3, _argsort_e0), (2, 5, _argsort_e1),)
 _argsort_ovs = ((_argsort_c0, _argsort_b0), (_argsort_c1, _argsort_b1),)
 _argsort_sigs = ('(Tensor input, int dim = -1, bool descending = False)', '(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
 
@@ -12905,6 +15310,14 @@ def argsort(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _argsort_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_argsort_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
@@ -13236,6 +15649,26 @@ def _squeeze_c2(input, dim):
 def _squeeze_b2(input, dim):
     return _op_squeeze_dims(input, dim)
 
+def _squeeze_e0(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('squeeze', 'input', 1, 'Tensor', input)
+    return None
+
+def _squeeze_e1(input, dim):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('squeeze', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('squeeze', 'dim', 2, 'int', dim)
+    return None
+
+def _squeeze_e2(input, dim):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('squeeze', 'input', 1, 'Tensor', input)
+    if not _is_intseq(dim):
+        raise _bad_arg('squeeze', 'dim', 2, 'tuple of ints', dim)
+    return None
+
+_squeeze_errs = ((1, 1, _squeeze_e0), (2, 2, _squeeze_e1), (2, 2, _squeeze_e2),)
 _squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1), (_squeeze_c2, _squeeze_b2),)
 _squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, int[] dim)')
 
@@ -13252,6 +15685,14 @@ def squeeze(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _squeeze_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_squeeze_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -13397,6 +15838,25 @@ def _movedim_b1(input, source, destination):
             return _k(input, source, destination)
     return _op_movedim_int(input, source, destination)
 
+def _movedim_e0(input, source, destination):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('movedim', 'input', 1, 'Tensor', input)
+    if not _is_intseq(source):
+        raise _bad_arg('movedim', 'source', 2, 'tuple of ints', source)
+    if not _is_intseq(destination):
+        raise _bad_arg('movedim', 'destination', 3, 'tuple of ints', destination)
+    return None
+
+def _movedim_e1(input, source, destination):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('movedim', 'input', 1, 'Tensor', input)
+    if source.__class__ is not int and not _is_int(source):
+        raise _bad_arg('movedim', 'source', 2, 'int', source)
+    if destination.__class__ is not int and not _is_int(destination):
+        raise _bad_arg('movedim', 'destination', 3, 'int', destination)
+    return None
+
+_movedim_errs = ((3, 3, _movedim_e0), (3, 3, _movedim_e1),)
 _movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
 _movedim_sigs = ('(Tensor input, int[] source, int[] destination)', '(Tensor input, int source, int destination)')
 
@@ -13413,6 +15873,14 @@ def movedim(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _movedim_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_movedim_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
 
 def _moveaxis_c0(input, source, destination):
@@ -13450,6 +15918,25 @@ def _moveaxis_b1(input, source, destination):
             return _k(input, source, destination)
     return _op_moveaxis_int(input, source, destination)
 
+def _moveaxis_e0(input, source, destination):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('moveaxis', 'input', 1, 'Tensor', input)
+    if not _is_intseq(source):
+        raise _bad_arg('moveaxis', 'source', 2, 'tuple of ints', source)
+    if not _is_intseq(destination):
+        raise _bad_arg('moveaxis', 'destination', 3, 'tuple of ints', destination)
+    return None
+
+def _moveaxis_e1(input, source, destination):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('moveaxis', 'input', 1, 'Tensor', input)
+    if source.__class__ is not int and not _is_int(source):
+        raise _bad_arg('moveaxis', 'source', 2, 'int', source)
+    if destination.__class__ is not int and not _is_int(destination):
+        raise _bad_arg('moveaxis', 'destination', 3, 'int', destination)
+    return None
+
+_moveaxis_errs = ((3, 3, _moveaxis_e0), (3, 3, _moveaxis_e1),)
 _moveaxis_ovs = ((_moveaxis_c0, _moveaxis_b0), (_moveaxis_c1, _moveaxis_b1),)
 _moveaxis_sigs = ('(Tensor input, int[] source, int[] destination)', '(Tensor input, int source, int destination)')
 
@@ -13466,6 +15953,14 @@ def moveaxis(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _moveaxis_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_moveaxis_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('moveaxis', args, kwargs, _moveaxis_sigs, False)
 
 def swapaxes(input, axis0, axis1):
@@ -13570,6 +16065,34 @@ def _tensor_split_b2(input, tensor_indices_or_sections, dim=0):
             return _as_tuple(_k(input, tensor_indices_or_sections, dim))
     return _as_tuple(_op_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim))
 
+def _tensor_split_e0(input, sections, dim=0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tensor_split', 'input', 1, 'Tensor', input)
+    if sections.__class__ is not int and not _is_int(sections):
+        raise _bad_arg('tensor_split', 'sections', 2, 'int', sections)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('tensor_split', 'dim', 3, 'int', dim)
+    return None
+
+def _tensor_split_e1(input, indices, dim=0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tensor_split', 'input', 1, 'Tensor', input)
+    if not _is_intseq(indices):
+        raise _bad_arg('tensor_split', 'indices', 2, 'tuple of ints', indices)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('tensor_split', 'dim', 3, 'int', dim)
+    return None
+
+def _tensor_split_e2(input, tensor_indices_or_sections, dim=0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tensor_split', 'input', 1, 'Tensor', input)
+    if tensor_indices_or_sections.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tensor_split', 'tensor_indices_or_sections', 2, 'Tensor', tensor_indices_or_sections)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('tensor_split', 'dim', 3, 'int', dim)
+    return None
+
+_tensor_split_errs = ((2, 3, _tensor_split_e0), (2, 3, _tensor_split_e1), (2, 3, _tensor_split_e2),)
 _tensor_split_ovs = ((_tensor_split_c0, _tensor_split_b0), (_tensor_split_c1, _tensor_split_b1), (_tensor_split_c2, _tensor_split_b2),)
 _tensor_split_sigs = ('(Tensor input, int sections, int dim = 0)', '(Tensor input, int[] indices, int dim = 0)', '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)')
 
@@ -13586,6 +16109,14 @@ def tensor_split(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _tensor_split_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_tensor_split_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('tensor_split', args, kwargs, _tensor_split_sigs, False)
 
 def _hsplit_c0(input, sections):
@@ -13617,6 +16148,21 @@ def _hsplit_c1(input, indices):
 def _hsplit_b1(input, indices):
     return _as_tuple(_op_hsplit_array(input, indices))
 
+def _hsplit_e0(input, sections):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('hsplit', 'input', 1, 'Tensor', input)
+    if sections.__class__ is not int and not _is_int(sections):
+        raise _bad_arg('hsplit', 'sections', 2, 'int', sections)
+    return None
+
+def _hsplit_e1(input, indices):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('hsplit', 'input', 1, 'Tensor', input)
+    if not _is_intseq(indices):
+        raise _bad_arg('hsplit', 'indices', 2, 'tuple of ints', indices)
+    return None
+
+_hsplit_errs = ((2, 2, _hsplit_e0), (2, 2, _hsplit_e1),)
 _hsplit_ovs = ((_hsplit_c0, _hsplit_b0), (_hsplit_c1, _hsplit_b1),)
 _hsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, int[] indices)')
 
@@ -13633,6 +16179,14 @@ def hsplit(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _hsplit_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_hsplit_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('hsplit', args, kwargs, _hsplit_sigs, False)
 
 def _vsplit_c0(input, sections):
@@ -13664,6 +16218,21 @@ def _vsplit_c1(input, indices):
 def _vsplit_b1(input, indices):
     return _as_tuple(_op_vsplit_array(input, indices))
 
+def _vsplit_e0(input, sections):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vsplit', 'input', 1, 'Tensor', input)
+    if sections.__class__ is not int and not _is_int(sections):
+        raise _bad_arg('vsplit', 'sections', 2, 'int', sections)
+    return None
+
+def _vsplit_e1(input, indices):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vsplit', 'input', 1, 'Tensor', input)
+    if not _is_intseq(indices):
+        raise _bad_arg('vsplit', 'indices', 2, 'tuple of ints', indices)
+    return None
+
+_vsplit_errs = ((2, 2, _vsplit_e0), (2, 2, _vsplit_e1),)
 _vsplit_ovs = ((_vsplit_c0, _vsplit_b0), (_vsplit_c1, _vsplit_b1),)
 _vsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, int[] indices)')
 
@@ -13680,6 +16249,14 @@ def vsplit(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _vsplit_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_vsplit_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('vsplit', args, kwargs, _vsplit_sigs, False)
 
 def _dsplit_c0(input, sections):
@@ -13711,6 +16288,21 @@ def _dsplit_c1(input, indices):
 def _dsplit_b1(input, indices):
     return _as_tuple(_op_dsplit_array(input, indices))
 
+def _dsplit_e0(input, sections):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dsplit', 'input', 1, 'Tensor', input)
+    if sections.__class__ is not int and not _is_int(sections):
+        raise _bad_arg('dsplit', 'sections', 2, 'int', sections)
+    return None
+
+def _dsplit_e1(input, indices):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dsplit', 'input', 1, 'Tensor', input)
+    if not _is_intseq(indices):
+        raise _bad_arg('dsplit', 'indices', 2, 'tuple of ints', indices)
+    return None
+
+_dsplit_errs = ((2, 2, _dsplit_e0), (2, 2, _dsplit_e1),)
 _dsplit_ovs = ((_dsplit_c0, _dsplit_b0), (_dsplit_c1, _dsplit_b1),)
 _dsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, int[] indices)')
 
@@ -13727,6 +16319,14 @@ def dsplit(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _dsplit_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_dsplit_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('dsplit', args, kwargs, _dsplit_sigs, False)
 
 def unsafe_split(input, split_size, dim=0):
@@ -14138,6 +16738,32 @@ def _squeeze_copy_b2(input, dim, *, out=None):
         return _op_squeeze_copy_dims_out(input, dim, out=out)
     return _op_squeeze_copy_dims(input, dim)
 
+def _squeeze_copy_e0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('squeeze_copy', 'input', 1, 'Tensor', input)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('squeeze_copy', 'out', None, 'Tensor', out)
+    return None
+
+def _squeeze_copy_e1(input, dim, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('squeeze_copy', 'input', 1, 'Tensor', input)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('squeeze_copy', 'dim', 2, 'int', dim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('squeeze_copy', 'out', None, 'Tensor', out)
+    return None
+
+def _squeeze_copy_e2(input, dim, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('squeeze_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(dim):
+        raise _bad_arg('squeeze_copy', 'dim', 2, 'tuple of ints', dim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('squeeze_copy', 'out', None, 'Tensor', out)
+    return None
+
+_squeeze_copy_errs = ((1, 2, _squeeze_copy_e0), (2, 3, _squeeze_copy_e1), (2, 3, _squeeze_copy_e2),)
 _squeeze_copy_ovs = ((_squeeze_copy_c0, _squeeze_copy_b0), (_squeeze_copy_c1, _squeeze_copy_b1), (_squeeze_copy_c2, _squeeze_copy_b2),)
 _squeeze_copy_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, *, Tensor out = None)', '(Tensor input, int[] dim, *, Tensor out = None)')
 
@@ -14154,6 +16780,14 @@ def squeeze_copy(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _squeeze_copy_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_squeeze_copy_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('squeeze_copy', args, kwargs, _squeeze_copy_sigs, False)
 
 def t_copy(input, *, out=None):
@@ -14259,6 +16893,25 @@ def _view_copy_b1(input, dtype, *, out=None):
             return _k(input, dtype)
     return _op_view_copy_dtype(input, dtype)
 
+def _view_copy_e0(input, size, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('view_copy', 'input', 1, 'Tensor', input)
+    if not _is_intseq(size):
+        raise _bad_arg('view_copy', 'size', 2, 'tuple of ints', size)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('view_copy', 'out', None, 'Tensor', out)
+    return None
+
+def _view_copy_e1(input, dtype, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('view_copy', 'input', 1, 'Tensor', input)
+    if not _is_dtype(dtype):
+        raise _bad_arg('view_copy', 'dtype', 2, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('view_copy', 'out', None, 'Tensor', out)
+    return None
+
+_view_copy_errs = ((2, 3, _view_copy_e0), (2, 3, _view_copy_e1),)
 _view_copy_ovs = ((_view_copy_c0, _view_copy_b0), (_view_copy_c1, _view_copy_b1),)
 _view_copy_sigs = ('(Tensor input, int[] size, *, Tensor out = None)', '(Tensor input, dtype dtype, *, Tensor out = None)')
 
@@ -14275,6 +16928,14 @@ def view_copy(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _view_copy_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_view_copy_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('view_copy', args, kwargs, _view_copy_sigs, False)
 
 def unfold_copy(input, dimension, size, step, *, out=None):

@@ -526,6 +526,55 @@ def _linalg_pinv_b3(input, rcond, hermitian=False, *, out=None):
             return _k(input, rcond, hermitian)
     return _op_linalg_pinv_rcond_tensor(input, rcond, hermitian)
 
+def _linalg_pinv_e0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_pinv', 'input', 1, 'Tensor', input)
+    if atol is not None and atol.__class__ is not float and not _is_double(atol):
+        raise _bad_arg('linalg_pinv', 'atol', None, 'float', atol)
+    if rtol is not None and rtol.__class__ is not float and not _is_double(rtol):
+        raise _bad_arg('linalg_pinv', 'rtol', None, 'float', rtol)
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_pinv', 'hermitian', None, 'bool', hermitian)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_pinv', 'out', None, 'Tensor', out)
+    return None
+
+def _linalg_pinv_e1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_pinv', 'input', 1, 'Tensor', input)
+    if atol is not None and atol.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_pinv', 'atol', None, 'Tensor', atol)
+    if rtol is not None and rtol.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_pinv', 'rtol', None, 'Tensor', rtol)
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_pinv', 'hermitian', None, 'bool', hermitian)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_pinv', 'out', None, 'Tensor', out)
+    return None
+
+def _linalg_pinv_e2(input, rcond, hermitian=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_pinv', 'input', 1, 'Tensor', input)
+    if rcond.__class__ is not float and not _is_double(rcond):
+        raise _bad_arg('linalg_pinv', 'rcond', 2, 'float', rcond)
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_pinv', 'hermitian', 3, 'bool', hermitian)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_pinv', 'out', None, 'Tensor', out)
+    return None
+
+def _linalg_pinv_e3(input, rcond, hermitian=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_pinv', 'input', 1, 'Tensor', input)
+    if rcond.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_pinv', 'rcond', 2, 'Tensor', rcond)
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_pinv', 'hermitian', 3, 'bool', hermitian)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_pinv', 'out', None, 'Tensor', out)
+    return None
+
+_linalg_pinv_errs = ((1, 5, _linalg_pinv_e0), (1, 5, _linalg_pinv_e1), (2, 4, _linalg_pinv_e2), (2, 4, _linalg_pinv_e3),)
 _linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linalg_pinv_b1), (_linalg_pinv_c2, _linalg_pinv_b2), (_linalg_pinv_c3, _linalg_pinv_b3),)
 _linalg_pinv_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)')
 
@@ -542,6 +591,14 @@ def linalg_pinv(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _linalg_pinv_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_linalg_pinv_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('linalg_pinv', args, kwargs, _linalg_pinv_sigs, False)
 
 def _linalg_matrix_rank_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -635,6 +692,55 @@ def _linalg_matrix_rank_b3(input, tol, hermitian=False, *, out=None):
             return _k(input, tol, hermitian)
     return _op_linalg_matrix_rank_tol_tensor(input, tol, hermitian)
 
+def _linalg_matrix_rank_e0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_matrix_rank', 'input', 1, 'Tensor', input)
+    if atol is not None and atol.__class__ is not float and not _is_double(atol):
+        raise _bad_arg('linalg_matrix_rank', 'atol', None, 'float', atol)
+    if rtol is not None and rtol.__class__ is not float and not _is_double(rtol):
+        raise _bad_arg('linalg_matrix_rank', 'rtol', None, 'float', rtol)
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_matrix_rank', 'hermitian', None, 'bool', hermitian)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_matrix_rank', 'out', None, 'Tensor', out)
+    return None
+
+def _linalg_matrix_rank_e1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_matrix_rank', 'input', 1, 'Tensor', input)
+    if atol is not None and atol.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_matrix_rank', 'atol', None, 'Tensor', atol)
+    if rtol is not None and rtol.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_matrix_rank', 'rtol', None, 'Tensor', rtol)
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_matrix_rank', 'hermitian', None, 'bool', hermitian)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_matrix_rank', 'out', None, 'Tensor', out)
+    return None
+
+def _linalg_matrix_rank_e2(input, tol, hermitian=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_matrix_rank', 'input', 1, 'Tensor', input)
+    if tol.__class__ is not float and not _is_double(tol):
+        raise _bad_arg('linalg_matrix_rank', 'tol', 2, 'float', tol)
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_matrix_rank', 'hermitian', 3, 'bool', hermitian)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_matrix_rank', 'out', None, 'Tensor', out)
+    return None
+
+def _linalg_matrix_rank_e3(input, tol, hermitian=False, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_matrix_rank', 'input', 1, 'Tensor', input)
+    if tol.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_matrix_rank', 'tol', 2, 'Tensor', tol)
+    if hermitian.__class__ is not bool:
+        raise _bad_arg('linalg_matrix_rank', 'hermitian', 3, 'bool', hermitian)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_matrix_rank', 'out', None, 'Tensor', out)
+    return None
+
+_linalg_matrix_rank_errs = ((1, 5, _linalg_matrix_rank_e0), (1, 5, _linalg_matrix_rank_e1), (2, 4, _linalg_matrix_rank_e2), (2, 4, _linalg_matrix_rank_e3),)
 _linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_linalg_matrix_rank_c1, _linalg_matrix_rank_b1), (_linalg_matrix_rank_c2, _linalg_matrix_rank_b2), (_linalg_matrix_rank_c3, _linalg_matrix_rank_b3),)
 _linalg_matrix_rank_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)')
 
@@ -651,6 +757,14 @@ def linalg_matrix_rank(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _linalg_matrix_rank_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_linalg_matrix_rank_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('linalg_matrix_rank', args, kwargs, _linalg_matrix_rank_sigs, False)
 
 def linalg_matrix_power(input, n, *, out=None):
@@ -808,6 +922,25 @@ def _linalg_cond_b1(input, p, *, out=None):
             return _k(input, p)
     return _op_linalg_cond_p_str(input, p)
 
+def _linalg_cond_e0(input, p=None, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_cond', 'input', 1, 'Tensor', input)
+    if p is not None and p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('linalg_cond', 'p', 2, 'Number', p)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_cond', 'out', None, 'Tensor', out)
+    return None
+
+def _linalg_cond_e1(input, p, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_cond', 'input', 1, 'Tensor', input)
+    if p.__class__ is not str:
+        raise _bad_arg('linalg_cond', 'p', 2, 'str', p)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_cond', 'out', None, 'Tensor', out)
+    return None
+
+_linalg_cond_errs = ((1, 3, _linalg_cond_e0), (2, 3, _linalg_cond_e1),)
 _linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0), (_linalg_cond_c1, _linalg_cond_b1),)
 _linalg_cond_sigs = ('(Tensor input, Number? p = None, *, Tensor out = None)', '(Tensor input, str p, *, Tensor out = None)')
 
@@ -824,6 +957,14 @@ def linalg_cond(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _linalg_cond_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_linalg_cond_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('linalg_cond', args, kwargs, _linalg_cond_sigs, False)
 
 def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
@@ -1127,6 +1268,37 @@ def _linalg_matrix_norm_b1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dty
         return _op_linalg_matrix_norm_str_ord_out(input, ord, dim, keepdim, dtype=dtype, out=out)
     return _op_linalg_matrix_norm_str_ord(input, ord, dim, keepdim, dtype=dtype)
 
+def _linalg_matrix_norm_e0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_matrix_norm', 'input', 1, 'Tensor', input)
+    if ord.__class__ is not int and ord.__class__ is not float and not _is_scalar(ord):
+        raise _bad_arg('linalg_matrix_norm', 'ord', 2, 'Number', ord)
+    if not _is_intseq(dim):
+        raise _bad_arg('linalg_matrix_norm', 'dim', 3, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('linalg_matrix_norm', 'keepdim', 4, 'bool', keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('linalg_matrix_norm', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_matrix_norm', 'out', None, 'Tensor', out)
+    return None
+
+def _linalg_matrix_norm_e1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_matrix_norm', 'input', 1, 'Tensor', input)
+    if ord.__class__ is not str:
+        raise _bad_arg('linalg_matrix_norm', 'ord', 2, 'str', ord)
+    if not _is_intseq(dim):
+        raise _bad_arg('linalg_matrix_norm', 'dim', 3, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('linalg_matrix_norm', 'keepdim', 4, 'bool', keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('linalg_matrix_norm', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('linalg_matrix_norm', 'out', None, 'Tensor', out)
+    return None
+
+_linalg_matrix_norm_errs = ((2, 6, _linalg_matrix_norm_e0), (1, 6, _linalg_matrix_norm_e1),)
 _linalg_matrix_norm_ovs = ((_linalg_matrix_norm_c0, _linalg_matrix_norm_b0), (_linalg_matrix_norm_c1, _linalg_matrix_norm_b1),)
 _linalg_matrix_norm_sigs = ('(Tensor input, Scalar ord, int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)', "(Tensor input, str ord = 'fro', int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)")
 
@@ -1143,6 +1315,14 @@ def linalg_matrix_norm(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _linalg_matrix_norm_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_linalg_matrix_norm_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
 
 __all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

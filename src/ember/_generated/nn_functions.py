@@ -603,6 +603,29 @@ def __upsample_bilinear2d_aa_c1(input, output_size, align_corners, scales_h=None
 def __upsample_bilinear2d_aa_b1(input, output_size, align_corners, scales_h=None, scales_w=None):
     return _op__upsample_bilinear2d_aa_default(input, output_size, align_corners, scales_h, scales_w)
 
+def __upsample_bilinear2d_aa_e0(input, output_size, align_corners, scale_factors):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_upsample_bilinear2d_aa', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intseq(output_size):
+        raise _bad_arg('_upsample_bilinear2d_aa', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('_upsample_bilinear2d_aa', 'align_corners', 3, 'bool', align_corners)
+    return None
+
+def __upsample_bilinear2d_aa_e1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_upsample_bilinear2d_aa', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('_upsample_bilinear2d_aa', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('_upsample_bilinear2d_aa', 'align_corners', 3, 'bool', align_corners)
+    if scales_h is not None and scales_h.__class__ is not float and not _is_double(scales_h):
+        raise _bad_arg('_upsample_bilinear2d_aa', 'scales_h', 4, 'float', scales_h)
+    if scales_w is not None and scales_w.__class__ is not float and not _is_double(scales_w):
+        raise _bad_arg('_upsample_bilinear2d_aa', 'scales_w', 5, 'float', scales_w)
+    return None
+
+__upsample_bilinear2d_aa_errs = ((4, 4, __upsample_bilinear2d_aa_e0), (3, 5, __upsample_bilinear2d_aa_e1),)
 __upsample_bilinear2d_aa_ovs = ((__upsample_bilinear2d_aa_c0, __upsample_bilinear2d_aa_b0), (__upsample_bilinear2d_aa_c1, __upsample_bilinear2d_aa_b1),)
 __upsample_bilinear2d_aa_sigs = ('(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)', '(Tensor input, int[2] output_size, bool align_corners, float? scales_h = None, float? scales_w = None)')
 
@@ -619,6 +642,14 @@ def _upsample_bilinear2d_aa(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in __upsample_bilinear2d_aa_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__upsample_bilinear2d_aa_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('_upsample_bilinear2d_aa', args, kwargs, __upsample_bilinear2d_aa_sigs, False)
 
 def __upsample_bicubic2d_aa_c0(input, output_size, align_corners, scale_factors):
@@ -651,6 +682,29 @@ def __upsample_bicubic2d_aa_c1(input, output_size, align_corners, scales_h=None,
 def __upsample_bicubic2d_aa_b1(input, output_size, align_corners, scales_h=None, scales_w=None):
     return _op__upsample_bicubic2d_aa_default(input, output_size, align_corners, scales_h, scales_w)
 
+def __upsample_bicubic2d_aa_e0(input, output_size, align_corners, scale_factors):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_upsample_bicubic2d_aa', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intseq(output_size):
+        raise _bad_arg('_upsample_bicubic2d_aa', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('_upsample_bicubic2d_aa', 'align_corners', 3, 'bool', align_corners)
+    return None
+
+def __upsample_bicubic2d_aa_e1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_upsample_bicubic2d_aa', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('_upsample_bicubic2d_aa', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('_upsample_bicubic2d_aa', 'align_corners', 3, 'bool', align_corners)
+    if scales_h is not None and scales_h.__class__ is not float and not _is_double(scales_h):
+        raise _bad_arg('_upsample_bicubic2d_aa', 'scales_h', 4, 'float', scales_h)
+    if scales_w is not None and scales_w.__class__ is not float and not _is_double(scales_w):
+        raise _bad_arg('_upsample_bicubic2d_aa', 'scales_w', 5, 'float', scales_w)
+    return None
+
+__upsample_bicubic2d_aa_errs = ((4, 4, __upsample_bicubic2d_aa_e0), (3, 5, __upsample_bicubic2d_aa_e1),)
 __upsample_bicubic2d_aa_ovs = ((__upsample_bicubic2d_aa_c0, __upsample_bicubic2d_aa_b0), (__upsample_bicubic2d_aa_c1, __upsample_bicubic2d_aa_b1),)
 __upsample_bicubic2d_aa_sigs = ('(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)', '(Tensor input, int[2] output_size, bool align_corners, float? scales_h = None, float? scales_w = None)')
 
@@ -667,6 +721,14 @@ def _upsample_bicubic2d_aa(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in __upsample_bicubic2d_aa_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__upsample_bicubic2d_aa_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('_upsample_bicubic2d_aa', args, kwargs, __upsample_bicubic2d_aa_sigs, False)
 
 def __upsample_lanczos2d_aa_c0(input, output_size, align_corners, scale_factors):
@@ -699,6 +761,29 @@ def __upsample_lanczos2d_aa_c1(input, output_size, align_corners, scales_h=None,
 def __upsample_lanczos2d_aa_b1(input, output_size, align_corners, scales_h=None, scales_w=None):
     return _op__upsample_lanczos2d_aa_default(input, output_size, align_corners, scales_h, scales_w)
 
+def __upsample_lanczos2d_aa_e0(input, output_size, align_corners, scale_factors):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_upsample_lanczos2d_aa', 'input', 1, 'Tensor', input)
+    if output_size is not None and not _is_intseq(output_size):
+        raise _bad_arg('_upsample_lanczos2d_aa', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('_upsample_lanczos2d_aa', 'align_corners', 3, 'bool', align_corners)
+    return None
+
+def __upsample_lanczos2d_aa_e1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_upsample_lanczos2d_aa', 'input', 1, 'Tensor', input)
+    if not _is_intlist(output_size):
+        raise _bad_arg('_upsample_lanczos2d_aa', 'output_size', 2, 'tuple of ints', output_size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('_upsample_lanczos2d_aa', 'align_corners', 3, 'bool', align_corners)
+    if scales_h is not None and scales_h.__class__ is not float and not _is_double(scales_h):
+        raise _bad_arg('_upsample_lanczos2d_aa', 'scales_h', 4, 'float', scales_h)
+    if scales_w is not None and scales_w.__class__ is not float and not _is_double(scales_w):
+        raise _bad_arg('_upsample_lanczos2d_aa', 'scales_w', 5, 'float', scales_w)
+    return None
+
+__upsample_lanczos2d_aa_errs = ((4, 4, __upsample_lanczos2d_aa_e0), (3, 5, __upsample_lanczos2d_aa_e1),)
 __upsample_lanczos2d_aa_ovs = ((__upsample_lanczos2d_aa_c0, __upsample_lanczos2d_aa_b0), (__upsample_lanczos2d_aa_c1, __upsample_lanczos2d_aa_b1),)
 __upsample_lanczos2d_aa_sigs = ('(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)', '(Tensor input, int[2] output_size, bool align_corners, float? scales_h = None, float? scales_w = None)')
 
@@ -715,6 +800,14 @@ def _upsample_lanczos2d_aa(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in __upsample_lanczos2d_aa_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__upsample_lanczos2d_aa_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('_upsample_lanczos2d_aa', args, kwargs, __upsample_lanczos2d_aa_sigs, False)
 
 def upsample_nearest1d(input, output_size, scale_factors):

@@ -1778,6 +1778,17 @@ def __m_fill__b1(self, value):
             return _k(self, value)
     return _op_fill__Tensor(self, value)
 
+def __m_fill__e0(self, value):
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('fill_', 'value', 1, 'Number', value)
+    return None
+
+def __m_fill__e1(self, value):
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fill_', 'value', 1, 'Tensor', value)
+    return None
+
+__m_fill__errs = ((1, 1, __m_fill__e0), (1, 1, __m_fill__e1),)
 __m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
 __m_fill__sigs = ('(Scalar value)', '(Tensor value)')
 
@@ -1794,6 +1805,14 @@ def _m_fill_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_fill__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_fill__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
 
 def _m_zero_(self):
@@ -2043,6 +2062,19 @@ def __m_div_b1(self, other, *, rounding_mode, out=None):
         return _op_div_out_mode(self, other, rounding_mode=rounding_mode, out=out)
     return _op_div_Tensor_mode(self, other, rounding_mode=rounding_mode)
 
+def __m_div_e0(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('div', 'other', 1, 'Tensor', other)
+    return None
+
+def __m_div_e1(self, other, *, rounding_mode, out=None):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('div', 'other', 1, 'Tensor', other)
+    if rounding_mode is not None and rounding_mode.__class__ is not str:
+        raise _bad_arg('div', 'rounding_mode', None, 'str', rounding_mode)
+    return None
+
+__m_div_errs = ((1, 2, __m_div_e0), (2, 3, __m_div_e1),)
 __m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
 __m_div_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
 
@@ -2059,6 +2091,14 @@ def _m_div(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_div_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_div_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('div', args, kwargs, __m_div_sigs, True)
 
 def __m_div__c0(self, other):
@@ -2092,6 +2132,19 @@ def __m_div__c1(self, other, *, rounding_mode):
 def __m_div__b1(self, other, *, rounding_mode):
     return _op_div__Tensor_mode(self, other, rounding_mode=rounding_mode)
 
+def __m_div__e0(self, other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('div_', 'other', 1, 'Tensor', other)
+    return None
+
+def __m_div__e1(self, other, *, rounding_mode):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('div_', 'other', 1, 'Tensor', other)
+    if rounding_mode is not None and rounding_mode.__class__ is not str:
+        raise _bad_arg('div_', 'rounding_mode', None, 'str', rounding_mode)
+    return None
+
+__m_div__errs = ((1, 1, __m_div__e0), (2, 2, __m_div__e1),)
 __m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
 __m_div__sigs = ('(Tensor other)', '(Tensor other, *, str? rounding_mode)')
 
@@ -2108,6 +2161,14 @@ def _m_div_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_div__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_div__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('div_', args, kwargs, __m_div__sigs, True)
 
 def _m_floor_divide(self, other, *, out=None):
@@ -2222,6 +2283,17 @@ def __m_float_power__b1(self, exponent):
             return _k(self, exponent)
     return _op_float_power__Tensor(self, exponent)
 
+def __m_float_power__e0(self, exponent):
+    if exponent.__class__ is not int and exponent.__class__ is not float and not _is_scalar(exponent):
+        raise _bad_arg('float_power_', 'exponent', 1, 'Number', exponent)
+    return None
+
+def __m_float_power__e1(self, exponent):
+    if exponent.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('float_power_', 'exponent', 1, 'Tensor', exponent)
+    return None
+
+__m_float_power__errs = ((1, 1, __m_float_power__e0), (1, 1, __m_float_power__e1),)
 __m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_power__c1, __m_float_power__b1),)
 __m_float_power__sigs = ('(Scalar exponent)', '(Tensor exponent)')
 
@@ -2238,6 +2310,14 @@ def _m_float_power_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_float_power__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_float_power__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('float_power_', args, kwargs, __m_float_power__sigs, True)
 
 def _m_pow(self, exponent, *, out=None):
@@ -2292,6 +2372,17 @@ def __m_pow__b1(self, exponent):
             return _k(self, exponent)
     return _op_pow__Tensor(self, exponent)
 
+def __m_pow__e0(self, exponent):
+    if exponent.__class__ is not int and exponent.__class__ is not float and not _is_scalar(exponent):
+        raise _bad_arg('pow_', 'exponent', 1, 'Number', exponent)
+    return None
+
+def __m_pow__e1(self, exponent):
+    if exponent.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('pow_', 'exponent', 1, 'Tensor', exponent)
+    return None
+
+__m_pow__errs = ((1, 1, __m_pow__e0), (1, 1, __m_pow__e1),)
 __m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
 __m_pow__sigs = ('(Scalar exponent)', '(Tensor exponent)')
 
@@ -2308,6 +2399,14 @@ def _m_pow_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_pow__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_pow__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
 def _m_eq(self, other, *, out=None):
@@ -2973,6 +3072,25 @@ def __m_clamp_b1(self, min=None, max=None, *, out=None):
             return _k(self, min, max)
     return _op_clamp_Tensor(self, min, max)
 
+def __m_clamp_e0(self, min=None, max=None, *, out=None):
+    if min is not None and min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp', 'min', 1, 'Number', min)
+    if max is not None and max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp', 'max', 2, 'Number', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp', 'out', None, 'Tensor', out)
+    return None
+
+def __m_clamp_e1(self, min=None, max=None, *, out=None):
+    if min is not None and min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp', 'min', 1, 'Tensor', min)
+    if max is not None and max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp', 'max', 2, 'Tensor', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp', 'out', None, 'Tensor', out)
+    return None
+
+__m_clamp_errs = ((0, 3, __m_clamp_e0), (0, 3, __m_clamp_e1),)
 __m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
 __m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
 
@@ -2991,6 +3109,14 @@ def _m_clamp(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_clamp_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_clamp_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
 
 def __m_clamp__c0(self, min=None, max=None):
@@ -3037,6 +3163,21 @@ def __m_clamp__b1(self, min=None, max=None):
             return _k(self, min, max)
     return _op_clamp__Tensor(self, min, max)
 
+def __m_clamp__e0(self, min=None, max=None):
+    if min is not None and min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_', 'min', 1, 'Number', min)
+    if max is not None and max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_', 'max', 2, 'Number', max)
+    return None
+
+def __m_clamp__e1(self, min=None, max=None):
+    if min is not None and min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_', 'min', 1, 'Tensor', min)
+    if max is not None and max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_', 'max', 2, 'Tensor', max)
+    return None
+
+__m_clamp__errs = ((0, 2, __m_clamp__e0), (0, 2, __m_clamp__e1),)
 __m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1),)
 __m_clamp__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
 
@@ -3055,6 +3196,14 @@ def _m_clamp_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_clamp__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_clamp__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
 
 def __m_clamp_min_c0(self, min, *, out=None):
@@ -3094,6 +3243,21 @@ def __m_clamp_min_b1(self, min, *, out=None):
             return _k(self, min)
     return _op_clamp_min_Tensor(self, min)
 
+def __m_clamp_min_e0(self, min, *, out=None):
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_min', 'min', 1, 'Number', min)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+    return None
+
+def __m_clamp_min_e1(self, min, *, out=None):
+    if min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_min', 'min', 1, 'Tensor', min)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp_min', 'out', None, 'Tensor', out)
+    return None
+
+__m_clamp_min_errs = ((1, 2, __m_clamp_min_e0), (1, 2, __m_clamp_min_e1),)
 __m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __m_clamp_min_b1),)
 __m_clamp_min_sigs = ('(Scalar min, *, Tensor out = None)', '(Tensor min, *, Tensor out = None)')
 
@@ -3110,6 +3274,14 @@ def _m_clamp_min(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_clamp_min_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_clamp_min_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_min', args, kwargs, __m_clamp_min_sigs, True)
 
 def __m_clamp_max_c0(self, max, *, out=None):
@@ -3149,6 +3321,21 @@ def __m_clamp_max_b1(self, max, *, out=None):
             return _k(self, max)
     return _op_clamp_max_Tensor(self, max)
 
+def __m_clamp_max_e0(self, max, *, out=None):
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_max', 'max', 1, 'Number', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+    return None
+
+def __m_clamp_max_e1(self, max, *, out=None):
+    if max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_max', 'max', 1, 'Tensor', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clamp_max', 'out', None, 'Tensor', out)
+    return None
+
+__m_clamp_max_errs = ((1, 2, __m_clamp_max_e0), (1, 2, __m_clamp_max_e1),)
 __m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __m_clamp_max_b1),)
 __m_clamp_max_sigs = ('(Scalar max, *, Tensor out = None)', '(Tensor max, *, Tensor out = None)')
 
@@ -3165,6 +3352,14 @@ def _m_clamp_max(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_clamp_max_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_clamp_max_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_max', args, kwargs, __m_clamp_max_sigs, True)
 
 def _m_where(self, condition, other, *, out=None):
@@ -3437,6 +3632,19 @@ def __m_round_b1(self, *, decimals, out=None):
         return _op_round_decimals_out(self, decimals=decimals, out=out)
     return _op_round_decimals(self, decimals=decimals)
 
+def __m_round_e0(self, *, out=None):
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('round', 'out', None, 'Tensor', out)
+    return None
+
+def __m_round_e1(self, *, decimals, out=None):
+    if decimals.__class__ is not int and not _is_int(decimals):
+        raise _bad_arg('round', 'decimals', None, 'int', decimals)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('round', 'out', None, 'Tensor', out)
+    return None
+
+__m_round_errs = ((0, 1, __m_round_e0), (1, 2, __m_round_e1),)
 __m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
 __m_round_sigs = ('(*, Tensor out = None)', '(*, int decimals, Tensor out = None)')
 
@@ -3455,6 +3663,14 @@ def _m_round(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_round_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_round_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('round', args, kwargs, __m_round_sigs, True)
 
 def __m_round__c0(self):
@@ -3478,6 +3694,15 @@ def __m_round__c1(self, *, decimals):
 def __m_round__b1(self, *, decimals):
     return _op_round__decimals(self, decimals=decimals)
 
+def __m_round__e0(self):
+    return None
+
+def __m_round__e1(self, *, decimals):
+    if decimals.__class__ is not int and not _is_int(decimals):
+        raise _bad_arg('round_', 'decimals', None, 'int', decimals)
+    return None
+
+__m_round__errs = ((0, 0, __m_round__e0), (1, 1, __m_round__e1),)
 __m_round__ovs = ((__m_round__c0, __m_round__b0), (__m_round__c1, __m_round__b1),)
 __m_round__sigs = ('()', '(*, int decimals)')
 
@@ -3496,6 +3721,14 @@ def _m_round_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_round__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_round__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('round_', args, kwargs, __m_round__sigs, True)
 
 def _m_trunc(self, *, out=None):
@@ -3985,6 +4218,25 @@ def __m_lerp_b1(self, end, weight, *, out=None):
             return _k(self, end, weight)
     return _op_lerp_Tensor(self, end, weight)
 
+def __m_lerp_e0(self, end, weight, *, out=None):
+    if end.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp', 'end', 1, 'Tensor', end)
+    if weight.__class__ is not int and weight.__class__ is not float and not _is_scalar(weight):
+        raise _bad_arg('lerp', 'weight', 2, 'Number', weight)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('lerp', 'out', None, 'Tensor', out)
+    return None
+
+def __m_lerp_e1(self, end, weight, *, out=None):
+    if end.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp', 'end', 1, 'Tensor', end)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp', 'weight', 2, 'Tensor', weight)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('lerp', 'out', None, 'Tensor', out)
+    return None
+
+__m_lerp_errs = ((2, 3, __m_lerp_e0), (2, 3, __m_lerp_e1),)
 __m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
 __m_lerp_sigs = ('(Tensor end, Scalar weight, *, Tensor out = None)', '(Tensor end, Tensor weight, *, Tensor out = None)')
 
@@ -4001,6 +4253,14 @@ def _m_lerp(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_lerp_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_lerp_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('lerp', args, kwargs, __m_lerp_sigs, True)
 
 def __m_lerp__c0(self, end, weight):
@@ -4042,6 +4302,21 @@ def __m_lerp__b1(self, end, weight):
             return _k(self, end, weight)
     return _op_lerp__Tensor(self, end, weight)
 
+def __m_lerp__e0(self, end, weight):
+    if end.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp_', 'end', 1, 'Tensor', end)
+    if weight.__class__ is not int and weight.__class__ is not float and not _is_scalar(weight):
+        raise _bad_arg('lerp_', 'weight', 2, 'Number', weight)
+    return None
+
+def __m_lerp__e1(self, end, weight):
+    if end.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp_', 'end', 1, 'Tensor', end)
+    if weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lerp_', 'weight', 2, 'Tensor', weight)
+    return None
+
+__m_lerp__errs = ((2, 2, __m_lerp__e0), (2, 2, __m_lerp__e1),)
 __m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
 __m_lerp__sigs = ('(Tensor end, Scalar weight)', '(Tensor end, Tensor weight)')
 
@@ -4058,6 +4333,14 @@ def _m_lerp_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_lerp__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_lerp__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
 def _m_fmod(self, other, *, out=None):
@@ -4315,6 +4598,17 @@ def __m_clamp_min__b1(self, min):
             return _k(self, min)
     return _op_clamp_min__Tensor(self, min)
 
+def __m_clamp_min__e0(self, min):
+    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clamp_min_', 'min', 1, 'Number', min)
+    return None
+
+def __m_clamp_min__e1(self, min):
+    if min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_min_', 'min', 1, 'Tensor', min)
+    return None
+
+__m_clamp_min__errs = ((1, 1, __m_clamp_min__e0), (1, 1, __m_clamp_min__e1),)
 __m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0), (__m_clamp_min__c1, __m_clamp_min__b1),)
 __m_clamp_min__sigs = ('(Scalar min)', '(Tensor min)')
 
@@ -4331,6 +4625,14 @@ def _m_clamp_min_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_clamp_min__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_clamp_min__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_min_', args, kwargs, __m_clamp_min__sigs, True)
 
 def __m_clamp_max__c0(self, max):
@@ -4366,6 +4668,17 @@ def __m_clamp_max__b1(self, max):
             return _k(self, max)
     return _op_clamp_max__Tensor(self, max)
 
+def __m_clamp_max__e0(self, max):
+    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clamp_max_', 'max', 1, 'Number', max)
+    return None
+
+def __m_clamp_max__e1(self, max):
+    if max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clamp_max_', 'max', 1, 'Tensor', max)
+    return None
+
+__m_clamp_max__errs = ((1, 1, __m_clamp_max__e0), (1, 1, __m_clamp_max__e1),)
 __m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0), (__m_clamp_max__c1, __m_clamp_max__b1),)
 __m_clamp_max__sigs = ('(Scalar max)', '(Tensor max)')
 
@@ -4382,6 +4695,14 @@ def _m_clamp_max_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_clamp_max__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_clamp_max__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clamp_max_', args, kwargs, __m_clamp_max__sigs, True)
 
 def _m_negative_(self):
@@ -4968,6 +5289,25 @@ def __m_clip_b1(self, min=None, max=None, *, out=None):
             return _k(self, min, max)
     return _op_clip_Tensor(self, min, max)
 
+def __m_clip_e0(self, min=None, max=None, *, out=None):
+    if min is not None and min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clip', 'min', 1, 'Number', min)
+    if max is not None and max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clip', 'max', 2, 'Number', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clip', 'out', None, 'Tensor', out)
+    return None
+
+def __m_clip_e1(self, min=None, max=None, *, out=None):
+    if min is not None and min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip', 'min', 1, 'Tensor', min)
+    if max is not None and max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip', 'max', 2, 'Tensor', max)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('clip', 'out', None, 'Tensor', out)
+    return None
+
+__m_clip_errs = ((0, 3, __m_clip_e0), (0, 3, __m_clip_e1),)
 __m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
 __m_clip_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
 
@@ -4986,6 +5326,14 @@ def _m_clip(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_clip_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_clip_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clip', args, kwargs, __m_clip_sigs, True)
 
 def __m_clip__c0(self, min=None, max=None):
@@ -5032,6 +5380,21 @@ def __m_clip__b1(self, min=None, max=None):
             return _k(self, min, max)
     return _op_clip__Tensor(self, min, max)
 
+def __m_clip__e0(self, min=None, max=None):
+    if min is not None and min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+        raise _bad_arg('clip_', 'min', 1, 'Number', min)
+    if max is not None and max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+        raise _bad_arg('clip_', 'max', 2, 'Number', max)
+    return None
+
+def __m_clip__e1(self, min=None, max=None):
+    if min is not None and min.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip_', 'min', 1, 'Tensor', min)
+    if max is not None and max.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('clip_', 'max', 2, 'Tensor', max)
+    return None
+
+__m_clip__errs = ((0, 2, __m_clip__e0), (0, 2, __m_clip__e1),)
 __m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
 __m_clip__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
 
@@ -5050,6 +5413,14 @@ def _m_clip_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_clip__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_clip__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('clip_', args, kwargs, __m_clip__sigs, True)
 
 def __m_subtract_c0(self, other, *, alpha=1, out=None):
@@ -5102,6 +5473,21 @@ def __m_subtract_b1(self, other, alpha=1):
             return _k(self, other, alpha)
     return _op_subtract_Scalar(self, other, alpha)
 
+def __m_subtract_e0(self, other, *, alpha=1, out=None):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('subtract', 'other', 1, 'Tensor', other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('subtract', 'alpha', None, 'Number', alpha)
+    return None
+
+def __m_subtract_e1(self, other, alpha=1):
+    if other.__class__ is not int and other.__class__ is not float and not _is_scalar(other):
+        raise _bad_arg('subtract', 'other', 1, 'Number', other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('subtract', 'alpha', 2, 'Number', alpha)
+    return None
+
+__m_subtract_errs = ((1, 3, __m_subtract_e0), (1, 2, __m_subtract_e1),)
 __m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_subtract_b1),)
 __m_subtract_sigs = ('(Tensor other, *, Scalar alpha = 1, Tensor out = None)', '(Scalar other, Scalar alpha = 1)')
 
@@ -5118,6 +5504,14 @@ def _m_subtract(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_subtract_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_subtract_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('subtract', args, kwargs, __m_subtract_sigs, True)
 
 def __m_subtract__c0(self, other, *, alpha=1):
@@ -5168,6 +5562,21 @@ def __m_subtract__b1(self, other, alpha=1):
             return _k(self, other, alpha)
     return _op_subtract__Scalar(self, other, alpha)
 
+def __m_subtract__e0(self, other, *, alpha=1):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('subtract_', 'other', 1, 'Tensor', other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('subtract_', 'alpha', None, 'Number', alpha)
+    return None
+
+def __m_subtract__e1(self, other, alpha=1):
+    if other.__class__ is not int and other.__class__ is not float and not _is_scalar(other):
+        raise _bad_arg('subtract_', 'other', 1, 'Number', other)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('subtract_', 'alpha', 2, 'Number', alpha)
+    return None
+
+__m_subtract__errs = ((1, 2, __m_subtract__e0), (1, 2, __m_subtract__e1),)
 __m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0), (__m_subtract__c1, __m_subtract__b1),)
 __m_subtract__sigs = ('(Tensor other, *, Scalar alpha = 1)', '(Scalar other, Scalar alpha = 1)')
 
@@ -5184,6 +5593,14 @@ def _m_subtract_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_subtract__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_subtract__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
 
 def _m_absolute(self, *, out=None):
@@ -5257,6 +5674,19 @@ def __m_divide_b1(self, other, *, rounding_mode, out=None):
         return _op_divide_out_mode(self, other, rounding_mode=rounding_mode, out=out)
     return _op_divide_Tensor_mode(self, other, rounding_mode=rounding_mode)
 
+def __m_divide_e0(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('divide', 'other', 1, 'Tensor', other)
+    return None
+
+def __m_divide_e1(self, other, *, rounding_mode, out=None):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('divide', 'other', 1, 'Tensor', other)
+    if rounding_mode is not None and rounding_mode.__class__ is not str:
+        raise _bad_arg('divide', 'rounding_mode', None, 'str', rounding_mode)
+    return None
+
+__m_divide_errs = ((1, 2, __m_divide_e0), (2, 3, __m_divide_e1),)
 __m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1),)
 __m_divide_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
 
@@ -5273,6 +5703,14 @@ def _m_divide(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_divide_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_divide_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('divide', args, kwargs, __m_divide_sigs, True)
 
 def _m_true_divide(self, other, *, out=None):
@@ -5696,6 +6134,55 @@ def __m_scatter_b3(self, dim, index, value, *, reduce, out=None):
         return _op_scatter_value_reduce_out(self, dim, index, value, reduce=reduce, out=out)
     return _op_scatter_value_reduce(self, dim, index, value, reduce=reduce)
 
+def __m_scatter_e0(self, dim, index, src, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'index', 2, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'src', 3, 'Tensor', src)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('scatter', 'out', None, 'Tensor', out)
+    return None
+
+def __m_scatter_e1(self, dim, index, value, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'index', 2, 'Tensor', index)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('scatter', 'value', 3, 'Number', value)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('scatter', 'out', None, 'Tensor', out)
+    return None
+
+def __m_scatter_e2(self, dim, index, src, *, reduce, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'index', 2, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'src', 3, 'Tensor', src)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter', 'reduce', None, 'str', reduce)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('scatter', 'out', None, 'Tensor', out)
+    return None
+
+def __m_scatter_e3(self, dim, index, value, *, reduce, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter', 'index', 2, 'Tensor', index)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('scatter', 'value', 3, 'Number', value)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter', 'reduce', None, 'str', reduce)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('scatter', 'out', None, 'Tensor', out)
+    return None
+
+__m_scatter_errs = ((3, 4, __m_scatter_e0), (3, 4, __m_scatter_e1), (4, 5, __m_scatter_e2), (4, 5, __m_scatter_e3),)
 __m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatter_b1), (__m_scatter_c2, __m_scatter_b2), (__m_scatter_c3, __m_scatter_b3),)
 __m_scatter_sigs = ('(int dim, Tensor index, Tensor src, *, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, Tensor out = None)', '(int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
 
@@ -5712,6 +6199,14 @@ def _m_scatter(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_scatter_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_scatter_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('scatter', args, kwargs, __m_scatter_sigs, True)
 
 def __m_scatter__c0(self, dim, index, src):
@@ -5793,6 +6288,47 @@ def __m_scatter__c3(self, dim, index, value, *, reduce):
 def __m_scatter__b3(self, dim, index, value, *, reduce):
     return _op_scatter__value_reduce(self, dim, index, value, reduce=reduce)
 
+def __m_scatter__e0(self, dim, index, src):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_', 'index', 2, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_', 'src', 3, 'Tensor', src)
+    return None
+
+def __m_scatter__e1(self, dim, index, value):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_', 'index', 2, 'Tensor', index)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('scatter_', 'value', 3, 'Number', value)
+    return None
+
+def __m_scatter__e2(self, dim, index, src, *, reduce):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_', 'index', 2, 'Tensor', index)
+    if src.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_', 'src', 3, 'Tensor', src)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter_', 'reduce', None, 'str', reduce)
+    return None
+
+def __m_scatter__e3(self, dim, index, value, *, reduce):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('scatter_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('scatter_', 'index', 2, 'Tensor', index)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('scatter_', 'value', 3, 'Number', value)
+    if reduce.__class__ is not str:
+        raise _bad_arg('scatter_', 'reduce', None, 'str', reduce)
+    return None
+
+__m_scatter__errs = ((3, 3, __m_scatter__e0), (3, 3, __m_scatter__e1), (4, 4, __m_scatter__e2), (4, 4, __m_scatter__e3),)
 __m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_scatter__b1), (__m_scatter__c2, __m_scatter__b2), (__m_scatter__c3, __m_scatter__b3),)
 __m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Scalar value, *, str reduce)')
 
@@ -5809,6 +6345,14 @@ def _m_scatter_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_scatter__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_scatter__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('scatter_', args, kwargs, __m_scatter__sigs, True)
 
 def _m_scatter_add(self, dim, index, src, *, out=None):
@@ -6057,6 +6601,25 @@ def __m_index_fill_b1(self, dim, index, value):
             return _k(self, dim, index, value)
     return _op_index_fill_int_Tensor(self, dim, index, value)
 
+def __m_index_fill_e0(self, dim, index, value):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_fill', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill', 'index', 2, 'Tensor', index)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('index_fill', 'value', 3, 'Number', value)
+    return None
+
+def __m_index_fill_e1(self, dim, index, value):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_fill', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill', 'index', 2, 'Tensor', index)
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill', 'value', 3, 'Tensor', value)
+    return None
+
+__m_index_fill_errs = ((3, 3, __m_index_fill_e0), (3, 3, __m_index_fill_e1),)
 __m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
 __m_index_fill_sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
 
@@ -6073,6 +6636,14 @@ def _m_index_fill(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_index_fill_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_index_fill_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('index_fill', args, kwargs, __m_index_fill_sigs, True)
 
 def __m_index_fill__c0(self, dim, index, value):
@@ -6122,6 +6693,25 @@ def __m_index_fill__b1(self, dim, index, value):
             return _k(self, dim, index, value)
     return _op_index_fill__int_Tensor(self, dim, index, value)
 
+def __m_index_fill__e0(self, dim, index, value):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_fill_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill_', 'index', 2, 'Tensor', index)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('index_fill_', 'value', 3, 'Number', value)
+    return None
+
+def __m_index_fill__e1(self, dim, index, value):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('index_fill_', 'dim', 1, 'int', dim)
+    if index.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill_', 'index', 2, 'Tensor', index)
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('index_fill_', 'value', 3, 'Tensor', value)
+    return None
+
+__m_index_fill__errs = ((3, 3, __m_index_fill__e0), (3, 3, __m_index_fill__e1),)
 __m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
 __m_index_fill__sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
 
@@ -6138,6 +6728,14 @@ def _m_index_fill_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_index_fill__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_index_fill__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('index_fill_', args, kwargs, __m_index_fill__sigs, True)
 
 def __m_masked_fill_c0(self, mask, value):
@@ -6179,6 +6777,21 @@ def __m_masked_fill_b1(self, mask, value):
             return _k(self, mask, value)
     return _op_masked_fill_Tensor(self, mask, value)
 
+def __m_masked_fill_e0(self, mask, value):
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill', 'mask', 1, 'Tensor', mask)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('masked_fill', 'value', 2, 'Number', value)
+    return None
+
+def __m_masked_fill_e1(self, mask, value):
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill', 'mask', 1, 'Tensor', mask)
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill', 'value', 2, 'Tensor', value)
+    return None
+
+__m_masked_fill_errs = ((2, 2, __m_masked_fill_e0), (2, 2, __m_masked_fill_e1),)
 __m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
 __m_masked_fill_sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
 
@@ -6195,6 +6808,14 @@ def _m_masked_fill(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_masked_fill_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_masked_fill_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('masked_fill', args, kwargs, __m_masked_fill_sigs, True)
 
 def __m_masked_fill__c0(self, mask, value):
@@ -6236,6 +6857,21 @@ def __m_masked_fill__b1(self, mask, value):
             return _k(self, mask, value)
     return _op_masked_fill__Tensor(self, mask, value)
 
+def __m_masked_fill__e0(self, mask, value):
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill_', 'mask', 1, 'Tensor', mask)
+    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+        raise _bad_arg('masked_fill_', 'value', 2, 'Number', value)
+    return None
+
+def __m_masked_fill__e1(self, mask, value):
+    if mask.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill_', 'mask', 1, 'Tensor', mask)
+    if value.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('masked_fill_', 'value', 2, 'Tensor', value)
+    return None
+
+__m_masked_fill__errs = ((2, 2, __m_masked_fill__e0), (2, 2, __m_masked_fill__e1),)
 __m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
 __m_masked_fill__sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
 
@@ -6252,6 +6888,14 @@ def _m_masked_fill_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_masked_fill__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_masked_fill__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
 
 def _m_masked_select(self, mask, *, out=None):
@@ -7159,6 +7803,22 @@ def __m_random__b2(self, *, generator=None):
         return _op_random__default(self)
     return _op_random__default(self, generator=generator)
 
+def __m_random__e0(self, from_, to, *, generator=None):
+    if from_.__class__ is not int and not _is_int(from_):
+        raise _bad_arg('random_', 'from', 1, 'int', from_)
+    if to is not None and to.__class__ is not int and not _is_int(to):
+        raise _bad_arg('random_', 'to', 2, 'int', to)
+    return None
+
+def __m_random__e1(self, to, *, generator=None):
+    if to.__class__ is not int and not _is_int(to):
+        raise _bad_arg('random_', 'to', 1, 'int', to)
+    return None
+
+def __m_random__e2(self, *, generator=None):
+    return None
+
+__m_random__errs = ((2, 3, __m_random__e0), (1, 2, __m_random__e1), (0, 1, __m_random__e2),)
 __m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
 __m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
 
@@ -7177,6 +7837,14 @@ def _m_random_(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_random__errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_random__e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('random_', args, kwargs, __m_random__sigs, True)
 
 def _m_bernoulli_(self, p=0.5, *, generator=None):
@@ -7227,6 +7895,17 @@ def __m_bernoulli_b1(self, p, *, generator=None):
         return _op_bernoulli_p(self, p)
     return _op_bernoulli_p(self, p, generator=generator)
 
+def __m_bernoulli_e0(self, *, generator=None, out=None):
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('bernoulli', 'out', None, 'Tensor', out)
+    return None
+
+def __m_bernoulli_e1(self, p, *, generator=None):
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('bernoulli', 'p', 1, 'float', p)
+    return None
+
+__m_bernoulli_errs = ((0, 2, __m_bernoulli_e0), (1, 2, __m_bernoulli_e1),)
 __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
 __m_bernoulli_sigs = ('(*, Generator? generator = None, Tensor out = None)', '(float p, *, Generator? generator = None)')
 
@@ -7245,6 +7924,14 @@ def _m_bernoulli(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_bernoulli_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_bernoulli_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
 
 def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
@@ -7364,6 +8051,23 @@ def __m_sum_b1(self, dim, keepdim=False, *, dtype=None, out=None):
         return _op_sum_IntList_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_sum_dim_IntList(self, dim, keepdim, dtype=dtype)
 
+def __m_sum_e0(self, *, dtype=None):
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('sum', 'dtype', None, 'ember.dtype', dtype)
+    return None
+
+def __m_sum_e1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('sum', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('sum', 'keepdim', 2, 'bool', keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('sum', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('sum', 'out', None, 'Tensor', out)
+    return None
+
+__m_sum_errs = ((0, 1, __m_sum_e0), (1, 4, __m_sum_e1),)
 __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
 __m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
@@ -7382,6 +8086,14 @@ def _m_sum(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_sum_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_sum_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
 
 def __m_mean_c0(self, *, dtype=None, out=None):
@@ -7419,6 +8131,25 @@ def __m_mean_b1(self, dim, keepdim=False, *, dtype=None, out=None):
         return _op_mean_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_mean_dim(self, dim, keepdim, dtype=dtype)
 
+def __m_mean_e0(self, *, dtype=None, out=None):
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('mean', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('mean', 'out', None, 'Tensor', out)
+    return None
+
+def __m_mean_e1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('mean', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('mean', 'keepdim', 2, 'bool', keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('mean', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('mean', 'out', None, 'Tensor', out)
+    return None
+
+__m_mean_errs = ((0, 2, __m_mean_e0), (1, 4, __m_mean_e1),)
 __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
 __m_mean_sigs = ('(*, dtype? dtype = None, Tensor out = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
@@ -7437,6 +8168,14 @@ def _m_mean(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_mean_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_mean_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('mean', args, kwargs, __m_mean_sigs, True)
 
 def __m_prod_c0(self, *, dtype=None):
@@ -7479,6 +8218,23 @@ def __m_prod_b1(self, dim, keepdim=False, *, dtype=None, out=None):
         return _op_prod_int_out(self, dim, keepdim, dtype=dtype, out=out)
     return _op_prod_dim_int(self, dim, keepdim, dtype=dtype)
 
+def __m_prod_e0(self, *, dtype=None):
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('prod', 'dtype', None, 'ember.dtype', dtype)
+    return None
+
+def __m_prod_e1(self, dim, keepdim=False, *, dtype=None, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('prod', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('prod', 'keepdim', 2, 'bool', keepdim)
+    if dtype is not None and not _is_dtype(dtype):
+        raise _bad_arg('prod', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('prod', 'out', None, 'Tensor', out)
+    return None
+
+__m_prod_errs = ((0, 1, __m_prod_e0), (1, 4, __m_prod_e1),)
 __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
 __m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
 
@@ -7497,6 +8253,14 @@ def _m_prod(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_prod_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_prod_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
 
 def _m_amax(self, dim=(), keepdim=False, *, out=None):
@@ -7609,6 +8373,26 @@ def __m_max_b2(self, other, *, out=None):
             return _k(self, other)
     return _op_max_other(self, other)
 
+def __m_max_e0(self, *, out=None):
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('max', 'out', None, 'Tensor', out)
+    return None
+
+def __m_max_e1(self, dim, keepdim=False, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('max', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('max', 'keepdim', 2, 'bool', keepdim)
+    return None
+
+def __m_max_e2(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('max', 'other', 1, 'Tensor', other)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('max', 'out', None, 'Tensor', out)
+    return None
+
+__m_max_errs = ((0, 1, __m_max_e0), (1, 3, __m_max_e1), (1, 2, __m_max_e2),)
 __m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, __m_max_b2),)
 __m_max_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
 
@@ -7627,6 +8411,14 @@ def _m_max(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_max_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_max_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('max', args, kwargs, __m_max_sigs, True)
 
 def __m_min_c0(self, *, out=None):
@@ -7680,6 +8472,26 @@ def __m_min_b2(self, other, *, out=None):
             return _k(self, other)
     return _op_min_other(self, other)
 
+def __m_min_e0(self, *, out=None):
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('min', 'out', None, 'Tensor', out)
+    return None
+
+def __m_min_e1(self, dim, keepdim=False, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('min', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('min', 'keepdim', 2, 'bool', keepdim)
+    return None
+
+def __m_min_e2(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('min', 'other', 1, 'Tensor', other)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('min', 'out', None, 'Tensor', out)
+    return None
+
+__m_min_errs = ((0, 1, __m_min_e0), (1, 3, __m_min_e1), (1, 2, __m_min_e2),)
 __m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, __m_min_b2),)
 __m_min_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
 
@@ -7698,6 +8510,14 @@ def _m_min(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_min_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_min_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('min', args, kwargs, __m_min_sigs, True)
 
 def _m_argmax(self, dim=None, keepdim=False, *, out=None):
@@ -7783,6 +8603,30 @@ def __m_all_b2(self, dim=None, keepdim=False, *, out=None):
         return _op_all_dims_out(self, dim, keepdim, out=out)
     return _op_all_dims(self, dim, keepdim)
 
+def __m_all_e0(self, *, out=None):
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('all', 'out', None, 'Tensor', out)
+    return None
+
+def __m_all_e1(self, dim, keepdim=False, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('all', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('all', 'keepdim', 2, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('all', 'out', None, 'Tensor', out)
+    return None
+
+def __m_all_e2(self, dim=None, keepdim=False, *, out=None):
+    if dim is not None and not _is_intseq(dim):
+        raise _bad_arg('all', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('all', 'keepdim', 2, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('all', 'out', None, 'Tensor', out)
+    return None
+
+__m_all_errs = ((0, 1, __m_all_e0), (1, 3, __m_all_e1), (0, 3, __m_all_e2),)
 __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
 __m_all_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
@@ -7801,6 +8645,14 @@ def _m_all(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_all_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_all_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('all', args, kwargs, __m_all_sigs, True)
 
 def __m_any_c0(self, *, out=None):
@@ -7850,6 +8702,30 @@ def __m_any_b2(self, dim=None, keepdim=False, *, out=None):
         return _op_any_dims_out(self, dim, keepdim, out=out)
     return _op_any_dims(self, dim, keepdim)
 
+def __m_any_e0(self, *, out=None):
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('any', 'out', None, 'Tensor', out)
+    return None
+
+def __m_any_e1(self, dim, keepdim=False, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('any', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('any', 'keepdim', 2, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('any', 'out', None, 'Tensor', out)
+    return None
+
+def __m_any_e2(self, dim=None, keepdim=False, *, out=None):
+    if dim is not None and not _is_intseq(dim):
+        raise _bad_arg('any', 'dim', 1, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('any', 'keepdim', 2, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('any', 'out', None, 'Tensor', out)
+    return None
+
+__m_any_errs = ((0, 1, __m_any_e0), (1, 3, __m_any_e1), (0, 3, __m_any_e2),)
 __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
 __m_any_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
 
@@ -7868,6 +8744,14 @@ def _m_any(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_any_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_any_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('any', args, kwargs, __m_any_sigs, True)
 
 def __m_var_c0(self, unbiased=True):
@@ -7918,6 +8802,34 @@ def __m_var_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
         return _op_var_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
     return _op_var_correction(self, dim, correction=correction, keepdim=keepdim)
 
+def __m_var_e0(self, unbiased=True):
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('var', 'unbiased', 1, 'bool', unbiased)
+    return None
+
+def __m_var_e1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('var', 'dim', 1, 'tuple of ints', dim)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('var', 'unbiased', 2, 'bool', unbiased)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('var', 'keepdim', 3, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('var', 'out', None, 'Tensor', out)
+    return None
+
+def __m_var_e2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('var', 'dim', 1, 'tuple of ints', dim)
+    if correction is not None and correction.__class__ is not int and correction.__class__ is not float and not _is_scalar(correction):
+        raise _bad_arg('var', 'correction', None, 'Number', correction)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('var', 'keepdim', None, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('var', 'out', None, 'Tensor', out)
+    return None
+
+__m_var_errs = ((0, 1, __m_var_e0), (1, 4, __m_var_e1), (0, 4, __m_var_e2),)
 __m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
 __m_var_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
 
@@ -7936,6 +8848,14 @@ def _m_var(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_var_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_var_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('var', args, kwargs, __m_var_sigs, True)
 
 def __m_std_c0(self, unbiased=True):
@@ -7986,6 +8906,34 @@ def __m_std_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
         return _op_std_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
     return _op_std_correction(self, dim, correction=correction, keepdim=keepdim)
 
+def __m_std_e0(self, unbiased=True):
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('std', 'unbiased', 1, 'bool', unbiased)
+    return None
+
+def __m_std_e1(self, dim, unbiased=True, keepdim=False, *, out=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('std', 'dim', 1, 'tuple of ints', dim)
+    if unbiased.__class__ is not bool:
+        raise _bad_arg('std', 'unbiased', 2, 'bool', unbiased)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('std', 'keepdim', 3, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('std', 'out', None, 'Tensor', out)
+    return None
+
+def __m_std_e2(self, dim=None, *, correction=None, keepdim=False, out=None):
+    if dim is not None and not _is_intlist(dim):
+        raise _bad_arg('std', 'dim', 1, 'tuple of ints', dim)
+    if correction is not None and correction.__class__ is not int and correction.__class__ is not float and not _is_scalar(correction):
+        raise _bad_arg('std', 'correction', None, 'Number', correction)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('std', 'keepdim', None, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('std', 'out', None, 'Tensor', out)
+    return None
+
+__m_std_errs = ((0, 1, __m_std_e0), (1, 4, __m_std_e1), (0, 4, __m_std_e2),)
 __m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
 __m_std_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
 
@@ -8004,6 +8952,14 @@ def _m_std(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_std_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_std_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('std', args, kwargs, __m_std_sigs, True)
 
 def _m_logsumexp(self, dim, keepdim=False, *, out=None):
@@ -8084,6 +9040,43 @@ def __m_norm_c3(self, p, *, dtype):
 def __m_norm_b3(self, p, *, dtype):
     return _op_norm_ScalarOpt_dtype(self, p, dtype=dtype)
 
+def __m_norm_e0(self, p=2):
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('norm', 'p', 1, 'Number', p)
+    return None
+
+def __m_norm_e1(self, p, dim, keepdim=False, *, out=None):
+    if p is not None and p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('norm', 'p', 1, 'Number', p)
+    if not _is_intlist(dim):
+        raise _bad_arg('norm', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('norm', 'keepdim', 3, 'bool', keepdim)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('norm', 'out', None, 'Tensor', out)
+    return None
+
+def __m_norm_e2(self, p, dim, keepdim, *, dtype, out=None):
+    if p is not None and p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('norm', 'p', 1, 'Number', p)
+    if not _is_intlist(dim):
+        raise _bad_arg('norm', 'dim', 2, 'tuple of ints', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('norm', 'keepdim', 3, 'bool', keepdim)
+    if not _is_dtype(dtype):
+        raise _bad_arg('norm', 'dtype', None, 'ember.dtype', dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('norm', 'out', None, 'Tensor', out)
+    return None
+
+def __m_norm_e3(self, p, *, dtype):
+    if p is not None and p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('norm', 'p', 1, 'Number', p)
+    if not _is_dtype(dtype):
+        raise _bad_arg('norm', 'dtype', None, 'ember.dtype', dtype)
+    return None
+
+__m_norm_errs = ((0, 1, __m_norm_e0), (2, 4, __m_norm_e1), (4, 5, __m_norm_e2), (2, 2, __m_norm_e3),)
 __m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
 __m_norm_sigs = ('(Scalar p = 2)', '(Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Number? p, *, dtype dtype)')
 
@@ -8102,6 +9095,14 @@ def _m_norm(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_norm_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_norm_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
 
 def __m_count_nonzero_c0(self, *dim):
@@ -8143,6 +9144,19 @@ def __m_count_nonzero_b1(self, dim=None):
             return _k(self, dim)
     return _op_count_nonzero_default(self, dim)
 
+def __m_count_nonzero_e0(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+        raise _bad_arg('count_nonzero', 'dim', 1, 'tuple of ints', dim)
+    return None
+
+def __m_count_nonzero_e1(self, dim=None):
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('count_nonzero', 'dim', 1, 'int', dim)
+    return None
+
+__m_count_nonzero_errs = ((0, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero_e1),)
 __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
 __m_count_nonzero_sigs = ('(int[] dim)', '(int? dim = None)')
 
@@ -8171,6 +9185,14 @@ def _m_count_nonzero(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_count_nonzero_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_count_nonzero_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('count_nonzero', args, kwargs, __m_count_nonzero_sigs, True)
 
 def __m_median_c0(self):
@@ -8205,6 +9227,17 @@ def __m_median_b1(self, dim, keepdim=False, *, out=None):
             return _rt_median(*_k(self, dim, keepdim))
     return _rt_median(*_op_median_dim(self, dim, keepdim))
 
+def __m_median_e0(self):
+    return None
+
+def __m_median_e1(self, dim, keepdim=False, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('median', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('median', 'keepdim', 2, 'bool', keepdim)
+    return None
+
+__m_median_errs = ((0, 0, __m_median_e0), (1, 3, __m_median_e1),)
 __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
 __m_median_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
 
@@ -8223,6 +9256,14 @@ def _m_median(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_median_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_median_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('median', args, kwargs, __m_median_sigs, True)
 
 def __m_nanmedian_c0(self):
@@ -8257,6 +9298,17 @@ def __m_nanmedian_b1(self, dim, keepdim=False, *, out=None):
             return _rt_nanmedian(*_k(self, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
 
+def __m_nanmedian_e0(self):
+    return None
+
+def __m_nanmedian_e1(self, dim, keepdim=False, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('nanmedian', 'dim', 1, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanmedian', 'keepdim', 2, 'bool', keepdim)
+    return None
+
+__m_nanmedian_errs = ((0, 0, __m_nanmedian_e0), (1, 3, __m_nanmedian_e1),)
 __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
 __m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
 
@@ -8275,6 +9327,14 @@ def _m_nanmedian(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_nanmedian_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_nanmedian_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
 
 def _m_mode(self, dim=-1, keepdim=False, *, out=None):
@@ -8424,6 +9484,25 @@ def __m_histogram_b1(self, bins=100, *, range=None, weight=None, density=False, 
         return _rt_histogram(*_op_histogram_bin_ct_out(self, bins, range=range, weight=weight, density=density, hist=out[0], bin_edges=out[1]))
     return _rt_histogram(*_op_histogram_bin_ct(self, bins, range=range, weight=weight, density=density))
 
+def __m_histogram_e0(self, bins, *, weight=None, density=False, out=None):
+    if bins.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('histogram', 'bins', 1, 'Tensor', bins)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('histogram', 'weight', None, 'Tensor', weight)
+    if density.__class__ is not bool:
+        raise _bad_arg('histogram', 'density', None, 'bool', density)
+    return None
+
+def __m_histogram_e1(self, bins=100, *, range=None, weight=None, density=False, out=None):
+    if bins.__class__ is not int and not _is_int(bins):
+        raise _bad_arg('histogram', 'bins', 1, 'int', bins)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('histogram', 'weight', None, 'Tensor', weight)
+    if density.__class__ is not bool:
+        raise _bad_arg('histogram', 'density', None, 'bool', density)
+    return None
+
+__m_histogram_errs = ((1, 4, __m_histogram_e0), (0, 5, __m_histogram_e1),)
 __m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __m_histogram_b1),)
 __m_histogram_sigs = ('(Tensor bins, *, Tensor? weight = None, bool density = False, Tensor out = None)', '(int bins = 100, *, float[]? range = None, Tensor? weight = None, bool density = False, Tensor out = None)')
 
@@ -8442,6 +9521,14 @@ def _m_histogram(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_histogram_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_histogram_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('histogram', args, kwargs, __m_histogram_sigs, True)
 
 def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
@@ -8536,6 +9623,33 @@ def __m_quantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear',
         return _op_quantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
 
+def __m_quantile_e0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if q.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('quantile', 'q', 1, 'Tensor', q)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('quantile', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('quantile', 'keepdim', 3, 'bool', keepdim)
+    if interpolation.__class__ is not str:
+        raise _bad_arg('quantile', 'interpolation', None, 'str', interpolation)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('quantile', 'out', None, 'Tensor', out)
+    return None
+
+def __m_quantile_e1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if q.__class__ is not float and not _is_double(q):
+        raise _bad_arg('quantile', 'q', 1, 'float', q)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('quantile', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('quantile', 'keepdim', 3, 'bool', keepdim)
+    if interpolation.__class__ is not str:
+        raise _bad_arg('quantile', 'interpolation', None, 'str', interpolation)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('quantile', 'out', None, 'Tensor', out)
+    return None
+
+__m_quantile_errs = ((1, 5, __m_quantile_e0), (1, 5, __m_quantile_e1),)
 __m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
 __m_quantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
@@ -8552,6 +9666,14 @@ def _m_quantile(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_quantile_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_quantile_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('quantile', args, kwargs, __m_quantile_sigs, True)
 
 def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
@@ -8588,6 +9710,33 @@ def __m_nanquantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linea
         return _op_nanquantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
 
+def __m_nanquantile_e0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if q.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('nanquantile', 'q', 1, 'Tensor', q)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('nanquantile', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanquantile', 'keepdim', 3, 'bool', keepdim)
+    if interpolation.__class__ is not str:
+        raise _bad_arg('nanquantile', 'interpolation', None, 'str', interpolation)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('nanquantile', 'out', None, 'Tensor', out)
+    return None
+
+def __m_nanquantile_e1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if q.__class__ is not float and not _is_double(q):
+        raise _bad_arg('nanquantile', 'q', 1, 'float', q)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('nanquantile', 'dim', 2, 'int', dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('nanquantile', 'keepdim', 3, 'bool', keepdim)
+    if interpolation.__class__ is not str:
+        raise _bad_arg('nanquantile', 'interpolation', None, 'str', interpolation)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('nanquantile', 'out', None, 'Tensor', out)
+    return None
+
+__m_nanquantile_errs = ((1, 5, __m_nanquantile_e0), (1, 5, __m_nanquantile_e1),)
 __m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
 __m_nanquantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
@@ -8604,6 +9753,14 @@ def _m_nanquantile(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_nanquantile_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_nanquantile_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('nanquantile', args, kwargs, __m_nanquantile_sigs, True)
 
 def _m_cov(self, *, correction=1, fweights=None, aweights=None):
@@ -8810,6 +9967,25 @@ def __m_repeat_interleave_b1(self, repeats, dim=None, *, output_size=None):
         return _op_repeat_interleave_self_int(self, repeats, dim)
     return _op_repeat_interleave_self_int(self, repeats, dim, output_size=output_size)
 
+def __m_repeat_interleave_e0(self, repeats, dim=None, *, output_size=None):
+    if repeats.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('repeat_interleave', 'repeats', 1, 'Tensor', repeats)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('repeat_interleave', 'dim', 2, 'int', dim)
+    if output_size is not None and output_size.__class__ is not int and not _is_int(output_size):
+        raise _bad_arg('repeat_interleave', 'output_size', None, 'int', output_size)
+    return None
+
+def __m_repeat_interleave_e1(self, repeats, dim=None, *, output_size=None):
+    if repeats.__class__ is not int and not _is_int(repeats):
+        raise _bad_arg('repeat_interleave', 'repeats', 1, 'int', repeats)
+    if dim is not None and dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('repeat_interleave', 'dim', 2, 'int', dim)
+    if output_size is not None and output_size.__class__ is not int and not _is_int(output_size):
+        raise _bad_arg('repeat_interleave', 'output_size', None, 'int', output_size)
+    return None
+
+__m_repeat_interleave_errs = ((1, 3, __m_repeat_interleave_e0), (1, 3, __m_repeat_interleave_e1),)
 __m_repeat_interleave_ovs = ((__m_repeat_interleave_c0, __m_repeat_interleave_b0), (__m_repeat_interleave_c1, __m_repeat_interleave_b1),)
 __m_repeat_interleave_sigs = ('(Tensor repeats, int? dim = None, *, int? output_size = None)', '(int repeats, int? dim = None, *, int? output_size = None)')
 
@@ -8826,6 +10002,14 @@ def _m_repeat_interleave(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_repeat_interleave_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_repeat_interleave_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('repeat_interleave', args, kwargs, __m_repeat_interleave_sigs, True)
 
 def _m_tile(self, *dims):
@@ -9130,6 +10314,23 @@ def __m_sort_b1(self, *, stable, dim=-1, descending=False, out=None):
         return _rt_sort(*_op_sort_values_stable(self, stable=stable, dim=dim, descending=descending, values=out[0], indices=out[1]))
     return _rt_sort(*_op_sort_stable(self, stable=stable, dim=dim, descending=descending))
 
+def __m_sort_e0(self, dim=-1, descending=False, *, out=None):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('sort', 'dim', 1, 'int', dim)
+    if descending.__class__ is not bool:
+        raise _bad_arg('sort', 'descending', 2, 'bool', descending)
+    return None
+
+def __m_sort_e1(self, *, stable, dim=-1, descending=False, out=None):
+    if stable is not None and stable.__class__ is not bool:
+        raise _bad_arg('sort', 'stable', None, 'bool', stable)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('sort', 'dim', None, 'int', dim)
+    if descending.__class__ is not bool:
+        raise _bad_arg('sort', 'descending', None, 'bool', descending)
+    return None
+
+__m_sort_errs = ((0, 3, __m_sort_e0), (1, 4, __m_sort_e1),)
 __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
 __m_sort_sigs = ('(int dim = -1, bool descending = False, *, Tensor out = None)', '(*, bool? stable, int dim = -1, bool descending = False, Tensor out = None)')
 
@@ -9148,6 +10349,14 @@ def _m_sort(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_sort_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_sort_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
 
 def __m_argsort_c0(self, dim=-1, descending=False):
@@ -9183,6 +10392,25 @@ def __m_argsort_b1(self, *, stable, dim=-1, descending=False, out=None):
         return _op_argsort_stable_out(self, stable=stable, dim=dim, descending=descending, out=out)
     return _op_argsort_stable(self, stable=stable, dim=dim, descending=descending)
 
+def __m_argsort_e0(self, dim=-1, descending=False):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argsort', 'dim', 1, 'int', dim)
+    if descending.__class__ is not bool:
+        raise _bad_arg('argsort', 'descending', 2, 'bool', descending)
+    return None
+
+def __m_argsort_e1(self, *, stable, dim=-1, descending=False, out=None):
+    if stable.__class__ is not bool:
+        raise _bad_arg('argsort', 'stable', None, 'bool', stable)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('argsort', 'dim', None, 'int', dim)
+    if descending.__class__ is not bool:
+        raise _bad_arg('argsort', 'descending', None, 'bool', descending)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('argsort', 'out', None, 'Tensor', out)
+    return None
+
+__m_argsort_errs = ((0, 2, __m_argsort_e0), (1, 4, __m_argsort_e1),)
 __m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
 __m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
 
@@ -9201,6 +10429,14 @@ def _m_argsort(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_argsort_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_argsort_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
 
 def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
@@ -9294,6 +10530,19 @@ def __m_view_b1(self, dtype):
             return _k(self, dtype)
     return _op_view_dtype(self, dtype)
 
+def __m_view_e0(self, *size):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+        size = size[0]
+    if not _is_intlist(size):
+        raise _bad_arg('view', 'size', 1, 'tuple of ints', size)
+    return None
+
+def __m_view_e1(self, dtype):
+    if not _is_dtype(dtype):
+        raise _bad_arg('view', 'dtype', 1, 'ember.dtype', dtype)
+    return None
+
+__m_view_errs = ((0, 1, __m_view_e0), (1, 1, __m_view_e1),)
 __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
 __m_view_sigs = ('(int[] size)', '(dtype dtype)')
 
@@ -9322,6 +10571,14 @@ def _m_view(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_view_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_view_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('view', args, kwargs, __m_view_sigs, True)
 
 def _m_as_strided(self, size, stride, storage_offset=None):
@@ -9537,6 +10794,22 @@ def __m_squeeze_b2(self, *dim):
                     return _k(self, dim)
     return _op_squeeze_dims(self, dim)
 
+def __m_squeeze_e0(self):
+    return None
+
+def __m_squeeze_e1(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('squeeze', 'dim', 1, 'int', dim)
+    return None
+
+def __m_squeeze_e2(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+        raise _bad_arg('squeeze', 'dim', 1, 'tuple of ints', dim)
+    return None
+
+__m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (0, 1, __m_squeeze_e2),)
 __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
 __m_squeeze_sigs = ('()', '(int dim)', '(int[] dim)')
 
@@ -9555,6 +10828,14 @@ def _m_squeeze(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_squeeze_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_squeeze_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('squeeze', args, kwargs, __m_squeeze_sigs, True)
 
 def _m_flatten(self, start_dim=0, end_dim=-1):
@@ -9682,6 +10963,21 @@ def __m_movedim_b1(self, source, destination):
             return _k(self, source, destination)
     return _op_movedim_int(self, source, destination)
 
+def __m_movedim_e0(self, source, destination):
+    if not _is_intseq(source):
+        raise _bad_arg('movedim', 'source', 1, 'tuple of ints', source)
+    if not _is_intseq(destination):
+        raise _bad_arg('movedim', 'destination', 2, 'tuple of ints', destination)
+    return None
+
+def __m_movedim_e1(self, source, destination):
+    if source.__class__ is not int and not _is_int(source):
+        raise _bad_arg('movedim', 'source', 1, 'int', source)
+    if destination.__class__ is not int and not _is_int(destination):
+        raise _bad_arg('movedim', 'destination', 2, 'int', destination)
+    return None
+
+__m_movedim_errs = ((2, 2, __m_movedim_e0), (2, 2, __m_movedim_e1),)
 __m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
 __m_movedim_sigs = ('(int[] source, int[] destination)', '(int source, int destination)')
 
@@ -9698,6 +10994,14 @@ def _m_movedim(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_movedim_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_movedim_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('movedim', args, kwargs, __m_movedim_sigs, True)
 
 def __m_moveaxis_c0(self, source, destination):
@@ -9731,6 +11035,21 @@ def __m_moveaxis_b1(self, source, destination):
             return _k(self, source, destination)
     return _op_moveaxis_int(self, source, destination)
 
+def __m_moveaxis_e0(self, source, destination):
+    if not _is_intseq(source):
+        raise _bad_arg('moveaxis', 'source', 1, 'tuple of ints', source)
+    if not _is_intseq(destination):
+        raise _bad_arg('moveaxis', 'destination', 2, 'tuple of ints', destination)
+    return None
+
+def __m_moveaxis_e1(self, source, destination):
+    if source.__class__ is not int and not _is_int(source):
+        raise _bad_arg('moveaxis', 'source', 1, 'int', source)
+    if destination.__class__ is not int and not _is_int(destination):
+        raise _bad_arg('moveaxis', 'destination', 2, 'int', destination)
+    return None
+
+__m_moveaxis_errs = ((2, 2, __m_moveaxis_e0), (2, 2, __m_moveaxis_e1),)
 __m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0), (__m_moveaxis_c1, __m_moveaxis_b1),)
 __m_moveaxis_sigs = ('(int[] source, int[] destination)', '(int source, int destination)')
 
@@ -9747,6 +11066,14 @@ def _m_moveaxis(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_moveaxis_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_moveaxis_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('moveaxis', args, kwargs, __m_moveaxis_sigs, True)
 
 def _m_swapaxes(self, axis0, axis1):
@@ -9839,6 +11166,28 @@ def __m_tensor_split_b2(self, tensor_indices_or_sections, dim=0):
             return _as_tuple(_k(self, tensor_indices_or_sections, dim))
     return _as_tuple(_op_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim))
 
+def __m_tensor_split_e0(self, sections, dim=0):
+    if sections.__class__ is not int and not _is_int(sections):
+        raise _bad_arg('tensor_split', 'sections', 1, 'int', sections)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('tensor_split', 'dim', 2, 'int', dim)
+    return None
+
+def __m_tensor_split_e1(self, indices, dim=0):
+    if not _is_intseq(indices):
+        raise _bad_arg('tensor_split', 'indices', 1, 'tuple of ints', indices)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('tensor_split', 'dim', 2, 'int', dim)
+    return None
+
+def __m_tensor_split_e2(self, tensor_indices_or_sections, dim=0):
+    if tensor_indices_or_sections.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('tensor_split', 'tensor_indices_or_sections', 1, 'Tensor', tensor_indices_or_sections)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('tensor_split', 'dim', 2, 'int', dim)
+    return None
+
+__m_tensor_split_errs = ((1, 2, __m_tensor_split_e0), (1, 2, __m_tensor_split_e1), (1, 2, __m_tensor_split_e2),)
 __m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0), (__m_tensor_split_c1, __m_tensor_split_b1), (__m_tensor_split_c2, __m_tensor_split_b2),)
 __m_tensor_split_sigs = ('(int sections, int dim = 0)', '(int[] indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)')
 
@@ -9855,6 +11204,14 @@ def _m_tensor_split(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_tensor_split_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_tensor_split_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('tensor_split', args, kwargs, __m_tensor_split_sigs, True)
 
 def __m_hsplit_c0(self, sections):
@@ -9896,6 +11253,19 @@ def __m_hsplit_b1(self, *indices):
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_hsplit_array(self, indices))
 
+def __m_hsplit_e0(self, sections):
+    if sections.__class__ is not int and not _is_int(sections):
+        raise _bad_arg('hsplit', 'sections', 1, 'int', sections)
+    return None
+
+def __m_hsplit_e1(self, *indices):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+        indices = indices[0]
+    if not _is_intlist(indices):
+        raise _bad_arg('hsplit', 'indices', 1, 'tuple of ints', indices)
+    return None
+
+__m_hsplit_errs = ((1, 1, __m_hsplit_e0), (0, 1, __m_hsplit_e1),)
 __m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1),)
 __m_hsplit_sigs = ('(int sections)', '(int[] indices)')
 
@@ -9912,6 +11282,14 @@ def _m_hsplit(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_hsplit_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_hsplit_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('hsplit', args, kwargs, __m_hsplit_sigs, True)
 
 def __m_vsplit_c0(self, sections):
@@ -9953,6 +11331,19 @@ def __m_vsplit_b1(self, *indices):
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_vsplit_array(self, indices))
 
+def __m_vsplit_e0(self, sections):
+    if sections.__class__ is not int and not _is_int(sections):
+        raise _bad_arg('vsplit', 'sections', 1, 'int', sections)
+    return None
+
+def __m_vsplit_e1(self, *indices):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+        indices = indices[0]
+    if not _is_intlist(indices):
+        raise _bad_arg('vsplit', 'indices', 1, 'tuple of ints', indices)
+    return None
+
+__m_vsplit_errs = ((1, 1, __m_vsplit_e0), (0, 1, __m_vsplit_e1),)
 __m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1),)
 __m_vsplit_sigs = ('(int sections)', '(int[] indices)')
 
@@ -9969,6 +11360,14 @@ def _m_vsplit(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_vsplit_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_vsplit_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('vsplit', args, kwargs, __m_vsplit_sigs, True)
 
 def __m_dsplit_c0(self, sections):
@@ -10010,6 +11409,19 @@ def __m_dsplit_b1(self, *indices):
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_dsplit_array(self, indices))
 
+def __m_dsplit_e0(self, sections):
+    if sections.__class__ is not int and not _is_int(sections):
+        raise _bad_arg('dsplit', 'sections', 1, 'int', sections)
+    return None
+
+def __m_dsplit_e1(self, *indices):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+        indices = indices[0]
+    if not _is_intlist(indices):
+        raise _bad_arg('dsplit', 'indices', 1, 'tuple of ints', indices)
+    return None
+
+__m_dsplit_errs = ((1, 1, __m_dsplit_e0), (0, 1, __m_dsplit_e1),)
 __m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1),)
 __m_dsplit_sigs = ('(int sections)', '(int[] indices)')
 
@@ -10026,6 +11438,14 @@ def _m_dsplit(*args, **kwargs):
             best = b
     if best is not None:
         return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_dsplit_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('__m_dsplit_e'):   # (not a call that cannot bind)
+                raise _e from None
     raise _no_match('dsplit', args, kwargs, __m_dsplit_sigs, True)
 
 def _m_unsafe_split(self, split_size, dim=0):

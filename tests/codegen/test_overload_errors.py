@@ -1,0 +1,52 @@
+"""A bad argument to a name with several overloads: torch's print_error rule. When the number of
+arguments given fits one overload only, the error is that overload's own ("f(): argument 'x'
+(position n) must be T, not U"); when it fits several (or none), "f() received an invalid
+combination of arguments" listing the signatures. Compared message by message with torch."""
+import warnings
+
+import pytest
+
+import ember
+
+CALLS = [
+    "L.sum(X, 'a')", "L.sum(X, 0, 'a')", "X.sum(0, 'a')",
+    "L.max(X, 'a')", "L.max(X, 0, 'a')", "L.min(X, X, 'a')", "L.std(X, 0, True, 'a')", "L.var(X, 'a')",
+    "L.clamp(X, 'a')", "L.split(X, 'a')", "X.view('a')", "X.reshape('a')",
+    "L.full((2,), 'a', 3)", "L.arange('a')", "L.arange(0, 'a', 1)", "L.arange(0, 1, 'a', 1)",
+    "L.cumsum(X, 'a')", "L.topk(X, 'a')", "L.mean(X, 0, 'a')", "L.prod(X, 0, 'a')", "L.prod(X, 'a')",
+    "L.norm(X, 'a')", "L.index_select(X, 'a', X)", "L.gather(X, 'a', X)", "L.scatter(X, 0, X, 'a')",
+    "L.scatter(X, 0, X, X, 'a')", "X.new_zeros('a')", "L.squeeze(X, 'a')", "L.transpose(X, 0, 'a')",
+    "L.flatten(X, 'a')", "L.sort(X, 'a')", "L.sort(X, 0, True, 'a')", "L.argmax(X, 'a')", "L.unbind(X, 'a')",
+    "L.median(X, 'a')", "L.mode(X, 'a')", "L.kthvalue(X, 'a')", "L.logsumexp(X, 'a')", "L.randint(5, 'a')",
+    "L.normal(X, 'a')", "L.add(X, 'a')", "L.lerp(X, X, 'a')", "L.addcmul(X, X, X, value='a')",
+    "L.quantile(X, 'a')", "L.nanquantile(X, 0.5, 'a')", "L.repeat_interleave(X, 'a')", "L.diff(X, 'a')",
+    "L.cat('a')", "L.stack([X], 'a')", "L.div(X, X, rounding_mode=3)",
+]
+
+
+def _outcome(lib, call):
+    env = {"L": lib, "X": lib.ones(2, 2), "B": lib.ones(1, 2, 2)}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            eval(call, env)
+        return "ok"
+    except Exception as e:   # noqa: BLE001  (the exception and its first line are what is compared)
+        return f"{type(e).__name__}: {str(e).splitlines()[0]}".replace("torch.", "ember.")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", CALLS)
+def test_overload_argument_errors_like_torch(call):
+    torch = pytest.importorskip("torch")
+    assert _outcome(ember, call) == _outcome(torch, call)
+
+
+def test_one_plausible_overload_names_its_argument():
+    with pytest.raises(TypeError, match=r"^median\(\): argument 'dim' \(position 2\) must be int, not str$"):
+        ember.median(ember.ones(2), "a")   # median(input) takes one argument, median(input, dim, ...) 2 to 4
+
+
+def test_several_plausible_overloads_list_the_signatures():
+    with pytest.raises(TypeError, match=r"^max\(\) received an invalid combination of arguments"):
+        ember.max(ember.ones(2), "a")      # max(input, dim) and max(input, other) both take two
