@@ -21,6 +21,7 @@ CALLS = [
     "L.normal(X, 'a')", "L.add(X, 'a')", "L.lerp(X, X, 'a')", "L.addcmul(X, X, X, value='a')",
     "L.quantile(X, 'a')", "L.nanquantile(X, 0.5, 'a')", "L.repeat_interleave(X, 'a')", "L.diff(X, 'a')",
     "L.cat('a')", "L.stack([X], 'a')", "L.div(X, X, rounding_mode=3)",
+    "L.mm(X, X, 'a')", "L.addmm(X, X, X, 'a')", "L.bmm(B, B, 'a')", "L.baddbmm(B, B, B, 'a')",
 ]
 
 

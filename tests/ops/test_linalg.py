@@ -487,3 +487,49 @@ def test_vander_dtypes_and_errors_match_torch(call):
         except RuntimeError as e:
             res.append(str(e))
     assert res[0] == res[1]
+
+
+_OUT_DTYPE_CALLS = {   # op -> (input shapes, extra kwargs)
+    "mm": (((3, 5), (5, 4)), {}), "bmm": (((2, 3, 5), (2, 5, 4)), {}),
+    "addmm": (((3, 4), (3, 5), (5, 4)), {"beta": 0.5, "alpha": 2}),
+    "baddbmm": (((2, 3, 4), (2, 3, 5), (2, 5, 4)), {"beta": 0.5, "alpha": 2}),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("op", sorted(_OUT_DTYPE_CALLS))
+def test_out_dtype_overloads_as_torch(op):
+    """mm/bmm/addmm/baddbmm .dtype and .dtype_out exist with torch's schemas; torch has kernels for them on
+    CUDA/XPU only, so a cpu call raises the dispatcher's NotImplementedError in both, and a bad out_dtype
+    argument the TypeError naming it; on meta tensors both give out_dtype's result (float32 for half inputs)
+    and refuse another out_dtype with torch's message."""
+    torch = pytest.importorskip("torch")
+    shapes, kw = _OUT_DTYPE_CALLS[op]
+    assert sorted(getattr(ember.ops.aten, op).overloads()) == sorted(getattr(torch.ops.aten, op).overloads())
+    got = []
+    for lib in (torch, ember):
+        fn = getattr(lib, op)
+        cpu = [lib.ones(*s) for s in shapes]
+        for extra, name in (({}, "dtype"), ({"out": lib.empty(0)}, "dtype_out")):
+            with pytest.raises(NotImplementedError, match=f"Could not run 'aten::{op}.{name}' with arguments "
+                                                          "from the 'CPU' backend"):
+                fn(*cpu, lib.float32, **kw, **extra)
+        with pytest.raises(TypeError) as bad:
+            fn(*cpu, out_dtype="a", **kw)
+        meta = [lib.empty(*s, dtype=lib.float16, device="meta") for s in shapes]
+        if op == "baddbmm" and lib is torch:
+            # torch's Python meta function of baddbmm.dtype is broken (it multiplies by out_dtype), so ember's
+            # meta results are checked on their own below
+            got.append(str(bad.value).split(" - got")[0])
+            continue
+        r = fn(*meta, lib.float32, **kw)
+        with pytest.raises(RuntimeError) as e:
+            fn(*meta, lib.float64, **kw)
+        got.append(((tuple(r.shape), str(r.dtype).split(".")[-1], r.device.type), str(e.value),
+                    str(bad.value).split(" - got")[0]))
+    if op == "baddbmm":
+        assert got[0] == got[1][2]
+        assert got[1][:2] == (((2, 3, 4), "float32", "meta"),
+                              "out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs")
+    else:
+        assert got[0] == got[1]

@@ -113,6 +113,10 @@ _op_addcmul_out = _ops.aten.addcmul.out
 _c_addcmul_out = _op_addcmul_out._dispatch_cache
 _op_addmm_default = _ops.aten.addmm.default
 _c_addmm_default = _op_addmm_default._dispatch_cache
+_op_addmm_dtype = _ops.aten.addmm.dtype
+_c_addmm_dtype = _op_addmm_dtype._dispatch_cache
+_op_addmm_dtype_out = _ops.aten.addmm.dtype_out
+_c_addmm_dtype_out = _op_addmm_dtype_out._dispatch_cache
 _op_addmm_out = _ops.aten.addmm.out
 _c_addmm_out = _op_addmm_out._dispatch_cache
 _op_addmv_default = _ops.aten.addmv.default
@@ -285,6 +289,10 @@ _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
 _c_avg_pool1d_default = _op_avg_pool1d_default._dispatch_cache
 _op_baddbmm_default = _ops.aten.baddbmm.default
 _c_baddbmm_default = _op_baddbmm_default._dispatch_cache
+_op_baddbmm_dtype = _ops.aten.baddbmm.dtype
+_c_baddbmm_dtype = _op_baddbmm_dtype._dispatch_cache
+_op_baddbmm_dtype_out = _ops.aten.baddbmm.dtype_out
+_c_baddbmm_dtype_out = _op_baddbmm_dtype_out._dispatch_cache
 _op_baddbmm_out = _ops.aten.baddbmm.out
 _c_baddbmm_out = _op_baddbmm_out._dispatch_cache
 _op_bartlett_window_default = _ops.aten.bartlett_window.default
@@ -367,6 +375,10 @@ _op_block_diag_default = _ops.aten.block_diag.default
 _c_block_diag_default = _op_block_diag_default._dispatch_cache
 _op_bmm_default = _ops.aten.bmm.default
 _c_bmm_default = _op_bmm_default._dispatch_cache
+_op_bmm_dtype = _ops.aten.bmm.dtype
+_c_bmm_dtype = _op_bmm_dtype._dispatch_cache
+_op_bmm_dtype_out = _ops.aten.bmm.dtype_out
+_c_bmm_dtype_out = _op_bmm_dtype_out._dispatch_cache
 _op_bmm_out = _ops.aten.bmm.out
 _c_bmm_out = _op_bmm_out._dispatch_cache
 _op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
@@ -1233,6 +1245,10 @@ _op_mkldnn_rnn_layer_default = _ops.aten.mkldnn_rnn_layer.default
 _c_mkldnn_rnn_layer_default = _op_mkldnn_rnn_layer_default._dispatch_cache
 _op_mm_default = _ops.aten.mm.default
 _c_mm_default = _op_mm_default._dispatch_cache
+_op_mm_dtype = _ops.aten.mm.dtype
+_c_mm_dtype = _op_mm_dtype._dispatch_cache
+_op_mm_dtype_out = _ops.aten.mm.dtype_out
+_c_mm_dtype_out = _op_mm_dtype_out._dispatch_cache
 _op_mm_out = _ops.aten.mm.out
 _c_mm_out = _op_mm_out._dispatch_cache
 _op_mode_default = _ops.aten.mode.default
@@ -9610,14 +9626,16 @@ def bilinear(input1, input2, weight, bias=None):
             return _k(input1, input2, weight, bias)
     return _op_bilinear_default(input1, input2, weight, bias)
 
-def mm(input, mat2, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mm', 'input', 1, 'Tensor', input)
-    if mat2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mm', 'mat2', 2, 'Tensor', mat2)
+def _mm_c0(input, mat2, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(mat2, TensorImpl):
+        return None
+    return s
+
+def _mm_b0(input, mat2, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('mm', 'out', None, 'Tensor', out)
         return _op_mm_out(input, mat2, out=out)
     _ks = input._ks
     _ks |= mat2._ks
@@ -9627,14 +9645,84 @@ def mm(input, mat2, *, out=None):
             return _k(input, mat2)
     return _op_mm_default(input, mat2)
 
-def bmm(input, mat2, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
-    if mat2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bmm', 'mat2', 2, 'Tensor', mat2)
+def _mm_c1(input, mat2, out_dtype, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(mat2, TensorImpl):
+        return None
+    if not _is_dtype(out_dtype):
+        return None
+    return s
+
+def _mm_b1(input, mat2, out_dtype, *, out=None):
     if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+        return _op_mm_dtype_out(input, mat2, out_dtype, out=out)
+    _ks = input._ks
+    _ks |= mat2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_mm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, mat2, out_dtype)
+    return _op_mm_dtype(input, mat2, out_dtype)
+
+def _mm_e0(input, mat2, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mm', 'input', 1, 'Tensor', input)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mm', 'mat2', 2, 'Tensor', mat2)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('mm', 'out', None, 'Tensor', out)
+    return None
+
+def _mm_e1(input, mat2, out_dtype, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mm', 'input', 1, 'Tensor', input)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mm', 'mat2', 2, 'Tensor', mat2)
+    if not _is_dtype(out_dtype):
+        raise _bad_arg('mm', 'out_dtype', 3, 'ember.dtype', out_dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('mm', 'out', None, 'Tensor', out)
+    return None
+
+_mm_errs = ((2, 3, _mm_e0), (3, 4, _mm_e1),)
+_mm_ovs = ((_mm_c0, _mm_b0), (_mm_c1, _mm_b1),)
+_mm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, dtype out_dtype, *, Tensor out = None)')
+
+def mm(*args, **kwargs):
+    best = None
+    for c, b in _mm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _mm_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_mm_e'):   # (not a call that cannot bind)
+                raise _e from None
+    raise _no_match('mm', args, kwargs, _mm_sigs, False)
+
+def _bmm_c0(input, mat2, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(mat2, TensorImpl):
+        return None
+    return s
+
+def _bmm_b0(input, mat2, *, out=None):
+    if out is not None:
         return _op_bmm_out(input, mat2, out=out)
     _ks = input._ks
     _ks |= mat2._ks
@@ -9643,6 +9731,74 @@ def bmm(input, mat2, *, out=None):
         if _k is not None:
             return _k(input, mat2)
     return _op_bmm_default(input, mat2)
+
+def _bmm_c1(input, mat2, out_dtype, *, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(mat2, TensorImpl):
+        return None
+    if not _is_dtype(out_dtype):
+        return None
+    return s
+
+def _bmm_b1(input, mat2, out_dtype, *, out=None):
+    if out is not None:
+        return _op_bmm_dtype_out(input, mat2, out_dtype, out=out)
+    _ks = input._ks
+    _ks |= mat2._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_bmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, mat2, out_dtype)
+    return _op_bmm_dtype(input, mat2, out_dtype)
+
+def _bmm_e0(input, mat2, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bmm', 'mat2', 2, 'Tensor', mat2)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+    return None
+
+def _bmm_e1(input, mat2, out_dtype, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bmm', 'input', 1, 'Tensor', input)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('bmm', 'mat2', 2, 'Tensor', mat2)
+    if not _is_dtype(out_dtype):
+        raise _bad_arg('bmm', 'out_dtype', 3, 'ember.dtype', out_dtype)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+    return None
+
+_bmm_errs = ((2, 3, _bmm_e0), (3, 4, _bmm_e1),)
+_bmm_ovs = ((_bmm_c0, _bmm_b0), (_bmm_c1, _bmm_b1),)
+_bmm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, dtype out_dtype, *, Tensor out = None)')
+
+def bmm(*args, **kwargs):
+    best = None
+    for c, b in _bmm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _bmm_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_bmm_e'):   # (not a call that cannot bind)
+                raise _e from None
+    raise _no_match('bmm', args, kwargs, _bmm_sigs, False)
 
 def mv(input, vec, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -9695,13 +9851,25 @@ def matmul(input, other, *, out=None):
             return _k(input, other)
     return _op_matmul_default(input, other)
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
-    if mat1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmm', 'mat1', 2, 'Tensor', mat1)
-    if mat2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
+def _addmm_c0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(mat1, TensorImpl):
+        return None
+    if not isinstance(mat2, TensorImpl):
+        return None
+    if not _is_num(beta):
+        if not (isinstance(beta, TensorImpl) and beta.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _addmm_b0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         _ks = input._ks
         _ks |= mat1._ks
@@ -9711,23 +9879,122 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
             if _k is not None:
                 return _k(input, mat1, mat2)
         return _op_addmm_default(input, mat1, mat2)
+    if out is not None:
+        return _op_addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
+
+def _addmm_c1(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(mat1, TensorImpl):
+        return None
+    if not isinstance(mat2, TensorImpl):
+        return None
+    if not _is_dtype(out_dtype):
+        return None
+    if not _is_num(beta):
+        if not (isinstance(beta, TensorImpl) and beta.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _addmm_b1(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None):
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        _ks |= mat1._ks
+        _ks |= mat2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_addmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, mat1, mat2, out_dtype)
+        return _op_addmm_dtype(input, mat1, mat2, out_dtype)
+    if out is not None:
+        return _op_addmm_dtype_out(input, mat1, mat2, out_dtype, beta=beta, alpha=alpha, out=out)
+    return _op_addmm_dtype(input, mat1, mat2, out_dtype, beta=beta, alpha=alpha)
+
+def _addmm_e0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
+    if mat1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat1', 2, 'Tensor', mat1)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('addmm', 'beta', None, 'Number', beta)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addmm', 'out', None, 'Tensor', out)
-        return _op_addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
-    return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('addmm', 'out', None, 'Tensor', out)
+    return None
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def _addmm_e1(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('baddbmm', 'input', 1, 'Tensor', input)
-    if batch1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('baddbmm', 'batch1', 2, 'Tensor', batch1)
-    if batch2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('baddbmm', 'batch2', 3, 'Tensor', batch2)
+        raise _bad_arg('addmm', 'input', 1, 'Tensor', input)
+    if mat1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat1', 2, 'Tensor', mat1)
+    if mat2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmm', 'mat2', 3, 'Tensor', mat2)
+    if not _is_dtype(out_dtype):
+        raise _bad_arg('addmm', 'out_dtype', 4, 'ember.dtype', out_dtype)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('addmm', 'out', None, 'Tensor', out)
+    return None
+
+_addmm_errs = ((3, 6, _addmm_e0), (4, 7, _addmm_e1),)
+_addmm_ovs = ((_addmm_c0, _addmm_b0), (_addmm_c1, _addmm_b1),)
+_addmm_sigs = ('(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Tensor mat1, Tensor mat2, dtype out_dtype, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)')
+
+def addmm(*args, **kwargs):
+    best = None
+    for c, b in _addmm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _addmm_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_addmm_e'):   # (not a call that cannot bind)
+                raise _e from None
+    raise _no_match('addmm', args, kwargs, _addmm_sigs, False)
+
+def _baddbmm_c0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(batch1, TensorImpl):
+        return None
+    if not isinstance(batch2, TensorImpl):
+        return None
+    if not _is_num(beta):
+        if not (isinstance(beta, TensorImpl) and beta.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _baddbmm_b0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         _ks = input._ks
         _ks |= batch1._ks
@@ -9737,15 +10004,102 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
             if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
+    if out is not None:
+        return _op_baddbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    return _op_baddbmm_default(input, batch1, batch2, beta=beta, alpha=alpha)
+
+def _baddbmm_c1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(batch1, TensorImpl):
+        return None
+    if not isinstance(batch2, TensorImpl):
+        return None
+    if not _is_dtype(out_dtype):
+        return None
+    if not _is_num(beta):
+        if not (isinstance(beta, TensorImpl) and beta.numel() == 1):
+            return None
+        s += 1
+    if not _is_num(alpha):
+        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _baddbmm_b1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
+    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        _ks |= batch1._ks
+        _ks |= batch2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_baddbmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, batch1, batch2, out_dtype)
+        return _op_baddbmm_dtype(input, batch1, batch2, out_dtype)
+    if out is not None:
+        return _op_baddbmm_dtype_out(input, batch1, batch2, out_dtype, beta=beta, alpha=alpha, out=out)
+    return _op_baddbmm_dtype(input, batch1, batch2, out_dtype, beta=beta, alpha=alpha)
+
+def _baddbmm_e0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'input', 1, 'Tensor', input)
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch1', 2, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch2', 3, 'Tensor', batch2)
     if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
         raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('baddbmm', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
-        return _op_baddbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
-    return _op_baddbmm_default(input, batch1, batch2, beta=beta, alpha=alpha)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
+    return None
+
+def _baddbmm_e1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'input', 1, 'Tensor', input)
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch1', 2, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch2', 3, 'Tensor', batch2)
+    if not _is_dtype(out_dtype):
+        raise _bad_arg('baddbmm', 'out_dtype', 4, 'ember.dtype', out_dtype)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('baddbmm', 'alpha', None, 'Number', alpha)
+    if out is not None and not isinstance(out, TensorImpl):
+        raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
+    return None
+
+_baddbmm_errs = ((3, 6, _baddbmm_e0), (4, 7, _baddbmm_e1),)
+_baddbmm_ovs = ((_baddbmm_c0, _baddbmm_b0), (_baddbmm_c1, _baddbmm_b1),)
+_baddbmm_sigs = ('(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Tensor batch1, Tensor batch2, dtype out_dtype, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)')
+
+def baddbmm(*args, **kwargs):
+    best = None
+    for c, b in _baddbmm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _baddbmm_errs if lo <= _n <= hi]
+    if len(_p) == 1:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            if not str(_e).startswith('_baddbmm_e'):   # (not a call that cannot bind)
+                raise _e from None
+    raise _no_match('baddbmm', args, kwargs, _baddbmm_sigs, False)
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if input.__class__ not in _TENSOR_TYPES:

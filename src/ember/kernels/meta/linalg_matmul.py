@@ -1,7 +1,8 @@
 """Meta functions for mm, bmm, mv, dot, addmm, baddbmm, addbmm, addmv, addr and matmul: torch's shape/dtype checks and result shapes.
 The cpu kernels (kernels/cpu/linalg_matmul.py) call the same `*_spec` functions before computing."""
 from ..._core import dtype as D
-from ..common import _tname, broadcast_shapes, empty_tensor
+from ..._core.device import META
+from ..common import _tname, broadcast_shapes, check_out, empty_tensor
 
 _CNAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
           "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
@@ -104,6 +105,42 @@ def baddbmm_spec(self, batch1, batch2):
     shape, dt = bmm_spec(batch1, batch2)
     _expandable(self, shape)
     return shape, dt
+
+
+_OUT_DTYPE_MESSAGES = {   # torch's meta functions word the rule differently for bmm
+    "bmm": "out_dtype only supported for torch.float32 output with float16/bfloat16 inputs or same as input dtypes"}
+
+
+def _check_out_dtype(self, out_dtype, name="mm"):
+    """torch's rule for the out_dtype overloads: the input dtype, or float32 for half / bfloat16 inputs."""
+    if not (out_dtype is self.dtype or out_dtype is D.float32 and self.dtype in (D.float16, D.bfloat16)):
+        raise RuntimeError(_OUT_DTYPE_MESSAGES.get(name, "out_dtype must be the same as input dtype or fp32 for "
+                                                         "fp16/bf16 inputs"))
+
+
+def _out_dtype_overloads(name, spec, dtype_of):
+    """(functional, out) meta functions of `name`.dtype / .dtype_out: the op with its result in out_dtype
+    (float32 accumulation of half / bfloat16 inputs), torch's CUDA-only overloads, so only meta functions here."""
+    def functional(*args, **kwargs):
+        *tensors, out_dtype = args
+        shape, _ = spec(*tensors)
+        _check_out_dtype(dtype_of(*tensors), out_dtype, name)
+        return empty_tensor(shape, out_dtype, META)
+
+    def out_variant(*args, out, **kwargs):
+        *tensors, out_dtype = args
+        shape, _ = spec(*tensors)
+        _check_out_dtype(dtype_of(*tensors), out_dtype, name)
+        check_out(out, shape, out_dtype, name)
+        return out
+    functional.__name__, out_variant.__name__ = f"{name}_dtype", f"{name}_dtype_out"
+    return functional, out_variant
+
+
+mm_dtype, mm_dtype_out = _out_dtype_overloads("mm", mm_spec, lambda a, b: a)
+bmm_dtype, bmm_dtype_out = _out_dtype_overloads("bmm", bmm_spec, lambda a, b: a)
+addmm_dtype, addmm_dtype_out = _out_dtype_overloads("addmm", addmm_spec, lambda s, a, b: a)
+baddbmm_dtype, baddbmm_dtype_out = _out_dtype_overloads("baddbmm", baddbmm_spec, lambda s, a, b: s)
 
 
 def addbmm_spec(self, batch1, batch2):
