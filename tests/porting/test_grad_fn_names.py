@@ -90,3 +90,26 @@ def test_known_differences_still_differ():
     fixed = [n for n in KNOWN_DIFFERENCES
              if not any(p[1] != p[2] for op, dt in by_name[n] for p in _pairs(op, dt))]
     assert not fixed, f"these now name their nodes like torch: remove them from KNOWN_DIFFERENCES: {fixed}"
+
+
+CALLS = [
+    "x.clone().clamp_min_(0.1)", "x.clone().clamp_max_(0.1)", "x.clone().clamp_min_(L.zeros(3))",
+    "x.clone().clamp_max_(L.zeros(3))", "L.clamp_min_(x.clone(), 0.1)", "L.clamp_max_(x.clone(), 0.1)",
+    "x.clone().clamp_(0.1)", "L.dist(x, y)", "L.dist(x, y, 3)", "L.dist(x, y[0])", "x.dist(y, float('inf'))",
+    "L.dist(x, y, 1)",
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", CALLS)
+def test_call_grad_fn_names_match_torch(call):
+    """Calls outside the op database (in-place forms, composites): same grad_fn class and gradient as torch."""
+    got = []
+    for L in (torch, ember):
+        x = L.tensor([[-0.5, 0.2, 1.5], [0.3, -1.0, 0.05]], requires_grad=True)
+        y = L.tensor([[0.1, 0.4, -0.2], [1.0, 0.0, 0.3]], requires_grad=True)
+        r = eval(call, {"L": L, "x": x, "y": y})
+        r.sum().backward()
+        got.append((type(r.grad_fn).__name__, np.round(x.grad.numpy(), 5).tolist(),
+                    None if y.grad is None else np.round(y.grad.numpy(), 5).tolist()))
+    assert got[0] == got[1]

@@ -70,6 +70,7 @@ _KERNELS = (
     ('new_zeros', '', 'creation', 'new_zeros'),
     ('new_ones', '', 'creation', 'new_ones'),
     ('_cdist_forward', '', 'distance', '_cdist_forward'),
+    ('dist', '', 'distance', 'dist'),
     ('native_dropout', '', 'dropout', 'native_dropout'),
     ('native_dropout_backward', '', 'dropout', 'native_dropout_backward'),
     ('add', 'Tensor', 'elementwise', 'add_Tensor'),

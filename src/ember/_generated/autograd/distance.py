@@ -25,6 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.distance import cdist_backward_
+from ember.autograd.formulas.reduction import norm_backward
 
 _aten = _ops_ns.aten
 
@@ -140,3 +141,118 @@ def _cdist_forward(x1, x2, p, compute_mode):
 
 
 _self__cdist_forward = _cdist_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class DistBackward0(_Node):
+    _op_name = 'aten::dist'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            other = _n.s_other.unpack(_n)
+            p = _n.s_p
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = sum_to(norm_backward(grad, self - other, p, result), self_sym_sizes)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            other_sym_sizes = _n.s_other_sym_sizes
+            p = _n.s_p
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = sum_to(-norm_backward(grad, self - other, p, result), other_sym_sizes)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_dist = getattr(_aten.dist, 'default')
+
+
+def _jvp_dist(_ts, self, other, p, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            self_sym_sizes = self._size
+            _gs.append(sum_to(sum_to(norm_backward(grad, self - other, p, result), self_sym_sizes), self._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            other_sym_sizes = other._size
+            _gs.append(sum_to(sum_to(-norm_backward(grad, self - other, p, result), other_sym_sizes), other._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def dist(self, other, p=2):
+    if _FW[0] and _fw_has((self, other, )):
+        _ts = _fw_take((self, other, ))
+        try:
+            _res = _self_dist(self, other, p)
+            _t = _jvp_dist(_ts, self, other, p, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other, p))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_dist._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_dist._resolve(_ks)
+    if not _need:
+        return _k(self, other, p)
+    _n = DistBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_other = _SV(other)
+    if _g1:
+        _n.s_other_sym_sizes = other._size
+    if _g0 or _g1:
+        _n.s_p = p
+    if _g0 or _g1:
+        _n.s_self = _SV(self)
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _k(self, other, p)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_dist = dist   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

@@ -565,6 +565,15 @@ def clamp_(self, min=None, max=None):
     return self
 
 
+def clamp_min_(self, min):
+    """In place with a node of its own (ClampMinBackward0, as torch's), not clamp_'s."""
+    return clamp_(self, min, None)
+
+
+def clamp_max_(self, max):
+    return clamp_(self, None, max)
+
+
 def clamp_out(self, min=None, max=None, out=None):
     r = clamp(self, min, max)
     check_out(out, r._size, r.dtype, "clamp")

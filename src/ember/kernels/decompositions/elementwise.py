@@ -133,22 +133,6 @@ def isreal(self):
     return aten.eq.Scalar(self.imag, 0)
 
 
-def clamp_min_(self, min):
-    return aten.clamp_.default(self, min, None)
-
-
-def clamp_min__Tensor(self, min):
-    return aten.clamp_.Tensor(self, min, None)
-
-
-def clamp_max_(self, max):
-    return aten.clamp_.default(self, None, max)
-
-
-def clamp_max__Tensor(self, max):
-    return aten.clamp_.Tensor(self, None, max)
-
-
 def negative_(self):
     return aten.neg_.default(self)
 

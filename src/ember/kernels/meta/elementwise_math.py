@@ -182,6 +182,14 @@ def clamp__Tensor(self, min=None, max=None):
     return self
 
 
+def clamp_min__Tensor(self, min):
+    return clamp__Tensor(self, min, None)
+
+
+def clamp_max__Tensor(self, max):
+    return clamp__Tensor(self, None, max)
+
+
 def clamp_Tensor_out(self, min=None, max=None, out=None):
     from .elementwise import clamp
     r = clamp(self, min, max)
