@@ -96,7 +96,9 @@ CALLS = [
     "x.clone().clamp_min_(0.1)", "x.clone().clamp_max_(0.1)", "x.clone().clamp_min_(L.zeros(3))",
     "x.clone().clamp_max_(L.zeros(3))", "L.clamp_min_(x.clone(), 0.1)", "L.clamp_max_(x.clone(), 0.1)",
     "x.clone().clamp_(0.1)", "L.dist(x, y)", "L.dist(x, y, 3)", "L.dist(x, y[0])", "x.dist(y, float('inf'))",
-    "L.dist(x, y, 1)",
+    "L.dist(x, y, 1)", "L.pdist(L.cat([x, y]))", "L.pdist(L.cat([x, y]), 1)", "L.pdist(L.cat([x, y]), 0.5)",
+    "L.pdist(L.cat([x, y]), 3)", "L.pdist(L.cat([x, y]), float('inf'))", "L.pdist(L.cat([x, y]), 0)",
+    "L.pdist(L.cat([x, x, y]))", "L.pdist(L.cat([x, y]).t())", "L.nn.functional.pdist(x)",
 ]
 
 

@@ -71,6 +71,8 @@ _KERNELS = (
     ('new_ones', '', 'creation', 'new_ones'),
     ('_cdist_forward', '', 'distance', '_cdist_forward'),
     ('dist', '', 'distance', 'dist'),
+    ('_pdist_forward', '', 'distance', '_pdist_forward'),
+    ('_pdist_backward', '', 'distance', '_pdist_backward'),
     ('native_dropout', '', 'dropout', 'native_dropout'),
     ('native_dropout_backward', '', 'dropout', 'native_dropout_backward'),
     ('add', 'Tensor', 'elementwise', 'add_Tensor'),

@@ -166,6 +166,8 @@ _d('pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool kee
 _d('cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.distance:cosine_similarity'),))
 _d('dist(Tensor self, Tensor other, Scalar p=2) -> Tensor', (('CompositeExplicitAutograd', 'decompositions.distance:dist'),))
 _d('pdist(Tensor self, float p=2) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.distance:pdist'),))
+_d('_pdist_forward(Tensor self, float p=2) -> Tensor', (('CPU', 'cpu.distance:_pdist_forward'), ('Meta', 'meta.distance:_pdist_forward')))
+_d('_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor', (('CPU', 'cpu.distance:_pdist_backward'), ('Meta', 'meta.distance:_pdist_backward')))
 _d('cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.distance:cdist'),))
 _d('_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor', (('CPU', 'cpu.distance:_cdist_forward'), ('Meta', 'meta.distance:_cdist_forward')))
 _d('native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)', (('CPU', 'cpu.dropout:native_dropout'), ('Meta', 'meta.dropout:native_dropout')))

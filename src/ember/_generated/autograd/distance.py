@@ -23,7 +23,7 @@ from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
-from ember.autograd.formulas._common import sum_to
+from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.distance import cdist_backward_
 from ember.autograd.formulas.reduction import norm_backward
 
@@ -256,3 +256,183 @@ def dist(self, other, p=2):
 
 
 _self_dist = dist   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class PdistBackward0(_Node):
+    _op_name = 'aten::_pdist_forward'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            p = _n.s_p
+            result = _n.s_result.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = _pdist_backward(grad, self, p, result)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__pdist_forward = getattr(_aten._pdist_forward, 'default')
+
+
+def _jvp__pdist_forward(_ts, self, p, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_pdist_backward(grad, self, p, result), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _pdist_forward(self, p=2.0):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__pdist_forward(self, p)
+            _t = _jvp__pdist_forward(_ts, self, p, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, p))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__pdist_forward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__pdist_forward._resolve(_ks)
+    if not _need:
+        return _k(self, p)
+    _n = PdistBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_p = p
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _k(self, p)
+    _set_history(_res, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self__pdist_forward = _pdist_forward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class PdistBackwardBackward0(_Node):
+    _op_name = 'aten::_pdist_backward'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("_pdist_backward")
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            _r1 = not_implemented("_pdist_backward")
+        _r2 = None
+        _s2 = _k
+        _k += 1
+        if _e[_s2] is not None:
+            _r2 = not_implemented("_pdist_backward")
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__pdist_backward = getattr(_aten._pdist_backward, 'default')
+
+
+def _jvp__pdist_backward(_ts, grad, self, p, pdist, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(not_implemented("_pdist_backward"), grad._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(not_implemented("_pdist_backward"), self._size))
+            _tt.append(_ts[1])
+        if _ts[2] is not None:
+            _gs.append(sum_to(not_implemented("_pdist_backward"), pdist._size))
+            _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _pdist_backward(grad, self, p, pdist):
+    if _FW[0] and _fw_has((grad, self, pdist, )):
+        _ts = _fw_take((grad, self, pdist, ))
+        try:
+            _res = _self__pdist_backward(grad, self, p, pdist)
+            _t = _jvp__pdist_backward(_ts, grad, self, p, pdist, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(grad, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _g2 = _getattr(pdist, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    _ks = grad._ks if grad.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if pdist.__class__ in _TENSOR_TYPES:
+        _ks |= pdist._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad, self, p, pdist))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__pdist_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__pdist_backward._resolve(_ks)
+    if not _need:
+        return _k(grad, self, p, pdist)
+    _n = PdistBackwardBackward0()
+    _n.next_edges = (_gedge(grad) if _g0 else None, _gedge(self) if _g1 else None, _gedge(pdist) if _g2 else None, )
+    _res = _k(grad, self, p, pdist)
+    _set_history(_res, _n)
+    return _res
+
+
+_self__pdist_backward = _pdist_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

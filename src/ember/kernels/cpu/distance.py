@@ -1,5 +1,6 @@
 """cpu _cdist_forward: p=2 through one matmul (|a|^2 + |b|^2 - 2ab, torch's mm path) when torch
-would use it, p=1 in C (distance.py), else the broadcast difference reduced with the p-norm."""
+would use it, p=1 in C (distance.py), else the broadcast difference reduced with the p-norm; and
+_pdist_forward / _pdist_backward (torch's pdist kernels: every pair of rows i < j)."""
 import numpy as np
 
 from ..meta.distance import cdist_spec
@@ -81,3 +82,54 @@ def p1_grad(g, a, b):
             f(gc.ctypes.data, ac.ctypes.data, bz.ctypes.data, oc.ctypes.data, 1, len(ac), R, M)
         split_run(run, [G[z], A[z], out[z]], 0, min_elems=1 << 12)
     return out.reshape(a.shape)
+
+
+def _pdist_diff(a):
+    """The row pairs i < j in row-major pair order and their differences x_i - x_j."""
+    i, j = np.triu_indices(a.shape[0], 1)
+    return i, j, a[i] - a[j]
+
+
+def _pdist_forward(self, p=2.0):
+    a = acc(self)
+    _, _, diff = _pdist_diff(a)
+    ad = np.abs(diff)
+    if p == 0:
+        d = np.count_nonzero(ad, axis=-1).astype(a.dtype)
+    elif np.isinf(p):
+        d = ad.max(axis=-1) if ad.shape[-1] else np.zeros(ad.shape[:-1], a.dtype)
+    elif p == 1:
+        d = ad.sum(axis=-1)
+    elif p == 2:
+        d = np.sqrt(np.einsum("...i,...i->...", diff, diff))
+    else:
+        d = np.sum(ad ** p, axis=-1) ** (1.0 / p)
+    return wrap(d, self.dtype, fresh=True)
+
+
+def _pdist_backward(grad, self, p, pdist):
+    """d pdist / d self: for pair (i, j), grad * d|x_i - x_j|_p / dx_i added to row i and subtracted from row j
+    (torch's rules: 0 where the distance is 0, or p = 0; sign(diff) for p = 1; the max entries for p = inf)."""
+    a = acc(self)
+    i, j, diff = _pdist_diff(a)
+    g = acc(grad)[:, None]
+    d = acc(pdist)[:, None]
+    ad = np.abs(diff)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 0:
+            c = np.zeros_like(diff)
+        elif p == 1:
+            c = np.sign(diff) * g
+        elif np.isinf(p):
+            c = np.sign(diff) * (ad == d) * g
+        elif p == 2:
+            c = diff * g / d
+        elif p < 1:
+            c = np.where(ad == 0, 0, np.sign(diff) * ad ** (p - 1) * g / d ** (p - 1))
+        else:
+            c = diff * ad ** (p - 2) * g / d ** (p - 1)
+        c = np.where(d == 0, 0, c)
+    out = np.zeros_like(a)
+    np.add.at(out, i, c)
+    np.add.at(out, j, -c)
+    return wrap(out, self.dtype, fresh=True)

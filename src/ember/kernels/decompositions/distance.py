@@ -42,11 +42,7 @@ def pdist(self, p=2.0):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    n = self._size[0]
-    pairs = aten.triu_indices.default(n, n, 1, device=self.device)
-    diff = aten.sub.Tensor(aten.index_select.default(self, 0, aten.select.int(pairs, 0, 0)),
-                           aten.index_select.default(self, 0, aten.select.int(pairs, 0, 1)))
-    return aten.linalg_vector_norm.default(diff, p, [1])
+    return aten._pdist_forward.default(aten.contiguous.default(self), p)
 
 
 def dist(self, other, p=2):
