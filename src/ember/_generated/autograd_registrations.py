@@ -346,7 +346,6 @@ _KERNELS = (
     ('bmm', '', 'linalg', 'bmm'),
     ('mv', '', 'linalg', 'mv'),
     ('dot', '', 'linalg', 'dot'),
-    ('matmul', '', 'linalg', 'matmul'),
     ('addmm', '', 'linalg', 'addmm'),
     ('baddbmm', '', 'linalg', 'baddbmm'),
     ('baddbmm_', '', 'linalg', 'baddbmm_'),

@@ -802,7 +802,7 @@ _d('mm(Tensor self, Tensor mat2) -> Tensor', (('CPU', 'cpu.linalg_matmul:mm'), (
 _d('bmm(Tensor self, Tensor mat2) -> Tensor', (('CPU', 'cpu.linalg_matmul:bmm'), ('Meta', 'meta.linalg_matmul:bmm')))
 _d('mv(Tensor self, Tensor vec) -> Tensor', (('CPU', 'cpu.linalg_matmul:mv'), ('Meta', 'meta.linalg_matmul:mv')))
 _d('dot(Tensor self, Tensor tensor) -> Tensor', (('CPU', 'cpu.linalg_matmul:dot'), ('Meta', 'meta.linalg_matmul:dot')))
-_d('matmul(Tensor self, Tensor other) -> Tensor', (('CPU', 'cpu.linalg_matmul:matmul'), ('Meta', 'meta.linalg_matmul:matmul')))
+_d('matmul(Tensor self, Tensor other) -> Tensor', (('CPU', 'cpu.linalg_matmul:matmul'), ('Meta', 'meta.linalg_matmul:matmul'), ('CompositeImplicitAutograd', 'decompositions.linalg:matmul')))
 _d('addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', (('CPU', 'cpu.linalg_matmul:addmm'), ('Meta', 'meta.linalg_matmul:addmm')))
 _d('baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', (('CPU', 'cpu.linalg_matmul:baddbmm'), ('Meta', 'meta.linalg_matmul:baddbmm')))
 _d('baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)', (('CPU', 'cpu.linalg_matmul:baddbmm_'), ('Meta', 'meta.linalg_matmul:baddbmm_')))

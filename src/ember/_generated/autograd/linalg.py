@@ -27,9 +27,9 @@ from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
 from ember.autograd.formulas.linalg import (cholesky_backward, cholesky_solve_backward,
                                             eig_backward, eigh_backward,
                                             householder_product_backward, inv_backward,
-                                            lstsq_backward, matmul_backward, mm_mat1_backward,
-                                            mm_mat2_backward, ormqr_backward, pinv_backward,
-                                            qr_backward, slogdet_backward, solve_backward,
+                                            lstsq_backward, mm_mat1_backward, mm_mat2_backward,
+                                            ormqr_backward, pinv_backward, qr_backward,
+                                            slogdet_backward, solve_backward,
                                             solve_triangular_backward, svd_backward,
                                             vdot_self_backward)
 from ember.autograd.formulas.reduction import norm_backward
@@ -391,94 +391,6 @@ def dot(self, tensor):
 
 
 _self_dot = dot   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class MatmulBackward0(_Node):
-    _op_name = 'aten::matmul'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            _r0 = matmul_backward(grad, self, other, 0)
-        _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            _r1 = matmul_backward(grad, self, other, 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_other', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_matmul = getattr(_aten.matmul, 'default')
-
-
-def _jvp_matmul(_ts, self, other, result):
-    _o = None
-    if _ts[0] is not None:
-        _o = _fw_acc(_o, _OP_matmul(_ts[0], other))
-    if _ts[1] is not None:
-        _o = _fw_acc(_o, _OP_matmul(self, _ts[1]))
-    return _o
-
-
-def matmul(self, other):
-    if _FW[0] and _fw_has((self, other, )):
-        _ts = _fw_take((self, other, ))
-        try:
-            _res = _self_matmul(self, other)
-            _t = _jvp_matmul(_ts, self, other, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
-        _ks |= other._ks
-    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
-        _ks = _below_ks((self, other))
-    else:
-        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
-    try:
-        _k = _OP_matmul._dispatch_cache[_ks]
-    except KeyError:
-        _k = _OP_matmul._resolve(_ks)
-    if not _need:
-        return _k(self, other)
-    _n = MatmulBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
-    if _g0 or _g1:
-        _n.s_other = _SV(other)
-    if _g0 or _g1:
-        _n.s_self = _SV(self)
-    _res = _k(self, other)
-    _set_history(_res, _n)
-    return _res
-
-
-_self_matmul = matmul   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AddmmBackward0(_Node):

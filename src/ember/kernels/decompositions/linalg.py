@@ -221,9 +221,9 @@ def linalg_matrix_power(self, n):
     if self._size[-1] != self._size[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{self._size[-2]} by {self._size[-1]} matrices")
-    if n == 0:
-        return aten.eye(self._size[-1], dtype=self.dtype, device=self.device).expand(self._size).clone(
-            memory_format="contiguous_format")
+    if n == 0:      # torch writes the identity into a copy of A: the result has A's history (CopyBackwards)
+        eye = aten.eye(self._size[-1], dtype=self.dtype, device=self.device).expand(self._size)
+        return aten.copy_.default(self.clone(memory_format="contiguous_format"), eye)
     a = aten.linalg_inv(self) if n < 0 else self
     n = abs(n)
     if n == 1:
@@ -265,6 +265,70 @@ def linalg_eigvals_out(self, *, out):
 
 def matrix_exp(self):
     return aten.linalg_matrix_exp(self)
+
+
+def _should_fold(t1, t2):
+    """torch's should_fold: fold the larger operand's batch into mm/mv rows when that needs no copy (or when
+    the smaller operand requires grad, which keeps its gradient from growing a batch dimension)."""
+    larger = t1.dim() >= t2.dim()
+    a = t1 if larger else t2.mT
+    small_dim = t2.dim() if larger else t1.dim()
+    if not (a.dim() >= 3 and small_dim <= 2):
+        return False
+    if (t2 if larger else t1).requires_grad:
+        return True
+    if t1.dim() == 2:
+        return False
+    if a.numel() == 0:
+        return True
+    size, stride = a._size, a.stride()
+    return all(stride[i] == stride[i + 1] * size[i + 1] for i in range(a.dim() - 2))
+
+
+def matmul(self, other):
+    """torch's matmul composite (LinearAlgebra.cpp _matmul_impl), run when autograd records: dot, mv, mm, the
+    folded mm/mv of a batch against a matrix or vector, else an expanded bmm, each ending in torch's node. The
+    CPU kernel of the op (one np.matmul) answers calls that need no grad."""
+    from ..meta.linalg_matmul import matmul_spec
+    matmul_spec(self, other)            # torch's messages for every shape and dtype mismatch
+    d1, d2 = self.dim(), other.dim()
+    if d1 == 1 and d2 == 1:
+        return aten.dot.default(self, other)
+    if d1 == 2 and d2 == 1:
+        return aten.mv.default(self, other)
+    if d1 == 1 and d2 == 2:
+        return aten.squeeze.dim(aten.mm.default(aten.unsqueeze.default(self, 0), other), 0)
+    if d1 == 2 and d2 == 2:
+        return aten.mm.default(self, other)
+    if _should_fold(self, other):
+        transpose = d2 > d1
+        t1 = other.mT if transpose else self
+        t2 = (self.t() if d1 == 2 else self) if transpose else other
+        out_shape = list(t1._size[:-1])
+        rows = 1
+        for n in out_shape:
+            rows *= n
+        folded = aten.reshape.default(t1, [rows, t1._size[-1]])
+        if t2.dim() == 2:
+            out = aten._unsafe_view.default(aten.mm.default(folded, t2), out_shape + [t2._size[1]])
+            return out.mT.contiguous() if transpose else out
+        return aten._unsafe_view.default(aten.mv.default(folded, t2), out_shape)
+    n = self._size[-2] if d1 > 1 else 1
+    m1 = self._size[-1]
+    m2 = other._size[-2] if d2 > 1 else other._size[0]
+    p = other._size[-1] if d2 > 1 else 1
+    batch = list(broadcast_shapes(tuple(self._size[:max(d1 - 2, 0)]), tuple(other._size[:max(d2 - 2, 0)])))
+    nb = 1
+    for b in batch:
+        nb *= b
+    a = aten.reshape.default(aten.expand.default(self, batch + [n, m1]), [nb, n, m1])
+    b = aten.expand.default(other, batch + ([m2, p] if d2 > 1 else [m2]))
+    if d2 == 1:
+        b = aten.unsqueeze.default(b, -1)
+    b = aten.reshape.default(b, [nb, m2, p])
+    out_shape = batch + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
+    r = aten.bmm.default(a, b)
+    return aten._unsafe_view.default(aten.squeeze.dim(r, -1) if d2 == 1 else r, out_shape)
 
 
 def linalg_matmul(self, other):
