@@ -389,7 +389,6 @@ _KERNELS = (
     ('smooth_l1_loss', '', 'loss', 'smooth_l1_loss'),
     ('huber_loss', '', 'loss', 'huber_loss'),
     ('soft_margin_loss', '', 'loss', 'soft_margin_loss'),
-    ('kl_div', '', 'loss', 'kl_div'),
     ('binary_cross_entropy', '', 'loss', 'binary_cross_entropy'),
     ('binary_cross_entropy_with_logits', '', 'loss', 'binary_cross_entropy_with_logits'),
     ('_ctc_loss', '', 'loss', '_ctc_loss'),
