@@ -378,6 +378,7 @@ _KERNELS = (
     ('cholesky_inverse', '', 'linalg', 'cholesky_inverse'),
     ('linalg_householder_product', '', 'linalg', 'linalg_householder_product'),
     ('ormqr', '', 'linalg', 'ormqr'),
+    ('_trilinear', '', 'linalg', '_trilinear'),
     ('linalg_lu_factor_ex', '', 'linalg_lu', 'linalg_lu_factor_ex'),
     ('linalg_lu', '', 'linalg_lu', 'linalg_lu'),
     ('lu_unpack', '', 'linalg_lu', 'lu_unpack'),

@@ -797,6 +797,7 @@ _d('orgqr.out(Tensor self, Tensor input2, *, Tensor(a!) out) -> Tensor(a!)', (('
 _d('ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor', (('CompositeExplicitAutograd', 'decompositions.linalg:ormqr'),))
 _d('ormqr.out(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False, *, Tensor(a!) out) -> Tensor(a!)', (('CompositeExplicitAutograd', 'decompositions.linalg:ormqr_out'),))
 _d('linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.linalg:linear'),))
+_d('_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor', (('CompositeExplicitAutograd', 'decompositions.linalg:_trilinear'),))
 _d('bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.linalg:bilinear'),))
 _d('mm(Tensor self, Tensor mat2) -> Tensor', (('CPU', 'cpu.linalg_matmul:mm'), ('Meta', 'meta.linalg_matmul:mm')))
 _d('bmm(Tensor self, Tensor mat2) -> Tensor', (('CPU', 'cpu.linalg_matmul:bmm'), ('Meta', 'meta.linalg_matmul:bmm')))

@@ -15,6 +15,7 @@ from ..._core.strides import same_shape
 __all__ = ["cholesky_backward", "householder_product_backward", "ormqr_backward", "cholesky_solve_backward", "eig_backward", "eigh_backward", "inv_backward", "lstsq_backward",
            "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
            "qr_backward", "slogdet_backward", "solve_backward", "solve_triangular_backward", "svd_backward",
+           "trilinear_backward",
            "vdot_self_backward"]
 
 
@@ -336,3 +337,10 @@ def ormqr_backward(grad, self, input2, input3, left, transpose):
     from ...kernels.decompositions.linalg import ormqr_composite
     return tuple(_vjp_composite(lambda a, t, c: (ormqr_composite(a, t, c, left, transpose),),
                                 (self, input2, input3), [grad]))
+
+
+def trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """torch's _trilinear_backward: the three partial products, as the VJP of the einsum composite."""
+    from ...kernels.decompositions.linalg import trilinear_composite
+    return tuple(_vjp_composite(lambda a, b, c: (trilinear_composite(a, b, c, expand1, expand2, expand3, sumdim),),
+                                (i1, i2, i3), [grad]))

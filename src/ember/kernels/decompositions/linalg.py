@@ -625,16 +625,49 @@ def linear(input, weight, bias=None):
     return out if bias is None else aten.add.Tensor(out, bias)
 
 
+def trilinear_composite(i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """sum over `sumdim` of i1 * i2 * i3, each operand unsqueezed at its `expand` dims into one index space:
+    one einsum (pairwise contractions), so it is differentiable in ember ops."""
+    nd = i1.dim() + len(expand1)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:nd]
+    specs = ["".join(letters[d] for d in range(nd) if d not in set(e)) for e in (expand1, expand2, expand3)]
+    everywhere = set(expand1) & set(expand2) & set(expand3)
+    kept = [d for d in range(nd) if d not in set(sumdim) and d not in everywhere]
+    r = aten.einsum.default(",".join(specs) + "->" + "".join(letters[d] for d in kept), [i1, i2, i3])
+    for d in range(nd):             # a dim none of the operands has stays as size 1, as torch's does
+        if d in everywhere and d not in set(sumdim):
+            r = aten.unsqueeze.default(r, d - sum(1 for s in sumdim if s < d))
+    return r
+
+
+def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    """torch's _trilinear (the kernel bilinear reduces to); its node is TrilinearBackward0."""
+    return trilinear_composite(i1, i2, i3, list(expand1), list(expand2), list(expand3), list(sumdim)).contiguous()
+
+
 def bilinear(input1, input2, weight, bias=None):
-    t = aten.matmul.default(aten.unsqueeze.default(aten.unsqueeze.default(input1, -2), -3), weight)   # ..., O, 1, J
-    out = aten.sum.dim_IntList(aten.mul.Tensor(aten.squeeze.dim(t, -2), aten.unsqueeze.default(input2, -2)), [-1])
+    """torch's composite: both inputs flattened to matrices, _trilinear against the weight, the result viewed
+    back to the batch shape (ViewBackward0), plus bias."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1._size[i] != input2._size[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1._size[i]} and "
+                               f"{input2._size[i]}")
+    if input1._size[-1] != weight._size[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1._size[-1]} but "
+                           f"expected {weight._size[1]}")
+    if input2._size[-1] != weight._size[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2._size[-1]} but "
+                           f"expected {weight._size[2]}")
+    if bias is not None and bias._size[0] != weight._size[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._size[0]} but expected "
+                           f"{weight._size[0]}")
+    out_shape = list(input1._size[:-1]) + [weight._size[0]]
+    a = aten.reshape.default(input1, [-1, input1._size[-1]])
+    b = aten.reshape.default(input2, [-1, input2._size[-1]])
+    out = aten.reshape.default(aten._trilinear.default(a, weight, b, [1, 3], [0], [1, 2], [2, 3]), out_shape)
     return out if bias is None else aten.add.Tensor(out, bias)
-
-
-def _not_floating(kernel, dtype):
-    """ATen's dispatch error for a LAPACK kernel called with a dtype it has no instance for."""
-    from ..common import _tn
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_tn(dtype)}\'')
 
 
 def _column_major(r):
