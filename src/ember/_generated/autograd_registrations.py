@@ -415,7 +415,6 @@ _KERNELS = (
     ('replication_pad2d', '', 'padding', 'replication_pad2d'),
     ('replication_pad3d', '', 'padding', 'replication_pad3d'),
     ('max_pool2d_with_indices', '', 'pool', 'max_pool2d_with_indices'),
-    ('max_pool1d_with_indices', '', 'pool', 'max_pool1d_with_indices'),
     ('adaptive_max_pool2d', '', 'pool', 'adaptive_max_pool2d'),
     ('avg_pool2d', '', 'pool', 'avg_pool2d'),
     ('_adaptive_avg_pool2d', '', 'pool', '_adaptive_avg_pool2d'),
