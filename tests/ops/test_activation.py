@@ -1,4 +1,5 @@
-"""The activation family against torch: softshrink as an op of its own (values, gradients, errors)."""
+"""The activation family against torch: softshrink as an op of its own (values, gradients, errors), and
+hardshrink's backward as the aten op hardshrink_backward (+ its grad_input out overload)."""
 import numpy as np
 import pytest
 
@@ -60,3 +61,46 @@ def test_softshrink_gradcheck():
     x = ember.randn(3, 4, dtype=ember.float64, requires_grad=True)
     assert ember.autograd.gradcheck(lambda t: ember.nn.functional.softshrink(t, 0.3), (x,))
     assert ember.autograd.gradgradcheck(lambda t: ember.nn.functional.softshrink(t, 0.3) ** 2, (x,))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("lambd", [0.5, 0.0, 1.5])
+def test_hardshrink_backward_op_values_nodes_and_double_backward(lambd):
+    """hardshrink's derivative calls aten.hardshrink_backward (grad where |x| > lambd or x is nan, else 0), whose
+    own node is HardshrinkBackwardBackward0, as in torch. (No nan: torch's result for it depends on whether
+    its vectorised loop or the scalar tail loop reaches the element.)"""
+    x = np.array([-2.0, -1.5, -0.5, 0.0, 0.5, 0.7, 1.5, 3.0])
+    g = np.arange(1.0, 9.0)
+
+    def run(L):
+        direct = L.ops.aten.hardshrink_backward(L.tensor(g), L.tensor(x), lambd)
+        xt = L.tensor(x, requires_grad=True)
+        (gx,) = L.autograd.grad(L.nn.functional.hardshrink(xt, lambd).sum(), [xt], create_graph=True)
+        xt2 = L.tensor(x, requires_grad=True)
+        (g1,) = L.autograd.grad((L.nn.functional.hardshrink(xt2, lambd) ** 2).sum(), [xt2], create_graph=True)
+        (g2,) = L.autograd.grad(g1.sum(), [xt2])
+        out = L.empty(0, dtype=L.float64)
+        r = L.ops.aten.hardshrink_backward.grad_input(L.tensor(g), L.tensor(x), lambd, grad_input=out)
+        assert r is out
+        return [direct.numpy(), gx.detach().numpy(), g2.numpy(), out.numpy()], type(gx.grad_fn).__name__
+
+    (want, wn), (got, gn) = run(torch), run(ember)
+    for w, e in zip(want, got):
+        np.testing.assert_array_equal(e, w)
+    assert gn == wn == "HardshrinkBackwardBackward0"
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", [
+    lambda L: L.ops.aten.hardshrink_backward(L.tensor([1, 2]), L.tensor([1, 2]), 0.5),
+    lambda L: L.ops.aten.hardshrink_backward(L.tensor([1 + 1j]), L.tensor([1 + 0j]), 0.5),
+    lambda L: L.ops.aten.hardshrink_backward.grad_input(L.ones(2), L.ones(2), 0.5, grad_input=L.empty(2, dtype=L.int64)),
+    lambda L: L.ops.aten.hardshrink_backward(L.ones(2), L.ones(3), 0.5),
+    lambda L: L.ops.aten.hardshrink_backward(L.ones(2, dtype=L.float16), L.ones(2), 0.5).dtype,
+], ids=["long", "complex", "out-dtype", "broadcast", "promotion"])
+def test_hardshrink_backward_dtypes_and_errors_as_torch(call):
+    want, got = _both(call)
+    if isinstance(want, tuple):
+        assert got[0] == want[0] and (got[1] == want[1] or want[0] == "RuntimeError" and "size" in want[1])
+    else:
+        assert str(got).split(".")[-1] == str(want).split(".")[-1]

@@ -416,3 +416,22 @@ def test_orgqr_ormqr_errors_match_torch(case):
             _QR_ERRORS[case](mod, lambda *s, m=mod: m.ones(*s, dtype=m.float64))
         got.append((info.type, str(info.value).split("\n")[0]))
     assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_baddbmm_out_dtype_overloads_as_torch():
+    """baddbmm.dtype / dtype_out exist with torch's schemas; torch has kernels for them on CUDA/XPU only, so a
+    cpu call raises the dispatcher's NotImplementedError in both; the meta function gives out_dtype's result."""
+    torch = pytest.importorskip("torch")
+    assert sorted(ember.ops.aten.baddbmm.overloads()) == sorted(torch.ops.aten.baddbmm.overloads())
+    for lib in (torch, ember):
+        args = (lib.ones(2, 3, 4), lib.ones(2, 3, 5), lib.ones(2, 5, 4), lib.float32)
+        for kw, name in (({}, "dtype"), ({"out": lib.empty(2, 3, 4)}, "dtype_out")):
+            with pytest.raises(NotImplementedError, match=f"Could not run 'aten::baddbmm.{name}' with arguments "
+                                                          "from the 'CPU' backend"):
+                lib.baddbmm(*args, **kw)
+    m = [ember.empty(*s, dtype=ember.float16, device="meta") for s in ((2, 3, 4), (2, 3, 5), (2, 5, 4))]
+    r = ember.baddbmm(*m, ember.float32, beta=0.5, alpha=2)
+    assert (tuple(r.shape), r.dtype, r.device.type) == ((2, 3, 4), ember.float32, "meta")
+    with pytest.raises(RuntimeError, match="out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs"):
+        ember.baddbmm(*m, ember.float64)

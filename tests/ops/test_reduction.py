@@ -1,6 +1,6 @@
 """Reductions beyond the OpInfo test: bincount weights and histc, sum's dtype=, vector_norm's orders and empty inputs
 against torch (tools/mutate.py found the gaps: a mutant of sum's no-dtype fast path and one of vector_norm's
-ord=0 count survived every op-db test)."""
+ord=0 count survived every op-db test); torch.hash_tensor's values, dtypes and errors."""
 import numpy as np
 import pytest
 import ember
@@ -76,3 +76,51 @@ def test_renorm_refuses_like_torch(args):
             except Exception as e:  # noqa: BLE001  (the exception is what is compared)
                 got.append((type(e).__name__, str(e)))
         assert got[0] == got[1], (args, got)
+
+
+_HASH_CASES = [
+    lambda L: L.hash_tensor(L.tensor([[1.5, -2.0, 3.0], [0.0, -0.0, float("nan")]])),
+    lambda L: L.hash_tensor(L.tensor([[1.5, -2.0, 3.0], [0.0, -0.0, float("inf")]]), 0),
+    lambda L: L.hash_tensor(L.tensor([[1.5, -2.0, 3.0], [0.0, -0.0, 4.0]]), [0, 1], keepdim=True),
+    lambda L: L.tensor([[1.5, -2.0, 3.0], [0.0, -0.0, 4.0]]).hash_tensor(1, keepdim=True),
+    lambda L: L.hash_tensor(L.tensor([[1.5, -2.0, 3.0], [0.1, -0.0, 4.0]]).half(), 1),
+    lambda L: L.hash_tensor(L.tensor([[1.5, -2.0, 3.0], [0.1, -0.0, 4.0]]).bfloat16(), -1),
+    lambda L: L.hash_tensor(L.tensor([[1.5, -2.0, 3.0], [0.1, -0.0, 4.0]], dtype=L.float32), -1),
+    lambda L: L.hash_tensor(L.tensor([-1, 2, -7], dtype=L.int8)),
+    lambda L: L.hash_tensor(L.tensor([-1, 2, 1 << 40], dtype=L.int64)),
+    lambda L: L.hash_tensor(L.tensor([255, 2], dtype=L.uint8)),
+    lambda L: L.hash_tensor(L.tensor([True, False, True])),
+    lambda L: L.hash_tensor(L.tensor(3.0)),
+    lambda L: L.hash_tensor(L.tensor(3.0), 0),
+    lambda L: L.hash_tensor(L.empty(2, 0), 0),
+    lambda L: L.hash_tensor(L.arange(24.0).reshape(2, 3, 4).transpose(0, 2), [0, 2]),
+    lambda L: L.hash_tensor(L.ones(2, 3), out=L.empty(0, dtype=L.uint64)),
+    lambda L: L.hash_tensor(L.tensor([1.5], requires_grad=True)).requires_grad,
+    # errors
+    lambda L: L.hash_tensor(L.tensor([1 + 2j])),
+    lambda L: L.hash_tensor(L.tensor([5], dtype=L.uint64)),
+    lambda L: L.hash_tensor(L.tensor([1.0]), mode=1),
+    lambda L: L.hash_tensor(L.empty(0)),
+    lambda L: L.hash_tensor(L.empty(2, 0), 1),
+    lambda L: L.hash_tensor(L.ones(2, 3), 2),
+    lambda L: L.hash_tensor(L.ones(2, 3), out=L.empty(0, dtype=L.int64)),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("case", range(len(_HASH_CASES)))
+def test_hash_tensor_matches_torch(case):
+    """torch.hash_tensor (mode 0): the XOR of the 64-bit patterns (floats widened to float64, integers and bool
+    to int64) over the reduced dims, as uint64; its dtype coverage and errors."""
+    torch = pytest.importorskip("torch")
+
+    def run(L):
+        try:
+            r = _HASH_CASES[case](L)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, str(e)
+        if isinstance(r, bool):
+            return r
+        return r.numpy().tolist(), str(r.dtype).split(".")[-1], tuple(r.shape)
+
+    assert run(ember) == run(torch)

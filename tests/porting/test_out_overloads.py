@@ -17,7 +17,6 @@ GROUPS = {f"{m}.{n}.{o}": (m, n, g) for m, n, o, g in out_overloads()}
 
 _SPARSE = "needs sparse layouts, which ember does not have"
 _ACCEL = "backend-specific (cuDNN, MKL-DNN, CUDA batch norm statistics): no such kernel in ember"
-_OP = "the op itself is not implemented in ember yet"
 # torch functions with an out= overload that ember does not define at all: name -> why
 MISSING = {
     **{f"torch.{n}": _SPARSE for n in (
@@ -25,17 +24,6 @@ MISSING = {
         "values_copy", "hspmm", "sspaddmm")},
     **{f"torch.{n}": _ACCEL for n in (
         "cudnn_batch_norm", "cudnn_convolution", "mkldnn_adaptive_avg_pool2d", "batch_norm_elemt")},
-    **{f"special.{n}": _OP for n in (
-        "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
-        "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "gammainc", "gammaincc",
-        "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
-        "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
-        "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
-        "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
-        "spherical_bessel_j0")},
-    **{f"torch.{n}": _OP for n in (
-        "hash_tensor",
-        "igamma", "igammac")},
 }
 
 _SPD = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]

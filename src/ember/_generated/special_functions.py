@@ -10,6 +10,74 @@ from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, 
 
 _ops = _opsmod.ops
 
+_op_special_airy_ai_default = _ops.aten.special_airy_ai.default
+_c_special_airy_ai_default = _op_special_airy_ai_default._dispatch_cache
+_op_special_airy_ai_out = _ops.aten.special_airy_ai.out
+_c_special_airy_ai_out = _op_special_airy_ai_out._dispatch_cache
+_op_special_bessel_j0_default = _ops.aten.special_bessel_j0.default
+_c_special_bessel_j0_default = _op_special_bessel_j0_default._dispatch_cache
+_op_special_bessel_j0_out = _ops.aten.special_bessel_j0.out
+_c_special_bessel_j0_out = _op_special_bessel_j0_out._dispatch_cache
+_op_special_bessel_j1_default = _ops.aten.special_bessel_j1.default
+_c_special_bessel_j1_default = _op_special_bessel_j1_default._dispatch_cache
+_op_special_bessel_j1_out = _ops.aten.special_bessel_j1.out
+_c_special_bessel_j1_out = _op_special_bessel_j1_out._dispatch_cache
+_op_special_bessel_y0_default = _ops.aten.special_bessel_y0.default
+_c_special_bessel_y0_default = _op_special_bessel_y0_default._dispatch_cache
+_op_special_bessel_y0_out = _ops.aten.special_bessel_y0.out
+_c_special_bessel_y0_out = _op_special_bessel_y0_out._dispatch_cache
+_op_special_bessel_y1_default = _ops.aten.special_bessel_y1.default
+_c_special_bessel_y1_default = _op_special_bessel_y1_default._dispatch_cache
+_op_special_bessel_y1_out = _ops.aten.special_bessel_y1.out
+_c_special_bessel_y1_out = _op_special_bessel_y1_out._dispatch_cache
+_op_special_chebyshev_polynomial_t_default = _ops.aten.special_chebyshev_polynomial_t.default
+_c_special_chebyshev_polynomial_t_default = _op_special_chebyshev_polynomial_t_default._dispatch_cache
+_op_special_chebyshev_polynomial_t_n_scalar = _ops.aten.special_chebyshev_polynomial_t.n_scalar
+_c_special_chebyshev_polynomial_t_n_scalar = _op_special_chebyshev_polynomial_t_n_scalar._dispatch_cache
+_op_special_chebyshev_polynomial_t_n_scalar_out = _ops.aten.special_chebyshev_polynomial_t.n_scalar_out
+_c_special_chebyshev_polynomial_t_n_scalar_out = _op_special_chebyshev_polynomial_t_n_scalar_out._dispatch_cache
+_op_special_chebyshev_polynomial_t_out = _ops.aten.special_chebyshev_polynomial_t.out
+_c_special_chebyshev_polynomial_t_out = _op_special_chebyshev_polynomial_t_out._dispatch_cache
+_op_special_chebyshev_polynomial_t_x_scalar = _ops.aten.special_chebyshev_polynomial_t.x_scalar
+_c_special_chebyshev_polynomial_t_x_scalar = _op_special_chebyshev_polynomial_t_x_scalar._dispatch_cache
+_op_special_chebyshev_polynomial_t_x_scalar_out = _ops.aten.special_chebyshev_polynomial_t.x_scalar_out
+_c_special_chebyshev_polynomial_t_x_scalar_out = _op_special_chebyshev_polynomial_t_x_scalar_out._dispatch_cache
+_op_special_chebyshev_polynomial_u_default = _ops.aten.special_chebyshev_polynomial_u.default
+_c_special_chebyshev_polynomial_u_default = _op_special_chebyshev_polynomial_u_default._dispatch_cache
+_op_special_chebyshev_polynomial_u_n_scalar = _ops.aten.special_chebyshev_polynomial_u.n_scalar
+_c_special_chebyshev_polynomial_u_n_scalar = _op_special_chebyshev_polynomial_u_n_scalar._dispatch_cache
+_op_special_chebyshev_polynomial_u_n_scalar_out = _ops.aten.special_chebyshev_polynomial_u.n_scalar_out
+_c_special_chebyshev_polynomial_u_n_scalar_out = _op_special_chebyshev_polynomial_u_n_scalar_out._dispatch_cache
+_op_special_chebyshev_polynomial_u_out = _ops.aten.special_chebyshev_polynomial_u.out
+_c_special_chebyshev_polynomial_u_out = _op_special_chebyshev_polynomial_u_out._dispatch_cache
+_op_special_chebyshev_polynomial_u_x_scalar = _ops.aten.special_chebyshev_polynomial_u.x_scalar
+_c_special_chebyshev_polynomial_u_x_scalar = _op_special_chebyshev_polynomial_u_x_scalar._dispatch_cache
+_op_special_chebyshev_polynomial_u_x_scalar_out = _ops.aten.special_chebyshev_polynomial_u.x_scalar_out
+_c_special_chebyshev_polynomial_u_x_scalar_out = _op_special_chebyshev_polynomial_u_x_scalar_out._dispatch_cache
+_op_special_chebyshev_polynomial_v_default = _ops.aten.special_chebyshev_polynomial_v.default
+_c_special_chebyshev_polynomial_v_default = _op_special_chebyshev_polynomial_v_default._dispatch_cache
+_op_special_chebyshev_polynomial_v_n_scalar = _ops.aten.special_chebyshev_polynomial_v.n_scalar
+_c_special_chebyshev_polynomial_v_n_scalar = _op_special_chebyshev_polynomial_v_n_scalar._dispatch_cache
+_op_special_chebyshev_polynomial_v_n_scalar_out = _ops.aten.special_chebyshev_polynomial_v.n_scalar_out
+_c_special_chebyshev_polynomial_v_n_scalar_out = _op_special_chebyshev_polynomial_v_n_scalar_out._dispatch_cache
+_op_special_chebyshev_polynomial_v_out = _ops.aten.special_chebyshev_polynomial_v.out
+_c_special_chebyshev_polynomial_v_out = _op_special_chebyshev_polynomial_v_out._dispatch_cache
+_op_special_chebyshev_polynomial_v_x_scalar = _ops.aten.special_chebyshev_polynomial_v.x_scalar
+_c_special_chebyshev_polynomial_v_x_scalar = _op_special_chebyshev_polynomial_v_x_scalar._dispatch_cache
+_op_special_chebyshev_polynomial_v_x_scalar_out = _ops.aten.special_chebyshev_polynomial_v.x_scalar_out
+_c_special_chebyshev_polynomial_v_x_scalar_out = _op_special_chebyshev_polynomial_v_x_scalar_out._dispatch_cache
+_op_special_chebyshev_polynomial_w_default = _ops.aten.special_chebyshev_polynomial_w.default
+_c_special_chebyshev_polynomial_w_default = _op_special_chebyshev_polynomial_w_default._dispatch_cache
+_op_special_chebyshev_polynomial_w_n_scalar = _ops.aten.special_chebyshev_polynomial_w.n_scalar
+_c_special_chebyshev_polynomial_w_n_scalar = _op_special_chebyshev_polynomial_w_n_scalar._dispatch_cache
+_op_special_chebyshev_polynomial_w_n_scalar_out = _ops.aten.special_chebyshev_polynomial_w.n_scalar_out
+_c_special_chebyshev_polynomial_w_n_scalar_out = _op_special_chebyshev_polynomial_w_n_scalar_out._dispatch_cache
+_op_special_chebyshev_polynomial_w_out = _ops.aten.special_chebyshev_polynomial_w.out
+_c_special_chebyshev_polynomial_w_out = _op_special_chebyshev_polynomial_w_out._dispatch_cache
+_op_special_chebyshev_polynomial_w_x_scalar = _ops.aten.special_chebyshev_polynomial_w.x_scalar
+_c_special_chebyshev_polynomial_w_x_scalar = _op_special_chebyshev_polynomial_w_x_scalar._dispatch_cache
+_op_special_chebyshev_polynomial_w_x_scalar_out = _ops.aten.special_chebyshev_polynomial_w.x_scalar_out
+_c_special_chebyshev_polynomial_w_x_scalar_out = _op_special_chebyshev_polynomial_w_x_scalar_out._dispatch_cache
 _op_special_entr_default = _ops.aten.special_entr.default
 _c_special_entr_default = _op_special_entr_default._dispatch_cache
 _op_special_entr_out = _ops.aten.special_entr.out
@@ -18,6 +86,38 @@ _op_special_erfcx_default = _ops.aten.special_erfcx.default
 _c_special_erfcx_default = _op_special_erfcx_default._dispatch_cache
 _op_special_erfcx_out = _ops.aten.special_erfcx.out
 _c_special_erfcx_out = _op_special_erfcx_out._dispatch_cache
+_op_special_gammainc_default = _ops.aten.special_gammainc.default
+_c_special_gammainc_default = _op_special_gammainc_default._dispatch_cache
+_op_special_gammainc_out = _ops.aten.special_gammainc.out
+_c_special_gammainc_out = _op_special_gammainc_out._dispatch_cache
+_op_special_gammaincc_default = _ops.aten.special_gammaincc.default
+_c_special_gammaincc_default = _op_special_gammaincc_default._dispatch_cache
+_op_special_gammaincc_out = _ops.aten.special_gammaincc.out
+_c_special_gammaincc_out = _op_special_gammaincc_out._dispatch_cache
+_op_special_hermite_polynomial_h_default = _ops.aten.special_hermite_polynomial_h.default
+_c_special_hermite_polynomial_h_default = _op_special_hermite_polynomial_h_default._dispatch_cache
+_op_special_hermite_polynomial_h_n_scalar = _ops.aten.special_hermite_polynomial_h.n_scalar
+_c_special_hermite_polynomial_h_n_scalar = _op_special_hermite_polynomial_h_n_scalar._dispatch_cache
+_op_special_hermite_polynomial_h_n_scalar_out = _ops.aten.special_hermite_polynomial_h.n_scalar_out
+_c_special_hermite_polynomial_h_n_scalar_out = _op_special_hermite_polynomial_h_n_scalar_out._dispatch_cache
+_op_special_hermite_polynomial_h_out = _ops.aten.special_hermite_polynomial_h.out
+_c_special_hermite_polynomial_h_out = _op_special_hermite_polynomial_h_out._dispatch_cache
+_op_special_hermite_polynomial_h_x_scalar = _ops.aten.special_hermite_polynomial_h.x_scalar
+_c_special_hermite_polynomial_h_x_scalar = _op_special_hermite_polynomial_h_x_scalar._dispatch_cache
+_op_special_hermite_polynomial_h_x_scalar_out = _ops.aten.special_hermite_polynomial_h.x_scalar_out
+_c_special_hermite_polynomial_h_x_scalar_out = _op_special_hermite_polynomial_h_x_scalar_out._dispatch_cache
+_op_special_hermite_polynomial_he_default = _ops.aten.special_hermite_polynomial_he.default
+_c_special_hermite_polynomial_he_default = _op_special_hermite_polynomial_he_default._dispatch_cache
+_op_special_hermite_polynomial_he_n_scalar = _ops.aten.special_hermite_polynomial_he.n_scalar
+_c_special_hermite_polynomial_he_n_scalar = _op_special_hermite_polynomial_he_n_scalar._dispatch_cache
+_op_special_hermite_polynomial_he_n_scalar_out = _ops.aten.special_hermite_polynomial_he.n_scalar_out
+_c_special_hermite_polynomial_he_n_scalar_out = _op_special_hermite_polynomial_he_n_scalar_out._dispatch_cache
+_op_special_hermite_polynomial_he_out = _ops.aten.special_hermite_polynomial_he.out
+_c_special_hermite_polynomial_he_out = _op_special_hermite_polynomial_he_out._dispatch_cache
+_op_special_hermite_polynomial_he_x_scalar = _ops.aten.special_hermite_polynomial_he.x_scalar
+_c_special_hermite_polynomial_he_x_scalar = _op_special_hermite_polynomial_he_x_scalar._dispatch_cache
+_op_special_hermite_polynomial_he_x_scalar_out = _ops.aten.special_hermite_polynomial_he.x_scalar_out
+_c_special_hermite_polynomial_he_x_scalar_out = _op_special_hermite_polynomial_he_x_scalar_out._dispatch_cache
 _op_special_i0e_default = _ops.aten.special_i0e.default
 _c_special_i0e_default = _op_special_i0e_default._dispatch_cache
 _op_special_i0e_out = _ops.aten.special_i0e.out
@@ -30,14 +130,114 @@ _op_special_i1e_default = _ops.aten.special_i1e.default
 _c_special_i1e_default = _op_special_i1e_default._dispatch_cache
 _op_special_i1e_out = _ops.aten.special_i1e.out
 _c_special_i1e_out = _op_special_i1e_out._dispatch_cache
+_op_special_laguerre_polynomial_l_default = _ops.aten.special_laguerre_polynomial_l.default
+_c_special_laguerre_polynomial_l_default = _op_special_laguerre_polynomial_l_default._dispatch_cache
+_op_special_laguerre_polynomial_l_n_scalar = _ops.aten.special_laguerre_polynomial_l.n_scalar
+_c_special_laguerre_polynomial_l_n_scalar = _op_special_laguerre_polynomial_l_n_scalar._dispatch_cache
+_op_special_laguerre_polynomial_l_n_scalar_out = _ops.aten.special_laguerre_polynomial_l.n_scalar_out
+_c_special_laguerre_polynomial_l_n_scalar_out = _op_special_laguerre_polynomial_l_n_scalar_out._dispatch_cache
+_op_special_laguerre_polynomial_l_out = _ops.aten.special_laguerre_polynomial_l.out
+_c_special_laguerre_polynomial_l_out = _op_special_laguerre_polynomial_l_out._dispatch_cache
+_op_special_laguerre_polynomial_l_x_scalar = _ops.aten.special_laguerre_polynomial_l.x_scalar
+_c_special_laguerre_polynomial_l_x_scalar = _op_special_laguerre_polynomial_l_x_scalar._dispatch_cache
+_op_special_laguerre_polynomial_l_x_scalar_out = _ops.aten.special_laguerre_polynomial_l.x_scalar_out
+_c_special_laguerre_polynomial_l_x_scalar_out = _op_special_laguerre_polynomial_l_x_scalar_out._dispatch_cache
+_op_special_legendre_polynomial_p_default = _ops.aten.special_legendre_polynomial_p.default
+_c_special_legendre_polynomial_p_default = _op_special_legendre_polynomial_p_default._dispatch_cache
+_op_special_legendre_polynomial_p_n_scalar = _ops.aten.special_legendre_polynomial_p.n_scalar
+_c_special_legendre_polynomial_p_n_scalar = _op_special_legendre_polynomial_p_n_scalar._dispatch_cache
+_op_special_legendre_polynomial_p_n_scalar_out = _ops.aten.special_legendre_polynomial_p.n_scalar_out
+_c_special_legendre_polynomial_p_n_scalar_out = _op_special_legendre_polynomial_p_n_scalar_out._dispatch_cache
+_op_special_legendre_polynomial_p_out = _ops.aten.special_legendre_polynomial_p.out
+_c_special_legendre_polynomial_p_out = _op_special_legendre_polynomial_p_out._dispatch_cache
+_op_special_legendre_polynomial_p_x_scalar = _ops.aten.special_legendre_polynomial_p.x_scalar
+_c_special_legendre_polynomial_p_x_scalar = _op_special_legendre_polynomial_p_x_scalar._dispatch_cache
+_op_special_legendre_polynomial_p_x_scalar_out = _ops.aten.special_legendre_polynomial_p.x_scalar_out
+_c_special_legendre_polynomial_p_x_scalar_out = _op_special_legendre_polynomial_p_x_scalar_out._dispatch_cache
 _op_special_log_ndtr_default = _ops.aten.special_log_ndtr.default
 _c_special_log_ndtr_default = _op_special_log_ndtr_default._dispatch_cache
 _op_special_log_ndtr_out = _ops.aten.special_log_ndtr.out
 _c_special_log_ndtr_out = _op_special_log_ndtr_out._dispatch_cache
+_op_special_modified_bessel_i0_default = _ops.aten.special_modified_bessel_i0.default
+_c_special_modified_bessel_i0_default = _op_special_modified_bessel_i0_default._dispatch_cache
+_op_special_modified_bessel_i0_out = _ops.aten.special_modified_bessel_i0.out
+_c_special_modified_bessel_i0_out = _op_special_modified_bessel_i0_out._dispatch_cache
+_op_special_modified_bessel_i1_default = _ops.aten.special_modified_bessel_i1.default
+_c_special_modified_bessel_i1_default = _op_special_modified_bessel_i1_default._dispatch_cache
+_op_special_modified_bessel_i1_out = _ops.aten.special_modified_bessel_i1.out
+_c_special_modified_bessel_i1_out = _op_special_modified_bessel_i1_out._dispatch_cache
+_op_special_modified_bessel_k0_default = _ops.aten.special_modified_bessel_k0.default
+_c_special_modified_bessel_k0_default = _op_special_modified_bessel_k0_default._dispatch_cache
+_op_special_modified_bessel_k0_out = _ops.aten.special_modified_bessel_k0.out
+_c_special_modified_bessel_k0_out = _op_special_modified_bessel_k0_out._dispatch_cache
+_op_special_modified_bessel_k1_default = _ops.aten.special_modified_bessel_k1.default
+_c_special_modified_bessel_k1_default = _op_special_modified_bessel_k1_default._dispatch_cache
+_op_special_modified_bessel_k1_out = _ops.aten.special_modified_bessel_k1.out
+_c_special_modified_bessel_k1_out = _op_special_modified_bessel_k1_out._dispatch_cache
 _op_special_ndtri_default = _ops.aten.special_ndtri.default
 _c_special_ndtri_default = _op_special_ndtri_default._dispatch_cache
 _op_special_ndtri_out = _ops.aten.special_ndtri.out
 _c_special_ndtri_out = _op_special_ndtri_out._dispatch_cache
+_op_special_scaled_modified_bessel_k0_default = _ops.aten.special_scaled_modified_bessel_k0.default
+_c_special_scaled_modified_bessel_k0_default = _op_special_scaled_modified_bessel_k0_default._dispatch_cache
+_op_special_scaled_modified_bessel_k0_out = _ops.aten.special_scaled_modified_bessel_k0.out
+_c_special_scaled_modified_bessel_k0_out = _op_special_scaled_modified_bessel_k0_out._dispatch_cache
+_op_special_scaled_modified_bessel_k1_default = _ops.aten.special_scaled_modified_bessel_k1.default
+_c_special_scaled_modified_bessel_k1_default = _op_special_scaled_modified_bessel_k1_default._dispatch_cache
+_op_special_scaled_modified_bessel_k1_out = _ops.aten.special_scaled_modified_bessel_k1.out
+_c_special_scaled_modified_bessel_k1_out = _op_special_scaled_modified_bessel_k1_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_t_default = _ops.aten.special_shifted_chebyshev_polynomial_t.default
+_c_special_shifted_chebyshev_polynomial_t_default = _op_special_shifted_chebyshev_polynomial_t_default._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_t_n_scalar = _ops.aten.special_shifted_chebyshev_polynomial_t.n_scalar
+_c_special_shifted_chebyshev_polynomial_t_n_scalar = _op_special_shifted_chebyshev_polynomial_t_n_scalar._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_t_n_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_t.n_scalar_out
+_c_special_shifted_chebyshev_polynomial_t_n_scalar_out = _op_special_shifted_chebyshev_polynomial_t_n_scalar_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_t_out = _ops.aten.special_shifted_chebyshev_polynomial_t.out
+_c_special_shifted_chebyshev_polynomial_t_out = _op_special_shifted_chebyshev_polynomial_t_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_t_x_scalar = _ops.aten.special_shifted_chebyshev_polynomial_t.x_scalar
+_c_special_shifted_chebyshev_polynomial_t_x_scalar = _op_special_shifted_chebyshev_polynomial_t_x_scalar._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_t_x_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_t.x_scalar_out
+_c_special_shifted_chebyshev_polynomial_t_x_scalar_out = _op_special_shifted_chebyshev_polynomial_t_x_scalar_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_u_default = _ops.aten.special_shifted_chebyshev_polynomial_u.default
+_c_special_shifted_chebyshev_polynomial_u_default = _op_special_shifted_chebyshev_polynomial_u_default._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_u_n_scalar = _ops.aten.special_shifted_chebyshev_polynomial_u.n_scalar
+_c_special_shifted_chebyshev_polynomial_u_n_scalar = _op_special_shifted_chebyshev_polynomial_u_n_scalar._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_u_n_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_u.n_scalar_out
+_c_special_shifted_chebyshev_polynomial_u_n_scalar_out = _op_special_shifted_chebyshev_polynomial_u_n_scalar_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_u_out = _ops.aten.special_shifted_chebyshev_polynomial_u.out
+_c_special_shifted_chebyshev_polynomial_u_out = _op_special_shifted_chebyshev_polynomial_u_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_u_x_scalar = _ops.aten.special_shifted_chebyshev_polynomial_u.x_scalar
+_c_special_shifted_chebyshev_polynomial_u_x_scalar = _op_special_shifted_chebyshev_polynomial_u_x_scalar._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_u_x_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_u.x_scalar_out
+_c_special_shifted_chebyshev_polynomial_u_x_scalar_out = _op_special_shifted_chebyshev_polynomial_u_x_scalar_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_v_default = _ops.aten.special_shifted_chebyshev_polynomial_v.default
+_c_special_shifted_chebyshev_polynomial_v_default = _op_special_shifted_chebyshev_polynomial_v_default._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_v_n_scalar = _ops.aten.special_shifted_chebyshev_polynomial_v.n_scalar
+_c_special_shifted_chebyshev_polynomial_v_n_scalar = _op_special_shifted_chebyshev_polynomial_v_n_scalar._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_v_n_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_v.n_scalar_out
+_c_special_shifted_chebyshev_polynomial_v_n_scalar_out = _op_special_shifted_chebyshev_polynomial_v_n_scalar_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_v_out = _ops.aten.special_shifted_chebyshev_polynomial_v.out
+_c_special_shifted_chebyshev_polynomial_v_out = _op_special_shifted_chebyshev_polynomial_v_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_v_x_scalar = _ops.aten.special_shifted_chebyshev_polynomial_v.x_scalar
+_c_special_shifted_chebyshev_polynomial_v_x_scalar = _op_special_shifted_chebyshev_polynomial_v_x_scalar._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_v_x_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_v.x_scalar_out
+_c_special_shifted_chebyshev_polynomial_v_x_scalar_out = _op_special_shifted_chebyshev_polynomial_v_x_scalar_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_w_default = _ops.aten.special_shifted_chebyshev_polynomial_w.default
+_c_special_shifted_chebyshev_polynomial_w_default = _op_special_shifted_chebyshev_polynomial_w_default._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_w_n_scalar = _ops.aten.special_shifted_chebyshev_polynomial_w.n_scalar
+_c_special_shifted_chebyshev_polynomial_w_n_scalar = _op_special_shifted_chebyshev_polynomial_w_n_scalar._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_w_n_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_w.n_scalar_out
+_c_special_shifted_chebyshev_polynomial_w_n_scalar_out = _op_special_shifted_chebyshev_polynomial_w_n_scalar_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_w_out = _ops.aten.special_shifted_chebyshev_polynomial_w.out
+_c_special_shifted_chebyshev_polynomial_w_out = _op_special_shifted_chebyshev_polynomial_w_out._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_w_x_scalar = _ops.aten.special_shifted_chebyshev_polynomial_w.x_scalar
+_c_special_shifted_chebyshev_polynomial_w_x_scalar = _op_special_shifted_chebyshev_polynomial_w_x_scalar._dispatch_cache
+_op_special_shifted_chebyshev_polynomial_w_x_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_w.x_scalar_out
+_c_special_shifted_chebyshev_polynomial_w_x_scalar_out = _op_special_shifted_chebyshev_polynomial_w_x_scalar_out._dispatch_cache
+_op_special_spherical_bessel_j0_default = _ops.aten.special_spherical_bessel_j0.default
+_c_special_spherical_bessel_j0_default = _op_special_spherical_bessel_j0_default._dispatch_cache
+_op_special_spherical_bessel_j0_out = _ops.aten.special_spherical_bessel_j0.out
+_c_special_spherical_bessel_j0_out = _op_special_spherical_bessel_j0_out._dispatch_cache
 _op_special_xlog1py_default = _ops.aten.special_xlog1py.default
 _c_special_xlog1py_default = _op_special_xlog1py_default._dispatch_cache
 _op_special_xlog1py_other_scalar = _ops.aten.special_xlog1py.other_scalar
@@ -54,6 +254,342 @@ _op_special_zeta_default = _ops.aten.special_zeta.default
 _c_special_zeta_default = _op_special_zeta_default._dispatch_cache
 _op_special_zeta_out = _ops.aten.special_zeta.out
 _c_special_zeta_out = _op_special_zeta_out._dispatch_cache
+
+def special_chebyshev_polynomial_t(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_chebyshev_polynomial_t', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_chebyshev_polynomial_t', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_chebyshev_polynomial_t() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_chebyshev_polynomial_t_x_scalar_out(x, n, out=out)
+        return _op_special_chebyshev_polynomial_t_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_chebyshev_polynomial_t_n_scalar_out(x, n, out=out)
+        return _op_special_chebyshev_polynomial_t_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_chebyshev_polynomial_t', 'out', None, 'Tensor', out)
+        return _op_special_chebyshev_polynomial_t_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_chebyshev_polynomial_t_default(x, n)
+
+def special_chebyshev_polynomial_u(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_chebyshev_polynomial_u', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_chebyshev_polynomial_u', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_chebyshev_polynomial_u() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_chebyshev_polynomial_u_x_scalar_out(x, n, out=out)
+        return _op_special_chebyshev_polynomial_u_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_chebyshev_polynomial_u_n_scalar_out(x, n, out=out)
+        return _op_special_chebyshev_polynomial_u_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_chebyshev_polynomial_u', 'out', None, 'Tensor', out)
+        return _op_special_chebyshev_polynomial_u_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_chebyshev_polynomial_u_default(x, n)
+
+def special_chebyshev_polynomial_v(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_chebyshev_polynomial_v', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_chebyshev_polynomial_v', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_chebyshev_polynomial_v() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_chebyshev_polynomial_v_x_scalar_out(x, n, out=out)
+        return _op_special_chebyshev_polynomial_v_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_chebyshev_polynomial_v_n_scalar_out(x, n, out=out)
+        return _op_special_chebyshev_polynomial_v_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_chebyshev_polynomial_v', 'out', None, 'Tensor', out)
+        return _op_special_chebyshev_polynomial_v_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_chebyshev_polynomial_v_default(x, n)
+
+def special_chebyshev_polynomial_w(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_chebyshev_polynomial_w', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_chebyshev_polynomial_w', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_chebyshev_polynomial_w() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_chebyshev_polynomial_w_x_scalar_out(x, n, out=out)
+        return _op_special_chebyshev_polynomial_w_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_chebyshev_polynomial_w_n_scalar_out(x, n, out=out)
+        return _op_special_chebyshev_polynomial_w_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_chebyshev_polynomial_w', 'out', None, 'Tensor', out)
+        return _op_special_chebyshev_polynomial_w_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_chebyshev_polynomial_w_default(x, n)
+
+def special_hermite_polynomial_h(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_hermite_polynomial_h', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_hermite_polynomial_h', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_hermite_polynomial_h() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_hermite_polynomial_h_x_scalar_out(x, n, out=out)
+        return _op_special_hermite_polynomial_h_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_hermite_polynomial_h_n_scalar_out(x, n, out=out)
+        return _op_special_hermite_polynomial_h_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_hermite_polynomial_h', 'out', None, 'Tensor', out)
+        return _op_special_hermite_polynomial_h_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_hermite_polynomial_h_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_hermite_polynomial_h_default(x, n)
+
+def special_hermite_polynomial_he(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_hermite_polynomial_he', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_hermite_polynomial_he', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_hermite_polynomial_he() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_hermite_polynomial_he_x_scalar_out(x, n, out=out)
+        return _op_special_hermite_polynomial_he_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_hermite_polynomial_he_n_scalar_out(x, n, out=out)
+        return _op_special_hermite_polynomial_he_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_hermite_polynomial_he', 'out', None, 'Tensor', out)
+        return _op_special_hermite_polynomial_he_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_hermite_polynomial_he_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_hermite_polynomial_he_default(x, n)
+
+def special_laguerre_polynomial_l(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_laguerre_polynomial_l', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_laguerre_polynomial_l', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_laguerre_polynomial_l() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_laguerre_polynomial_l_x_scalar_out(x, n, out=out)
+        return _op_special_laguerre_polynomial_l_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_laguerre_polynomial_l_n_scalar_out(x, n, out=out)
+        return _op_special_laguerre_polynomial_l_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_laguerre_polynomial_l', 'out', None, 'Tensor', out)
+        return _op_special_laguerre_polynomial_l_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_laguerre_polynomial_l_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_laguerre_polynomial_l_default(x, n)
+
+def special_legendre_polynomial_p(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_legendre_polynomial_p', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_legendre_polynomial_p', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_legendre_polynomial_p() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_legendre_polynomial_p_x_scalar_out(x, n, out=out)
+        return _op_special_legendre_polynomial_p_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_legendre_polynomial_p_n_scalar_out(x, n, out=out)
+        return _op_special_legendre_polynomial_p_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_legendre_polynomial_p', 'out', None, 'Tensor', out)
+        return _op_special_legendre_polynomial_p_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_legendre_polynomial_p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_legendre_polynomial_p_default(x, n)
+
+def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_shifted_chebyshev_polynomial_t', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_shifted_chebyshev_polynomial_t', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_shifted_chebyshev_polynomial_t() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, out=out)
+        return _op_special_shifted_chebyshev_polynomial_t_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, out=out)
+        return _op_special_shifted_chebyshev_polynomial_t_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_shifted_chebyshev_polynomial_t', 'out', None, 'Tensor', out)
+        return _op_special_shifted_chebyshev_polynomial_t_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_shifted_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_shifted_chebyshev_polynomial_t_default(x, n)
+
+def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_shifted_chebyshev_polynomial_u', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_shifted_chebyshev_polynomial_u', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_shifted_chebyshev_polynomial_u() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, out=out)
+        return _op_special_shifted_chebyshev_polynomial_u_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, out=out)
+        return _op_special_shifted_chebyshev_polynomial_u_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_shifted_chebyshev_polynomial_u', 'out', None, 'Tensor', out)
+        return _op_special_shifted_chebyshev_polynomial_u_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_shifted_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_shifted_chebyshev_polynomial_u_default(x, n)
+
+def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_shifted_chebyshev_polynomial_v', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_shifted_chebyshev_polynomial_v', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_shifted_chebyshev_polynomial_v() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, out=out)
+        return _op_special_shifted_chebyshev_polynomial_v_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, out=out)
+        return _op_special_shifted_chebyshev_polynomial_v_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_shifted_chebyshev_polynomial_v', 'out', None, 'Tensor', out)
+        return _op_special_shifted_chebyshev_polynomial_v_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_shifted_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_shifted_chebyshev_polynomial_v_default(x, n)
+
+def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+        raise _bad_arg('special_shifted_chebyshev_polynomial_w', 'x', 1, 'Tensor', x)
+    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+        raise _bad_arg('special_shifted_chebyshev_polynomial_w', 'n', 2, 'Tensor', n)
+    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+        raise TypeError('special_shifted_chebyshev_polynomial_w() received an invalid combination of arguments: at most one of x, n may be a number')
+    if not isinstance(x, TensorImpl):
+        if out is not None:
+            return _op_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, out=out)
+        return _op_special_shifted_chebyshev_polynomial_w_x_scalar(x, n)
+    if not isinstance(n, TensorImpl):
+        if out is not None:
+            return _op_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, out=out)
+        return _op_special_shifted_chebyshev_polynomial_w_n_scalar(x, n)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_shifted_chebyshev_polynomial_w', 'out', None, 'Tensor', out)
+        return _op_special_shifted_chebyshev_polynomial_w_out(x, n, out=out)
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if n.__class__ in _TENSOR_TYPES:
+        _ks |= n._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_shifted_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, n)
+    return _op_special_shifted_chebyshev_polynomial_w_default(x, n)
 
 def special_i0e(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -139,6 +675,174 @@ def special_log_ndtr(input, *, out=None):
             return _k(input)
     return _op_special_log_ndtr_default(input)
 
+def special_airy_ai(x, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_airy_ai', 'x', 1, 'Tensor', x)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_airy_ai', 'out', None, 'Tensor', out)
+        return _op_special_airy_ai_out(x, out=out)
+    _ks = x._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x)
+    return _op_special_airy_ai_default(x)
+
+def special_bessel_j0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_bessel_j0', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_bessel_j0', 'out', None, 'Tensor', out)
+        return _op_special_bessel_j0_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_bessel_j0_default(input)
+
+def special_bessel_j1(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_bessel_j1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_bessel_j1', 'out', None, 'Tensor', out)
+        return _op_special_bessel_j1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_bessel_j1_default(input)
+
+def special_bessel_y0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_bessel_y0', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_bessel_y0', 'out', None, 'Tensor', out)
+        return _op_special_bessel_y0_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_bessel_y0_default(input)
+
+def special_bessel_y1(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_bessel_y1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_bessel_y1', 'out', None, 'Tensor', out)
+        return _op_special_bessel_y1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_bessel_y1_default(input)
+
+def special_modified_bessel_i0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_modified_bessel_i0', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_modified_bessel_i0', 'out', None, 'Tensor', out)
+        return _op_special_modified_bessel_i0_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_modified_bessel_i0_default(input)
+
+def special_modified_bessel_i1(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_modified_bessel_i1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_modified_bessel_i1', 'out', None, 'Tensor', out)
+        return _op_special_modified_bessel_i1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_modified_bessel_i1_default(input)
+
+def special_modified_bessel_k0(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_modified_bessel_k0', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_modified_bessel_k0', 'out', None, 'Tensor', out)
+        return _op_special_modified_bessel_k0_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_modified_bessel_k0_default(input)
+
+def special_modified_bessel_k1(input, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_modified_bessel_k1', 'input', 1, 'Tensor', input)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_modified_bessel_k1', 'out', None, 'Tensor', out)
+        return _op_special_modified_bessel_k1_out(input, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_special_modified_bessel_k1_default(input)
+
+def special_scaled_modified_bessel_k0(x, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_scaled_modified_bessel_k0', 'x', 1, 'Tensor', x)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_scaled_modified_bessel_k0', 'out', None, 'Tensor', out)
+        return _op_special_scaled_modified_bessel_k0_out(x, out=out)
+    _ks = x._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x)
+    return _op_special_scaled_modified_bessel_k0_default(x)
+
+def special_scaled_modified_bessel_k1(x, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_scaled_modified_bessel_k1', 'x', 1, 'Tensor', x)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_scaled_modified_bessel_k1', 'out', None, 'Tensor', out)
+        return _op_special_scaled_modified_bessel_k1_out(x, out=out)
+    _ks = x._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x)
+    return _op_special_scaled_modified_bessel_k1_default(x)
+
+def special_spherical_bessel_j0(x, *, out=None):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_spherical_bessel_j0', 'x', 1, 'Tensor', x)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_spherical_bessel_j0', 'out', None, 'Tensor', out)
+        return _op_special_spherical_bessel_j0_out(x, out=out)
+    _ks = x._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x)
+    return _op_special_spherical_bessel_j0_default(x)
+
 def special_zeta(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('special_zeta', 'input', 1, 'Tensor', input)
@@ -155,6 +859,40 @@ def special_zeta(input, other, *, out=None):
         if _k is not None:
             return _k(input, other)
     return _op_special_zeta_default(input, other)
+
+def special_gammainc(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_gammainc', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_gammainc', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_gammainc', 'out', None, 'Tensor', out)
+        return _op_special_gammainc_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, other)
+    return _op_special_gammainc_default(input, other)
+
+def special_gammaincc(input, other, *, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_gammaincc', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('special_gammaincc', 'other', 2, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('special_gammaincc', 'out', None, 'Tensor', out)
+        return _op_special_gammaincc_out(input, other, out=out)
+    _ks = input._ks
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, other)
+    return _op_special_gammaincc_default(input, other)
 
 def special_entr(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -198,4 +936,4 @@ def special_xlog1py(input, other, *, out=None):
             return _k(input, other)
     return _op_special_xlog1py_default(input, other)
 
-__all__ = ['special_entr', 'special_erfcx', 'special_i0e', 'special_i1', 'special_i1e', 'special_log_ndtr', 'special_ndtri', 'special_xlog1py', 'special_zeta']
+__all__ = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_entr', 'special_erfcx', 'special_gammainc', 'special_gammaincc', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log_ndtr', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_ndtri', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_zeta']

@@ -663,6 +663,10 @@ _op_hardshrink_default = _ops.aten.hardshrink.default
 _c_hardshrink_default = _op_hardshrink_default._dispatch_cache
 _op_hardshrink_out = _ops.aten.hardshrink.out
 _c_hardshrink_out = _op_hardshrink_out._dispatch_cache
+_op_hash_tensor_default = _ops.aten.hash_tensor.default
+_c_hash_tensor_default = _op_hash_tensor_default._dispatch_cache
+_op_hash_tensor_out = _ops.aten.hash_tensor.out
+_c_hash_tensor_out = _op_hash_tensor_out._dispatch_cache
 _op_heaviside__default = _ops.aten.heaviside_.default
 _c_heaviside__default = _op_heaviside__default._dispatch_cache
 _op_heaviside_default = _ops.aten.heaviside.default
@@ -693,6 +697,18 @@ _op_i0_default = _ops.aten.i0.default
 _c_i0_default = _op_i0_default._dispatch_cache
 _op_i0_out = _ops.aten.i0.out
 _c_i0_out = _op_i0_out._dispatch_cache
+_op_igamma__default = _ops.aten.igamma_.default
+_c_igamma__default = _op_igamma__default._dispatch_cache
+_op_igamma_default = _ops.aten.igamma.default
+_c_igamma_default = _op_igamma_default._dispatch_cache
+_op_igamma_out = _ops.aten.igamma.out
+_c_igamma_out = _op_igamma_out._dispatch_cache
+_op_igammac__default = _ops.aten.igammac_.default
+_c_igammac__default = _op_igammac__default._dispatch_cache
+_op_igammac_default = _ops.aten.igammac.default
+_c_igammac_default = _op_igammac_default._dispatch_cache
+_op_igammac_out = _ops.aten.igammac.out
+_c_igammac_out = _op_igammac_out._dispatch_cache
 _op_index_Tensor = _ops.aten.index.Tensor
 _c_index_Tensor = _op_index_Tensor._dispatch_cache
 _op_index_add__default = _ops.aten.index_add_.default
@@ -5277,6 +5293,58 @@ def _m_mvlgamma_(self, p):
             return _k(self, p)
     return _op_mvlgamma__default(self, p)
 
+def _m_igamma(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('igamma', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('igamma', 'out', None, 'Tensor', out)
+        return _op_igamma_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other)
+    return _op_igamma_default(self, other)
+
+def _m_igamma_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('igamma_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_igamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other)
+    return _op_igamma__default(self, other)
+
+def _m_igammac(self, other, *, out=None):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('igammac', 'other', 1, 'Tensor', other)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('igammac', 'out', None, 'Tensor', out)
+        return _op_igammac_out(self, other, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other)
+    return _op_igammac_default(self, other)
+
+def _m_igammac_(self, other):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('igammac_', 'other', 1, 'Tensor', other)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_igammac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other)
+    return _op_igammac__default(self, other)
+
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('gather', 'dim', 1, 'int', dim)
@@ -7211,6 +7279,21 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
             raise _bad_arg('amin', 'out', None, 'Tensor', out)
         return _op_amin_out(self, dim, keepdim, out=out)
     return _op_amin_default(self, dim, keepdim)
+
+def _m_hash_tensor(self, dim=(), *, keepdim=False, mode=0, out=None):
+    if not _is_intlist(dim):
+        raise _bad_arg('hash_tensor', 'dim', 1, 'tuple of ints', dim)
+    if out is None and keepdim is False and mode.__class__ is int and mode == 0:
+        return _op_hash_tensor_default(self, dim)
+    if keepdim.__class__ is not bool:
+        raise _bad_arg('hash_tensor', 'keepdim', None, 'bool', keepdim)
+    if mode.__class__ is not int and not _is_int(mode):
+        raise _bad_arg('hash_tensor', 'mode', None, 'int', mode)
+    if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('hash_tensor', 'out', None, 'Tensor', out)
+        return _op_hash_tensor_out(self, dim, keepdim=keepdim, mode=mode, out=out)
+    return _op_hash_tensor_default(self, dim, keepdim=keepdim, mode=mode)
 
 def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
@@ -9593,6 +9676,7 @@ class TensorMethods:
     gt = _m_gt
     gt_ = _m_gt_
     hardshrink = _m_hardshrink
+    hash_tensor = _m_hash_tensor
     heaviside = _m_heaviside
     heaviside_ = _m_heaviside_
     histc = _m_histc
@@ -9601,6 +9685,10 @@ class TensorMethods:
     hypot_ = _m_hypot_
     i0 = _m_i0
     i0_ = _m_i0_
+    igamma = _m_igamma
+    igamma_ = _m_igamma_
+    igammac = _m_igammac
+    igammac_ = _m_igammac_
     index = _m_index
     index_add = _m_index_add
     index_add_ = _m_index_add_

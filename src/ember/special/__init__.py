@@ -8,9 +8,13 @@ Three kinds of entries, as in torch:
   kernels/cpu/elementwise_special_math.py), called through their generated bindings
   (`_generated/special_functions.py`, torch._C._special);
 - composites written in ember ops, differentiable through them: ndtr.
-Not here yet (torch has them): bessel_j0/j1/y0/y1, modified_bessel_*, scaled_modified_bessel_k0/k1,
-spherical_bessel_j0, airy_ai, the orthogonal polynomials, gammainc/gammaincc; accessing one raises
-AttributeError as for any missing name."""
+- the Bessel-type special_* ops (airy_ai, bessel_j0/j1/y0/y1, modified_bessel_i0/i1/k0/k1,
+  scaled_modified_bessel_k0/k1, spherical_bessel_j0): their generated bindings themselves, as torch binds
+  them (argument names `input` or `x` from the schema), numerics in kernels/cpu/elementwise_special_bessel.py;
+- the orthogonal polynomials (chebyshev_polynomial_t/u/v/w and their shifted kinds, hermite_polynomial_h/he,
+  laguerre_polynomial_l, legendre_polynomial_p): aten ops of native/elementwise_polynomial.yaml with torch's
+  (Tensor, Tensor), (Scalar, Tensor) and (Tensor, Scalar) overloads;
+- gammainc / gammaincc: the aten ops special_gammainc / special_gammaincc, composites of igamma / igammac."""
 from .._core.unimplemented import missing_attribute as _missing_attribute
 import math as _math
 import numbers as _numbers
@@ -19,9 +23,17 @@ import ember as _e
 from .._generated import special_functions as _special
 from ..kernels.out_rules import write_outs as _write_outs
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e",
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+           "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+           "spherical_bessel_j0"]
+__all__ += ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e",
            "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
            "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
+_POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+                "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
+                "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+                "shifted_chebyshev_polynomial_w")
+__all__ += list(_POLYNOMIALS) + ["gammainc", "gammaincc"]
 
 def _check(name, input):
     if not isinstance(input, _e.Tensor):
@@ -44,6 +56,45 @@ i1e = _special_unary("i1e")
 erfcx = _special_unary("erfcx")
 ndtri = _special_unary("ndtri")
 log_ndtr = _special_unary("log_ndtr")
+
+# the Bessel-type functions (torch.special binds the aten ops directly: special_bessel_j0(input, *, out=None))
+airy_ai = _special.special_airy_ai
+bessel_j0 = _special.special_bessel_j0
+bessel_j1 = _special.special_bessel_j1
+bessel_y0 = _special.special_bessel_y0
+bessel_y1 = _special.special_bessel_y1
+modified_bessel_i0 = _special.special_modified_bessel_i0
+modified_bessel_i1 = _special.special_modified_bessel_i1
+modified_bessel_k0 = _special.special_modified_bessel_k0
+modified_bessel_k1 = _special.special_modified_bessel_k1
+scaled_modified_bessel_k0 = _special.special_scaled_modified_bessel_k0
+scaled_modified_bessel_k1 = _special.special_scaled_modified_bessel_k1
+spherical_bessel_j0 = _special.special_spherical_bessel_j0
+
+
+def _polynomial(name):
+    binding = getattr(_special, f"special_{name}")
+
+    def f(input, n, *, out=None):
+        return binding(input, n, out=out)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"torch.special.{name}(input, n): the polynomial of degree n at input, the aten op special_{name} "
+                 "(kernels/cpu/elementwise_polynomial.py).")
+    return f
+
+
+for _name in _POLYNOMIALS:
+    globals()[_name] = _polynomial(_name)
+
+
+def gammainc(input, other, *, out=None):
+    """The regularized lower incomplete gamma function P(input, other) (torch.igamma)."""
+    return _special.special_gammainc(input, other, out=out)
+
+
+def gammaincc(input, other, *, out=None):
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P (torch.igammac)."""
+    return _special.special_gammaincc(input, other, out=out)
 
 
 def _as_tensor(x, like):

@@ -1034,7 +1034,7 @@ class HardshrinkBackward0(_Node):
         if _e[_s0] is not None:
             lambd = _n.s_lambd
             self = _n.s_self.unpack(_n)
-            _r0 = masked_grad((self < -lambd) | (self > lambd), grad)
+            _r0 = hardshrink_backward(grad, self, lambd)
         _out = []
         _out.append(_r0)
         return _out
@@ -1053,7 +1053,7 @@ def _jvp_hardshrink(_ts, self, lambd, result):
     _o = None
     if _ts[0] is not None:
         grad = _ts[0]
-        _o = _fw_acc(_o, masked_grad((self < -lambd) | (self > lambd), grad))
+        _o = _fw_acc(_o, hardshrink_backward(grad, self, lambd))
     return _o
 
 
@@ -1093,6 +1093,98 @@ def hardshrink(self, lambd=0.5):
 
 
 _self_hardshrink = hardshrink   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class HardshrinkBackwardBackward0(_Node):
+    _op_name = 'aten::hardshrink_backward'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            lambd = _n.s_lambd
+            self = _n.s_self.unpack(_n)
+            _r0 = hardshrink_backward(grad, self, lambd)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            _r1 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_hardshrink_backward = getattr(_aten.hardshrink_backward, 'default')
+
+
+def _jvp_hardshrink_backward(_ts, grad_out, self, lambd, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(hardshrink_backward(grad, self, lambd), grad_out._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(grad), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def hardshrink_backward(grad_out, self, lambd):
+    if _FW[0] and _fw_has((grad_out, self, )):
+        _ts = _fw_take((grad_out, self, ))
+        try:
+            _res = _self_hardshrink_backward(grad_out, self, lambd)
+            _t = _jvp_hardshrink_backward(_ts, grad_out, self, lambd, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(grad_out, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = grad_out._ks if grad_out.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if lambd.__class__ in _TENSOR_TYPES:
+        _ks |= lambd._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_out, self, lambd))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_hardshrink_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_hardshrink_backward._resolve(_ks)
+    if not _need:
+        return _k(grad_out, self, lambd)
+    _n = HardshrinkBackwardBackward0()
+    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(self) if _g1 else None, )
+    if _g0:
+        _n.s_lambd = lambd
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _k(grad_out, self, lambd)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_hardshrink_backward = hardshrink_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SoftshrinkBackward0(_Node):

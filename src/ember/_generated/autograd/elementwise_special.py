@@ -1110,6 +1110,522 @@ def special_log_ndtr(self):
 _self_special_log_ndtr = special_log_ndtr   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class SpecialAiryAiBackward0(_Node):
+    _op_name = 'aten::special_airy_ai'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_airy_ai = getattr(_aten.special_airy_ai, 'default')
+
+
+def special_airy_ai(x):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_airy_ai')
+    _need = False
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((x,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_airy_ai._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_airy_ai._resolve(_ks)
+    if not _need:
+        return _k(x)
+    _n = SpecialAiryAiBackward0()
+    _n.next_edges = ()
+    _res = _k(x)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_airy_ai = special_airy_ai   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialBesselJ0Backward0(_Node):
+    _op_name = 'aten::special_bessel_j0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_bessel_j0 = getattr(_aten.special_bessel_j0, 'default')
+
+
+def special_bessel_j0(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_bessel_j0')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_bessel_j0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_bessel_j0._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialBesselJ0Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_bessel_j0 = special_bessel_j0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialBesselJ1Backward0(_Node):
+    _op_name = 'aten::special_bessel_j1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_bessel_j1 = getattr(_aten.special_bessel_j1, 'default')
+
+
+def special_bessel_j1(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_bessel_j1')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_bessel_j1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_bessel_j1._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialBesselJ1Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_bessel_j1 = special_bessel_j1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialBesselY0Backward0(_Node):
+    _op_name = 'aten::special_bessel_y0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_bessel_y0 = getattr(_aten.special_bessel_y0, 'default')
+
+
+def special_bessel_y0(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_bessel_y0')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_bessel_y0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_bessel_y0._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialBesselY0Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_bessel_y0 = special_bessel_y0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialBesselY1Backward0(_Node):
+    _op_name = 'aten::special_bessel_y1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_bessel_y1 = getattr(_aten.special_bessel_y1, 'default')
+
+
+def special_bessel_y1(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_bessel_y1')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_bessel_y1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_bessel_y1._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialBesselY1Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_bessel_y1 = special_bessel_y1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialModifiedBesselI0Backward0(_Node):
+    _op_name = 'aten::special_modified_bessel_i0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_modified_bessel_i0 = getattr(_aten.special_modified_bessel_i0, 'default')
+
+
+def special_modified_bessel_i0(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_modified_bessel_i0')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_modified_bessel_i0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_modified_bessel_i0._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialModifiedBesselI0Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_modified_bessel_i0 = special_modified_bessel_i0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialModifiedBesselI1Backward0(_Node):
+    _op_name = 'aten::special_modified_bessel_i1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_modified_bessel_i1 = getattr(_aten.special_modified_bessel_i1, 'default')
+
+
+def special_modified_bessel_i1(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_modified_bessel_i1')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_modified_bessel_i1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_modified_bessel_i1._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialModifiedBesselI1Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_modified_bessel_i1 = special_modified_bessel_i1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialModifiedBesselK0Backward0(_Node):
+    _op_name = 'aten::special_modified_bessel_k0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_modified_bessel_k0 = getattr(_aten.special_modified_bessel_k0, 'default')
+
+
+def special_modified_bessel_k0(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_modified_bessel_k0')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_modified_bessel_k0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_modified_bessel_k0._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialModifiedBesselK0Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_modified_bessel_k0 = special_modified_bessel_k0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialModifiedBesselK1Backward0(_Node):
+    _op_name = 'aten::special_modified_bessel_k1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_modified_bessel_k1 = getattr(_aten.special_modified_bessel_k1, 'default')
+
+
+def special_modified_bessel_k1(self):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_modified_bessel_k1')
+    _need = False
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_modified_bessel_k1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_modified_bessel_k1._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = SpecialModifiedBesselK1Backward0()
+    _n.next_edges = ()
+    _res = _k(self)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_modified_bessel_k1 = special_modified_bessel_k1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialScaledModifiedBesselK0Backward0(_Node):
+    _op_name = 'aten::special_scaled_modified_bessel_k0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_scaled_modified_bessel_k0 = getattr(_aten.special_scaled_modified_bessel_k0, 'default')
+
+
+def special_scaled_modified_bessel_k0(x):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_scaled_modified_bessel_k0')
+    _need = False
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((x,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_scaled_modified_bessel_k0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_scaled_modified_bessel_k0._resolve(_ks)
+    if not _need:
+        return _k(x)
+    _n = SpecialScaledModifiedBesselK0Backward0()
+    _n.next_edges = ()
+    _res = _k(x)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_scaled_modified_bessel_k0 = special_scaled_modified_bessel_k0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialScaledModifiedBesselK1Backward0(_Node):
+    _op_name = 'aten::special_scaled_modified_bessel_k1'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_scaled_modified_bessel_k1 = getattr(_aten.special_scaled_modified_bessel_k1, 'default')
+
+
+def special_scaled_modified_bessel_k1(x):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_scaled_modified_bessel_k1')
+    _need = False
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((x,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_scaled_modified_bessel_k1._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_scaled_modified_bessel_k1._resolve(_ks)
+    if not _need:
+        return _k(x)
+    _n = SpecialScaledModifiedBesselK1Backward0()
+    _n.next_edges = ()
+    _res = _k(x)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_scaled_modified_bessel_k1 = special_scaled_modified_bessel_k1   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SpecialSphericalBesselJ0Backward0(_Node):
+    _op_name = 'aten::special_spherical_bessel_j0'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _out = []
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_special_spherical_bessel_j0 = getattr(_aten.special_spherical_bessel_j0, 'default')
+
+
+def special_spherical_bessel_j0(x):
+    if _FW[0] and _fw_has(()):
+        _fw_unsupported('special_spherical_bessel_j0')
+    _need = False
+    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((x,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_special_spherical_bessel_j0._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_special_spherical_bessel_j0._resolve(_ks)
+    if not _need:
+        return _k(x)
+    _n = SpecialSphericalBesselJ0Backward0()
+    _n.next_edges = ()
+    _res = _k(x)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_special_spherical_bessel_j0 = special_spherical_bessel_j0   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class SpecialZetaBackward0(_Node):
     _op_name = 'aten::special_zeta'
     _complex = 'conj'
@@ -1179,6 +1695,222 @@ def special_zeta(self, other):
 
 
 _self_special_zeta = special_zeta   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class IgammaBackward0(_Node):
+    _op_name = 'aten::igamma'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("igamma: input")
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_igamma = getattr(_aten.igamma, 'default')
+
+
+def igamma(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('igamma')
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_igamma._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_igamma._resolve(_ks)
+    if not _need:
+        return _k(self, other)
+    _n = IgammaBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
+        _n.s_other = _SV(other)
+    if _g1:
+        _n.s_self = _SV(self)
+    _res = _k(self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_igamma = igamma   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_igamma_ = getattr(_aten.igamma_, 'default')
+
+
+def igamma_(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('igamma_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_igamma_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_igamma_._resolve(_ks)
+    if not _need:
+        return _k(self, other)
+    _n = IgammaBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
+        _n.s_other = _SV(other)
+    if _g1:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _k(self, other)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_igamma_ = igamma_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class IgammacBackward0(_Node):
+    _op_name = 'aten::igammac'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = not_implemented("igammac: input")
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            other = _n.s_other.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r1 = -grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_other', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_igammac = getattr(_aten.igammac, 'default')
+
+
+def igammac(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('igammac')
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_igammac._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_igammac._resolve(_ks)
+    if not _need:
+        return _k(self, other)
+    _n = IgammacBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
+        _n.s_other = _SV(other)
+    if _g1:
+        _n.s_self = _SV(self)
+    _res = _k(self, other)
+    _set_history(_res, _n)
+    return _res
+
+
+_self_igammac = igammac   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_igammac_ = getattr(_aten.igammac_, 'default')
+
+
+def igammac_(self, other):
+    if _FW[0] and _fw_has((self, other, )):
+        _fw_unsupported('igammac_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(other, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES:
+        _ks |= other._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, other))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_igammac_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_igammac_._resolve(_ks)
+    if not _need:
+        return _k(self, other)
+    _n = IgammacBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    if _g1:
+        _n.s_other = _SV(other)
+    if _g1:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _k(self, other)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_igammac_ = igammac_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class SpecialEntrBackward0(_Node):

@@ -2396,3 +2396,10 @@ def renorm_(self, p, dim, maxnorm):
 
 
 _self_renorm_ = renorm_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_hash_tensor = getattr(_aten.hash_tensor, 'default')
+
+
+def hash_tensor(*args, **kwargs):
+    return _OP_hash_tensor.redispatch(_below_ks(args, kwargs), *args, **kwargs)

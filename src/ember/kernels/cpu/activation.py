@@ -267,6 +267,25 @@ def softshrink_out(self, lambd=0.5, *, out):
     return _softshrink_out(self, lambd, out=out)
 
 
+def _hardshrink_backward_np(grad_out, self, lambd, rdt):
+    """grad_out where self is outside [-lambd, lambd], else 0, in the result dtype. A nan self gives 0: torch's
+    vectorised loop (what all but a tensor's tail goes through) does so, its scalar tail loop passes grad."""
+    g, x = grad_out._np.astype(rdt._np, copy=False), self._np.astype(rdt._np, copy=False)
+    return np.where((x < -lambd) | (x > lambd), g, rdt._np.type(0))
+
+
+def hardshrink_backward(grad_out, self, lambd):
+    from ..meta.activation import hardshrink_backward_spec
+    shape, rdt = hardshrink_backward_spec(grad_out, self)
+    r = _hardshrink_backward_np(grad_out, self, lambd, rdt)
+    return Tensor._wrap_np(np.array(np.broadcast_to(r, shape), dtype=rdt._np, order="C"), rdt)
+
+
+def hardshrink_backward_grad_input(grad_out, self, lambd, *, grad_input):
+    from ..out_rules import write_outs
+    return write_outs((hardshrink_backward(grad_out, self, lambd),), (grad_input,))[0]
+
+
 def softshrink_backward(grad_output, self, lambd):
     """grad_output where |self| > lambd (or self is nan), else 0."""
     from ..meta.activation import softshrink_backward_spec

@@ -1,7 +1,8 @@
 """cpu kernels of torch.special's pointwise ops with kernels of their own (lgamma, digamma, polygamma,
-mvlgamma, i0, special_i0e/i1/i1e/erfcx/ndtri/log_ndtr/zeta): float64 numpy numerics from
-elementwise_special_math.py, cast to the result dtype the meta functions (kernels/meta/elementwise_special.py)
-give, in the layout they pick."""
+mvlgamma, i0, igamma/igammac, special_i0e/i1/i1e/erfcx/ndtri/log_ndtr/zeta, and the Bessel-type functions):
+float64 numpy numerics from elementwise_special_math.py (igamma's from elementwise_special_igamma.py; the
+Bessel-type ones in the input's dtype, as torch, from elementwise_special_bessel.py), cast to the result dtype the
+meta functions (kernels/meta/elementwise_special.py) give, in the layout they pick."""
 import math
 
 import numpy as np
@@ -10,9 +11,11 @@ from ..common import check_out
 from ..out_rules import write_outs
 from ..meta import elementwise_special as M
 from ..meta.elementwise_common import check_inplace
+from . import elementwise_special_bessel as B
+from . import elementwise_special_igamma as IG
 from . import elementwise_special_math as S
 from .elementwise import _alloc, make_binary
-from ..meta.elementwise_common import FLOAT_OUT
+from ..meta.elementwise_common import ARITH, FLOAT_OUT
 
 
 def _unary(name, fn):
@@ -110,6 +113,32 @@ def special_zeta_out(self, other, *, out):
     return out
 
 
+def _igamma_kernels(name, fn):
+    """igamma / igammac (self = a, other = x): float64 numerics of elementwise_special_igamma.py, written in the
+    result dtype (half and bfloat16 compute in float32 in torch; float64 here, then rounded)."""
+    def compute(a, b, out):
+        np.copyto(out, fn(a, b), casting="unsafe")
+
+    functional, inplace, out_variant = make_binary(compute, ARITH, name)
+
+    def f(self, other):
+        M.igamma_spec(self, other, name)
+        return functional(self, other)
+
+    def f_(self, other):
+        M.igamma_spec(self, other, name)
+        return inplace(self, other)
+
+    def f_out(self, other, *, out):
+        M.igamma_spec(self, other, name)
+        return out_variant(self, other, out)
+    return f, f_, f_out
+
+
+igamma, igamma_, igamma_out = _igamma_kernels("igamma", IG.igamma)
+igammac, igammac_, igammac_out = _igamma_kernels("igammac", IG.igammac)
+
+
 def _entr(a):
     """-x log x for x > 0, 0 at 0, -inf below 0, nan stays nan."""
     x = np.asarray(a, dtype=np.float64)
@@ -139,3 +168,31 @@ def special_xlog1py(self, other):
 def special_xlog1py_out(self, other, *, out):
     M.special_xlog1py(self, other)
     return _xlog1py_out(self, other, out=out)
+
+
+# ------------------------------------------------------------------ the Bessel-type functions
+def _bessel(name):
+    fn = getattr(B, name.replace("special_", ""))
+
+    def compute(x, d):
+        a = x._np
+        return fn(a if a.dtype == d._np else a.astype(d._np))
+
+    def functional(x):
+        d = M.bessel_dtype(x)
+        M.check_bessel_dtype(d, name)
+        out = _alloc(x._size, d, x)
+        np.copyto(out._np, compute(x, d), casting="unsafe")
+        return out
+
+    def out_variant(x, *, out):
+        d = M.bessel_dtype(x)
+        check_out(out, x._size, d, name)
+        M.check_bessel_dtype(d, name)
+        np.copyto(out._np, compute(x, d), casting="unsafe")
+        return out
+    return functional, out_variant
+
+
+for _n in M.BESSEL:
+    globals()[_n], globals()[_n + "_out"] = _bessel(_n)

@@ -481,3 +481,20 @@ def histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     return _histogram(self, linspace(lo, hi, bins + 1, dtype=self.dtype), weight, density)
+
+
+# ------------------------------------------------------------------ hash_tensor
+def hash_tensor(self, dim=(), *, keepdim=False, mode=0):
+    """XOR of the elements' 64-bit patterns over `dim` (every dim when empty): floating values widened to
+    float64, integers and bool to int64 (sign- or zero-extended), each read as uint64 (torch's mode 0)."""
+    axes, shape = M_reduction.hash_tensor_spec(self, dim, keepdim, mode)
+    a = self._np
+    wide = a.astype(np.float64) if self.dtype.is_floating_point else a.astype(np.int64)
+    bits = np.ascontiguousarray(wide).view(np.uint64)
+    r = np.bitwise_xor.reduce(bits, axis=axes, keepdims=keepdim) if axes else bits
+    return Tensor._wrap_np(np.array(r, dtype=np.uint64).reshape(shape), D.uint64)
+
+
+def hash_tensor_out(self, dim=(), *, keepdim=False, mode=0, out):
+    r = hash_tensor(self, dim, keepdim=keepdim, mode=mode)
+    return write_outs((r,), (out,), M_reduction.hash_tensor_out_rule)[0]

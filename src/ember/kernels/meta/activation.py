@@ -98,6 +98,26 @@ def softshrink_out(self, lambd=0.5, *, out):
     return out
 
 
+def hardshrink_backward_spec(grad_out, self):
+    """(shape, dtype) of hardshrink_backward: TensorIterator's binary op over (grad_out, self), floating only
+    (torch's cpu loop is shared with softshrink's backward, hence the kernel name in the message)."""
+    rdt = result_type(grad_out, self)
+    if not rdt.is_floating_point:
+        raise NotImplementedError(f"\"shrink_backward_cpu\" not implemented for '{_tname(rdt)}'")
+    return broadcast_shapes(grad_out._size, self._size), rdt
+
+
+def hardshrink_backward(grad_out, self, lambd):
+    shape, rdt = hardshrink_backward_spec(grad_out, self)
+    return empty_tensor(shape, rdt, META, out_strides(shape, grad_out, self))
+
+
+def hardshrink_backward_grad_input(grad_out, self, lambd, *, grad_input):
+    shape, rdt = hardshrink_backward_spec(grad_out, self)
+    check_out(grad_input, shape, rdt, "hardshrink_backward")
+    return grad_input
+
+
 def softshrink_backward_spec(grad_output, self):
     return broadcast_shapes(grad_output._size, self._size), result_type(grad_output, self)
 

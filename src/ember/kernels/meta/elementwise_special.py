@@ -1,7 +1,8 @@
 """Meta functions of torch.special's pointwise ops that have kernels of their own (lgamma, digamma,
 polygamma, mvlgamma, i0 and the special_* ops of native/elementwise_special.yaml): same shape, the layout
 TensorIterator picks, integers and bool computed in the default float dtype; complex is refused as
-torch's cpu kernels refuse it. The cpu kernels in kernels/cpu/elementwise_special_ops.py allocate from these."""
+torch's cpu kernels refuse it (and, for the Bessel-type functions, float16 / bfloat16 too: torch has float and
+double kernels only). The cpu kernels in kernels/cpu/elementwise_special_ops.py allocate from these."""
 from ..._core.device import META
 from ..._core.promotion import get_default_dtype, result_type
 from ..common import broadcast_shapes, check_out, empty_tensor, _tname
@@ -93,6 +94,37 @@ def special_zeta_out(self, other, *, out):
     return out
 
 
+def igamma_spec(self, other, name):
+    """(shape, dtype) of igamma / igammac: TensorIterator's binary op (no promotion of integers to float), and
+    torch's cpu loops for the floating dtypes only."""
+    from .elementwise_common import ARITH, binary_spec
+    shape, _, rdt = binary_spec(self, other, ARITH, name)
+    if not rdt.is_floating_point:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(rdt)}'")
+    return shape, rdt
+
+
+def _igamma_meta(name):
+    def f(self, other):
+        shape, rdt = igamma_spec(self, other, name)
+        return empty_tensor(shape, rdt, META, out_strides(shape, self, other))
+
+    def f_(self, other):
+        shape, rdt = igamma_spec(self, other, name)
+        check_inplace(self, shape, rdt, name)
+        return self
+
+    def f_out(self, other, *, out):
+        shape, rdt = igamma_spec(self, other, name)
+        check_out(out, shape, rdt, name)
+        return out
+    return f, f_, f_out
+
+
+igamma, igamma_, igamma_out = _igamma_meta("igamma")
+igammac, igammac_, igammac_out = _igamma_meta("igammac")
+
+
 special_entr, _, special_entr_out = unary("special_entr")
 
 
@@ -114,3 +146,42 @@ def special_xlog1py_out(self, other, *, out):
 
 _xlog1py_meta = meta_binary(FLOAT_OUT, "special_xlog1py")
 _xlog1py_meta_out = meta_binary_out(FLOAT_OUT, "special_xlog1py")
+
+
+# ------------------------------------------------------------------ the Bessel-type functions
+BESSEL = ("special_airy_ai", "special_bessel_j0", "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
+          "special_modified_bessel_i0", "special_modified_bessel_i1", "special_modified_bessel_k0",
+          "special_modified_bessel_k1", "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+          "special_spherical_bessel_j0")
+
+
+def bessel_dtype(x):
+    """The dtype a Bessel-type function computes in: the input's, integers and bool in the default dtype."""
+    d = x.dtype
+    return d if d.is_floating_point or d.is_complex else get_default_dtype()
+
+
+def check_bessel_dtype(d, name):
+    """torch instantiates these kernels for float and double only."""
+    if d.name not in ("float32", "float64"):
+        raise NotImplementedError(f"\"{name.replace('special_', '')}_cpu\" not implemented for '{_tname(d)}'")
+
+
+def bessel_unary(name):
+    """(functional, out) meta functions of a Bessel-type function; out= checks castability (and resizes)
+    before the dtype is refused, in TensorIterator's order."""
+    def f(x):
+        d = bessel_dtype(x)
+        check_bessel_dtype(d, name)
+        return empty_tensor(x._size, d, META, out_strides(x._size, x))
+
+    def f_out(x, *, out):
+        d = bessel_dtype(x)
+        check_out(out, x._size, d, name)
+        check_bessel_dtype(d, name)
+        return out
+    return f, f_out
+
+
+for _n in BESSEL:
+    globals()[_n], globals()[_n + "_out"] = bessel_unary(_n)

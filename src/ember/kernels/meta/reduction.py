@@ -417,3 +417,38 @@ def histogram_bins_tensor(self, bins, *, weight=None, density=False):
 def histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
     n = histogram_check(self, bins, range, weight)
     return _t((n,), self.dtype), _t((n + 1,), self.dtype)
+
+
+# ------------------------------------------------------------------ hash_tensor
+_HASHABLE = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+
+
+def hash_tensor_spec(self, dim, keepdim, mode):
+    """(axes, shape) of torch.hash_tensor: a reduction (every dim when `dim` is empty) whose result is uint64;
+    torch's xor_sum loop covers the bool, integer (up to int64) and real floating dtypes, mode 0 only."""
+    try:
+        axes, shape = reduce_spec(self, dim, keepdim, "hash_tensor", nonempty=True)
+    except (RuntimeError, IndexError) as e:           # torch's text here is "hash_tensor: ...", not "...(): ..."
+        raise type(e)(str(e).replace("hash_tensor(): ", "hash_tensor: ")) from None
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    d = self.dtype
+    if d.name not in _HASHABLE:
+        name = {"uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}.get(d.name) or _tname(d)
+        raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{name}'")
+    return axes, shape
+
+
+def hash_tensor_out_rule(i, dtype, out):
+    if out.dtype is not D.uint64:
+        raise RuntimeError(f"Expected result to be of dtype uint64, but got {_tname(out.dtype)}")
+
+
+def hash_tensor(self, dim=(), *, keepdim=False, mode=0):
+    return out_like(self, hash_tensor_spec(self, dim, keepdim, mode)[1], D.uint64)
+
+
+def hash_tensor_out(self, dim=(), *, keepdim=False, mode=0, out):
+    shape = hash_tensor_spec(self, dim, keepdim, mode)[1]
+    check_out(out, shape, D.uint64, "hash_tensor", hash_tensor_out_rule)
+    return out

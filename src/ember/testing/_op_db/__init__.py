@@ -8,6 +8,7 @@ from . import conv
 from . import distance
 from . import dropout
 from . import elementwise
+from . import elementwise_polynomial
 from . import elementwise_special
 from . import embedding
 from . import fft
@@ -37,6 +38,7 @@ FAMILIES = {
     "distance": distance.op_db,
     "dropout": dropout.op_db,
     "elementwise": elementwise.op_db,
+    "elementwise_polynomial": elementwise_polynomial.op_db,
     "elementwise_special": elementwise_special.op_db,
     "embedding": embedding.op_db,
     "fft": fft.op_db,

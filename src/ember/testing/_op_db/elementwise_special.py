@@ -22,6 +22,10 @@ def _zeta(op, dt):
             for s in SHAPES]
 
 
+def _igamma(op, dt):
+    return [SampleInput(make(s, dt, 0.5, 4.0, seed=3), (make(s, dt, 0.1, 6.0, seed=4),), {}, f"{s}") for s in SHAPES]
+
+
 def _mvlgamma(op, dt):
     return [SampleInput(make(s, dt, 2.0, 5.0), (p,), {}, f"{s}-{p}") for s in SHAPES for p in (1, 3)]
 
@@ -39,4 +43,16 @@ op_db = [
            aten_name="mvlgamma"),
     OpInfo("special.xlog1py", _zeta, dtypes=F, method_variant=False, supports_out=True, aten_name="special_xlog1py"),
     OpInfo("special.zeta", _zeta, dtypes=F, method_variant=False, supports_out=True, aten_name="special_zeta"),
+    # the Bessel-type functions (torch's special.py OpInfos: the K and Y functions on the positive axis)
+    _special("airy_ai", (-6.0, 4.0)), _special("bessel_j0", (-12.0, 12.0)), _special("bessel_j1", (-12.0, 12.0)),
+    _special("bessel_y0", (0.1, 12.0)), _special("bessel_y1", (0.1, 12.0)), _special("modified_bessel_i0", (-9.0, 9.0)),
+    _special("modified_bessel_i1", (-9.0, 9.0)), _special("modified_bessel_k0", (0.1, 6.0)),
+    _special("modified_bessel_k1", (0.1, 6.0)), _special("scaled_modified_bessel_k0", (0.1, 6.0)),
+    _special("scaled_modified_bessel_k1", (0.1, 6.0)), _special("spherical_bessel_j0", (-12.0, 12.0)),
+    OpInfo("igamma", _igamma, dtypes=F, supports_out=True, inplace_variant="igamma_"),
+    OpInfo("igammac", _igamma, dtypes=F, supports_out=True, inplace_variant="igammac_"),
+    OpInfo("special.gammainc", _igamma, dtypes=F, method_variant=False, supports_out=True,
+           aten_name="special_gammainc"),
+    OpInfo("special.gammaincc", _igamma, dtypes=F, method_variant=False, supports_out=True,
+           aten_name="special_gammaincc"),
 ]

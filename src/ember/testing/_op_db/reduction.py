@@ -106,4 +106,8 @@ op_db = [
     OpInfo("histogram", _histogram_samples, dtypes=F, supports_out=True, method_variant=True, supports_meta=False),
     OpInfo("aminmax", _aminmax_samples, dtypes=FI + ("bool",), supports_out=True,
            ref=lambda x, dim=None, keepdim=False: (_np_red(np.amin)(x, dim, keepdim), _np_red(np.amax)(x, dim, keepdim))),
+    OpInfo("hash_tensor", lambda op, dt: [SampleInput(make(s, dt), args, k, f"{s}-{args}-{k}")
+                                          for s, args, k in (((3, 4), (), {}), ((3, 4), (1,), {}),
+                                                             ((2, 3, 4), ([0, 2],), {"keepdim": True}), ((), (), {}))],
+           dtypes=FIB, supports_out=True),
 ]
