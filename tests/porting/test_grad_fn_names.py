@@ -16,7 +16,6 @@ from ember.testing._opinfo import resolve
 KNOWN_DIFFERENCES = {
     # torch's composite ends in another op than ember's
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
-    "nn.functional.pad": "circular pad: ember has a node of its own; torch writes slices (CopySlices)",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",
 }

@@ -460,7 +460,6 @@ _KERNELS = (
     ('native_group_norm_backward', '', 'norm', 'native_group_norm_backward'),
     ('_weight_norm_interface', '', 'norm', '_weight_norm_interface'),
     ('constant_pad_nd', '', 'padding', 'constant_pad_nd'),
-    ('_pad_circular', '', 'padding', '_pad_circular'),
     ('reflection_pad1d', '', 'padding', 'reflection_pad1d'),
     ('reflection_pad2d', '', 'padding', 'reflection_pad2d'),
     ('reflection_pad3d', '', 'padding', 'reflection_pad3d'),

@@ -1032,7 +1032,7 @@ _d('native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Te
 _d('native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)', (('CPU', 'cpu.norm:native_group_norm_backward'), ('Meta', 'meta.norm:native_group_norm_backward')))
 _d('constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor', (('CPU', 'cpu.padding:constant_pad_nd'), ('Meta', 'meta.padding:constant_pad_nd')))
 _d('pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.padding:pad'),))
-_d('_pad_circular(Tensor self, SymInt[] pad) -> Tensor', (('CPU', 'cpu.padding:_pad_circular'), ('Meta', 'meta.padding:_pad_circular')))
+_d('_pad_circular(Tensor self, SymInt[] pad) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.padding:_pad_circular'),))
 _d('reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor', (('CPU', 'cpu.padding:reflection_pad1d'), ('Meta', 'meta.padding:reflection_pad1d')))
 _d('reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor', (('CPU', 'cpu.padding:reflection_pad2d'), ('Meta', 'meta.padding:reflection_pad2d')))
 _d('reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor', (('CPU', 'cpu.padding:reflection_pad3d'), ('Meta', 'meta.padding:reflection_pad3d')))
