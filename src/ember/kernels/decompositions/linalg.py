@@ -670,6 +670,12 @@ def bilinear(input1, input2, weight, bias=None):
     return out if bias is None else aten.add.Tensor(out, bias)
 
 
+def _not_floating(kernel, dtype):
+    """ATen's dispatch error for a LAPACK kernel called with a dtype it has no instance for."""
+    from ..common import _tn
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_tn(dtype)}\'')
+
+
 def _column_major(r):
     """LAPACK's layout, which torch's results keep: batches of column-major matrices."""
     return r.mT.contiguous().mT
