@@ -19,7 +19,8 @@ compile). Also:
   (this sandbox), also with bytecode cached, as users run it;
 - --compile-step: a further ember row, `ember_compile_step`, with `ember.compile(opt.step)` too (the captured
   optimizer update, written in place by generated kernels);
-- --cpu-time: step times as process CPU time (on a loaded machine wall time mostly measures waiting for a core);
+- --cpu-time: step times and generation's tokens/s as process CPU time (on a loaded machine wall time mostly
+  measures waiting for a core);
 - GPT greedy generation, 16 sequences with a sliding 64-token window (every call has the same shape), no grad:
   tokens/s of ember compiled, ember eager and torch eager.
 Prints one JSON object. Works with any backend (`--backend aot_eager` before the inductor backend exists).
@@ -89,20 +90,24 @@ def generation(lib, tokens, compile_fn=None):
     try:
         with lib.no_grad():
             f(idx)                                      # compile / warm up
-            t = time.perf_counter()
+            clock = CLOCK[0]
+            t = clock()
             for _ in range(tokens):
                 nxt = f(idx)[:, -1, :].argmax(-1, keepdim=True)
                 idx = lib.cat([idx[:, 1:], nxt], dim=1)
-            dt = time.perf_counter() - t
+            dt = clock() - t
         return {"tokens_per_s": round(16 * tokens / dt, 1), "ms_per_token_step": round(dt / tokens * 1e3, 3)}
     except Exception as e:                              # noqa: BLE001
         return {"error": f"{type(e).__name__}: {e}"[:400]}
 
 
-def warm_child(backend):
-    """Run in a new process: compile the GPT train step with the disk cache filled, time to the first step."""
+def warm_child(backend, threads=None):
+    """Run in a new process: compile the GPT train step with the disk cache filled, time to the first step (with
+    the parent's thread count: the generated C depends on it, so another count is another graph-cache key)."""
     t_import = time.perf_counter()
     import ember
+    if threads:
+        ember.set_num_threads(threads)
     from ember._cc import build as cc_build
     t0 = time.perf_counter()
     ember.manual_seed(0)
@@ -138,10 +143,10 @@ def _seed_cache(root):
     return _cc
 
 
-def _warm(backend, env):
+def _warm(backend, env, threads):
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--warm-child", "--backend", backend],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--warm-child", "--backend", backend,
+                        "--threads", str(threads)], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t
     if r.returncode != 0:
         return {"error": r.stderr.strip()[-400:]}
@@ -166,7 +171,7 @@ def main(argv=None):
     ap.add_argument("--warm-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.warm_child:
-        return warm_child(args.backend)
+        return warm_child(args.backend, args.threads)
     threads = args.threads or len(os.sched_getaffinity(0))
     if args.cpu_time:
         CLOCK[0] = time.process_time
@@ -217,14 +222,14 @@ def main(argv=None):
         g = rows["gpt"]
         out["cold_compile_gpt_train_step_s"] = {"ember": g["ember_compile"].get("compile_s"),
                                                 "torch": g.get("torch_compile", {}).get("compile_s")}
-        out["warm_start_gpt_train_step"] = _warm(args.backend, dict(os.environ, EMBER_CACHE_DIR=ember_cache))
+        out["warm_start_gpt_train_step"] = _warm(args.backend, dict(os.environ, EMBER_CACHE_DIR=ember_cache), threads)
         if os.environ.get("PYTHONDONTWRITEBYTECODE"):
             # this sandbox sets it, so every import compiles ember's source (~1-2 s): also measure a new process
             # as users run it, with bytecode cached (a first child writes it)
             env = dict(os.environ, EMBER_CACHE_DIR=ember_cache)
             env.pop("PYTHONDONTWRITEBYTECODE")
-            _warm(args.backend, env)
-            out["warm_start_gpt_train_step_bytecode_cached"] = _warm(args.backend, env)
+            _warm(args.backend, env, threads)
+            out["warm_start_gpt_train_step_bytecode_cached"] = _warm(args.backend, env, threads)
     ember._dynamo.reset()
     if args.skip_gen:
         print(json.dumps(out, indent=1))

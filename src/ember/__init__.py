@@ -16,6 +16,7 @@ The namespace is filled in this order, later entries winning where a name repeat
    ...) is simply absent: `hasattr(ember, "fx")` is False until `ember/fx/` is written, then True.
 """
 import importlib as _importlib
+import math as _math
 
 from ._core.dtype import (dtype, bool_ as bool, uint8, int8, int16, uint16, int32, uint32, int64, uint64,  # noqa: F401
                           float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float16, bfloat16, float32,
@@ -36,7 +37,7 @@ from .functional import *  # noqa: F401,F403
 from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
 from ._core.device import set_default_device, get_default_device  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
-from ._numeric_flags import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,  # noqa: F401
+from ._numeric_flags import (set_warn_always, is_warn_always_enabled, use_deterministic_algorithms, are_deterministic_algorithms_enabled,  # noqa: F401
                              is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
                              get_deterministic_debug_mode, set_float32_matmul_precision, get_float32_matmul_precision)
 from .kernels.cpu.runtime.pool import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: F401
@@ -51,6 +52,7 @@ contiguous_format = "contiguous_format"
 preserve_format = "preserve_format"
 channels_last = "channels_last"
 __version__ = "0.1.0"
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None
 
 # Subpackages imported on first access, with torch's names. Adding one is one entry here; an entry whose
 # package does not exist yet is not an attribute (tests/core/test_namespace.py imports every one that exists).
@@ -62,7 +64,9 @@ _LAZY_SUBMODULES = (
 _LAZY_MODULES = {"_nn": "ember._generated.nn_functions", "_linalg": "ember._generated.linalg_functions"}
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
                "compile": ("ember.compiler", "compile"), "vmap": ("ember.func", "vmap"),
-               "autocast": ("ember.amp", "autocast"), "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
+               "autocast": ("ember.amp", "autocast"),
+               **{n: ("ember.autograd.anomaly_mode", n) for n in (
+                   "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled")}, "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
                "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
                "get_autocast_dtype": ("ember.amp", "get_autocast_dtype"),
                "set_autocast_dtype": ("ember.amp", "set_autocast_dtype"),

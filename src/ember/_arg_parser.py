@@ -135,6 +135,11 @@ def _bad_tensorlist(fname, argname, position, value):
 # the 1-based position torch prints, None for a keyword-only argument.
 
 
+def _as_tuple(results):
+    """A `Tensor[]` result as torch's Python bindings return it: a tuple (an out= form returning nothing: None)."""
+    return None if results is None else tuple(results)
+
+
 def check_tensor(fname, argname, pos, v, optional=False):
     if not (isinstance(v, _Tensor) or optional and v is None):
         raise _bad_arg(fname, argname, pos, "Tensor", v)

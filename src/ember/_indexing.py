@@ -85,8 +85,16 @@ def _bool_index(value, device):
     return t
 
 
-def apply_slicing(self, index):
-    """(view after basic indexing, list of Optional index tensors for the advanced part or None)."""
+def _is_full(start, stop, n):
+    """A step-1 slice start:stop that keeps all n entries: torch's applySlice returns the tensor itself for it
+    (when the index is a tuple; a lone slice, x[:], is always a slice op). Known only for int bounds."""
+    return ((start is None or start.__class__ is int and start == 0)
+            and (stop is None or stop.__class__ is int and n.__class__ is int and stop >= n))
+
+
+def apply_slicing(self, index, skip_full=False):
+    """(view after basic indexing, list of Optional index tensors for the advanced part or None).
+    skip_full: `:` entries leave their dim as it is instead of slicing it (getitem with a tuple index)."""
     items = _normalize(index, self.device)
     if self.dim() == 0 and any(isinstance(x, int) and not isinstance(x, bool) for x in items):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
@@ -125,7 +133,8 @@ def apply_slicing(self, index):
             step = 1 if x.step is None else _int(x.step)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            result = _aten.slice.Tensor(result, dim, _opt_int(x.start), _opt_int(x.stop), step)
+            if not (skip_full and step == 1 and _is_full(x.start, x.stop, result._size[dim])):
+                result = _aten.slice.Tensor(result, dim, _opt_int(x.start), _opt_int(x.stop), step)
             dim += 1
         elif x is None:
             result = _aten.unsqueeze.default(result, dim)
@@ -200,6 +209,9 @@ def _basic(self, index):
             result = _select(result, dim, x)
         else:
             step = 1 if x.step is None else x.step
+            if step == 1 and _is_full(x.start, x.stop, result._size[dim]):
+                dim += 1            # `:` in a tuple index keeps the dim as it is (torch's applySlice)
+                continue
             k = None
             if not _KEYS_ACTIVE[0]:
                 ks = result._ks
@@ -213,11 +225,35 @@ def _basic(self, index):
 
 def getitem(self, index):
     c = index.__class__
-    if c is int or c is tuple or c is slice:
-        result = _basic(self, (index,) if c is slice else index)
+    if c is int:
+        size = self._size          # x[i]: _basic's int case, without its frame
+        if size and -size[0] <= index < size[0]:
+            if not _KEYS_ACTIVE[0]:
+                ks = self._ks
+                if ks & AUTOGRAD_BIT:
+                    ks &= ~_tls._exclude
+                k = _select_cache.get(ks)
+                if k is not None:
+                    return k(self, 0, index)
+            return _select(self, 0, index)
+    if c is slice and self._size:
+        # x[a:b], x[a:b:s] with int (or absent) bounds: _basic's slice case without its loops
+        start, stop, step = index.start, index.stop, index.step
+        if ((start is None or start.__class__ is int) and (stop is None or stop.__class__ is int)
+                and (step is None or step.__class__ is int and step > 0)):
+            if not _KEYS_ACTIVE[0]:
+                ks = self._ks
+                if ks & AUTOGRAD_BIT:
+                    ks &= ~_tls._exclude
+                k = _slice_cache.get(ks)
+                if k is not None:
+                    return k(self, 0, start, stop, 1 if step is None else step)
+            return _slice(self, 0, start, stop, 1 if step is None else step)
+    if c is int or c is tuple:
+        result = _basic(self, index)
         if result is not None:
             return result if result is not self else _aten.alias.default(self)
-    result, adv = apply_slicing(self, index)
+    result, adv = apply_slicing(self, index, c is tuple)
     if adv is not None:
         return _aten.index.Tensor(result, adv)
     if result is self:

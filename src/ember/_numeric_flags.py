@@ -1,5 +1,6 @@
 """torch's process-wide numeric switches that scripts set in their setup code: deterministic algorithms
-(`use_deterministic_algorithms`) and the float32 matmul precision (`set_float32_matmul_precision`).
+(`use_deterministic_algorithms`), the float32 matmul precision (`set_float32_matmul_precision`) and whether
+once-per-process warnings repeat (`set_warn_always`).
 
 ember's CPU kernels are deterministic (numpy and its own C kernels, no atomics) and compute float32
 matmuls in float32 (no TF32 or bfloat16 passes), so the settings change no result: they are recorded and
@@ -7,7 +8,18 @@ read back as torch does, with torch's argument checks.
 """
 import warnings
 
-_STATE = {"deterministic": False, "warn_only": False, "debug_mode": 0, "matmul_precision": "highest"}
+_STATE = {"deterministic": False, "warn_only": False, "debug_mode": 0, "matmul_precision": "highest",
+          "warn_always": False}
+
+
+def set_warn_always(b, /):
+    if not isinstance(b, bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _STATE["warn_always"] = b
+
+
+def is_warn_always_enabled():
+    return _STATE["warn_always"]
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):

@@ -86,11 +86,13 @@ def register_fallback(key, fn):
     clear_dispatch_caches()
 
 
+_FILLED = set()         # the OpOverloads whose dispatch cache holds something (OpOverload._resolve adds them)
+
+
 def clear_dispatch_caches():
-    for by_name in _REGISTRY.values():
-        for e in by_name.values():
-            if e.overload is not None:
-                e.overload._dispatch_cache.clear()
+    # only the caches that were filled: at import every registration lands here with all of them empty
+    while _FILLED:
+        _FILLED.pop()._dispatch_cache.clear()
 
 
 _observer = None   # fn(op) -> None or an end callback; see set_dispatch_observer
@@ -156,10 +158,10 @@ class OpOverload:
     def __init__(self, packet, entry):
         self._packet = packet
         self._entry = entry
-        self._overloadname = _split(entry.qualname)[2] or "default"
-        self._name = entry.qualname.split(".")[0]
-        self.__name__ = f"{packet.__name__}.{self._overloadname}"
-        self.__qualname__ = self._name
+        name, _, overload = entry.qualname.partition(".")       # "ns::name", "overload" (one split: ~1000 at import)
+        self._overloadname = overload = overload or "default"
+        self._name = self.__qualname__ = name
+        self.__name__ = packet.__name__ + "." + overload
         self.namespace = packet._ns
         self._dispatch_cache = {}
         self._schema_obj = None
@@ -235,6 +237,7 @@ class OpOverload:
         if _observer is not None:
             k = _observed(self, k)
         self._dispatch_cache[ks] = k
+        _FILLED.add(self)
         return k
 
     def _kernel_for_keyset(self, ks):

@@ -121,6 +121,12 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return self
 
     # ------------------------------------------------------------ methods torch writes in Python
+    def is_nonzero(self):
+        return _functional.is_nonzero(self)
+
+    def is_same_size(self, other):
+        return _functional.is_same_size(self, other)
+
     def split(self, split_size, dim=0):
         return _functional.split(self, split_size, dim)
 

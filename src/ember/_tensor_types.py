@@ -121,5 +121,26 @@ IntTensor = _typed(D.int32)
 LongTensor = _typed(D.int64)
 BoolTensor = _typed(D.bool_)
 
-__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor",
+def set_default_tensor_type(t, /):
+    """Deprecated in torch since 2.1 (same warning): sets the default floating dtype from a legacy class or its
+    dotted name ("torch.DoubleTensor"; "ember.DoubleTensor" names the same class)."""
+    import warnings
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
+                  stacklevel=2)
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        if module not in ("torch", "ember") or name not in globals():
+            raise ModuleNotFoundError(f"No module named '{t.rpartition('.')[0]}'") if module not in ("torch", "ember") \
+                else AttributeError(f"module '{module}' has no attribute '{name}'")
+        t = globals()[name]
+    if not isinstance(t, _LegacyTensorType):
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    from ._core.promotion import set_default_dtype
+    set_default_dtype(t.dtype)
+
+
+__all__ = ["set_default_tensor_type", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor",
            "IntTensor", "LongTensor", "BoolTensor"]

@@ -32,7 +32,11 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d", "unique", "unique_consecutive",
            "broadcast_shapes", "norm", "cdist", "lu", "result_type", "is_tensor", "is_floating_point", "is_complex",
            "is_conj", "is_neg", "numel", "equal", "chain_matmul", "split_copy", "split_with_sizes_copy",
-           "unbind_copy"]
+           "unbind_copy", "is_nonzero", "is_same_size", "is_signed", "is_inference", "typename", "unravel_index",
+           "detach_", "real", "imag", "get_device", "is_storage", "has_lapack", "has_mkl", "has_openmp", "has_spectral"]
+
+has_lapack = has_spectral = True       # ember's numpy builds give both (torch's build flags)
+has_mkl = has_openmp = False           # no MKL or OpenMP in ember's kernels
 
 _aten = ops.aten
 
@@ -489,3 +493,95 @@ def equal(input, other):
     if input.shape != other.shape:
         return False
     return bool(_F.eq(input.detach(), other.detach()).all())
+
+
+def is_nonzero(input):
+    """The truth value of a one-element tensor (torch's errors for zero or several elements)."""
+    _ap.check_tensor("is_nonzero", "input", 1, input)
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.detach().item())
+
+
+def real(input):
+    _ap.check_tensor("real", "input", 1, input)
+    return input.real
+
+
+def imag(input):
+    _ap.check_tensor("imag", "input", 1, input)
+    return input.imag
+
+
+def get_device(input):
+    _ap.check_tensor("get_device", "input", 1, input)
+    return input.get_device()
+
+
+def is_storage(obj):
+    return isinstance(obj, UntypedStorage)
+
+
+def detach_(input):
+    _ap.check_tensor("detach_", "input", 1, input)
+    return input.detach_()
+
+
+def is_same_size(input, other):
+    _ap.check_tensor("is_same_size", "input", 1, input)
+    _ap.check_tensor("is_same_size", "other", 2, other)
+    return input.shape == other.shape
+
+
+def is_signed(input):
+    _ap.check_tensor("is_signed", "input", 1, input)
+    return input.is_signed()
+
+
+def is_inference(input):
+    _ap.check_tensor("is_inference", "input", 1, input)
+    return input.is_inference()
+
+
+def typename(obj):
+    """torch.typename: a tensor's type() string, else the object's dotted class or function name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def unravel_index(indices, shape):
+    """Flat indices -> a tuple of coordinate tensors for `shape` (torch/functional.py's unravel_index)."""
+    if indices.dtype.is_complex or indices.dtype.is_floating_point or indices.dtype == D.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    elif isinstance(shape, (list, tuple, Size)):
+        for d in shape:
+            if not isinstance(d, numbers.Integral) or isinstance(d, bool):
+                raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(d)}")
+        shape = tuple(int(d) for d in shape)
+    elif isinstance(shape, str):
+        raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(shape[0]) if shape else str}")
+    else:
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    coefs, acc = [], 1
+    for d in reversed(shape):
+        coefs.append(acc)
+        acc *= d
+    coefs = tensor(coefs[::-1], dtype=D.int64, device=indices.device)
+    sizes = tensor(list(shape), dtype=D.int64, device=indices.device)
+    return _F.remainder(_F.floor_divide(indices.unsqueeze(-1), coefs), sizes).unbind(-1)

@@ -145,7 +145,7 @@ def test_parity_full(torch, fill, dtype):
 
 @pytest.mark.parity
 @pytest.mark.parametrize("args", [(5,), (2, 9), (0, 1, 0.1), (1, 2.5, 0.5), (-3, 7, 3), (10, 0, -3), (0.5, 3),
-                                  (0, 1, 0.3), (5, 5), (0, -1.5, -0.1)])
+                                  (0, 1, 0.3), (5, 5), (0, -1.5, -0.1), (0,), (0, 10, 4), (1, 2, 5), (7, 8)])
 @pytest.mark.parametrize("dtype", [None, "float64", "int32", "float32"])
 def test_parity_arange(torch, args, dtype):
     check(ember.arange(*args, dtype=_ed(dtype)), torch.arange(*args, dtype=_td(torch, dtype)))
@@ -217,3 +217,49 @@ def test_parity_logspace_tensor_overloads(torch, overload):
     with pytest.raises(RuntimeError, match="0-dimensional start and end"):
         getattr(ember.ops.aten.logspace, overload)(ember.ones(2) if overload[0] == "T" else 1.0,
                                                    ember.ones(2) if overload[0] != "T" else 1.0, 3)
+
+
+# ---------------------------------------------------------------- window functions
+WINDOWS = [
+    ("hann_window", (0,), {}), ("hann_window", (1,), {}), ("hann_window", (8,), {}),
+    ("hann_window", (7, False), {"dtype": "float64"}),
+    ("hamming_window", (9,), {}), ("hamming_window", (6, False), {}), ("hamming_window", (5, True, 0.5), {}),
+    ("hamming_window", (5, False, 0.6, 0.3), {"dtype": "float64"}),
+    ("blackman_window", (10,), {}), ("blackman_window", (7, False), {"dtype": "float64"}),
+    ("bartlett_window", (6,), {}), ("bartlett_window", (5, False), {}), ("bartlett_window", (2, False), {}),
+    ("kaiser_window", (12,), {}), ("kaiser_window", (8, False), {}), ("kaiser_window", (9, True, 3.5), {"dtype": "float64"}),
+    ("kaiser_window", (1,), {"requires_grad": True}),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name,args,kw", WINDOWS)
+def test_window_functions_match_torch(name, args, kw):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (ember, torch):
+        k = {n: getattr(lib, v) if n == "dtype" else v for n, v in kw.items()}
+        w = getattr(lib, name)(*args, **k)
+        res.append((tuple(w.shape), str(w.dtype).split(".")[-1], w.requires_grad, w.detach().numpy()))
+    assert res[0][:3] == res[1][:3]
+    np.testing.assert_allclose(res[0][3], res[1][3], rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", [
+    lambda t: t.hann_window(-1), lambda t: t.hann_window(3, dtype=t.long), lambda t: t.kaiser_window(3, dtype=t.int32),
+    lambda t: t.bartlett_window(4, True, dtype=t.bool), lambda t: t.blackman_window(-2, False),
+])
+def test_window_function_errors_match_torch(call):
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as e:
+            call(lib)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_window_functions_on_meta_match_cpu():
+    for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"):
+        same_meta(getattr(ember, name), 6)

@@ -211,3 +211,23 @@ def test_out_of_bounds_message_names_the_index_position_like_torch(index):
     with pytest.raises(IndexError) as got:
         ember.zeros(2, 3, 4)[index]
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("ix", [slice(None), slice(0, 10), (slice(None),), (slice(0, 3),), (slice(None), slice(1, 3)),
+                                (slice(0, 9), slice(1, 3)), (slice(None), 0), (Ellipsis, slice(None)),
+                                (Ellipsis, slice(1, 3)), (None, slice(None)), (slice(None), [0, 2]),
+                                (slice(None, 3), slice(None, None, 1)), (slice(1, None), slice(None))], ids=repr)
+def test_full_slices_in_a_tuple_index_record_no_slice_like_torch(ix):
+    """torch's applySlice returns the tensor itself for a `:` (start 0, stop past the end, step 1) inside a tuple
+    index, so `x[:, 1:3]` records one SliceBackward0 and `x[:, :]` an alias; a lone slice `x[:]` is a slice."""
+    torch = pytest.importorskip("torch")
+
+    def chain(mod):
+        x = mod.ones(3, 4, requires_grad=True)
+        fn, names = x[ix].grad_fn, []
+        while fn is not None and type(fn).__name__ != "AccumulateGrad":
+            names.append(type(fn).__name__)
+            fn = fn.next_functions[0][0]
+        return names
+    assert chain(ember) == chain(torch)

@@ -234,6 +234,32 @@ def test_multiprocess_matches_single_process():
     assert single == multi
 
 
+class BigElementwise(Dataset):
+    """Each item: the worker's thread count and a big float op (split over the pool in a parent with
+    more threads) after the parent has used its own pool."""
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        x = ember.full((1 << 19,), float(i))
+        return {"threads": ember.get_num_threads(), "s": float((x + x).relu().sum())}
+
+
+def test_workers_run_on_one_thread_after_the_parent_used_its_pool():
+    # like torch's worker loop (set_num_threads(1)); the forked child must not touch the parent's pool threads
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        x = ember.ones(1 << 19)
+        assert float((x + x).sum()) == 2.0 * (1 << 19)        # the parent's pool exists now
+        out = list(DataLoader(BigElementwise(), batch_size=None, num_workers=1))
+        assert [b["threads"] for b in out] == [1, 1]
+        assert [b["s"] for b in out] == [0.0, 2.0 * (1 << 19)]
+        assert ember.get_num_threads() == 2                   # the parent keeps its setting
+    finally:
+        ember.set_num_threads(old)
+
+
 def test_worker_exception_is_reraised_with_traceback():
     dl = DataLoader(Failing(), batch_size=2, num_workers=2)
     it = iter(dl)

@@ -103,3 +103,23 @@ def test_custom_op_bad_annotation():
 def test_binding_type_error_lists_signatures():
     with pytest.raises(TypeError, match="expected one of"):
         ember.div(ember.tensor([1.0]), ember.tensor([1.0]), rounding_mode=3)
+
+
+def test_a_kernel_registered_after_calls_replaces_the_cached_one():
+    # clear_dispatch_caches empties every cache that was filled (only those are tracked)
+    from ember import _ops
+    lib = Library("ns_lib_cache", "DEF")
+    try:
+        lib.define("f(Tensor x) -> Tensor")
+        lib.impl("f", lambda x: x + 1, "CompositeExplicitAutograd")
+        t = ember.tensor([1.0])
+        op = ember.ops.ns_lib_cache.f.default
+        assert op(t).tolist() == [2.0] and op._dispatch_cache
+        ember.neg(t)
+        neg = ember.ops.aten.neg.default
+        assert neg._dispatch_cache
+        lib.impl("f", lambda x: x * 10, "CPU")          # a direct CPU kernel wins over the composite
+        assert not op._dispatch_cache and not neg._dispatch_cache and not _ops._FILLED
+        assert op(t).tolist() == [10.0] and ember.neg(t).tolist() == [-1.0]
+    finally:
+        lib._destroy()

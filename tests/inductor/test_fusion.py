@@ -177,3 +177,18 @@ def test_a_value_realized_twice_is_one_buffer():
     assert forward.c_source.count("ember_phi_f(tmp") == 1, forward.c_source.split("static void kernel0")[1]
     stored = [ln for ln in forward.c_source.splitlines() if ln.strip().startswith("out_buf")]
     assert len(stored) == 3             # gelu, gelu' (saved for the backward), fc2's bias add
+
+
+def test_a_reused_value_reading_many_buffers_is_stored_once():
+    # a residual stream: each later norm would otherwise recompute every add from the first input on
+    def stream(a, b, c, d, e, f):
+        x = a + b + c + d + e + f
+        y = F.layer_norm(x, (16,))
+        return y * x
+    args = [ember.randn(8, 16) for _ in range(6)]
+    c = _run(stream, *args)
+    src = c.source()
+    # each input is loaded by the one kernel section that stores x, not again by the norm's mean, variance,
+    # normalisation and the product
+    for i in range(6):
+        assert src.count(f"in_arg{i}[") == 1, i

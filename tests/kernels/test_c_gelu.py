@@ -190,3 +190,29 @@ def test_layout_and_halves_match_torch(approximate):
                 th = torch.nn.functional.gelu(torch.tensor(x).to(tt), approximate=approximate)
                 assert eh.dtype == et
                 np.testing.assert_allclose(eh.float().numpy(), th.float().numpy(), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("approximate", APPROX)
+@pytest.mark.parametrize("shape", [(0,), (1, 4, 512), (7, 3), ()])
+def test_direct_gelu_equals_general_path(dt, approximate, shape):
+    # activation.gelu (the registered functional) calls the C kernel directly for a small contiguous input:
+    # bitwise the general path's (make_unary_p over _gelu, the same kernel on the same array)
+    x = ember.from_numpy(np.asarray(np.random.default_rng(1).standard_normal(shape) * 4, dt))
+    fast = activation.gelu(x, approximate)
+    ref = activation._gelu_general(x, approximate=approximate)
+    assert fast.shape == ref.shape and fast.dtype is ref.dtype and fast.is_contiguous()
+    np.testing.assert_array_equal(fast.numpy(), ref.numpy())
+
+
+def test_direct_gelu_leaves_other_cases_to_the_general_path():
+    x = ember.randn(6, 5)
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        activation.gelu(x, "fast")
+    strided = x.t()
+    np.testing.assert_array_equal(activation.gelu(strided).numpy(), F.gelu(strided.contiguous()).numpy())
+    h = activation.gelu(x.half())
+    assert h.dtype is ember.float16
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        F.gelu(ember.arange(3))

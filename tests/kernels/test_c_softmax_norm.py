@@ -205,6 +205,34 @@ def test_softmax_float16_runs_in_float32():
     np.testing.assert_array_equal(on.numpy(), off.numpy())
 
 
+@needs_cc
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("log", [0, 1])
+@pytest.mark.parametrize("shape,dim", [((1, 4, 4, 4), -1), ((1, 4, 4, 4), 3), ((5, 13), 1), ((1,), 0), ((3, 1), -1)])
+def test_softmax_last_dim_direct_equals_general_path(monkeypatch, dt, log, shape, dim):
+    from ember.kernels.cpu import softmax as S
+    x = ember.from_numpy((RNG.standard_normal(shape) * 3).astype(dt))
+    fast = S._last_dim_direct(x, dim, False, log)
+    assert fast is not None
+    monkeypatch.setattr(S, "_last_dim_direct", lambda *a: None)
+    ref = (S._log_softmax if log else S._softmax)(x, dim, False)
+    assert fast.shape == ref.shape and fast.dtype is ref.dtype
+    np.testing.assert_array_equal(fast.numpy(), ref.numpy())
+
+
+def test_softmax_last_dim_direct_declines_other_cases():
+    from ember.kernels.cpu import softmax as S
+    x = ember.randn(4, 6)
+    assert S._last_dim_direct(x, 0, False, 0) is None                 # not the last dim
+    assert S._last_dim_direct(x.t(), -1, False, 0) is None            # not contiguous
+    assert S._last_dim_direct(x.half(), -1, True, 0) is None          # half_to_float
+    assert S._last_dim_direct(x.half(), -1, False, 0) is None         # float16 computes in float32
+    assert S._last_dim_direct(ember.randn(0, 6), -1, False, 0) is None
+    assert S._last_dim_direct(ember.tensor(2.0), -1, False, 0) is None
+    with pytest.raises(RuntimeError, match="only supported for Half"):
+        ember.ops.aten._softmax.default(x, -1, True)
+
+
 # ---------------------------------------------------------------- layer_norm
 
 def _ln_case(x, g, k_dims, affine, mask=None):
@@ -284,6 +312,56 @@ def test_layer_norm_stats_and_masks_match_numpy_path(dt):
             assert (a is None) == (b_ is None)
             if a is not None:
                 assert_same(a, b_, dt)
+
+
+@needs_cc
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("affine", ["", "w", "b", "wb"])
+@pytest.mark.parametrize("shape", [(1, 1), (1, 4, 128), (3, 7), (2, 5, 33)])
+def test_layer_norm_last_dim_fast_path_equals_general_c_path(monkeypatch, dt, affine, shape):
+    # the small-input path (norm_rows.c_layer_norm_last_dim) runs the same C kernel as the general one:
+    # output, mean and rstd (their shapes and dtypes too) are bitwise the general path's
+    from ember.kernels.cpu import norm_rows
+    k = shape[-1]
+    x = ember.from_numpy((RNG.standard_normal(shape) * 3 + 5).astype(dt))
+    w = ember.from_numpy(np.linspace(0.5, 1.5, k).astype(dt)) if "w" in affine else None
+    b = ember.from_numpy(np.linspace(-1, 1, k).astype(dt)) if "b" in affine else None
+    fast = norm_rows.c_layer_norm_last_dim(x, [k], w, b, 1e-5)
+    assert fast is not None
+    monkeypatch.setattr(norm_rows, "c_layer_norm_last_dim", lambda *a: None)
+    general = ember.ops.aten.native_layer_norm.default(x, [k], w, b, 1e-5)
+    for f, g in zip(fast, general):
+        assert f.shape == g.shape and f.dtype == g.dtype and f.is_contiguous()
+        np.testing.assert_array_equal(f.numpy(), g.numpy())
+
+
+def test_layer_norm_last_dim_fast_path_declines_what_it_does_not_check():
+    # every case it cannot take goes to the general path, which checks shapes and raises torch's errors
+    from ember.kernels.cpu import norm_rows
+    x = ember.randn(3, 8)
+    w = ember.ones(8)
+    fp = norm_rows.c_layer_norm_last_dim
+    assert fp(x.t(), [3], None, None, 1e-5) is None                       # not contiguous
+    assert fp(x.half(), [8], None, None, 1e-5) is None                    # float16 runs in float32
+    assert fp(x, [3, 8], None, None, 1e-5) is None                        # two normalised dims
+    assert fp(x, [4], None, None, 1e-5) is None                           # wrong normalized_shape
+    assert fp(x, [8], ember.ones(4), None, 1e-5) is None                  # wrong weight shape
+    assert fp(x, [8], w.double(), None, 1e-5) is None                     # weight of another dtype
+    assert fp(x, [8], None, ember.ones(16)[4:12], 1e-5) is not None        # a contiguous view is fine
+    assert fp(ember.randn(0, 8), [8], None, None, 1e-5) is None           # empty
+    with pytest.raises(RuntimeError, match="Expected weight to be of same shape"):
+        ember.ops.aten.native_layer_norm.default(x, [8], ember.ones(4), None, 1e-5)
+    with pytest.raises(RuntimeError, match="expected input with shape"):
+        ember.ops.aten.native_layer_norm.default(x, [4], None, None, 1e-5)
+
+
+def test_address_is_the_data_pointer():
+    base = np.arange(60.0).reshape(6, 10)
+    class Sub(np.ndarray):
+        pass
+    for a in [base, base[2:], base[:, 3:], base.T, base[::2, 1::3], base[1], np.ones(1, np.float32),
+              base.view(np.uint8), base[3:].view(Sub)]:
+        assert clib.address(a) == a.ctypes.data
 
 
 # ---------------------------------------------------------------- nll_loss / cross_entropy

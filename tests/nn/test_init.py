@@ -141,3 +141,17 @@ def test_zero_element_warning_and_half_dtypes():
 def test_deprecated_aliases():
     with pytest.warns(FutureWarning, match="`nn.init.uniform` is now deprecated in favor of `nn.init.uniform_`"):
         init.uniform(empty(3))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name,shape", [("eye", (3, 4)), ("dirac", (4, 2, 3))])
+def test_deprecated_eye_and_dirac_warn_as_torch(name, shape):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (ember, torch):
+        t = lib.empty(*shape)
+        with pytest.warns(FutureWarning, match=f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`"):
+            out = getattr(lib.nn.init, name)(t)
+        assert out is t
+        res.append(t.numpy())
+    np.testing.assert_array_equal(res[0], res[1])

@@ -80,3 +80,82 @@ def test_pad_sequence_matches_torch(torch, batch_first, side):
     assert ei.dtype is ember.int64 and ei.tolist() == [[1, 3], [2, 0]]
     with pytest.raises(ValueError, match="Expected padding_side to be one of left or right, but got middle."):
         pad_sequence([ember.tensor([1])], padding_side="middle")
+
+
+# ---------------------------------------------------------------- fusion and skip_init
+def _bn_state(lib, bn, seed):
+    rng = np.random.default_rng(seed)
+    n = bn.num_features
+    with lib.no_grad():
+        bn.running_mean.copy_(lib.tensor(rng.standard_normal(n), dtype=lib.float32))
+        bn.running_var.copy_(lib.tensor(rng.uniform(0.5, 2.0, n), dtype=lib.float32))
+        if bn.weight is not None:
+            bn.weight.copy_(lib.tensor(rng.standard_normal(n), dtype=lib.float32))
+            bn.bias.copy_(lib.tensor(rng.standard_normal(n), dtype=lib.float32))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("kind", ["conv", "conv_nobias", "convT", "linear", "linear_bn1", "bn_noaffine"])
+def test_fusion_matches_torch_and_the_unfused_layers(kind):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (ember, torch):
+        rng = np.random.default_rng(0)
+        if kind.startswith("linear"):
+            layer = lib.nn.Linear(4, 3)
+            bn = lib.nn.BatchNorm1d(1 if kind == "linear_bn1" else 3)
+            x = rng.standard_normal((5, 4))
+        elif kind == "convT":
+            layer, bn = lib.nn.ConvTranspose2d(2, 3, 2), lib.nn.BatchNorm2d(3)
+            x = rng.standard_normal((1, 2, 4, 4))
+        else:
+            layer = lib.nn.Conv2d(2, 3, 3, bias=kind != "conv_nobias")
+            bn = lib.nn.BatchNorm2d(3, affine=kind != "bn_noaffine")
+            x = rng.standard_normal((1, 2, 5, 5))
+        with lib.no_grad():
+            layer.weight.copy_(lib.tensor(rng.standard_normal(tuple(layer.weight.shape)), dtype=lib.float32))
+            if layer.bias is not None:
+                layer.bias.copy_(lib.tensor(rng.standard_normal(tuple(layer.bias.shape)), dtype=lib.float32))
+        _bn_state(lib, bn, 1)
+        layer.eval()
+        bn.eval()
+        xin = lib.tensor(x, dtype=lib.float32)
+        if kind.startswith("linear"):
+            fused = lib.nn.utils.fusion.fuse_linear_bn_eval(layer, bn)
+            lin = layer(xin)
+            want = bn(lin.reshape(-1, 1)).reshape(lin.shape) if kind == "linear_bn1" else bn(lin)
+        else:
+            fused = lib.nn.utils.fuse_conv_bn_eval(layer, bn, transpose=kind == "convT")
+            want = bn(layer(xin))
+        got = fused(xin)
+        assert isinstance(fused.weight, lib.nn.Parameter) and fused.weight.requires_grad
+        assert fused is not layer
+        res.append((got.detach().numpy(), want.detach().numpy(), fused.weight.detach().numpy(),
+                    fused.bias.detach().numpy()))
+    np.testing.assert_allclose(res[0][0], res[0][1], rtol=1e-4, atol=1e-5)
+    for a, b in zip(res[0][2:], res[1][2:]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parity
+def test_fusion_refuses_training_mode_as_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        with pytest.raises(AssertionError, match="Fusion only for eval!"):
+            lib.nn.utils.fusion.fuse_conv_bn_eval(lib.nn.Conv2d(1, 2, 1), lib.nn.BatchNorm2d(2))
+        with pytest.raises(AssertionError, match="linear.out_features == bn.num_features"):
+            lib.nn.utils.fusion.fuse_linear_bn_eval(lib.nn.Linear(2, 3).eval(), lib.nn.BatchNorm1d(2).eval())
+
+
+@pytest.mark.parity
+def test_skip_init_matches_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        m = lib.nn.utils.skip_init(lib.nn.Linear, 3, 4, bias=False)
+        assert m.weight.shape == (4, 3) and m.weight.device.type == "cpu" and m.bias is None
+        m2 = lib.nn.utils.skip_init(lib.nn.Conv1d, 2, 2, 3, device="cpu", dtype=lib.float64)
+        assert m2.weight.dtype == lib.float64 and m2.weight.device.type == "cpu"
+        with pytest.raises(RuntimeError, match="Expected a Module; got"):
+            lib.nn.utils.skip_init(int)
+        with pytest.raises(RuntimeError, match="Module must support a 'device' arg to skip initialization"):
+            lib.nn.utils.skip_init(lib.nn.ReLU)

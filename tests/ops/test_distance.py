@@ -26,3 +26,35 @@ def test_distances(dtype):
         close(*both(torch, "cdist", (x[:, :5], y), (tx[:, :5], ty), p=p))
     close(ember.cdist(x, y), torch.cdist(tx, ty), rtol=1e-3, atol=1e-3)
     meta_matches(ember.cdist, x, y)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("p", [2.0, 1.0, 0.5, 3.0, 0.0, float("inf")])
+def test_pdist_values_and_gradients_match_torch(p):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    data = np.random.default_rng(0).standard_normal((5, 3))
+    res = []
+    for lib, f in ((ember, EF.pdist), (torch, torch.nn.functional.pdist)):
+        x = lib.tensor(data, requires_grad=True)
+        out = f(x, p)
+        (out * lib.arange(1.0, out.numel() + 1, dtype=out.dtype)).sum().backward()
+        res.append((out.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-10)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", [
+    lambda t: t.pdist(t.ones(3)), lambda t: t.pdist(t.ones(3, 2, dtype=t.long)), lambda t: t.pdist(t.ones(3, 2), -1),
+    lambda t: t.pdist(t.ones(1, 2)), lambda t: t.pdist(t.ones(0, 2)),
+])
+def test_pdist_shapes_and_errors_match_torch(call):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (ember, torch):
+        try:
+            res.append(tuple(call(lib).shape))
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[0] == res[1]

@@ -131,6 +131,83 @@ def test_large_binary_ops_split_over_the_pool_match_numpy():
         ember.set_num_threads(old)
 
 
+def _split_counting(monkeypatch):
+    """Counts the parts the elementwise kernels hand to the pool (run_parts calls, parts per call)."""
+    from ember.kernels.cpu import elementwise
+    from ember.kernels.cpu.runtime import pool
+    calls = []
+
+    def counting(fn, k):
+        calls.append(k)
+        pool.run_parts(fn, k)
+    monkeypatch.setattr(elementwise, "run_parts", counting)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_big_elementwise_ops_split_bit_identical_to_one_thread(monkeypatch, dtype):
+    """Big float add/sub/mul/div (functional and in-place), relu (forward, in-place, backward) and the
+    common unary math run in parts over the pool, with results bit-identical to the one-thread path."""
+    from ember.kernels.cpu.elementwise import SPLIT_ELEMS
+    calls = _split_counting(monkeypatch)
+    rng = np.random.default_rng(0)
+    n = 3 * SPLIT_ELEMS + 37                   # parts that do not fall on the alignment by themselves
+    a = rng.standard_normal(n).astype(dtype)
+    b = rng.standard_normal(n).astype(dtype)
+    a[:5] = [0.0, -0.0, np.nan, np.inf, -np.inf]
+    b[:5] = [0.0, 0.0, 1.0, np.inf, 0.0]
+
+    def run():
+        x, y = ember.from_numpy(a.copy()), ember.from_numpy(b.copy())
+        out = {"add": x + y, "sub": x - y, "mul": x * y, "div": x / y, "div_s": x / 3.0, "mul_s": x * 0.1,
+               "relu": ember.relu(x), "exp": x.exp(), "log": x.abs().log(), "sqrt": x.abs().sqrt(),
+               "rsqrt": x.abs().rsqrt(), "sin": x.sin(), "cos": x.cos(), "tanh": x.tanh(), "neg": -x}
+        z = x.clone()
+        z.add_(y)
+        z.mul_(y)
+        z.div_(y)
+        z.sub_(1.5)
+        z.relu_()
+        z.exp_()
+        out["inplace"] = z
+        g = ember.from_numpy(b.copy()).requires_grad_()
+        ember.relu(g).backward(ember.from_numpy(a.copy()))
+        out["relu_backward"] = g.grad
+        return {k: v.detach().numpy().copy() for k, v in out.items()}
+
+    old = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        one = run()
+        assert calls == []
+        ember.set_num_threads(2)
+        two = run()
+    finally:
+        ember.set_num_threads(old)
+    assert len(calls) >= len(one) + 5 and all(k == 2 for k in calls)
+    for k in one:
+        np.testing.assert_array_equal(two[k].view(np.uint8), one[k].view(np.uint8), err_msg=k)
+    np.testing.assert_array_equal(one["add"], a + b)
+    np.testing.assert_array_equal(one["relu"], np.where(a < 0, dtype(0), a))
+
+
+def test_small_and_integer_elementwise_ops_do_not_split(monkeypatch):
+    from ember.kernels.cpu.elementwise import SPLIT_ELEMS
+    calls = _split_counting(monkeypatch)
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        x = ember.ones(SPLIT_ELEMS - 1)
+        (x + x, x.exp(), ember.relu(x), x / 2, x.add_(1), x.exp_())
+        assert calls == []
+        i = ember.ones(2 * SPLIT_ELEMS, dtype=ember.int32)
+        r = i / i                               # true division of ints: torch's float32, not numpy's float64
+        assert r.dtype is ember.float32 and (r.numpy() == 1).all()
+        assert (-i).dtype is ember.int32 and i.abs().dtype is ember.int32
+    finally:
+        ember.set_num_threads(old)
+
+
 @pytest.mark.parity
 def test_zero_dim_operands_fast_path():
     # 0-d op 0-d gave a numpy scalar as the result's array (in-place ops on it then failed); a 0-d other

@@ -194,3 +194,84 @@ def test_interpolate_antialias_calls_parity(call):
         except Exception as e:   # noqa: BLE001  (the exception type is what is compared)
             res.append((type(e).__name__,))
     assert res[0] == res[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,groups", [((2, 6, 3), 3), ((1, 4, 2, 3), 2), ((2, 8, 1, 2, 2), 4), ((1, 3, 2), 1)])
+def test_channel_shuffle_matches_torch_with_gradients(shape, groups):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    data = np.random.default_rng(0).standard_normal(shape)
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(data, requires_grad=True)
+        outs = [lib.channel_shuffle(x, groups), lib.nn.functional.channel_shuffle(x, groups),
+                lib.nn.functional.native_channel_shuffle(x, groups), lib.nn.ChannelShuffle(groups)(x)]
+        (outs[0] * lib.arange(1.0, x.numel() + 1, dtype=x.dtype).reshape(shape)).sum().backward()
+        res.append(([o.detach().numpy() for o in outs], x.grad.numpy(), outs[0].is_contiguous(),
+                    repr(lib.nn.ChannelShuffle(groups))))
+    for a, b in zip(res[0][0], res[1][0]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(res[0][1], res[1][1])
+    assert res[0][2:] == res[1][2:]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,groups", [((2, 4), 2), ((2, 4, 3), 0), ((2, 4, 3), 3)])
+def test_channel_shuffle_errors_match_torch(shape, groups):
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as e:
+            lib.channel_shuffle(lib.ones(*shape), groups)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("size,align", [([2, 3, 4, 5], False), ([2, 1, 4, 5], True), ([2, 1, 1, 3], False),
+                                        ([2, 1, 3, 4, 5], False), ([2, 2, 2, 1, 3], True)])
+def test_affine_grid_matches_torch_with_gradients(size, align):
+    torch = pytest.importorskip("torch")
+    import warnings
+    nd = len(size) - 2
+    theta = np.random.default_rng(0).standard_normal((size[0], nd, nd + 1))
+    res = []
+    for lib in (ember, torch):
+        t = lib.tensor(theta, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            g = lib.nn.functional.affine_grid(t, size, align_corners=align)
+        (g * lib.arange(1.0, g.numel() + 1, dtype=g.dtype).reshape(g.shape)).sum().backward()
+        res.append((tuple(g.shape), g.detach().numpy(), t.grad.numpy()))
+    assert res[0][0] == res[1][0]
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-10)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(1, 2, 3, dtype=lib.long), [1, 1, 2, 2], False),
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(1, 3, 3), [1, 1, 2, 2], False),
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(1, 2, 3), [1, 1, 2, 2, 2], False),
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(1, 2, 3), [1, 1, 0, 2], False),
+    lambda lib: lib.nn.functional.affine_grid(lib.zeros(1, 2, 3), [1, 2, 2], False),
+])
+def test_affine_grid_errors_match_torch(call):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (ember, torch):
+        with pytest.raises((ValueError, NotImplementedError)) as e:
+            call(lib)
+        res.append((type(e.value).__name__, str(e.value).replace("ember.", "torch.").replace("torch.Size", "Size")))
+    assert res[0] == res[1]
+
+
+@pytest.mark.parity
+def test_affine_grid_warnings_match_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+            lib.nn.functional.affine_grid(lib.zeros(1, 2, 3), [1, 1, 2, 2])
+        with pytest.warns(UserWarning, match="changed for unit-size grids when align_corners=True"):
+            lib.nn.functional.affine_grid(lib.zeros(1, 2, 3), [1, 1, 1, 2], True)

@@ -322,6 +322,26 @@ def test_eig_gradcheck():
     assert ember.autograd.gradcheck(f, (a,))
 
 
+@pytest.mark.parametrize("dt", [ember.float32, ember.float64])
+@pytest.mark.parametrize("sa,sb,transpose_b", [((1, 4, 5, 8), (1, 4, 8, 5), False), ((1, 4, 5, 8), (1, 4, 5, 8), True),
+                                                ((3, 2, 7), (3, 7, 1), False), ((2, 0, 3), (2, 3, 4), False)])
+def test_batched_matmul_without_broadcast_matches_the_general_path(monkeypatch, dt, sa, sb, transpose_b):
+    # linalg_matmul.matmul returns np.matmul's fresh result for same-batch float operands; the general path
+    # (forced here through an int check it fails) must give the same values, shape and layout
+    from ember.kernels.cpu import linalg_matmul as LM
+    a = ember.randn(*sa, dtype=dt)
+    b = ember.randn(*sb, dtype=dt)
+    if transpose_b:
+        b = b.transpose(-2, -1)
+    fast = LM.matmul(a, b)
+    monkeypatch.setattr(LM, "_FAST", ())
+    ref = LM.matmul(a, b)
+    assert fast.shape == ref.shape and fast.dtype is ref.dtype and fast.is_contiguous()
+    np.testing.assert_array_equal(fast.numpy(), ref.numpy())
+    with pytest.raises(RuntimeError, match="Expected size for first two dimensions of batch2 tensor"):
+        LM.matmul(a, ember.randn(*sa, dtype=dt))
+
+
 # ---------------------------------------------------------------- orgqr / ormqr (geqrf's reflectors)
 def _reflectors(torch, shape, cplx, seed):
     rng = np.random.default_rng(seed)
@@ -418,23 +438,55 @@ def test_orgqr_ormqr_errors_match_torch(case):
     assert got[0] == got[1]
 
 
+VANDER = [
+    lambda t, x: t.vander(x),
+    lambda t, x: t.vander(x, N=2),
+    lambda t, x: t.vander(x, 5, True),
+    lambda t, x: t.vander(x, N=1),
+    lambda t, x: t.vander(x, N=0),
+    lambda t, x: t.linalg.vander(x),
+    lambda t, x: t.linalg.vander(x, N=4),
+    lambda t, x: t.linalg.vander(x.reshape(2, 2), N=3),
+    lambda t, x: t.linalg.vander(x[0], N=3),
+]
+
+
 @pytest.mark.parity
-def test_baddbmm_out_dtype_overloads_as_torch():
-    """baddbmm.dtype / dtype_out exist with torch's schemas; torch has kernels for them on CUDA/XPU only, so a
-    cpu call raises the dispatcher's NotImplementedError in both; the meta function gives out_dtype's result."""
+@pytest.mark.parametrize("i", range(len(VANDER)))
+def test_vander_values_and_gradients_match_torch(i):
     torch = pytest.importorskip("torch")
-    assert sorted(ember.ops.aten.baddbmm.overloads()) == sorted(torch.ops.aten.baddbmm.overloads())
-    for lib in (torch, ember):
-        args = (lib.ones(2, 3, 4), lib.ones(2, 3, 5), lib.ones(2, 5, 4), lib.float32)
-        for kw, name in (({}, "dtype"), ({"out": lib.empty(2, 3, 4)}, "dtype_out")):
-            with pytest.raises(NotImplementedError, match=f"Could not run 'aten::baddbmm.{name}' with arguments "
-                                                          "from the 'CPU' backend"):
-                lib.baddbmm(*args, **kw)
-    m = [ember.empty(*s, dtype=ember.float16, device="meta") for s in ((2, 3, 4), (2, 3, 5), (2, 5, 4))]
-    r = ember.baddbmm(*m, ember.float32, beta=0.5, alpha=2)
-    assert (tuple(r.shape), r.dtype, r.device.type) == ((2, 3, 4), ember.float32, "meta")
-    with pytest.raises(RuntimeError, match="out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs"):
-        ember.baddbmm(*m, ember.float64)
+    data = np.array([0.5, -1.5, 2.0, 3.0])
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(data, requires_grad=True)
+        out = VANDER[i](lib, x)
+        if i >= 5:      # torch.vander writes its powers in place: its backward raises (linalg.vander's does not)
+            (out * lib.arange(1.0, out.numel() + 1, dtype=out.dtype).reshape(out.shape)).sum().backward()
+        res.append((tuple(out.shape), str(out.dtype).split(".")[-1], out.detach().numpy(),
+                    None if x.grad is None else x.grad.numpy()))
+    assert res[0][:2] == res[1][:2]
+    np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-12)
+    if res[1][3] is not None:
+        np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", [
+    lambda t: t.vander(t.tensor([1, 2, 3], dtype=t.int8)), lambda t: t.vander(t.tensor([True, False])),
+    lambda t: t.vander(t.tensor([1 + 1j, 2])), lambda t: t.linalg.vander(t.tensor([1, 2], dtype=t.int32)),
+    lambda t: t.vander(t.ones(2, 2)), lambda t: t.vander(t.ones(2), N=-1), lambda t: t.linalg.vander(t.ones(2), N=1),
+    lambda t: t.linalg.vander(t.ones(2, dtype=t.half)), lambda t: t.linalg.vander(t.tensor([True])),
+])
+def test_vander_dtypes_and_errors_match_torch(call):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (ember, torch):
+        try:
+            r = call(lib)
+            res.append((str(r.dtype).split(".")[-1], r.numpy().tolist()))
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[0] == res[1]
 
 
 # ---------------------------------------------------------------- matmul's composite under autograd

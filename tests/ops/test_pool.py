@@ -300,3 +300,63 @@ def test_modules_match_torch():
         tout = tout if isinstance(tout, tuple) else (tout,)
         for u, v in zip(out, tout):
             np.testing.assert_allclose(u.numpy(), v.numpy(), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- max_unpool1d / 3d and the *_with_indices names
+@pytest.mark.parity
+@pytest.mark.parametrize("dims,kw", [
+    (1, dict(kernel_size=2)), (1, dict(kernel_size=3, stride=2, padding=1, output_size=[8])), (1, dict(kernel_size=2, output_size=[9])),
+    (3, dict(kernel_size=2)), (3, dict(kernel_size=(1, 2, 2), stride=(1, 2, 1))),
+    (3, dict(kernel_size=2, output_size=[1, 2, 5, 5, 5])),
+])
+def test_max_unpool_1d_3d_match_torch_with_gradients(dims, kw):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    shape = (2, 3, 8) if dims == 1 else (1, 2, 4, 6, 4)
+    data = np.random.default_rng(0).standard_normal(shape)
+    res = []
+    for lib in (ember, torch):
+        F = lib.nn.functional
+        pool = getattr(F, f"max_pool{dims}d")
+        p = {k: v for k, v in kw.items() if k in ("kernel_size", "stride", "padding")}
+        out, idx = pool(lib.tensor(data), return_indices=True, **p)
+        x = out.clone().requires_grad_()
+        un = getattr(F, f"max_unpool{dims}d")(x, idx, **kw)
+        module = getattr(lib.nn, f"MaxUnpool{dims}d")(**p)
+        same = module(x.detach(), idx, output_size=kw.get("output_size"))
+        (un * lib.arange(1.0, un.numel() + 1, dtype=un.dtype).reshape(un.shape)).sum().backward()
+        res.append((un.detach().numpy(), same.numpy(), x.grad.numpy(), repr(module)))
+    for a, b in zip(res[0][:3], res[1][:3]):
+        np.testing.assert_array_equal(a, b)
+    assert res[0][3] == res[1][3]
+
+
+@pytest.mark.parity
+def test_max_unpool_output_size_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for call in (lambda F, x, i: F.max_unpool1d(x, i, 2, output_size=[20]),
+                 lambda F, x, i: F.max_unpool1d(x, i, 2, output_size=[1, 2, 3, 4])):
+        msgs = []
+        for lib in (ember, torch):
+            x, i = lib.nn.functional.max_pool1d(lib.ones(1, 2, 8), 2, return_indices=True)
+            with pytest.raises(ValueError) as e:
+                call(lib.nn.functional, x, i)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name,args", [
+    ("max_pool1d_with_indices", (3,)), ("max_pool2d_with_indices", (2, 1, 1)), ("max_pool3d_with_indices", (2,)),
+    ("adaptive_max_pool1d_with_indices", (3,)), ("adaptive_max_pool2d_with_indices", ((2, 3),)),
+    ("adaptive_max_pool3d_with_indices", (2,)),
+])
+def test_with_indices_names_match_torch(name, args):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    dims = int(name.split("pool")[1][0])
+    data = np.random.default_rng(1).standard_normal((2, 3) + (6,) * dims)
+    res = [getattr(lib.nn.functional, name)(lib.tensor(data), *args) for lib in (ember, torch)]
+    assert isinstance(res[0], tuple) and len(res[0]) == 2
+    for a, b in zip(res[0], res[1]):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -124,3 +124,58 @@ def test_hash_tensor_matches_torch(case):
         return r.numpy().tolist(), str(r.dtype).split(".")[-1], tuple(r.shape)
 
     assert run(ember) == run(torch)
+
+
+TRAPEZOID = [
+    lambda t, y: t.trapezoid(y),
+    lambda t, y: t.trapezoid(y, dx=0.25, dim=0),
+    lambda t, y: t.trapz(y, dx=2),
+    lambda t, y: t.trapz(y, t.tensor([0.0, 0.5, 2.0, 2.5])),
+    lambda t, y: t.trapezoid(y, t.tensor([0.0, 0.5, 2.0, 2.5]), dim=-1),
+    lambda t, y: t.trapezoid(y, t.tensor([[0.0, 1.0, 1.5, 4.0], [0.0, 2.0, 2.5, 3.0], [1.0, 1.5, 2.0, 2.5]])),
+    lambda t, y: t.trapezoid(y, t.tensor([0.0, 1.0, 3.0]), dim=0),
+    lambda t, y: t.trapezoid(y[:, :1]),
+    lambda t, y: t.trapezoid(y[:, :0]),
+    lambda t, y: t.trapezoid(y[:, :0], t.ones(0)),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("i", range(len(TRAPEZOID)))
+def test_trapezoid_values_and_gradients_match_torch(i):
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(0).standard_normal((3, 4))
+    res = []
+    for lib in (ember, torch):
+        y = lib.tensor(data, requires_grad=True)
+        out = TRAPEZOID[i](lib, y)
+        if out.requires_grad:
+            (out * lib.arange(1.0, out.numel() + 1, dtype=out.dtype).reshape(out.shape)).sum().backward()
+        res.append((tuple(out.shape), str(out.dtype).split(".")[-1], out.detach().numpy(),
+                    None if y.grad is None else y.grad.numpy()))
+    assert res[0][:2] == res[1][:2]
+    np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-12)
+    assert (res[0][3] is None) == (res[1][3] is None)
+    if res[1][3] is not None:
+        np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", [
+    lambda t: t.trapezoid(t.tensor([1, 4, 9, 16])),
+    lambda t: t.trapezoid(t.tensor([1, 4, 9]), t.tensor([0, 1, 3])),
+    lambda t: t.trapezoid(t.tensor([True, False])),
+    lambda t: t.trapezoid(t.ones(3), t.tensor([True, False, True])),
+    lambda t: t.trapezoid(t.ones(3), t.ones(2)),
+    lambda t: t.trapezoid(t.ones(3), dx=1j),
+])
+def test_trapezoid_dtypes_and_errors_match_torch(call):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (ember, torch):
+        try:
+            r = call(lib)
+            res.append((str(r.dtype).split(".")[-1], r.numpy().tolist()))
+        except RuntimeError as e:
+            res.append(str(e))
+    assert res[0] == res[1]

@@ -279,3 +279,37 @@ def test_einsum_decomposition_matches_torch(eq, shapes):
     np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-10, atol=1e-10)
     if eq != "ij,kl->ijkl":
         assert e.stride() == t.stride() or e.numel() <= 1
+
+
+@pytest.mark.parametrize("dt", [ember.float32, ember.int64, ember.bool, ember.bfloat16])
+@pytest.mark.parametrize("shapes,dim", [([(1, 4), (1, 1)], 1), ([(3,), (0,), (2,)], 0), ([(2, 3, 5), (2, 1, 5)], -2),
+                                        ([(1, 2, 3, 4, 5)] * 3, 4), ([(2, 2)], 0)])
+def test_cat_of_one_dtype_takes_the_concatenate_path_and_matches_the_general_one(monkeypatch, dt, shapes, dim):
+    from ember.kernels.cpu import shape as S
+    ts = [ember.arange(int(np.prod(s))).reshape(s).to(dt) for s in shapes]
+    fast = S._cat_same(ts, dim)
+    assert fast is not None
+    monkeypatch.setattr(S, "_cat_same", lambda *a: None)
+    ref = ember.cat(ts, dim)
+    assert fast.shape == ref.shape and fast.dtype is ref.dtype is dt and fast.is_contiguous()
+    assert ember.equal(fast, ref)
+    fast.view(-1)[:1] = 0                      # fresh memory: the inputs stay as they were
+    assert ember.equal(ts[0], ember.arange(int(np.prod(shapes[0]))).reshape(shapes[0]).to(dt))
+
+
+def test_cat_concatenate_path_declines_what_the_general_path_decides():
+    from ember.kernels.cpu import shape as S
+    a = ember.randn(2, 3)
+    assert S._cat_same([a, a.double()], 0) is None                     # promotion
+    assert S._cat_same([a, ember.tensor([])], 0) is None               # a legacy empty of another rank
+    assert S._cat_same([a, a[:, :2]], 0) is None                       # sizes that do not fit: torch's error below
+    assert S._cat_same([a.t(), a.t()], 1) is None                      # numpy would keep a transposed layout
+    assert S._cat_same([ember.randn(1, 2, 3, 4)] * 2, 1) is None       # 4-D: channels-last inputs stay so
+    assert S._cat_same([a, a], 2) is None
+    assert ember.cat([a, ember.tensor([])], 0).shape == (2, 3)
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
+        ember.cat([a, a[:, :2]], 0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        ember.cat([a, a], 2)
+    cl = ember.randn(2, 3, 4, 5).contiguous(memory_format=ember.channels_last)
+    assert ember.cat([cl, cl], 0).is_contiguous(memory_format=ember.channels_last)

@@ -115,3 +115,107 @@ def test_scatter_into_every_self_geometry_matches_torch(geometry):
                 lib.as_strided_scatter(s, lib.full((2,), -5.0), (2,), (1,), s.storage_offset())]
         got.append([(o.tolist(), o.stride(), o.storage_offset(), o.untyped_storage().nbytes()) for o in outs])
     assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------- torch's aliases and tensor_split family
+SPLITS = [
+    lambda t, x: t.tensor_split(x, 3, dim=2),
+    lambda t, x: x.tensor_split([1, 5], 2),
+    lambda t, x: t.tensor_split(x, [2, 1], dim=-1),
+    lambda t, x: t.tensor_split(x, t.tensor([1, 3]), 2),
+    lambda t, x: t.tensor_split(x, t.tensor(2), 1),
+    lambda t, x: t.tensor_split(x, indices=[1], dim=0),
+    lambda t, x: t.tensor_split(x, sections=5, dim=0),
+    lambda t, x: t.hsplit(x, 3),
+    lambda t, x: x.hsplit([1, 2]),
+    lambda t, x: t.hsplit(x[0, 0], 2),
+    lambda t, x: t.vsplit(x, [1]),
+    lambda t, x: x.vsplit(2),
+    lambda t, x: t.dsplit(x, 2),
+    lambda t, x: x.dsplit([3]),
+]
+SPLIT_ERRORS = [
+    lambda t, x: t.hsplit(x, 2),
+    lambda t, x: t.hsplit(x, 0),
+    lambda t, x: t.hsplit(t.tensor(1.0), 1),
+    lambda t, x: t.vsplit(t.ones(3), 1),
+    lambda t, x: t.dsplit(x[0], [1]),
+    lambda t, x: t.tensor_split(x, t.tensor([1.0])),
+    lambda t, x: t.tensor_split(x, t.ones(1, 1, dtype=t.long)),
+    lambda t, x: t.tensor_split(t.tensor(1.0), 2),
+    lambda t, x: t.tensor_split(x, 0),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("i", range(len(SPLITS)))
+def test_tensor_split_family_matches_torch_as_views_with_gradients(i):
+    torch = pytest.importorskip("torch")
+    res = {}
+    for lib in (ember, torch):
+        base = _mk(lib, (2, 3, 4), 0).requires_grad_()
+        x = base * 1
+        parts = SPLITS[i](lib, x)
+        assert isinstance(parts, tuple)
+        assert all(p._base is x for p in parts)
+        sum((p * (k + 1)).sum() for k, p in enumerate(parts)).backward()
+        res[lib] = ([(tuple(p.shape), p.stride(), p.storage_offset()) for p in parts],
+                    [p.detach().numpy() for p in parts], base.grad.numpy())
+    e, t = res[ember], res[torch]
+    assert e[0] == t[0]
+    for a, b in zip(e[1], t[1]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(e[2], t[2])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("i", range(len(SPLIT_ERRORS)))
+def test_tensor_split_family_errors_match_torch(i):
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as e:
+            SPLIT_ERRORS[i](lib, lib.ones(2, 3, 4))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+ALIASES = [
+    lambda t, x: t.swapaxes(x, 0, 2),
+    lambda t, x: x.swapaxes(-1, 1),
+    lambda t, x: t.swapdims(x, 0, 1),
+    lambda t, x: x.swapdims(2, 2),
+    lambda t, x: t.moveaxis(x, 0, -1),
+    lambda t, x: x.moveaxis([0, 1], [2, 0]),
+    lambda t, x: t.ravel(x),
+    lambda t, x: x.transpose(0, 2).ravel(),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("i", range(len(ALIASES)))
+def test_movedim_transpose_aliases_and_ravel_match_torch(i):
+    torch = pytest.importorskip("torch")
+    res = {}
+    for lib in (ember, torch):
+        base = _mk(lib, (2, 3, 4), 0).requires_grad_()
+        x = base * 1
+        out = ALIASES[i](lib, x)
+        (out * _mk(lib, tuple(out.shape), 1)).sum().backward()
+        res[lib] = (tuple(out.shape), out.stride(), out._base is x, out.detach().numpy(), base.grad.numpy())
+    e, t = res[ember], res[torch]
+    assert e[:3] == t[:3]
+    np.testing.assert_array_equal(e[3], t[3])
+    np.testing.assert_array_equal(e[4], t[4])
+
+
+@pytest.mark.parity
+def test_alias_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for f in (lambda t: t.swapaxes(t.ones(2, 3), 0, 2), lambda t: t.moveaxis(t.ones(2, 3), [0, 0], [0, 1])):
+        msgs = []
+        for lib in (ember, torch):
+            with pytest.raises(IndexError if f is None else Exception) as e:
+                f(lib)
+            msgs.append((type(e.value).__name__, str(e.value)))
+        assert msgs[0] == msgs[1]

@@ -52,6 +52,12 @@ CASES = [
     ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
     ("Adadelta", dict()),
     ("Adadelta", dict(lr=0.5, rho=0.5, weight_decay=0.1, maximize=True)),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
+    ("ASGD", dict()),
+    ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=2, weight_decay=0.1, maximize=True)),
+    ("Adafactor", dict()),
+    ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=1.5, weight_decay=0.1, maximize=True)),
 ]
 
 
@@ -221,3 +227,28 @@ def test_float64_params_stay_float64(torch):
     for a, b in zip(pe, pt):
         assert a.dtype is ember.float64
         np.testing.assert_allclose(a.numpy(force=True), b.detach().numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, p: lib.optim.Rprop(p, etas=(1.2, 0.5)),
+    lambda lib, p: lib.optim.Rprop(p, lr=-0.1),
+    lambda lib, p: lib.optim.ASGD(p, weight_decay=-1),
+    lambda lib, p: lib.optim.Adafactor(p, beta2_decay=0.5),
+    lambda lib, p: lib.optim.Adafactor(p, eps=(-1, 1e-3)),
+    lambda lib, p: lib.optim.Adafactor(p, d=0.5),
+    lambda lib, p: lib.optim.Adafactor(p, lr=-1.0),
+])
+def test_new_optimizer_argument_errors_match_torch(torch, call):
+    msgs = []
+    for lib in (ember, torch):
+        with pytest.raises(ValueError) as e:
+            call(lib, params(lib))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("name", ["Rprop", "ASGD", "Adafactor"])
+def test_new_optimizers_repr_and_module_paths_match_torch(torch, name):
+    assert repr(getattr(optim, name)(params(ember))) == repr(getattr(torch.optim, name)(params(torch)))
+    if name != "Adafactor":
+        assert getattr(getattr(optim, name.lower()), name) is getattr(optim, name)

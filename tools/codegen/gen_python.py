@@ -193,7 +193,7 @@ class Overload:
         NUMBERS_AS_TENSORS names, so the twin binds: `x ** 2` is pow.Tensor_Scalar, `x == 1` eq.Scalar).
         The twin taking the most numbers is tried first (where.Scalar before where.ScalarSelf)."""
         lines = []
-        wrap = (lambda c: f"{rtvar}(*{c})") if rtvar else (lambda c: c)
+        wrap = _wrap_call(rtvar)
         for params, twin in sorted(self.twins, key=lambda t: -len(t[0])):
             names = [self.pyname(x) for x in self.positional + self.kwonly if x.name in params]
             cond = " and ".join(f"not isinstance({v}, TensorImpl)" for v in names)
@@ -220,7 +220,7 @@ class Overload:
             lines += self.arg_checks()
         lines += self.twin_dispatch(rtvar)
         call = f"{opvar}({self.call_args(self.fn)})"
-        wrap = (lambda c: f"{rtvar}(*{c})") if rtvar else (lambda c: c)
+        wrap = _wrap_call(rtvar)
         fast = self.defaults_check()
         direct = self.direct_dispatch(opvar, wrap)
         if fast and not self.factory:
@@ -263,8 +263,10 @@ class Overload:
         the dispatcher would have to look through). Anything but a plain key set in the cache, a thread
         with dispatch keys included or excluded (modes, autocast, fake tensors: tls.KEYS_ACTIVE), or no
         tensor argument takes the OpOverload call, so every op is still dispatched and seen."""
-        if self.factory or self.varargs:
+        if self.factory:
             return None
+        if self.varargs:
+            return self.varargs_dispatch(opvar, wrap)
         args = []
         for x in self.fn.func.arguments.flat_positional:
             b = _base(x.type)
@@ -302,6 +304,26 @@ class Overload:
                   f"        return {wrap('_k(' + call_args + ')')}",
                   f"return {wrap(opvar + '(' + call_args + ')')}"]
         return lines
+
+    def varargs_dispatch(self, opvar, wrap):
+        """direct_dispatch for a method taking `*size` after self (reshape, expand, permute, repeat): with only
+        Python ints in the sizes no tensor hides in the list, so the key set is self's."""
+        if not (self.method and len(self.fn.func.arguments.flat_positional) == 2):
+            return None
+        call_args = self.call_args(self.fn, positional_only=True)
+        v = self.positional[0].name
+        cache = "_c" + opvar[3:]
+        return [f"if {v}.__class__ is tuple or {v}.__class__ is list:     # (not one SymInt)",
+                f"    for _a in {v}:",
+                "        if _a.__class__ is not int:",
+                "            break",
+                "    else:",
+                "        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0",
+                "        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
+                f"            _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
+                "            if _k is not None:",
+                f"                return {wrap('_k(' + call_args + ')')}",
+                f"return {wrap(opvar + '(' + call_args + ')')}"]
 
     def matcher_body(self, indent="    "):
         checks = []
@@ -503,17 +525,33 @@ def _ops_imports(groups):
     return lines
 
 
+def _wrap_call(rtvar):
+    """How a binding wraps an op call's code `c`: a named tuple takes the results spread, `_as_tuple` the list."""
+    if rtvar == "_as_tuple":
+        return lambda c: f"_as_tuple({c})"
+    return (lambda c: f"{rtvar}(*{c})") if rtvar else (lambda c: c)
+
+
+def _result_wrapper(f):
+    """The name the binding passes the op's results to: the named tuple of a multi-output op, `_as_tuple` for a
+    `Tensor[]` result (torch's bindings return a tuple for a tensor list), else None."""
+    rt, _ = _rt_name(f)
+    if rt is None and len(f.func.returns) == 1 and str(f.func.returns[0].type) == "Tensor[]":
+        return "_as_tuple"
+    return rt
+
+
 def _emit_group(pyname, defname, ovs, lines, method):
     if len(ovs) == 1:
         ov = ovs[0]
-        rt, _ = _rt_name(ov.fn)
+        rt = _result_wrapper(ov.fn)
         lines.append(f"def {defname}({ov.signature()}):")
         lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt, check=True))
         lines.append("")
         return
     entries = []
     for i, ov in enumerate(ovs):
-        rt, _ = _rt_name(ov.fn)
+        rt = _result_wrapper(ov.fn)
         b, c = f"_{defname}_b{i}", f"_{defname}_c{i}"
         lines.append(f"def {c}({ov.signature()}):")
         lines.append(ov.matcher_body())
@@ -587,7 +625,7 @@ def _imports(extra=""):
             "from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS",
             "from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
-            "                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)"]
+            "                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)"]
 
 
 def _rt_import(groups):

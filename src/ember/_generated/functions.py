@@ -6,7 +6,7 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
-                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
+                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)
 from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
@@ -127,6 +127,8 @@ _op_addr_out = _ops.aten.addr.out
 _c_addr_out = _op_addr_out._dispatch_cache
 _op_adjoint_default = _ops.aten.adjoint.default
 _c_adjoint_default = _op_adjoint_default._dispatch_cache
+_op_affine_grid_generator_default = _ops.aten.affine_grid_generator.default
+_c_affine_grid_generator_default = _op_affine_grid_generator_default._dispatch_cache
 _op_alias_copy_default = _ops.aten.alias_copy.default
 _c_alias_copy_default = _op_alias_copy_default._dispatch_cache
 _op_alias_copy_out = _ops.aten.alias_copy.out
@@ -147,6 +149,8 @@ _op_all_out = _ops.aten.all.out
 _c_all_out = _op_all_out._dispatch_cache
 _op_allclose_default = _ops.aten.allclose.default
 _c_allclose_default = _op_allclose_default._dispatch_cache
+_op_alpha_dropout__default = _ops.aten.alpha_dropout_.default
+_c_alpha_dropout__default = _op_alpha_dropout__default._dispatch_cache
 _op_alpha_dropout_default = _ops.aten.alpha_dropout.default
 _c_alpha_dropout_default = _op_alpha_dropout_default._dispatch_cache
 _op_amax_default = _ops.aten.amax.default
@@ -283,12 +287,12 @@ _op_avg_pool1d_default = _ops.aten.avg_pool1d.default
 _c_avg_pool1d_default = _op_avg_pool1d_default._dispatch_cache
 _op_baddbmm_default = _ops.aten.baddbmm.default
 _c_baddbmm_default = _op_baddbmm_default._dispatch_cache
-_op_baddbmm_dtype = _ops.aten.baddbmm.dtype
-_c_baddbmm_dtype = _op_baddbmm_dtype._dispatch_cache
-_op_baddbmm_dtype_out = _ops.aten.baddbmm.dtype_out
-_c_baddbmm_dtype_out = _op_baddbmm_dtype_out._dispatch_cache
 _op_baddbmm_out = _ops.aten.baddbmm.out
 _c_baddbmm_out = _op_baddbmm_out._dispatch_cache
+_op_bartlett_window_default = _ops.aten.bartlett_window.default
+_c_bartlett_window_default = _op_bartlett_window_default._dispatch_cache
+_op_bartlett_window_periodic = _ops.aten.bartlett_window.periodic
+_c_bartlett_window_periodic = _op_bartlett_window_periodic._dispatch_cache
 _op_batch_norm_default = _ops.aten.batch_norm.default
 _c_batch_norm_default = _op_batch_norm_default._dispatch_cache
 _op_bernoulli_default = _ops.aten.bernoulli.default
@@ -357,6 +361,10 @@ _op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
 _c_bitwise_xor_Tensor = _op_bitwise_xor_Tensor._dispatch_cache
 _op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
 _c_bitwise_xor_Tensor_out = _op_bitwise_xor_Tensor_out._dispatch_cache
+_op_blackman_window_default = _ops.aten.blackman_window.default
+_c_blackman_window_default = _op_blackman_window_default._dispatch_cache
+_op_blackman_window_periodic = _ops.aten.blackman_window.periodic
+_c_blackman_window_periodic = _op_blackman_window_periodic._dispatch_cache
 _op_block_diag_default = _ops.aten.block_diag.default
 _c_block_diag_default = _op_block_diag_default._dispatch_cache
 _op_bmm_default = _ops.aten.bmm.default
@@ -395,6 +403,8 @@ _op_chain_matmul_default = _ops.aten.chain_matmul.default
 _c_chain_matmul_default = _op_chain_matmul_default._dispatch_cache
 _op_chain_matmul_out = _ops.aten.chain_matmul.out
 _c_chain_matmul_out = _op_chain_matmul_out._dispatch_cache
+_op_channel_shuffle_default = _ops.aten.channel_shuffle.default
+_c_channel_shuffle_default = _op_channel_shuffle_default._dispatch_cache
 _op_cholesky_default = _ops.aten.cholesky.default
 _c_cholesky_default = _op_cholesky_default._dispatch_cache
 _op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
@@ -423,6 +433,10 @@ _op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
 _c_clamp_max_Tensor = _op_clamp_max_Tensor._dispatch_cache
 _op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
 _c_clamp_max_Tensor_out = _op_clamp_max_Tensor_out._dispatch_cache
+_op_clamp_max__Tensor = _ops.aten.clamp_max_.Tensor
+_c_clamp_max__Tensor = _op_clamp_max__Tensor._dispatch_cache
+_op_clamp_max__default = _ops.aten.clamp_max_.default
+_c_clamp_max__default = _op_clamp_max__default._dispatch_cache
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _c_clamp_max_default = _op_clamp_max_default._dispatch_cache
 _op_clamp_max_out = _ops.aten.clamp_max.out
@@ -431,6 +445,10 @@ _op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
 _c_clamp_min_Tensor = _op_clamp_min_Tensor._dispatch_cache
 _op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
 _c_clamp_min_Tensor_out = _op_clamp_min_Tensor_out._dispatch_cache
+_op_clamp_min__Tensor = _ops.aten.clamp_min_.Tensor
+_c_clamp_min__Tensor = _op_clamp_min__Tensor._dispatch_cache
+_op_clamp_min__default = _ops.aten.clamp_min_.default
+_c_clamp_min__default = _op_clamp_min__default._dispatch_cache
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _c_clamp_min_default = _op_clamp_min_default._dispatch_cache
 _op_clamp_min_out = _ops.aten.clamp_min.out
@@ -555,6 +573,10 @@ _op_cumsum_default = _ops.aten.cumsum.default
 _c_cumsum_default = _op_cumsum_default._dispatch_cache
 _op_cumsum_out = _ops.aten.cumsum.out
 _c_cumsum_out = _op_cumsum_out._dispatch_cache
+_op_cumulative_trapezoid_dx = _ops.aten.cumulative_trapezoid.dx
+_c_cumulative_trapezoid_dx = _op_cumulative_trapezoid_dx._dispatch_cache
+_op_cumulative_trapezoid_x = _ops.aten.cumulative_trapezoid.x
+_c_cumulative_trapezoid_x = _op_cumulative_trapezoid_x._dispatch_cache
 _op_deg2rad__default = _ops.aten.deg2rad_.default
 _c_deg2rad__default = _op_deg2rad__default._dispatch_cache
 _op_deg2rad_default = _ops.aten.deg2rad.default
@@ -593,6 +615,8 @@ _op_digamma_default = _ops.aten.digamma.default
 _c_digamma_default = _op_digamma_default._dispatch_cache
 _op_digamma_out = _ops.aten.digamma.out
 _c_digamma_out = _op_digamma_out._dispatch_cache
+_op_dist_default = _ops.aten.dist.default
+_c_dist_default = _op_dist_default._dispatch_cache
 _op_div_Tensor = _ops.aten.div.Tensor
 _c_div_Tensor = _op_div_Tensor._dispatch_cache
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
@@ -613,8 +637,14 @@ _op_dot_default = _ops.aten.dot.default
 _c_dot_default = _op_dot_default._dispatch_cache
 _op_dot_out = _ops.aten.dot.out
 _c_dot_out = _op_dot_out._dispatch_cache
+_op_dropout__default = _ops.aten.dropout_.default
+_c_dropout__default = _op_dropout__default._dispatch_cache
 _op_dropout_default = _ops.aten.dropout.default
 _c_dropout_default = _op_dropout_default._dispatch_cache
+_op_dsplit_array = _ops.aten.dsplit.array
+_c_dsplit_array = _op_dsplit_array._dispatch_cache
+_op_dsplit_int = _ops.aten.dsplit.int
+_c_dsplit_int = _op_dsplit_int._dispatch_cache
 _op_dstack_default = _ops.aten.dstack.default
 _c_dstack_default = _op_dstack_default._dispatch_cache
 _op_dstack_out = _ops.aten.dstack.out
@@ -689,8 +719,12 @@ _op_eye_m_out = _ops.aten.eye.m_out
 _c_eye_m_out = _op_eye_m_out._dispatch_cache
 _op_eye_out = _ops.aten.eye.out
 _c_eye_out = _op_eye_out._dispatch_cache
+_op_feature_alpha_dropout__default = _ops.aten.feature_alpha_dropout_.default
+_c_feature_alpha_dropout__default = _op_feature_alpha_dropout__default._dispatch_cache
 _op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
 _c_feature_alpha_dropout_default = _op_feature_alpha_dropout_default._dispatch_cache
+_op_feature_dropout__default = _ops.aten.feature_dropout_.default
+_c_feature_dropout__default = _op_feature_dropout__default._dispatch_cache
 _op_feature_dropout_default = _ops.aten.feature_dropout.default
 _c_feature_dropout_default = _op_feature_dropout_default._dispatch_cache
 _op_fill_Scalar = _ops.aten.fill.Scalar
@@ -701,6 +735,8 @@ _op_fill__Scalar = _ops.aten.fill_.Scalar
 _c_fill__Scalar = _op_fill__Scalar._dispatch_cache
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _c_fill__Tensor = _op_fill__Tensor._dispatch_cache
+_op_fix__default = _ops.aten.fix_.default
+_c_fix__default = _op_fix__default._dispatch_cache
 _op_fix_default = _ops.aten.fix.default
 _c_fix_default = _op_fix_default._dispatch_cache
 _op_fix_out = _ops.aten.fix.out
@@ -821,6 +857,18 @@ _op_gt_Tensor = _ops.aten.gt.Tensor
 _c_gt_Tensor = _op_gt_Tensor._dispatch_cache
 _op_gt_Tensor_out = _ops.aten.gt.Tensor_out
 _c_gt_Tensor_out = _op_gt_Tensor_out._dispatch_cache
+_op_hamming_window_default = _ops.aten.hamming_window.default
+_c_hamming_window_default = _op_hamming_window_default._dispatch_cache
+_op_hamming_window_periodic = _ops.aten.hamming_window.periodic
+_c_hamming_window_periodic = _op_hamming_window_periodic._dispatch_cache
+_op_hamming_window_periodic_alpha = _ops.aten.hamming_window.periodic_alpha
+_c_hamming_window_periodic_alpha = _op_hamming_window_periodic_alpha._dispatch_cache
+_op_hamming_window_periodic_alpha_beta = _ops.aten.hamming_window.periodic_alpha_beta
+_c_hamming_window_periodic_alpha_beta = _op_hamming_window_periodic_alpha_beta._dispatch_cache
+_op_hann_window_default = _ops.aten.hann_window.default
+_c_hann_window_default = _op_hann_window_default._dispatch_cache
+_op_hann_window_periodic = _ops.aten.hann_window.periodic
+_c_hann_window_periodic = _op_hann_window_periodic._dispatch_cache
 _op_hardshrink_default = _ops.aten.hardshrink.default
 _c_hardshrink_default = _op_hardshrink_default._dispatch_cache
 _op_hardshrink_out = _ops.aten.hardshrink.out
@@ -847,6 +895,10 @@ _op_histogram_bins_tensor = _ops.aten.histogram.bins_tensor
 _c_histogram_bins_tensor = _op_histogram_bins_tensor._dispatch_cache
 _op_histogram_bins_tensor_out = _ops.aten.histogram.bins_tensor_out
 _c_histogram_bins_tensor_out = _op_histogram_bins_tensor_out._dispatch_cache
+_op_hsplit_array = _ops.aten.hsplit.array
+_c_hsplit_array = _op_hsplit_array._dispatch_cache
+_op_hsplit_int = _ops.aten.hsplit.int
+_c_hsplit_int = _op_hsplit_int._dispatch_cache
 _op_hstack_default = _ops.aten.hstack.default
 _c_hstack_default = _op_hstack_default._dispatch_cache
 _op_hstack_out = _ops.aten.hstack.out
@@ -855,6 +907,8 @@ _op_hypot_default = _ops.aten.hypot.default
 _c_hypot_default = _op_hypot_default._dispatch_cache
 _op_hypot_out = _ops.aten.hypot.out
 _c_hypot_out = _op_hypot_out._dispatch_cache
+_op_i0__default = _ops.aten.i0_.default
+_c_i0__default = _op_i0__default._dispatch_cache
 _op_i0_default = _ops.aten.i0.default
 _c_i0_default = _op_i0_default._dispatch_cache
 _op_i0_out = _ops.aten.i0.out
@@ -931,6 +985,14 @@ _op_isposinf_default = _ops.aten.isposinf.default
 _c_isposinf_default = _op_isposinf_default._dispatch_cache
 _op_isposinf_out = _ops.aten.isposinf.out
 _c_isposinf_out = _op_isposinf_out._dispatch_cache
+_op_isreal_default = _ops.aten.isreal.default
+_c_isreal_default = _op_isreal_default._dispatch_cache
+_op_kaiser_window_beta = _ops.aten.kaiser_window.beta
+_c_kaiser_window_beta = _op_kaiser_window_beta._dispatch_cache
+_op_kaiser_window_default = _ops.aten.kaiser_window.default
+_c_kaiser_window_default = _op_kaiser_window_default._dispatch_cache
+_op_kaiser_window_periodic = _ops.aten.kaiser_window.periodic
+_c_kaiser_window_periodic = _op_kaiser_window_periodic._dispatch_cache
 _op_kl_div_default = _ops.aten.kl_div.default
 _c_kl_div_default = _op_kl_div_default._dispatch_cache
 _op_kron_default = _ops.aten.kron.default
@@ -1169,6 +1231,8 @@ _op_minimum_default = _ops.aten.minimum.default
 _c_minimum_default = _op_minimum_default._dispatch_cache
 _op_minimum_out = _ops.aten.minimum.out
 _c_minimum_out = _op_minimum_out._dispatch_cache
+_op_mkldnn_rnn_layer_default = _ops.aten.mkldnn_rnn_layer.default
+_c_mkldnn_rnn_layer_default = _op_mkldnn_rnn_layer_default._dispatch_cache
 _op_mm_default = _ops.aten.mm.default
 _c_mm_default = _op_mm_default._dispatch_cache
 _op_mm_out = _ops.aten.mm.out
@@ -1177,6 +1241,10 @@ _op_mode_default = _ops.aten.mode.default
 _c_mode_default = _op_mode_default._dispatch_cache
 _op_mode_values = _ops.aten.mode.values
 _c_mode_values = _op_mode_values._dispatch_cache
+_op_moveaxis_int = _ops.aten.moveaxis.int
+_c_moveaxis_int = _op_moveaxis_int._dispatch_cache
+_op_moveaxis_intlist = _ops.aten.moveaxis.intlist
+_c_moveaxis_intlist = _op_moveaxis_intlist._dispatch_cache
 _op_movedim_int = _ops.aten.movedim.int
 _c_movedim_int = _op_movedim_int._dispatch_cache
 _op_movedim_intlist = _ops.aten.movedim.intlist
@@ -1241,6 +1309,8 @@ _op_narrow_default = _ops.aten.narrow.default
 _c_narrow_default = _op_narrow_default._dispatch_cache
 _op_native_batch_norm_default = _ops.aten.native_batch_norm.default
 _c_native_batch_norm_default = _op_native_batch_norm_default._dispatch_cache
+_op_native_channel_shuffle_default = _ops.aten.native_channel_shuffle.default
+_c_native_channel_shuffle_default = _op_native_channel_shuffle_default._dispatch_cache
 _op_native_dropout_default = _ops.aten.native_dropout.default
 _c_native_dropout_default = _op_native_dropout_default._dispatch_cache
 _op_native_group_norm_default = _ops.aten.native_group_norm.default
@@ -1259,6 +1329,8 @@ _op_neg_default = _ops.aten.neg.default
 _c_neg_default = _op_neg_default._dispatch_cache
 _op_neg_out = _ops.aten.neg.out
 _c_neg_out = _op_neg_out._dispatch_cache
+_op_negative__default = _ops.aten.negative_.default
+_c_negative__default = _op_negative__default._dispatch_cache
 _op_negative_default = _ops.aten.negative.default
 _c_negative_default = _op_negative_default._dispatch_cache
 _op_negative_out = _ops.aten.negative.out
@@ -1339,6 +1411,8 @@ _op_outer_out = _ops.aten.outer.out
 _c_outer_out = _op_outer_out._dispatch_cache
 _op_pairwise_distance_default = _ops.aten.pairwise_distance.default
 _c_pairwise_distance_default = _op_pairwise_distance_default._dispatch_cache
+_op_pdist_default = _ops.aten.pdist.default
+_c_pdist_default = _op_pdist_default._dispatch_cache
 _op_permute_copy_default = _ops.aten.permute_copy.default
 _c_permute_copy_default = _op_permute_copy_default._dispatch_cache
 _op_permute_copy_out = _ops.aten.permute_copy.out
@@ -1363,6 +1437,8 @@ _op_polygamma_default = _ops.aten.polygamma.default
 _c_polygamma_default = _op_polygamma_default._dispatch_cache
 _op_polygamma_out = _ops.aten.polygamma.out
 _c_polygamma_out = _op_polygamma_out._dispatch_cache
+_op_positive_default = _ops.aten.positive.default
+_c_positive_default = _op_positive_default._dispatch_cache
 _op_pow_Scalar = _ops.aten.pow.Scalar
 _c_pow_Scalar = _op_pow_Scalar._dispatch_cache
 _op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
@@ -1455,6 +1531,8 @@ _op_randperm_generator_out = _ops.aten.randperm.generator_out
 _c_randperm_generator_out = _op_randperm_generator_out._dispatch_cache
 _op_randperm_out = _ops.aten.randperm.out
 _c_randperm_out = _op_randperm_out._dispatch_cache
+_op_ravel_default = _ops.aten.ravel.default
+_c_ravel_default = _op_ravel_default._dispatch_cache
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _c_reciprocal__default = _op_reciprocal__default._dispatch_cache
 _op_reciprocal_default = _ops.aten.reciprocal.default
@@ -1595,6 +1673,8 @@ _op_sin_default = _ops.aten.sin.default
 _c_sin_default = _op_sin_default._dispatch_cache
 _op_sin_out = _ops.aten.sin.out
 _c_sin_out = _op_sin_out._dispatch_cache
+_op_sinc__default = _ops.aten.sinc_.default
+_c_sinc__default = _op_sinc__default._dispatch_cache
 _op_sinc_default = _ops.aten.sinc.default
 _c_sinc_default = _op_sinc_default._dispatch_cache
 _op_sinc_out = _ops.aten.sinc.out
@@ -1713,6 +1793,10 @@ _op_svd_U = _ops.aten.svd.U
 _c_svd_U = _op_svd_U._dispatch_cache
 _op_svd_default = _ops.aten.svd.default
 _c_svd_default = _op_svd_default._dispatch_cache
+_op_swapaxes_default = _ops.aten.swapaxes.default
+_c_swapaxes_default = _op_swapaxes_default._dispatch_cache
+_op_swapdims_default = _ops.aten.swapdims.default
+_c_swapdims_default = _op_swapdims_default._dispatch_cache
 _op_t_copy_default = _ops.aten.t_copy.default
 _c_t_copy_default = _op_t_copy_default._dispatch_cache
 _op_t_copy_out = _ops.aten.t_copy.out
@@ -1739,6 +1823,12 @@ _op_tanh_default = _ops.aten.tanh.default
 _c_tanh_default = _op_tanh_default._dispatch_cache
 _op_tanh_out = _ops.aten.tanh.out
 _c_tanh_out = _op_tanh_out._dispatch_cache
+_op_tensor_split_indices = _ops.aten.tensor_split.indices
+_c_tensor_split_indices = _op_tensor_split_indices._dispatch_cache
+_op_tensor_split_sections = _ops.aten.tensor_split.sections
+_c_tensor_split_sections = _op_tensor_split_sections._dispatch_cache
+_op_tensor_split_tensor_indices_or_sections = _ops.aten.tensor_split.tensor_indices_or_sections
+_c_tensor_split_tensor_indices_or_sections = _op_tensor_split_tensor_indices_or_sections._dispatch_cache
 _op_tensordot_default = _ops.aten.tensordot.default
 _c_tensordot_default = _op_tensordot_default._dispatch_cache
 _op_tensordot_out = _ops.aten.tensordot.out
@@ -1763,6 +1853,14 @@ _op_transpose_copy_int_out = _ops.aten.transpose_copy.int_out
 _c_transpose_copy_int_out = _op_transpose_copy_int_out._dispatch_cache
 _op_transpose_int = _ops.aten.transpose.int
 _c_transpose_int = _op_transpose_int._dispatch_cache
+_op_trapezoid_dx = _ops.aten.trapezoid.dx
+_c_trapezoid_dx = _op_trapezoid_dx._dispatch_cache
+_op_trapezoid_x = _ops.aten.trapezoid.x
+_c_trapezoid_x = _op_trapezoid_x._dispatch_cache
+_op_trapz_dx = _ops.aten.trapz.dx
+_c_trapz_dx = _op_trapz_dx._dispatch_cache
+_op_trapz_x = _ops.aten.trapz.x
+_c_trapz_x = _op_trapz_x._dispatch_cache
 _op_triangular_solve_X = _ops.aten.triangular_solve.X
 _c_triangular_solve_X = _op_triangular_solve_X._dispatch_cache
 _op_triangular_solve_default = _ops.aten.triangular_solve.default
@@ -1807,12 +1905,20 @@ _op_unique_consecutive_default = _ops.aten.unique_consecutive.default
 _c_unique_consecutive_default = _op_unique_consecutive_default._dispatch_cache
 _op_unique_dim_default = _ops.aten.unique_dim.default
 _c_unique_dim_default = _op_unique_dim_default._dispatch_cache
+_op_unsafe_chunk_default = _ops.aten.unsafe_chunk.default
+_c_unsafe_chunk_default = _op_unsafe_chunk_default._dispatch_cache
+_op_unsafe_split_Tensor = _ops.aten.unsafe_split.Tensor
+_c_unsafe_split_Tensor = _op_unsafe_split_Tensor._dispatch_cache
+_op_unsafe_split_with_sizes_default = _ops.aten.unsafe_split_with_sizes.default
+_c_unsafe_split_with_sizes_default = _op_unsafe_split_with_sizes_default._dispatch_cache
 _op_unsqueeze_copy_default = _ops.aten.unsqueeze_copy.default
 _c_unsqueeze_copy_default = _op_unsqueeze_copy_default._dispatch_cache
 _op_unsqueeze_copy_out = _ops.aten.unsqueeze_copy.out
 _c_unsqueeze_copy_out = _op_unsqueeze_copy_out._dispatch_cache
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
 _c_unsqueeze_default = _op_unsqueeze_default._dispatch_cache
+_op_vander_default = _ops.aten.vander.default
+_c_vander_default = _op_vander_default._dispatch_cache
 _op_var_correction = _ops.aten.var.correction
 _c_var_correction = _op_var_correction._dispatch_cache
 _op_var_correction_out = _ops.aten.var.correction_out
@@ -1853,6 +1959,10 @@ _op_view_copy_dtype_out = _ops.aten.view_copy.dtype_out
 _c_view_copy_dtype_out = _op_view_copy_dtype_out._dispatch_cache
 _op_view_copy_out = _ops.aten.view_copy.out
 _c_view_copy_out = _op_view_copy_out._dispatch_cache
+_op_vsplit_array = _ops.aten.vsplit.array
+_c_vsplit_array = _op_vsplit_array._dispatch_cache
+_op_vsplit_int = _ops.aten.vsplit.int
+_c_vsplit_int = _op_vsplit_int._dispatch_cache
 _op_vstack_default = _ops.aten.vstack.default
 _c_vstack_default = _op_vstack_default._dispatch_cache
 _op_vstack_out = _ops.aten.vstack.out
@@ -2873,6 +2983,328 @@ def eye(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('eye', args, kwargs, _eye_sigs, False)
 
+def _hann_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hann_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hann_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _hann_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hann_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hann_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_hann_window_ovs = ((_hann_window_c0, _hann_window_b0), (_hann_window_c1, _hann_window_b1),)
+_hann_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def hann_window(*args, **kwargs):
+    best = None
+    for c, b in _hann_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('hann_window', args, kwargs, _hann_window_sigs, False)
+
+def _hamming_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hamming_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hamming_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _hamming_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hamming_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hamming_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _hamming_window_c2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if not _is_real(alpha):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hamming_window_b2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _hamming_window_c3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if not _is_real(alpha):
+        return None
+    if not _is_real(beta):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _hamming_window_b3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_hamming_window_ovs = ((_hamming_window_c0, _hamming_window_b0), (_hamming_window_c1, _hamming_window_b1), (_hamming_window_c2, _hamming_window_b2), (_hamming_window_c3, _hamming_window_b3),)
+_hamming_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float alpha, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float alpha, float beta, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def hamming_window(*args, **kwargs):
+    best = None
+    for c, b in _hamming_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('hamming_window', args, kwargs, _hamming_window_sigs, False)
+
+def _blackman_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _blackman_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_blackman_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _blackman_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _blackman_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_blackman_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_blackman_window_ovs = ((_blackman_window_c0, _blackman_window_b0), (_blackman_window_c1, _blackman_window_b1),)
+_blackman_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def blackman_window(*args, **kwargs):
+    best = None
+    for c, b in _blackman_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('blackman_window', args, kwargs, _blackman_window_sigs, False)
+
+def _bartlett_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _bartlett_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_bartlett_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _bartlett_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _bartlett_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_bartlett_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_bartlett_window_ovs = ((_bartlett_window_c0, _bartlett_window_b0), (_bartlett_window_c1, _bartlett_window_b1),)
+_bartlett_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def bartlett_window(*args, **kwargs):
+    best = None
+    for c, b in _bartlett_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('bartlett_window', args, kwargs, _bartlett_window_sigs, False)
+
+def _kaiser_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _kaiser_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_kaiser_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _kaiser_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _kaiser_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_kaiser_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+def _kaiser_window_c2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    s = 0
+    if not _is_int(window_length):
+        return None
+    if not isinstance(periodic, bool):
+        return None
+    if not _is_real(beta):
+        return None
+    if dtype is not None and not _is_dtype(dtype):
+        return None
+    if pin_memory is not None and not isinstance(pin_memory, bool):
+        return None
+    return s
+
+def _kaiser_window_b2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    r = _op_kaiser_window_beta(window_length, periodic, beta, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if requires_grad:
+        r.requires_grad_()
+    return r
+
+_kaiser_window_ovs = ((_kaiser_window_c0, _kaiser_window_b0), (_kaiser_window_c1, _kaiser_window_b1), (_kaiser_window_c2, _kaiser_window_b2),)
+_kaiser_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float beta, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+
+def kaiser_window(*args, **kwargs):
+    best = None
+    for c, b in _kaiser_window_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('kaiser_window', args, kwargs, _kaiser_window_sigs, False)
+
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
@@ -3091,6 +3523,37 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
             return _k(x1, x2, dim, eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
 
+def dist(input, other, p=2):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dist', 'input', 1, 'Tensor', input)
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dist', 'other', 2, 'Tensor', other)
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('dist', 'p', 3, 'Number', p)
+    _ks = input._ks
+    _ks |= other._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, other, p)
+    return _op_dist_default(input, other, p)
+
+def pdist(input, p=2.0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('pdist', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('pdist', 'p', 2, 'float', p)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_pdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, p)
+    return _op_pdist_default(input, p)
+
 def cdist(x1, x2, p=2.0, compute_mode=None):
     if x1.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cdist', 'x1', 1, 'Tensor', x1)
@@ -3191,6 +3654,70 @@ def feature_alpha_dropout(input, p, train):
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout_default(input, p, train)
+
+def dropout_(input, p, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dropout_', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('dropout_', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('dropout_', 'train', 3, 'bool', train)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, p, train)
+    return _op_dropout__default(input, p, train)
+
+def feature_dropout_(input, p, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('feature_dropout_', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('feature_dropout_', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('feature_dropout_', 'train', 3, 'bool', train)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, p, train)
+    return _op_feature_dropout__default(input, p, train)
+
+def alpha_dropout_(input, p, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('alpha_dropout_', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('alpha_dropout_', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('alpha_dropout_', 'train', 3, 'bool', train)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, p, train)
+    return _op_alpha_dropout__default(input, p, train)
+
+def feature_alpha_dropout_(input, p, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('feature_alpha_dropout_', 'input', 1, 'Tensor', input)
+    if p.__class__ is not float and not _is_double(p):
+        raise _bad_arg('feature_alpha_dropout_', 'p', 2, 'float', p)
+    if train.__class__ is not bool:
+        raise _bad_arg('feature_alpha_dropout_', 'train', 3, 'bool', train)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, p, train)
+    return _op_feature_alpha_dropout__default(input, p, train)
 
 def add(input, other, *, alpha=1, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
@@ -4297,8 +4824,8 @@ def _where_b1(condition):
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
         _k = _c_where_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
-            return _k(condition)
-    return _op_where_default(condition)
+            return _as_tuple(_k(condition))
+    return _as_tuple(_op_where_default(condition))
 
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
 _where_sigs = ('(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)', '(Tensor condition)')
@@ -5490,6 +6017,156 @@ def fmin(input, other, *, out=None):
             return _k(input, other)
     return _op_fmin_default(input, other)
 
+def positive(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('positive', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_positive_default(input)
+
+def isreal(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('isreal', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_isreal_default(input)
+
+def _clamp_min__c0(input, min):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_min__b0(input, min):
+    _ks = input._ks
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, min)
+    return _op_clamp_min__default(input, min)
+
+def _clamp_min__c1(input, min):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(min, TensorImpl):
+        return None
+    return s
+
+def _clamp_min__b1(input, min):
+    _ks = input._ks
+    _ks |= min._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, min)
+    return _op_clamp_min__Tensor(input, min)
+
+_clamp_min__ovs = ((_clamp_min__c0, _clamp_min__b0), (_clamp_min__c1, _clamp_min__b1),)
+_clamp_min__sigs = ('(Tensor input, Scalar min)', '(Tensor input, Tensor min)')
+
+def clamp_min_(*args, **kwargs):
+    best = None
+    for c, b in _clamp_min__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_min_', args, kwargs, _clamp_min__sigs, False)
+
+def _clamp_max__c0(input, max):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def _clamp_max__b0(input, max):
+    _ks = input._ks
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, max)
+    return _op_clamp_max__default(input, max)
+
+def _clamp_max__c1(input, max):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def _clamp_max__b1(input, max):
+    _ks = input._ks
+    _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, max)
+    return _op_clamp_max__Tensor(input, max)
+
+_clamp_max__ovs = ((_clamp_max__c0, _clamp_max__b0), (_clamp_max__c1, _clamp_max__b1),)
+_clamp_max__sigs = ('(Tensor input, Scalar max)', '(Tensor input, Tensor max)')
+
+def clamp_max_(*args, **kwargs):
+    best = None
+    for c, b in _clamp_max__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_max_', args, kwargs, _clamp_max__sigs, False)
+
+def negative_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('negative_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_negative__default(input)
+
+def fix_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fix_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_fix__default(input)
+
 def isnan(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
@@ -6506,6 +7183,16 @@ def i0(input, *, out=None):
             return _k(input)
     return _op_i0_default(input)
 
+def i0_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('i0_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_i0__default(input)
+
 def sinc(input, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('sinc', 'input', 1, 'Tensor', input)
@@ -6519,6 +7206,16 @@ def sinc(input, *, out=None):
         if _k is not None:
             return _k(input)
     return _op_sinc_default(input)
+
+def sinc_(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('sinc_', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_sinc__default(input)
 
 def polygamma(n, input, *, out=None):
     if n.__class__ is not int and not _is_int(n):
@@ -7374,6 +8071,43 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
         return _op_nonzero_static_out(input, size=size, fill_value=fill_value, out=out)
     return _op_nonzero_static_default(input, size=size, fill_value=fill_value)
 
+def affine_grid_generator(theta, size, align_corners):
+    if theta.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('affine_grid_generator', 'theta', 1, 'Tensor', theta)
+    if not _is_intseq(size):
+        raise _bad_arg('affine_grid_generator', 'size', 2, 'tuple of ints', size)
+    if align_corners.__class__ is not bool:
+        raise _bad_arg('affine_grid_generator', 'align_corners', 3, 'bool', align_corners)
+    return _op_affine_grid_generator_default(theta, size, align_corners)
+
+def channel_shuffle(input, groups):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('channel_shuffle', 'input', 1, 'Tensor', input)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('channel_shuffle', 'groups', 2, 'int', groups)
+    _ks = input._ks
+    if groups.__class__ in _TENSOR_TYPES:
+        _ks |= groups._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, groups)
+    return _op_channel_shuffle_default(input, groups)
+
+def native_channel_shuffle(input, groups):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('native_channel_shuffle', 'input', 1, 'Tensor', input)
+    if groups.__class__ is not int and not _is_int(groups):
+        raise _bad_arg('native_channel_shuffle', 'groups', 2, 'int', groups)
+    _ks = input._ks
+    if groups.__class__ in _TENSOR_TYPES:
+        _ks |= groups._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, groups)
+    return _op_native_channel_shuffle_default(input, groups)
+
 def pixel_shuffle(input, upscale_factor):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
@@ -7653,6 +8387,22 @@ def cholesky_inverse(input, upper=False, *, out=None):
             return _k(input, upper)
     return _op_cholesky_inverse_default(input, upper)
 
+def vander(x, N=None, increasing=False):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('vander', 'x', 1, 'Tensor', x)
+    if N is not None and N.__class__ is not int and not _is_int(N):
+        raise _bad_arg('vander', 'N', 2, 'int', N)
+    if increasing.__class__ is not bool:
+        raise _bad_arg('vander', 'increasing', 3, 'bool', increasing)
+    _ks = x._ks
+    if N.__class__ in _TENSOR_TYPES:
+        _ks |= N._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(x, N, increasing)
+    return _op_vander_default(x, N, increasing)
+
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
@@ -7865,25 +8615,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         return _op_addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     return _op_addmm_default(input, mat1, mat2, beta=beta, alpha=alpha)
 
-def _baddbmm_c0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(batch1, TensorImpl):
-        return None
-    if not isinstance(batch2, TensorImpl):
-        return None
-    if not _is_num(beta):
-        if not (isinstance(beta, TensorImpl) and beta.numel() == 1):
-            return None
-        s += 1
-    if not _is_num(alpha):
-        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _baddbmm_b0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'input', 1, 'Tensor', input)
+    if batch1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch1', 2, 'Tensor', batch1)
+    if batch2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('baddbmm', 'batch2', 3, 'Tensor', batch2)
     if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
         _ks = input._ks
         _ks |= batch1._ks
@@ -7893,61 +8631,15 @@ def _baddbmm_b0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
             if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('baddbmm', 'alpha', None, 'Number', alpha)
     if out is not None:
+        if not isinstance(out, TensorImpl):
+            raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
         return _op_baddbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
     return _op_baddbmm_default(input, batch1, batch2, beta=beta, alpha=alpha)
-
-def _baddbmm_c1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
-    s = 0
-    if not isinstance(input, TensorImpl):
-        return None
-    if not isinstance(batch1, TensorImpl):
-        return None
-    if not isinstance(batch2, TensorImpl):
-        return None
-    if not _is_dtype(out_dtype):
-        return None
-    if not _is_num(beta):
-        if not (isinstance(beta, TensorImpl) and beta.numel() == 1):
-            return None
-        s += 1
-    if not _is_num(alpha):
-        if not (isinstance(alpha, TensorImpl) and alpha.numel() == 1):
-            return None
-        s += 1
-    return s
-
-def _baddbmm_b1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = input._ks
-        _ks |= batch1._ks
-        _ks |= batch2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, batch1, batch2, out_dtype)
-        return _op_baddbmm_dtype(input, batch1, batch2, out_dtype)
-    if out is not None:
-        return _op_baddbmm_dtype_out(input, batch1, batch2, out_dtype, beta=beta, alpha=alpha, out=out)
-    return _op_baddbmm_dtype(input, batch1, batch2, out_dtype, beta=beta, alpha=alpha)
-
-_baddbmm_ovs = ((_baddbmm_c0, _baddbmm_b0), (_baddbmm_c1, _baddbmm_b1),)
-_baddbmm_sigs = ('(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Tensor batch1, Tensor batch2, dtype out_dtype, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)')
-
-def baddbmm(*args, **kwargs):
-    best = None
-    for c, b in _baddbmm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    raise _no_match('baddbmm', args, kwargs, _baddbmm_sigs, False)
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -10951,6 +11643,119 @@ def histogram(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('histogram', args, kwargs, _histogram_sigs, False)
 
+def _trapezoid_c0(y, x, *, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not isinstance(x, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _trapezoid_b0(y, x, *, dim=-1):
+    if dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        _ks |= x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y, x)
+        return _op_trapezoid_x(y, x)
+    return _op_trapezoid_x(y, x, dim=dim)
+
+def _trapezoid_c1(y, *, dx=1, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not _is_num(dx):
+        if not (isinstance(dx, TensorImpl) and dx.numel() == 1):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    return s
+
+def _trapezoid_b1(y, *, dx=1, dim=-1):
+    if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y)
+        return _op_trapezoid_dx(y)
+    return _op_trapezoid_dx(y, dx=dx, dim=dim)
+
+_trapezoid_ovs = ((_trapezoid_c0, _trapezoid_b0), (_trapezoid_c1, _trapezoid_b1),)
+_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Scalar dx = 1, int dim = -1)')
+
+def trapezoid(*args, **kwargs):
+    best = None
+    for c, b in _trapezoid_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('trapezoid', args, kwargs, _trapezoid_sigs, False)
+
+def _trapz_c0(y, x, *, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not isinstance(x, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _trapz_b0(y, x, *, dim=-1):
+    if dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        _ks |= x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trapz_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y, x)
+        return _op_trapz_x(y, x)
+    return _op_trapz_x(y, x, dim=dim)
+
+def _trapz_c1(y, *, dx=1.0, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not _is_real(dx):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _trapz_b1(y, *, dx=1.0, dim=-1):
+    return _op_trapz_dx(y, dx=dx, dim=dim)
+
+_trapz_ovs = ((_trapz_c0, _trapz_b0), (_trapz_c1, _trapz_b1),)
+_trapz_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, float dx = 1, int dim = -1)')
+
+def trapz(*args, **kwargs):
+    best = None
+    for c, b in _trapz_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('trapz', args, kwargs, _trapz_sigs, False)
+
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('diff', 'input', 1, 'Tensor', input)
@@ -11251,6 +12056,41 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
 
+def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mkldnn_rnn_layer', 'input', 1, 'Tensor', input)
+    if weight0.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mkldnn_rnn_layer', 'weight0', 2, 'Tensor', weight0)
+    if weight1.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mkldnn_rnn_layer', 'weight1', 3, 'Tensor', weight1)
+    if weight2.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mkldnn_rnn_layer', 'weight2', 4, 'Tensor', weight2)
+    if weight3.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mkldnn_rnn_layer', 'weight3', 5, 'Tensor', weight3)
+    if hx_.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mkldnn_rnn_layer', 'hx_', 6, 'Tensor', hx_)
+    if cx_.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('mkldnn_rnn_layer', 'cx_', 7, 'Tensor', cx_)
+    if reverse.__class__ is not bool:
+        raise _bad_arg('mkldnn_rnn_layer', 'reverse', 8, 'bool', reverse)
+    if not _is_intseq(batch_sizes):
+        raise _bad_arg('mkldnn_rnn_layer', 'batch_sizes', 9, 'tuple of ints', batch_sizes)
+    if mode.__class__ is not int and not _is_int(mode):
+        raise _bad_arg('mkldnn_rnn_layer', 'mode', 10, 'int', mode)
+    if hidden_size.__class__ is not int and not _is_int(hidden_size):
+        raise _bad_arg('mkldnn_rnn_layer', 'hidden_size', 11, 'int', hidden_size)
+    if num_layers.__class__ is not int and not _is_int(num_layers):
+        raise _bad_arg('mkldnn_rnn_layer', 'num_layers', 12, 'int', num_layers)
+    if has_biases.__class__ is not bool:
+        raise _bad_arg('mkldnn_rnn_layer', 'has_biases', 13, 'bool', has_biases)
+    if bidirectional.__class__ is not bool:
+        raise _bad_arg('mkldnn_rnn_layer', 'bidirectional', 14, 'bool', bidirectional)
+    if batch_first.__class__ is not bool:
+        raise _bad_arg('mkldnn_rnn_layer', 'batch_first', 15, 'bool', batch_first)
+    if train.__class__ is not bool:
+        raise _bad_arg('mkldnn_rnn_layer', 'train', 16, 'bool', train)
+    return _op_mkldnn_rnn_layer_default(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+
 def cumsum(input, dim, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
@@ -11344,6 +12184,67 @@ def logcumsumexp(input, dim, *, out=None):
         if _k is not None:
             return _k(input, dim)
     return _op_logcumsumexp_default(input, dim)
+
+def _cumulative_trapezoid_c0(y, x, *, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not isinstance(x, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _cumulative_trapezoid_b0(y, x, *, dim=-1):
+    if dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        _ks |= x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cumulative_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y, x)
+        return _op_cumulative_trapezoid_x(y, x)
+    return _op_cumulative_trapezoid_x(y, x, dim=dim)
+
+def _cumulative_trapezoid_c1(y, *, dx=1, dim=-1):
+    s = 0
+    if not isinstance(y, TensorImpl):
+        return None
+    if not _is_num(dx):
+        if not (isinstance(dx, TensorImpl) and dx.numel() == 1):
+            return None
+        s += 1
+    if not _is_int(dim):
+        return None
+    return s
+
+def _cumulative_trapezoid_b1(y, *, dx=1, dim=-1):
+    if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
+        _ks = y._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cumulative_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(y)
+        return _op_cumulative_trapezoid_dx(y)
+    return _op_cumulative_trapezoid_dx(y, dx=dx, dim=dim)
+
+_cumulative_trapezoid_ovs = ((_cumulative_trapezoid_c0, _cumulative_trapezoid_b0), (_cumulative_trapezoid_c1, _cumulative_trapezoid_b1),)
+_cumulative_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Scalar dx = 1, int dim = -1)')
+
+def cumulative_trapezoid(*args, **kwargs):
+    best = None
+    for c, b in _cumulative_trapezoid_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('cumulative_trapezoid', args, kwargs, _cumulative_trapezoid_sigs, False)
 
 def _repeat_interleave_c0(repeats, *, output_size=None):
     s = 0
@@ -11584,7 +12485,7 @@ def broadcast_to(input, size):
 def broadcast_tensors(tensors):
     if not _is_tensorlist(tensors):
         _bad_tensorlist('broadcast_tensors', 'tensors', 1, tensors)
-    return _op_broadcast_tensors_default(tensors)
+    return _as_tuple(_op_broadcast_tensors_default(tensors))
 
 def _meshgrid_c0(tensors):
     s = 0
@@ -11593,7 +12494,7 @@ def _meshgrid_c0(tensors):
     return s
 
 def _meshgrid_b0(tensors):
-    return _op_meshgrid_default(tensors)
+    return _as_tuple(_op_meshgrid_default(tensors))
 
 def _meshgrid_c1(tensors, *, indexing):
     s = 0
@@ -11604,7 +12505,7 @@ def _meshgrid_c1(tensors, *, indexing):
     return s
 
 def _meshgrid_b1(tensors, *, indexing):
-    return _op_meshgrid_indexing(tensors, indexing=indexing)
+    return _as_tuple(_op_meshgrid_indexing(tensors, indexing=indexing))
 
 _meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
 _meshgrid_sigs = ('(Tensor[] tensors)', '(Tensor[] tensors, *, str indexing)')
@@ -12416,8 +13317,8 @@ def unbind(input, dim=0):
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
         _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
-            return _k(input, dim)
-    return _op_unbind_int(input, dim)
+            return _as_tuple(_k(input, dim))
+    return _as_tuple(_op_unbind_int(input, dim))
 
 def split(input, split_size, dim=0):
     if input.__class__ not in _TENSOR_TYPES:
@@ -12434,8 +13335,8 @@ def split(input, split_size, dim=0):
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
         _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
-            return _k(input, split_size, dim)
-    return _op_split_Tensor(input, split_size, dim)
+            return _as_tuple(_k(input, split_size, dim))
+    return _as_tuple(_op_split_Tensor(input, split_size, dim))
 
 def split_with_sizes(input, split_sizes, dim=0):
     if input.__class__ not in _TENSOR_TYPES:
@@ -12444,7 +13345,7 @@ def split_with_sizes(input, split_sizes, dim=0):
         raise _bad_arg('split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split_with_sizes', 'dim', 3, 'int', dim)
-    return _op_split_with_sizes_default(input, split_sizes, dim)
+    return _as_tuple(_op_split_with_sizes_default(input, split_sizes, dim))
 
 def chunk(input, chunks, dim=0):
     if input.__class__ not in _TENSOR_TYPES:
@@ -12461,8 +13362,8 @@ def chunk(input, chunks, dim=0):
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
         _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
-            return _k(input, chunks, dim)
-    return _op_chunk_default(input, chunks, dim)
+            return _as_tuple(_k(input, chunks, dim))
+    return _as_tuple(_op_chunk_default(input, chunks, dim))
 
 def _movedim_c0(input, source, destination):
     s = 0
@@ -12516,6 +13417,365 @@ def movedim(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
+
+def _moveaxis_c0(input, source, destination):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intseq(source):
+        return None
+    if not _is_intseq(destination):
+        return None
+    return s
+
+def _moveaxis_b0(input, source, destination):
+    return _op_moveaxis_intlist(input, source, destination)
+
+def _moveaxis_c1(input, source, destination):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(source):
+        return None
+    if not _is_int(destination):
+        return None
+    return s
+
+def _moveaxis_b1(input, source, destination):
+    _ks = input._ks
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if destination.__class__ in _TENSOR_TYPES:
+        _ks |= destination._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, source, destination)
+    return _op_moveaxis_int(input, source, destination)
+
+_moveaxis_ovs = ((_moveaxis_c0, _moveaxis_b0), (_moveaxis_c1, _moveaxis_b1),)
+_moveaxis_sigs = ('(Tensor input, int[] source, int[] destination)', '(Tensor input, int source, int destination)')
+
+def moveaxis(*args, **kwargs):
+    best = None
+    for c, b in _moveaxis_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('moveaxis', args, kwargs, _moveaxis_sigs, False)
+
+def swapaxes(input, axis0, axis1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('swapaxes', 'input', 1, 'Tensor', input)
+    if axis0.__class__ is not int and not _is_int(axis0):
+        raise _bad_arg('swapaxes', 'axis0', 2, 'int', axis0)
+    if axis1.__class__ is not int and not _is_int(axis1):
+        raise _bad_arg('swapaxes', 'axis1', 3, 'int', axis1)
+    _ks = input._ks
+    if axis0.__class__ in _TENSOR_TYPES:
+        _ks |= axis0._ks
+    if axis1.__class__ in _TENSOR_TYPES:
+        _ks |= axis1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, axis0, axis1)
+    return _op_swapaxes_default(input, axis0, axis1)
+
+def swapdims(input, dim0, dim1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('swapdims', 'input', 1, 'Tensor', input)
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('swapdims', 'dim0', 2, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('swapdims', 'dim1', 3, 'int', dim1)
+    _ks = input._ks
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim0, dim1)
+    return _op_swapdims_default(input, dim0, dim1)
+
+def ravel(input):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('ravel', 'input', 1, 'Tensor', input)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input)
+    return _op_ravel_default(input)
+
+def _tensor_split_c0(input, sections, dim=0):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(sections):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _tensor_split_b0(input, sections, dim=0):
+    _ks = input._ks
+    if sections.__class__ in _TENSOR_TYPES:
+        _ks |= sections._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, sections, dim))
+    return _as_tuple(_op_tensor_split_sections(input, sections, dim))
+
+def _tensor_split_c1(input, indices, dim=0):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intseq(indices):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _tensor_split_b1(input, indices, dim=0):
+    return _as_tuple(_op_tensor_split_indices(input, indices, dim))
+
+def _tensor_split_c2(input, tensor_indices_or_sections, dim=0):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(tensor_indices_or_sections, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def _tensor_split_b2(input, tensor_indices_or_sections, dim=0):
+    _ks = input._ks
+    _ks |= tensor_indices_or_sections._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, tensor_indices_or_sections, dim))
+    return _as_tuple(_op_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim))
+
+_tensor_split_ovs = ((_tensor_split_c0, _tensor_split_b0), (_tensor_split_c1, _tensor_split_b1), (_tensor_split_c2, _tensor_split_b2),)
+_tensor_split_sigs = ('(Tensor input, int sections, int dim = 0)', '(Tensor input, int[] indices, int dim = 0)', '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)')
+
+def tensor_split(*args, **kwargs):
+    best = None
+    for c, b in _tensor_split_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('tensor_split', args, kwargs, _tensor_split_sigs, False)
+
+def _hsplit_c0(input, sections):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(sections):
+        return None
+    return s
+
+def _hsplit_b0(input, sections):
+    _ks = input._ks
+    if sections.__class__ in _TENSOR_TYPES:
+        _ks |= sections._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, sections))
+    return _as_tuple(_op_hsplit_int(input, sections))
+
+def _hsplit_c1(input, indices):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intseq(indices):
+        return None
+    return s
+
+def _hsplit_b1(input, indices):
+    return _as_tuple(_op_hsplit_array(input, indices))
+
+_hsplit_ovs = ((_hsplit_c0, _hsplit_b0), (_hsplit_c1, _hsplit_b1),)
+_hsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, int[] indices)')
+
+def hsplit(*args, **kwargs):
+    best = None
+    for c, b in _hsplit_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('hsplit', args, kwargs, _hsplit_sigs, False)
+
+def _vsplit_c0(input, sections):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(sections):
+        return None
+    return s
+
+def _vsplit_b0(input, sections):
+    _ks = input._ks
+    if sections.__class__ in _TENSOR_TYPES:
+        _ks |= sections._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, sections))
+    return _as_tuple(_op_vsplit_int(input, sections))
+
+def _vsplit_c1(input, indices):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intseq(indices):
+        return None
+    return s
+
+def _vsplit_b1(input, indices):
+    return _as_tuple(_op_vsplit_array(input, indices))
+
+_vsplit_ovs = ((_vsplit_c0, _vsplit_b0), (_vsplit_c1, _vsplit_b1),)
+_vsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, int[] indices)')
+
+def vsplit(*args, **kwargs):
+    best = None
+    for c, b in _vsplit_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('vsplit', args, kwargs, _vsplit_sigs, False)
+
+def _dsplit_c0(input, sections):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_int(sections):
+        return None
+    return s
+
+def _dsplit_b0(input, sections):
+    _ks = input._ks
+    if sections.__class__ in _TENSOR_TYPES:
+        _ks |= sections._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, sections))
+    return _as_tuple(_op_dsplit_int(input, sections))
+
+def _dsplit_c1(input, indices):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not _is_intseq(indices):
+        return None
+    return s
+
+def _dsplit_b1(input, indices):
+    return _as_tuple(_op_dsplit_array(input, indices))
+
+_dsplit_ovs = ((_dsplit_c0, _dsplit_b0), (_dsplit_c1, _dsplit_b1),)
+_dsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, int[] indices)')
+
+def dsplit(*args, **kwargs):
+    best = None
+    for c, b in _dsplit_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('dsplit', args, kwargs, _dsplit_sigs, False)
+
+def unsafe_split(input, split_size, dim=0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('unsafe_split', 'input', 1, 'Tensor', input)
+    if split_size.__class__ is not int and not _is_int(split_size):
+        raise _bad_arg('unsafe_split', 'split_size', 2, 'int', split_size)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsafe_split', 'dim', 3, 'int', dim)
+    _ks = input._ks
+    if split_size.__class__ in _TENSOR_TYPES:
+        _ks |= split_size._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, split_size, dim))
+    return _as_tuple(_op_unsafe_split_Tensor(input, split_size, dim))
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('unsafe_split_with_sizes', 'input', 1, 'Tensor', input)
+    if not _is_intseq(split_sizes):
+        raise _bad_arg('unsafe_split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsafe_split_with_sizes', 'dim', 3, 'int', dim)
+    return _as_tuple(_op_unsafe_split_with_sizes_default(input, split_sizes, dim))
+
+def unsafe_chunk(input, chunks, dim=0):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('unsafe_chunk', 'input', 1, 'Tensor', input)
+    if chunks.__class__ is not int and not _is_int(chunks):
+        raise _bad_arg('unsafe_chunk', 'chunks', 2, 'int', chunks)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsafe_chunk', 'dim', 3, 'int', dim)
+    _ks = input._ks
+    if chunks.__class__ in _TENSOR_TYPES:
+        _ks |= chunks._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, chunks, dim))
+    return _as_tuple(_op_unsafe_chunk_default(input, chunks, dim))
 
 def alias(input):
     if input.__class__ not in _TENSOR_TYPES:
@@ -12807,7 +14067,7 @@ def split_copy(input, split_size, dim=0, *, out=None):
     if out is not None:
         if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
             raise _bad_arg('split_copy', 'out', None, 'tuple of Tensors', out)
-        return _op_split_copy_Tensor_out(input, split_size, dim, out=out)
+        return _as_tuple(_op_split_copy_Tensor_out(input, split_size, dim, out=out))
     _ks = input._ks
     if split_size.__class__ in _TENSOR_TYPES:
         _ks |= split_size._ks
@@ -12816,8 +14076,8 @@ def split_copy(input, split_size, dim=0, *, out=None):
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
         _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
-            return _k(input, split_size, dim)
-    return _op_split_copy_Tensor(input, split_size, dim)
+            return _as_tuple(_k(input, split_size, dim))
+    return _as_tuple(_op_split_copy_Tensor(input, split_size, dim))
 
 def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -12829,8 +14089,8 @@ def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
     if out is not None:
         if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
             raise _bad_arg('split_with_sizes_copy', 'out', None, 'tuple of Tensors', out)
-        return _op_split_with_sizes_copy_out(input, split_sizes, dim, out=out)
-    return _op_split_with_sizes_copy_default(input, split_sizes, dim)
+        return _as_tuple(_op_split_with_sizes_copy_out(input, split_sizes, dim, out=out))
+    return _as_tuple(_op_split_with_sizes_copy_default(input, split_sizes, dim))
 
 def _squeeze_copy_c0(input, *, out=None):
     s = 0
@@ -12961,15 +14221,15 @@ def unbind_copy(input, dim=0, *, out=None):
     if out is not None:
         if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
             raise _bad_arg('unbind_copy', 'out', None, 'tuple of Tensors', out)
-        return _op_unbind_copy_int_out(input, dim, out=out)
+        return _as_tuple(_op_unbind_copy_int_out(input, dim, out=out))
     _ks = input._ks
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
         _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
-            return _k(input, dim)
-    return _op_unbind_copy_int(input, dim)
+            return _as_tuple(_k(input, dim))
+    return _as_tuple(_op_unbind_copy_int(input, dim))
 
 def _view_copy_c0(input, size, *, out=None):
     s = 0
@@ -13060,4 +14320,4 @@ def alias_copy(input, *, out=None):
             return _k(input)
     return _op_alias_copy_default(input)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_trilinear', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_min', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_dropout', 'fill', 'fill_', 'fix', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'hstack', 'hypot', 'i0', 'igamma', 'igammac', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'nextafter', 'nonzero', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'unsqueeze_copy', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_trilinear', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'affine_grid_generator', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

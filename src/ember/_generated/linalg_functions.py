@@ -6,7 +6,7 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
-                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
+                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)
 from .return_types import (linalg_cholesky_ex as _rt_linalg_cholesky_ex, linalg_eig as _rt_linalg_eig, linalg_eigh as _rt_linalg_eigh, linalg_inv_ex as _rt_linalg_inv_ex, linalg_ldl_factor as _rt_linalg_ldl_factor, linalg_ldl_factor_ex as _rt_linalg_ldl_factor_ex, linalg_lstsq as _rt_linalg_lstsq, linalg_lu as _rt_linalg_lu, linalg_lu_factor as _rt_linalg_lu_factor, linalg_lu_factor_ex as _rt_linalg_lu_factor_ex, linalg_qr as _rt_linalg_qr, linalg_slogdet as _rt_linalg_slogdet, linalg_solve_ex as _rt_linalg_solve_ex, linalg_svd as _rt_linalg_svd)
 
 _ops = _opsmod.ops
@@ -187,6 +187,8 @@ _op_linalg_tensorsolve_default = _ops.aten.linalg_tensorsolve.default
 _c_linalg_tensorsolve_default = _op_linalg_tensorsolve_default._dispatch_cache
 _op_linalg_tensorsolve_out = _ops.aten.linalg_tensorsolve.out
 _c_linalg_tensorsolve_out = _op_linalg_tensorsolve_out._dispatch_cache
+_op_linalg_vander_default = _ops.aten.linalg_vander.default
+_c_linalg_vander_default = _op_linalg_vander_default._dispatch_cache
 _op_linalg_vecdot_default = _ops.aten.linalg_vecdot.default
 _c_linalg_vecdot_default = _op_linalg_vecdot_default._dispatch_cache
 _op_linalg_vecdot_out = _ops.aten.linalg_vecdot.out
@@ -722,6 +724,20 @@ def linalg_matmul(input, other, *, out=None):
             return _k(input, other)
     return _op_linalg_matmul_default(input, other)
 
+def linalg_vander(x, *, N=None):
+    if x.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('linalg_vander', 'x', 1, 'Tensor', x)
+    if N is None:
+        _ks = x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x)
+        return _op_linalg_vander_default(x)
+    if N is not None and N.__class__ is not int and not _is_int(N):
+        raise _bad_arg('linalg_vander', 'N', None, 'int', N)
+    return _op_linalg_vander_default(x, N=N)
+
 def linalg_vecdot(x, y, *, dim=-1, out=None):
     if x.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('linalg_vecdot', 'x', 1, 'Tensor', x)
@@ -1129,4 +1145,4 @@ def linalg_matrix_norm(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
 
-__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vecdot', 'linalg_vector_norm']
+__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

@@ -6,7 +6,7 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
-                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist)
+                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)
 from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
@@ -333,6 +333,10 @@ _op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
 _c_clamp_max_Tensor = _op_clamp_max_Tensor._dispatch_cache
 _op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
 _c_clamp_max_Tensor_out = _op_clamp_max_Tensor_out._dispatch_cache
+_op_clamp_max__Tensor = _ops.aten.clamp_max_.Tensor
+_c_clamp_max__Tensor = _op_clamp_max__Tensor._dispatch_cache
+_op_clamp_max__default = _ops.aten.clamp_max_.default
+_c_clamp_max__default = _op_clamp_max__default._dispatch_cache
 _op_clamp_max_default = _ops.aten.clamp_max.default
 _c_clamp_max_default = _op_clamp_max_default._dispatch_cache
 _op_clamp_max_out = _ops.aten.clamp_max.out
@@ -341,6 +345,10 @@ _op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
 _c_clamp_min_Tensor = _op_clamp_min_Tensor._dispatch_cache
 _op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
 _c_clamp_min_Tensor_out = _op_clamp_min_Tensor_out._dispatch_cache
+_op_clamp_min__Tensor = _ops.aten.clamp_min_.Tensor
+_c_clamp_min__Tensor = _op_clamp_min__Tensor._dispatch_cache
+_op_clamp_min__default = _ops.aten.clamp_min_.default
+_c_clamp_min__default = _op_clamp_min__default._dispatch_cache
 _op_clamp_min_default = _ops.aten.clamp_min.default
 _c_clamp_min_default = _op_clamp_min_default._dispatch_cache
 _op_clamp_min_out = _ops.aten.clamp_min.out
@@ -461,6 +469,8 @@ _op_digamma_default = _ops.aten.digamma.default
 _c_digamma_default = _op_digamma_default._dispatch_cache
 _op_digamma_out = _ops.aten.digamma.out
 _c_digamma_out = _op_digamma_out._dispatch_cache
+_op_dist_default = _ops.aten.dist.default
+_c_dist_default = _op_dist_default._dispatch_cache
 _op_div_Tensor = _ops.aten.div.Tensor
 _c_div_Tensor = _op_div_Tensor._dispatch_cache
 _op_div_Tensor_mode = _ops.aten.div.Tensor_mode
@@ -485,6 +495,10 @@ _op_dot_default = _ops.aten.dot.default
 _c_dot_default = _op_dot_default._dispatch_cache
 _op_dot_out = _ops.aten.dot.out
 _c_dot_out = _op_dot_out._dispatch_cache
+_op_dsplit_array = _ops.aten.dsplit.array
+_c_dsplit_array = _op_dsplit_array._dispatch_cache
+_op_dsplit_int = _ops.aten.dsplit.int
+_c_dsplit_int = _op_dsplit_int._dispatch_cache
 _op_eq_Scalar = _ops.aten.eq.Scalar
 _c_eq_Scalar = _op_eq_Scalar._dispatch_cache
 _op_eq_Tensor = _ops.aten.eq.Tensor
@@ -541,6 +555,8 @@ _op_fill__Scalar = _ops.aten.fill_.Scalar
 _c_fill__Scalar = _op_fill__Scalar._dispatch_cache
 _op_fill__Tensor = _ops.aten.fill_.Tensor
 _c_fill__Tensor = _op_fill__Tensor._dispatch_cache
+_op_fix__default = _ops.aten.fix_.default
+_c_fix__default = _op_fix__default._dispatch_cache
 _op_fix_default = _ops.aten.fix.default
 _c_fix_default = _op_fix_default._dispatch_cache
 _op_fix_out = _ops.aten.fix.out
@@ -685,6 +701,10 @@ _op_histogram_bins_tensor = _ops.aten.histogram.bins_tensor
 _c_histogram_bins_tensor = _op_histogram_bins_tensor._dispatch_cache
 _op_histogram_bins_tensor_out = _ops.aten.histogram.bins_tensor_out
 _c_histogram_bins_tensor_out = _op_histogram_bins_tensor_out._dispatch_cache
+_op_hsplit_array = _ops.aten.hsplit.array
+_c_hsplit_array = _op_hsplit_array._dispatch_cache
+_op_hsplit_int = _ops.aten.hsplit.int
+_c_hsplit_int = _op_hsplit_int._dispatch_cache
 _op_hypot__default = _ops.aten.hypot_.default
 _c_hypot__default = _op_hypot__default._dispatch_cache
 _op_hypot_default = _ops.aten.hypot.default
@@ -769,6 +789,8 @@ _op_isposinf_default = _ops.aten.isposinf.default
 _c_isposinf_default = _op_isposinf_default._dispatch_cache
 _op_isposinf_out = _ops.aten.isposinf.out
 _c_isposinf_out = _op_isposinf_out._dispatch_cache
+_op_isreal_default = _ops.aten.isreal.default
+_c_isreal_default = _op_isreal_default._dispatch_cache
 _op_kron_default = _ops.aten.kron.default
 _c_kron_default = _op_kron_default._dispatch_cache
 _op_kron_out = _ops.aten.kron.out
@@ -1001,6 +1023,10 @@ _op_mode_default = _ops.aten.mode.default
 _c_mode_default = _op_mode_default._dispatch_cache
 _op_mode_values = _ops.aten.mode.values
 _c_mode_values = _op_mode_values._dispatch_cache
+_op_moveaxis_int = _ops.aten.moveaxis.int
+_c_moveaxis_int = _op_moveaxis_int._dispatch_cache
+_op_moveaxis_intlist = _ops.aten.moveaxis.intlist
+_c_moveaxis_intlist = _op_moveaxis_intlist._dispatch_cache
 _op_movedim_int = _ops.aten.movedim.int
 _c_movedim_int = _op_movedim_int._dispatch_cache
 _op_movedim_intlist = _ops.aten.movedim.intlist
@@ -1083,6 +1109,8 @@ _op_neg_default = _ops.aten.neg.default
 _c_neg_default = _op_neg_default._dispatch_cache
 _op_neg_out = _ops.aten.neg.out
 _c_neg_out = _op_neg_out._dispatch_cache
+_op_negative__default = _ops.aten.negative_.default
+_c_negative__default = _op_negative__default._dispatch_cache
 _op_negative_default = _ops.aten.negative.default
 _c_negative_default = _op_negative_default._dispatch_cache
 _op_negative_out = _ops.aten.negative.out
@@ -1153,6 +1181,8 @@ _op_polygamma_default = _ops.aten.polygamma.default
 _c_polygamma_default = _op_polygamma_default._dispatch_cache
 _op_polygamma_out = _ops.aten.polygamma.out
 _c_polygamma_out = _op_polygamma_out._dispatch_cache
+_op_positive_default = _ops.aten.positive.default
+_c_positive_default = _op_positive_default._dispatch_cache
 _op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
 _c_pow_Tensor_Scalar = _op_pow_Tensor_Scalar._dispatch_cache
 _op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
@@ -1199,6 +1229,8 @@ _op_random__from = getattr(_ops.aten.random_, 'from')
 _c_random__from = _op_random__from._dispatch_cache
 _op_random__to = _ops.aten.random_.to
 _c_random__to = _op_random__to._dispatch_cache
+_op_ravel_default = _ops.aten.ravel.default
+_c_ravel_default = _op_ravel_default._dispatch_cache
 _op_reciprocal__default = _ops.aten.reciprocal_.default
 _c_reciprocal__default = _op_reciprocal__default._dispatch_cache
 _op_reciprocal_default = _ops.aten.reciprocal.default
@@ -1423,6 +1455,10 @@ _op_svd_U = _ops.aten.svd.U
 _c_svd_U = _op_svd_U._dispatch_cache
 _op_svd_default = _ops.aten.svd.default
 _c_svd_default = _op_svd_default._dispatch_cache
+_op_swapaxes_default = _ops.aten.swapaxes.default
+_c_swapaxes_default = _op_swapaxes_default._dispatch_cache
+_op_swapdims_default = _ops.aten.swapdims.default
+_c_swapdims_default = _op_swapdims_default._dispatch_cache
 _op_t_default = _ops.aten.t.default
 _c_t_default = _op_t_default._dispatch_cache
 _op_take_along_dim_default = _ops.aten.take_along_dim.default
@@ -1445,6 +1481,12 @@ _op_tanh_default = _ops.aten.tanh.default
 _c_tanh_default = _op_tanh_default._dispatch_cache
 _op_tanh_out = _ops.aten.tanh.out
 _c_tanh_out = _op_tanh_out._dispatch_cache
+_op_tensor_split_indices = _ops.aten.tensor_split.indices
+_c_tensor_split_indices = _op_tensor_split_indices._dispatch_cache
+_op_tensor_split_sections = _ops.aten.tensor_split.sections
+_c_tensor_split_sections = _op_tensor_split_sections._dispatch_cache
+_op_tensor_split_tensor_indices_or_sections = _ops.aten.tensor_split.tensor_indices_or_sections
+_c_tensor_split_tensor_indices_or_sections = _op_tensor_split_tensor_indices_or_sections._dispatch_cache
 _op_tile_default = _ops.aten.tile.default
 _c_tile_default = _op_tile_default._dispatch_cache
 _op_topk_default = _ops.aten.topk.default
@@ -1489,6 +1531,12 @@ _op_unfold_default = _ops.aten.unfold.default
 _c_unfold_default = _op_unfold_default._dispatch_cache
 _op_uniform__default = _ops.aten.uniform_.default
 _c_uniform__default = _op_uniform__default._dispatch_cache
+_op_unsafe_chunk_default = _ops.aten.unsafe_chunk.default
+_c_unsafe_chunk_default = _op_unsafe_chunk_default._dispatch_cache
+_op_unsafe_split_Tensor = _ops.aten.unsafe_split.Tensor
+_c_unsafe_split_Tensor = _op_unsafe_split_Tensor._dispatch_cache
+_op_unsafe_split_with_sizes_default = _ops.aten.unsafe_split_with_sizes.default
+_c_unsafe_split_with_sizes_default = _op_unsafe_split_with_sizes_default._dispatch_cache
 _op_unsqueeze_default = _ops.aten.unsqueeze.default
 _c_unsqueeze_default = _op_unsqueeze_default._dispatch_cache
 _op_var_correction = _ops.aten.var.correction
@@ -1511,6 +1559,10 @@ _op_view_default = _ops.aten.view.default
 _c_view_default = _op_view_default._dispatch_cache
 _op_view_dtype = _ops.aten.view.dtype
 _c_view_dtype = _op_view_dtype._dispatch_cache
+_op_vsplit_array = _ops.aten.vsplit.array
+_c_vsplit_array = _op_vsplit_array._dispatch_cache
+_op_vsplit_int = _ops.aten.vsplit.int
+_c_vsplit_int = _op_vsplit_int._dispatch_cache
 _op_where_ScalarOther = _ops.aten.where.ScalarOther
 _c_where_ScalarOther = _op_where_ScalarOther._dispatch_cache
 _op_where_self = _ops.aten.where.self
@@ -1680,6 +1732,16 @@ def _m_resize_(self, *size, memory_format=None):
     if not _is_intlist(size):
         raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
     if memory_format is None:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_resize__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_resize__default(self, size)
     return _op_resize__default(self, size, memory_format=memory_format)
 
@@ -1748,6 +1810,16 @@ def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=N
     if not _is_intlist(size):
         raise _bad_arg('new_empty', 'size', 1, 'tuple of ints', size)
     if dtype is None and layout is None and device is None and pin_memory is None:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_new_empty_default(self, size)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('new_empty', 'dtype', None, 'ember.dtype', dtype)
@@ -1787,6 +1859,16 @@ def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=N
     if not _is_intlist(size):
         raise _bad_arg('new_zeros', 'size', 1, 'tuple of ints', size)
     if dtype is None and layout is None and device is None and pin_memory is None:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_new_zeros_default(self, size)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('new_zeros', 'dtype', None, 'ember.dtype', dtype)
@@ -1800,12 +1882,37 @@ def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=No
     if not _is_intlist(size):
         raise _bad_arg('new_ones', 'size', 1, 'tuple of ints', size)
     if dtype is None and layout is None and device is None and pin_memory is None:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_new_ones_default(self, size)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('new_ones', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
         raise _bad_arg('new_ones', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+def _m_dist(self, other, p=2):
+    if other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('dist', 'other', 1, 'Tensor', other)
+    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+        raise _bad_arg('dist', 'p', 2, 'Number', p)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= other._ks
+    if p.__class__ in _TENSOR_TYPES:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other, p)
+    return _op_dist_default(self, other, p)
 
 def _m_add(self, other, *, alpha=1, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
@@ -4158,6 +4265,140 @@ def _m_fmin(self, other, *, out=None):
         if _k is not None:
             return _k(self, other)
     return _op_fmin_default(self, other)
+
+def _m_positive(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_positive_default(self)
+
+def _m_isreal(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_isreal_default(self)
+
+def __m_clamp_min__c0(self, min):
+    s = 0
+    if not _is_num(min):
+        if not (isinstance(min, TensorImpl) and min.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_min__b0(self, min):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, min)
+    return _op_clamp_min__default(self, min)
+
+def __m_clamp_min__c1(self, min):
+    s = 0
+    if not isinstance(min, TensorImpl):
+        return None
+    return s
+
+def __m_clamp_min__b1(self, min):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= min._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, min)
+    return _op_clamp_min__Tensor(self, min)
+
+__m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0), (__m_clamp_min__c1, __m_clamp_min__b1),)
+__m_clamp_min__sigs = ('(Scalar min)', '(Tensor min)')
+
+def _m_clamp_min_(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_min__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_min_', args, kwargs, __m_clamp_min__sigs, True)
+
+def __m_clamp_max__c0(self, max):
+    s = 0
+    if not _is_num(max):
+        if not (isinstance(max, TensorImpl) and max.numel() == 1):
+            return None
+        s += 1
+    return s
+
+def __m_clamp_max__b0(self, max):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, max)
+    return _op_clamp_max__default(self, max)
+
+def __m_clamp_max__c1(self, max):
+    s = 0
+    if not isinstance(max, TensorImpl):
+        return None
+    return s
+
+def __m_clamp_max__b1(self, max):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= max._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, max)
+    return _op_clamp_max__Tensor(self, max)
+
+__m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0), (__m_clamp_max__c1, __m_clamp_max__b1),)
+__m_clamp_max__sigs = ('(Scalar max)', '(Tensor max)')
+
+def _m_clamp_max_(*args, **kwargs):
+    best = None
+    for c, b in __m_clamp_max__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('clamp_max_', args, kwargs, __m_clamp_max__sigs, True)
+
+def _m_negative_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_negative__default(self)
+
+def _m_fix_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_fix__default(self)
 
 def _m_isnan(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -7868,6 +8109,16 @@ def __m_count_nonzero_c0(self, *dim):
 def __m_count_nonzero_b0(self, *dim):
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
+    if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
+        for _a in dim:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
     return _op_count_nonzero_dim_IntList(self, dim)
 
 def __m_count_nonzero_c1(self, dim=None):
@@ -8494,6 +8745,16 @@ def _m_repeat(self, *repeats):
         repeats = repeats[0]
     if not _is_intlist(repeats):
         raise _bad_arg('repeat', 'repeats', 1, 'tuple of ints', repeats)
+    if repeats.__class__ is tuple or repeats.__class__ is list:     # (not one SymInt)
+        for _a in repeats:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_repeat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, repeats)
     return _op_repeat_default(self, repeats)
 
 def __m_repeat_interleave_c0(self, repeats, dim=None, *, output_size=None):
@@ -8566,6 +8827,16 @@ def _m_tile(self, *dims):
         dims = dims[0]
     if not _is_intlist(dims):
         raise _bad_arg('tile', 'dims', 1, 'tuple of ints', dims)
+    if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
+        for _a in dims:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_tile_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dims)
     return _op_tile_default(self, dims)
 
 def _m_roll(self, shifts, dims=()):
@@ -8580,6 +8851,16 @@ def _m_flip(self, *dims):
         dims = dims[0]
     if not _is_intlist(dims):
         raise _bad_arg('flip', 'dims', 1, 'tuple of ints', dims)
+    if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
+        for _a in dims:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_flip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dims)
     return _op_flip_default(self, dims)
 
 def _m_fliplr(self):
@@ -8714,6 +8995,16 @@ def _m_broadcast_to(self, *size):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('broadcast_to', 'size', 1, 'tuple of ints', size)
+    if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+        for _a in size:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, size)
     return _op_broadcast_to_default(self, size)
 
 def _m_narrow_copy(self, dim, start, length, *, out=None):
@@ -8969,6 +9260,16 @@ def __m_view_c0(self, *size):
 def __m_view_b0(self, *size):
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
+    if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+        for _a in size:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, size)
     return _op_view_default(self, size)
 
 def __m_view_c1(self, dtype):
@@ -9030,6 +9331,16 @@ def _m_expand(self, *size, implicit=False):
     if not _is_intlist(size):
         raise _bad_arg('expand', 'size', 1, 'tuple of ints', size)
     if implicit is False:
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_expand_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
         return _op_expand_default(self, size)
     if implicit.__class__ is not bool:
         raise _bad_arg('expand', 'implicit', None, 'bool', implicit)
@@ -9067,6 +9378,16 @@ def _m_permute(self, *dims):
         dims = dims[0]
     if not _is_intlist(dims):
         raise _bad_arg('permute', 'dims', 1, 'tuple of ints', dims)
+    if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
+        for _a in dims:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_permute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dims)
     return _op_permute_default(self, dims)
 
 def _m_t(self):
@@ -9196,6 +9517,16 @@ def __m_squeeze_c2(self, *dim):
 def __m_squeeze_b2(self, *dim):
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
+    if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
+        for _a in dim:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_squeeze_dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
     return _op_squeeze_dims(self, dim)
 
 __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
@@ -9270,8 +9601,8 @@ def _m_unbind(self, dim=0):
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
         _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
-            return _k(self, dim)
-    return _op_unbind_int(self, dim)
+            return _as_tuple(_k(self, dim))
+    return _as_tuple(_op_unbind_int(self, dim))
 
 def _m_split(self, split_size, dim=0):
     if split_size.__class__ is not int and not _is_int(split_size):
@@ -9286,15 +9617,15 @@ def _m_split(self, split_size, dim=0):
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
         _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
-            return _k(self, split_size, dim)
-    return _op_split_Tensor(self, split_size, dim)
+            return _as_tuple(_k(self, split_size, dim))
+    return _as_tuple(_op_split_Tensor(self, split_size, dim))
 
 def _m_split_with_sizes(self, split_sizes, dim=0):
     if not _is_intseq(split_sizes):
         raise _bad_arg('split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split_with_sizes', 'dim', 2, 'int', dim)
-    return _op_split_with_sizes_default(self, split_sizes, dim)
+    return _as_tuple(_op_split_with_sizes_default(self, split_sizes, dim))
 
 def _m_chunk(self, chunks, dim=0):
     if chunks.__class__ is not int and not _is_int(chunks):
@@ -9309,8 +9640,8 @@ def _m_chunk(self, chunks, dim=0):
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
         _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
-            return _k(self, chunks, dim)
-    return _op_chunk_default(self, chunks, dim)
+            return _as_tuple(_k(self, chunks, dim))
+    return _as_tuple(_op_chunk_default(self, chunks, dim))
 
 def __m_movedim_c0(self, source, destination):
     s = 0
@@ -9361,6 +9692,373 @@ def _m_movedim(*args, **kwargs):
         return best(*args, **kwargs)
     raise _no_match('movedim', args, kwargs, __m_movedim_sigs, True)
 
+def __m_moveaxis_c0(self, source, destination):
+    s = 0
+    if not _is_intseq(source):
+        return None
+    if not _is_intseq(destination):
+        return None
+    return s
+
+def __m_moveaxis_b0(self, source, destination):
+    return _op_moveaxis_intlist(self, source, destination)
+
+def __m_moveaxis_c1(self, source, destination):
+    s = 0
+    if not _is_int(source):
+        return None
+    if not _is_int(destination):
+        return None
+    return s
+
+def __m_moveaxis_b1(self, source, destination):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if source.__class__ in _TENSOR_TYPES:
+        _ks |= source._ks
+    if destination.__class__ in _TENSOR_TYPES:
+        _ks |= destination._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, source, destination)
+    return _op_moveaxis_int(self, source, destination)
+
+__m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0), (__m_moveaxis_c1, __m_moveaxis_b1),)
+__m_moveaxis_sigs = ('(int[] source, int[] destination)', '(int source, int destination)')
+
+def _m_moveaxis(*args, **kwargs):
+    best = None
+    for c, b in __m_moveaxis_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('moveaxis', args, kwargs, __m_moveaxis_sigs, True)
+
+def _m_swapaxes(self, axis0, axis1):
+    if axis0.__class__ is not int and not _is_int(axis0):
+        raise _bad_arg('swapaxes', 'axis0', 1, 'int', axis0)
+    if axis1.__class__ is not int and not _is_int(axis1):
+        raise _bad_arg('swapaxes', 'axis1', 2, 'int', axis1)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if axis0.__class__ in _TENSOR_TYPES:
+        _ks |= axis0._ks
+    if axis1.__class__ in _TENSOR_TYPES:
+        _ks |= axis1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, axis0, axis1)
+    return _op_swapaxes_default(self, axis0, axis1)
+
+def _m_swapdims(self, dim0, dim1):
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('swapdims', 'dim0', 1, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('swapdims', 'dim1', 2, 'int', dim1)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, dim0, dim1)
+    return _op_swapdims_default(self, dim0, dim1)
+
+def _m_ravel(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_ravel_default(self)
+
+def __m_tensor_split_c0(self, sections, dim=0):
+    s = 0
+    if not _is_int(sections):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def __m_tensor_split_b0(self, sections, dim=0):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if sections.__class__ in _TENSOR_TYPES:
+        _ks |= sections._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, sections, dim))
+    return _as_tuple(_op_tensor_split_sections(self, sections, dim))
+
+def __m_tensor_split_c1(self, indices, dim=0):
+    s = 0
+    if not _is_intseq(indices):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def __m_tensor_split_b1(self, indices, dim=0):
+    return _as_tuple(_op_tensor_split_indices(self, indices, dim))
+
+def __m_tensor_split_c2(self, tensor_indices_or_sections, dim=0):
+    s = 0
+    if not isinstance(tensor_indices_or_sections, TensorImpl):
+        return None
+    if not _is_int(dim):
+        return None
+    return s
+
+def __m_tensor_split_b2(self, tensor_indices_or_sections, dim=0):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    _ks |= tensor_indices_or_sections._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, tensor_indices_or_sections, dim))
+    return _as_tuple(_op_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim))
+
+__m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0), (__m_tensor_split_c1, __m_tensor_split_b1), (__m_tensor_split_c2, __m_tensor_split_b2),)
+__m_tensor_split_sigs = ('(int sections, int dim = 0)', '(int[] indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)')
+
+def _m_tensor_split(*args, **kwargs):
+    best = None
+    for c, b in __m_tensor_split_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('tensor_split', args, kwargs, __m_tensor_split_sigs, True)
+
+def __m_hsplit_c0(self, sections):
+    s = 0
+    if not _is_int(sections):
+        return None
+    return s
+
+def __m_hsplit_b0(self, sections):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if sections.__class__ in _TENSOR_TYPES:
+        _ks |= sections._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, sections))
+    return _as_tuple(_op_hsplit_int(self, sections))
+
+def __m_hsplit_c1(self, *indices):
+    s = 0
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+        indices = indices[0]
+    if not _is_intlist(indices):
+            return None
+    return s
+
+def __m_hsplit_b1(self, *indices):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+        indices = indices[0]
+    if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
+        for _a in indices:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_hsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _as_tuple(_k(self, indices))
+    return _as_tuple(_op_hsplit_array(self, indices))
+
+__m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1),)
+__m_hsplit_sigs = ('(int sections)', '(int[] indices)')
+
+def _m_hsplit(*args, **kwargs):
+    best = None
+    for c, b in __m_hsplit_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('hsplit', args, kwargs, __m_hsplit_sigs, True)
+
+def __m_vsplit_c0(self, sections):
+    s = 0
+    if not _is_int(sections):
+        return None
+    return s
+
+def __m_vsplit_b0(self, sections):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if sections.__class__ in _TENSOR_TYPES:
+        _ks |= sections._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, sections))
+    return _as_tuple(_op_vsplit_int(self, sections))
+
+def __m_vsplit_c1(self, *indices):
+    s = 0
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+        indices = indices[0]
+    if not _is_intlist(indices):
+            return None
+    return s
+
+def __m_vsplit_b1(self, *indices):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+        indices = indices[0]
+    if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
+        for _a in indices:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_vsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _as_tuple(_k(self, indices))
+    return _as_tuple(_op_vsplit_array(self, indices))
+
+__m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1),)
+__m_vsplit_sigs = ('(int sections)', '(int[] indices)')
+
+def _m_vsplit(*args, **kwargs):
+    best = None
+    for c, b in __m_vsplit_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('vsplit', args, kwargs, __m_vsplit_sigs, True)
+
+def __m_dsplit_c0(self, sections):
+    s = 0
+    if not _is_int(sections):
+        return None
+    return s
+
+def __m_dsplit_b0(self, sections):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if sections.__class__ in _TENSOR_TYPES:
+        _ks |= sections._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, sections))
+    return _as_tuple(_op_dsplit_int(self, sections))
+
+def __m_dsplit_c1(self, *indices):
+    s = 0
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+        indices = indices[0]
+    if not _is_intlist(indices):
+            return None
+    return s
+
+def __m_dsplit_b1(self, *indices):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+        indices = indices[0]
+    if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
+        for _a in indices:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_dsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _as_tuple(_k(self, indices))
+    return _as_tuple(_op_dsplit_array(self, indices))
+
+__m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1),)
+__m_dsplit_sigs = ('(int sections)', '(int[] indices)')
+
+def _m_dsplit(*args, **kwargs):
+    best = None
+    for c, b in __m_dsplit_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    raise _no_match('dsplit', args, kwargs, __m_dsplit_sigs, True)
+
+def _m_unsafe_split(self, split_size, dim=0):
+    if split_size.__class__ is not int and not _is_int(split_size):
+        raise _bad_arg('unsafe_split', 'split_size', 1, 'int', split_size)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsafe_split', 'dim', 2, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if split_size.__class__ in _TENSOR_TYPES:
+        _ks |= split_size._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, split_size, dim))
+    return _as_tuple(_op_unsafe_split_Tensor(self, split_size, dim))
+
+def _m_unsafe_split_with_sizes(self, split_sizes, dim=0):
+    if not _is_intseq(split_sizes):
+        raise _bad_arg('unsafe_split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsafe_split_with_sizes', 'dim', 2, 'int', dim)
+    return _as_tuple(_op_unsafe_split_with_sizes_default(self, split_sizes, dim))
+
+def _m_unsafe_chunk(self, chunks, dim=0):
+    if chunks.__class__ is not int and not _is_int(chunks):
+        raise _bad_arg('unsafe_chunk', 'chunks', 1, 'int', chunks)
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsafe_chunk', 'dim', 2, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if chunks.__class__ in _TENSOR_TYPES:
+        _ks |= chunks._ks
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, chunks, dim))
+    return _as_tuple(_op_unsafe_chunk_default(self, chunks, dim))
+
 def _m_alias(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
@@ -9393,6 +10091,16 @@ def _m_reshape(self, *shape):
         shape = shape[0]
     if not _is_intlist(shape):
         raise _bad_arg('reshape', 'shape', 1, 'tuple of ints', shape)
+    if shape.__class__ is tuple or shape.__class__ is list:     # (not one SymInt)
+        for _a in shape:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_reshape_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, shape)
     return _op_reshape_default(self, shape)
 
 def _m_reshape_as(self, other):
@@ -9586,7 +10294,9 @@ class TensorMethods:
     clamp = _m_clamp
     clamp_ = _m_clamp_
     clamp_max = _m_clamp_max
+    clamp_max_ = _m_clamp_max_
     clamp_min = _m_clamp_min
+    clamp_min_ = _m_clamp_min_
     clip = _m_clip
     clip_ = _m_clip_
     clone = _m_clone
@@ -9623,10 +10333,12 @@ class TensorMethods:
     diff = _m_diff
     digamma = _m_digamma
     digamma_ = _m_digamma_
+    dist = _m_dist
     div = _m_div
     div_ = _m_div_
     divide = _m_divide
     dot = _m_dot
+    dsplit = _m_dsplit
     eq = _m_eq
     eq_ = _m_eq_
     erf = _m_erf
@@ -9646,6 +10358,7 @@ class TensorMethods:
     exponential_ = _m_exponential_
     fill_ = _m_fill_
     fix = _m_fix
+    fix_ = _m_fix_
     flatten = _m_flatten
     flip = _m_flip
     fliplr = _m_fliplr
@@ -9681,6 +10394,7 @@ class TensorMethods:
     heaviside_ = _m_heaviside_
     histc = _m_histc
     histogram = _m_histogram
+    hsplit = _m_hsplit
     hypot = _m_hypot
     hypot_ = _m_hypot_
     i0 = _m_i0
@@ -9709,6 +10423,7 @@ class TensorMethods:
     isnan = _m_isnan
     isneginf = _m_isneginf
     isposinf = _m_isposinf
+    isreal = _m_isreal
     kron = _m_kron
     kthvalue = _m_kthvalue
     lcm = _m_lcm
@@ -9767,6 +10482,7 @@ class TensorMethods:
     minimum = _m_minimum
     mm = _m_mm
     mode = _m_mode
+    moveaxis = _m_moveaxis
     movedim = _m_movedim
     msort = _m_msort
     mul = _m_mul
@@ -9789,6 +10505,7 @@ class TensorMethods:
     neg = _m_neg
     neg_ = _m_neg_
     negative = _m_negative
+    negative_ = _m_negative_
     new_empty = _m_new_empty
     new_empty_strided = _m_new_empty_strided
     new_full = _m_new_full
@@ -9808,6 +10525,7 @@ class TensorMethods:
     pinverse = _m_pinverse
     polygamma = _m_polygamma
     polygamma_ = _m_polygamma_
+    positive = _m_positive
     pow = _m_pow
     pow_ = _m_pow_
     prelu = _m_prelu
@@ -9819,6 +10537,7 @@ class TensorMethods:
     rad2deg = _m_rad2deg
     rad2deg_ = _m_rad2deg_
     random_ = _m_random_
+    ravel = _m_ravel
     reciprocal = _m_reciprocal
     reciprocal_ = _m_reciprocal_
     relu = _m_relu
@@ -9880,6 +10599,8 @@ class TensorMethods:
     subtract_ = _m_subtract_
     sum = _m_sum
     svd = _m_svd
+    swapaxes = _m_swapaxes
+    swapdims = _m_swapdims
     t = _m_t
     take = _m_take
     take_along_dim = _m_take_along_dim
@@ -9887,6 +10608,7 @@ class TensorMethods:
     tan_ = _m_tan_
     tanh = _m_tanh
     tanh_ = _m_tanh_
+    tensor_split = _m_tensor_split
     tile = _m_tile
     topk = _m_topk
     trace = _m_trace
@@ -9903,11 +10625,15 @@ class TensorMethods:
     unflatten = _m_unflatten
     unfold = _m_unfold
     uniform_ = _m_uniform_
+    unsafe_chunk = _m_unsafe_chunk
+    unsafe_split = _m_unsafe_split
+    unsafe_split_with_sizes = _m_unsafe_split_with_sizes
     unsqueeze = _m_unsqueeze
     var = _m_var
     vdot = _m_vdot
     view = _m_view
     view_as = _m_view_as
+    vsplit = _m_vsplit
     where = _m_where
     xlogy = _m_xlogy
     xlogy_ = _m_xlogy_

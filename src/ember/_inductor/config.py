@@ -24,9 +24,9 @@ with why; ember.compile(options=...) warns when one of them is set. Random ops a
 What ember.compile's `mode=` selects (ember._inductor.modes, torch's `list_mode_options`; docs/inductor_modes.md):
   "default"                      nothing changes.
   "lite"                         fallback_by_default: the graphs run op by op (AOT autograd, no generated C).
-  "reduce-overhead"              cpp_wrapper (torch: CUDA graphs). Not implemented in ember: compiles as "default",
-                                 whose wrapper already makes one ctypes call per run of kernels and reuses its
-                                 storage arenas between calls.
+  "reduce-overhead"              cpp_wrapper (torch: CUDA graphs). Compiles as "default", whose wrapper already
+                                 makes one ctypes call per run of kernels and BLAS matmuls (the gemms are called
+                                 from the C entry) and reuses its storage arenas between calls.
   "max-autotune-no-cudagraphs"   max_autotune + coordinate_descent_tuning: try tile sizes per graph (column-reduction
                                  blocks, float32 sum blocks, the parallel threshold), keep the fastest (cached).
   "max-autotune"                 the above and cpp_wrapper (not implemented, as above).
@@ -52,8 +52,8 @@ fallback_random = False
 freezing = _env_flag("EMBER_INDUCTOR_FREEZING")
 # Every graph runs op by op through AOT autograd instead of generated C (mode="lite").
 fallback_by_default = False
-# One C entry point per graph that calls every kernel and extern op (mode="reduce-overhead"); False: a Python
-# wrapper calls the kernels one by one.
+# One C entry point per graph that calls every kernel and extern op (mode="reduce-overhead"). Not read: the
+# default wrapper calls kernels and BLAS matmuls from C already (docs/inductor_modes.md).
 cpp_wrapper = False
 # The graph-level disk cache (fxgraph_cache.py): a new process reuses the AOT graphs and generated code of a graph
 # it compiled before (torch: fx_graph_cache, TORCHINDUCTOR_FX_GRAPH_CACHE).
@@ -79,8 +79,8 @@ class cpp:
 UNREAD = {
     "coordinate_descent_tuning": "max_autotune's variant set is searched exhaustively; there is no separate "
                                  "coordinate descent",
-    "cpp_wrapper": "one C entry point calling every kernel and extern op is not implemented; the Python wrapper "
-                   "calls one C entry per run of consecutive kernels",
+    "cpp_wrapper": "the default wrapper already calls kernels and BLAS matmuls from one C entry per run of them; "
+                   "the other extern ops (attention, convolution, fallbacks) are called from Python",
     "freezing": "parameters are not constant-folded into the generated code",
     "fallback_random": "random ops are always extern calls to eager's generator (as if True)",
 }

@@ -3,7 +3,10 @@
 It is the core-aten table of `ember._decomp` minus the ops that lower better as a whole here: `_softmax` and
 `_log_softmax` become one fused row kernel straight from `lowering.py` (max, sum of exp and the division in
 one loop nest per row), and `gelu` uses the eager kernel's vectorised normal CDF instead of libm's erf (which
-gcc cannot vectorise), so their decompositions are left out. `embedding` is lowered whole too: its decomposition
+gcc cannot vectorise), so their decompositions are left out. So is `gelu_backward`'s: decomposed, its erf and
+exp of the forward's input were computed by the forward kernel and saved (the forward evaluated the normal CDF
+twice per element, once for gelu and once for its derivative); whole, the backward computes the derivative from
+the saved input with the same CDF. `embedding` is lowered whole too: its decomposition
 (index_select) would be traced under autograd as index_select, whose backward knows nothing of `padding_idx`
 (the padding row got gradient), where `embedding`'s own backward (embedding_dense_backward) masks it. Inductor-specific decompositions are in
 `decompositions` below: the lazy conj / neg views (`_conj`, `_neg_view`) become the physical ops, since generated
@@ -28,7 +31,8 @@ decompositions = {           # inductor-only entries (op -> function)
     aten._neg_view.default: _neg,
 }
 
-_LOWERED_WHOLE = (aten._softmax.default, aten._log_softmax.default, aten.gelu.default, aten.embedding.default)
+_LOWERED_WHOLE = (aten._softmax.default, aten._log_softmax.default, aten.gelu.default, aten.gelu_backward.default,
+                  aten.embedding.default)
 
 
 def select_decomp_table():

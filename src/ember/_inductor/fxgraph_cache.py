@@ -21,7 +21,7 @@ import tempfile
 
 from ember._dynamo.utils import counters
 
-_FORMAT = 2                 # 2: entries record kept_mutated (input writes kept in the graph)
+_FORMAT = 3                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits
 
 
 def cache_dir():

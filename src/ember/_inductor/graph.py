@@ -75,6 +75,17 @@ class GraphLowering:
         self._realized[key] = (x, buf)
         return buf.view()
 
+    def realize_input(self, x):
+        """An extern op's tensor argument as a BufferView: a permuted Pointwise (a transposed gradient passed to
+        mm) is the permuted view of its realized base, which BLAS reads with a transpose flag: the base is
+        computed once in its own order (another extern or the graph's outputs may read it too), not copied."""
+        base = getattr(x, "permuted", None)
+        if isinstance(x, Pointwise) and base is not None:
+            from .lowering import permute
+            src, dims = base
+            return permute(self.realize_input(src), dims)
+        return self.realize(x)
+
     def add_reduction(self, red, dtype):
         buf = ComputedBuffer(self.new_name(), Layout.contiguous(red.size, dtype), red)
         self.buffers.append(buf)
@@ -152,8 +163,11 @@ class GraphLowering:
                     continue
                 value = self._call(node)
                 if isinstance(value, Pointwise) and users.get(node, 0) > 1:
-                    cost = ir.count_ops(value)
-                    if users[node] > REALIZE_READS_THRESHOLD or cost > REALIZE_OPCOUNT_THRESHOLD:
+                    # torch's should_realize_on_reuse: a value read by several users is stored once when
+                    # recomputing it would read many buffers or run many ops (a residual stream that every
+                    # later layer's norm would otherwise recompute from the embedding on, three times each)
+                    if users[node] > REALIZE_READS_THRESHOLD or ir.count_ops(value) > REALIZE_OPCOUNT_THRESHOLD \
+                            or ir.count_reads(value) > REALIZE_READS_THRESHOLD:
                         value = self.realize(value)
                 elif isinstance(value, Pointwise) and ir.count_ops(value) > MAX_INLINE_OPCOUNT:
                     value = self.realize(value)
@@ -194,8 +208,8 @@ class GraphLowering:
         return self._extern(node, target, args, kwargs, reason)
 
     def _extern(self, node, target, args, kwargs, reason):
-        args = _map_ir(args, self.realize)
-        kwargs = _map_ir(kwargs, self.realize)
+        args = _map_ir(args, self.realize_input)
+        kwargs = _map_ir(kwargs, self.realize_input)
         val = node.meta.get("val")
         if isinstance(val, Tensor):
             k = ExternKernel(self.new_name(), _dense_layout(val), target, args, kwargs, reason)

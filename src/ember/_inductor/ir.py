@@ -374,6 +374,14 @@ def count_ops(x):
     return h.count
 
 
+def count_reads(x):
+    """How many distinct buffers a Pointwise's inner function loads from."""
+    h = ReadRecorder()
+    with set_ops_handler(h):
+        x.make_loader()([Index.var(f"_c{i}") for i in range(len(x.get_size()))])
+    return len({n for n, _ in h.reads})
+
+
 def body_reads(buf, index, rindex=None):
     """The (name, Index) loads of a computed buffer's body at the given loop indices."""
     h = ReadRecorder()

@@ -67,6 +67,7 @@ FALLBACK_REASONS = {
     "aten.adaptive_max_pool2d.default": _WINDOW,
     "aten.aminmax.default": _OTHER,
     "aten.logspace.default": _OTHER,
+    "aten.nonzero_static.default": _INDEXING,
     "aten.renorm.default": _OTHER,
     "aten.softshrink.default": _OTHER,
     "aten.softshrink_backward.default": _OTHER,
@@ -147,6 +148,9 @@ FALLBACK_REASONS = {
     "aten.linalg_lu.default": _LAPACK,
     "aten.linalg_lu_factor_ex.default": _LAPACK,
     "aten.linalg_lu_solve.default": _LAPACK,
+    "aten.linalg_householder_product.default": _LAPACK,
+    "aten.ormqr.default": _LAPACK,
+    "aten.cholesky.default": _LAPACK,
     "aten.linalg_matrix_exp.default": _LAPACK,
     "aten.linalg_matrix_norm.str_ord": _LAPACK,
     "aten.linalg_matrix_rank.atol_rtol_float": _LAPACK,
@@ -610,7 +614,10 @@ def permute(x, dims):
     inv = [0] * len(dims)
     for i, d in enumerate(dims):
         inv[d] = i
-    return remap(x, new, lambda index: [index[inv[j]] for j in range(len(dims))])
+    out = remap(x, new, lambda index: [index[inv[j]] for j in range(len(dims))])
+    if isinstance(out, Pointwise):
+        out.permuted = (x, dims)     # an extern call realizes x once and reads this as a strided view of it
+    return out
 
 
 def reshape(x, new_size):

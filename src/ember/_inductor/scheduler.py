@@ -402,10 +402,11 @@ class Scheduler:
 
 
 # ---------------------------------------------------------------------------- memory planning
-def plan_memory(groups, buffers, keep):
-    """Assign each computed buffer a storage slot: {buffer name: slot name}. A buffer in `keep` (a graph
-    output, or anything the wrapper hands out) gets its own slot; others reuse a slot of the same byte size
-    whose previous occupant is dead. Returns (assignment, {slot: nbytes})."""
+def plan_memory(groups, buffers, keep, also=()):
+    """Assign each computed buffer (and each extern result named in `also`: the matmuls the C entry calls) a
+    storage slot: {buffer name: slot name}. A buffer in `keep` (a graph output, or anything the wrapper hands
+    out) gets its own slot; others reuse a slot of the same byte size whose previous occupant is dead. Returns
+    (assignment, {slot: nbytes})."""
     first_write, last_read = {}, {}
     for step, g in enumerate(groups):
         for n in g.nodes:
@@ -418,7 +419,9 @@ def plan_memory(groups, buffers, keep):
     events = sorted(first_write.items(), key=lambda kv: kv[1])
     for name, step in events:
         b = by_name.get(name)
-        if not isinstance(b, ComputedBuffer) or b.mutated_input is not None:
+        if name in also:
+            pass
+        elif not isinstance(b, ComputedBuffer) or b.mutated_input is not None:
             continue                      # an extern's result, or a write into an input's storage
         nbytes = b.nbytes()
         slot = None

@@ -38,6 +38,15 @@ def is_anomaly_check_nan_enabled():
     return _state.check_nan
 
 
+def set_anomaly_enabled(enabled, check_nan=True):
+    """torch.set_anomaly_enabled: switch anomaly mode for this thread (what set_detect_anomaly does on entry)."""
+    for name, pos, v in (("enabled", 1, enabled), ("check_nan", 2, check_nan)):
+        if not isinstance(v, bool):
+            raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {pos}) must be bool, not "
+                            f"{type(v).__name__}")
+    _state.enabled, _state.check_nan = enabled, check_nan
+
+
 class detect_anomaly:
     def __init__(self, check_nan=True):
         self.check_nan = check_nan

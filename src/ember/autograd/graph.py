@@ -16,7 +16,8 @@ import weakref
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.dispatch_keys import AUTOGRAD_BIT
+from .._core.device import CPU as _CPU, META as _META
+from .._core.dispatch_keys import AUTOGRAD_BIT, META_BIT
 from .._core.tls import state
 from .._core.dispatch_keys import MATH_BITS
 from .._core.tensor_impl import TensorImpl as Tensor
@@ -24,6 +25,8 @@ from .._ops import ops
 from . import anomaly_mode as _anomaly
 
 _seq = itertools.count()
+_weakref = weakref.ref
+_getattr = getattr
 _INF = float("inf")
 _ANOMALY = _anomaly.ENABLED_ANYWHERE
 
@@ -140,11 +143,11 @@ ERR_SECOND_BACKWARD = (
 class AccumulateGrad(Node):
     """Sink for a leaf: adds the incoming gradient into `variable.grad`."""
     _is_accumulate = True
+    _sequence_nr = _INF      # torch: UINT64_MAX (no number taken), runs as soon as it is ready
 
     def __init__(self, variable):
-        self._sequence_nr = _INF      # torch: UINT64_MAX (no number taken), runs as soon as it is ready
         self.variable = variable
-        self.input_meta = [(variable._size, variable.dtype, variable.device)]
+        self.input_meta = [(variable._size, variable.dtype, _META if variable._ks & META_BIT else _CPU)]
         if _ANOMALY[0] and _anomaly._state.enabled:
             _anomaly.record(self)
 
@@ -209,10 +212,16 @@ def gradient_edge(t):
     A view whose base was written in place since its grad_fn was set gets a new one first."""
     if t._base is not None:
         refresh_view(t)
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
     if t._requires_grad:
-        return (grad_accumulator(t), 0)
+        ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
+        acc = ref() if ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(t)
+            t._grad_acc_ref = _weakref(acc)
+        return (acc, 0)
     return None
 
 

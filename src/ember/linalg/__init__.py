@@ -9,7 +9,7 @@ from ..kernels.out_rules import write_outs as _write_outs
 __all__ = ["vector_norm", "matrix_norm", "norm", "cross", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex",
            "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
            "matrix_power", "LinAlgError", "eig", "eigvals", "matrix_exp", "matmul", "vecdot", "diagonal", "multi_dot",
-           "cond", "solve_triangular"]
+           "cond", "solve_triangular", "vander"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -151,6 +151,10 @@ def matmul(input, other, *, out=None):
 
 def vecdot(x, y, *, dim=-1, out=None):
     return _e._linalg.linalg_vecdot(x, y, dim=dim, out=out)
+
+
+def vander(x, *, N=None):
+    return _e._linalg.linalg_vander(x, N=N)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

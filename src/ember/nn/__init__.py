@@ -1,6 +1,6 @@
 """ember.nn: modules, parameters, init, functional and utils (torch.nn)."""
 from .._core.unimplemented import missing_attribute as _missing_attribute
-from .parameter import Parameter, Buffer, UninitializedParameter  # noqa: F401
+from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedBuffer  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import (Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Flatten,  # noqa: F401
                       Unflatten, Identity, Linear, ReLU, Sigmoid, Tanh, MSELoss)

@@ -241,6 +241,8 @@ kaiming_uniform = _make_deprecate(kaiming_uniform_)
 kaiming_normal = _make_deprecate(kaiming_normal_)
 orthogonal = _make_deprecate(orthogonal_)
 sparse = _make_deprecate(sparse_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)

@@ -79,9 +79,81 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
+class _UninitializedMeta(type):
+    def __instancecheck__(cls, obj):
+        return getattr(type(obj), "_uninitialized", False)
+
+
+class UninitializedTensorMixin(metaclass=_UninitializedMeta):
+    """What the lazy modules' placeholders share: no shape until `materialize(shape)` gives them storage and
+    turns them into `cls_to_become` (torch/nn/parameter.py). Its methods are copied into the two placeholder
+    classes rather than inherited: a second base would change their layout, and `materialize` reassigns
+    `__class__` (isinstance against the mixin still holds)."""
+
+    def materialize(self, shape, device=None, dtype=None):
+        import ember
+        device = self.data.device if device is None else device
+        dtype = self.data.dtype if dtype is None else dtype
+        self.data = ember.empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self.data.device, self.data.dtype)
+        memo[id(self)] = result
+        return result
+
+
+def _placeholder(cls, requires_grad, device, dtype):
+    import ember
+    t = U.alias(ember.empty(0, device=device, dtype=dtype), cls)
+    t.requires_grad_(requires_grad)
+    return t
+
+
+def _uninitialized(cls):
+    for name in ("materialize", "__repr__", "shape", "__reduce_ex__", "__deepcopy__"):
+        setattr(cls, name, UninitializedTensorMixin.__dict__[name])
+    cls._uninitialized = True
+    return cls
+
+
+@_uninitialized
 class UninitializedParameter(Parameter):
-    """Placeholder for lazy modules (not materialised in ember yet)."""
+    """A Parameter of a lazy module whose shape is not known yet (LazyLinear's weight until the first forward)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return _placeholder(cls, requires_grad, device, dtype)
+
+
+@_uninitialized
+class UninitializedBuffer(Tensor):
+    """A buffer of a lazy module whose shape is not known yet (LazyBatchNorm's running_mean until the first
+    forward)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = _placeholder(cls, requires_grad, device, dtype)
+        t.persistent = persistent
+        return t
 
 
 def is_lazy(param):
-    return isinstance(param, UninitializedParameter)
+    return isinstance(param, UninitializedTensorMixin)

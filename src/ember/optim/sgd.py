@@ -2,6 +2,7 @@
 one rounding per torch op, so float16/bfloat16 params match torch bit for bit)."""
 import numpy as np
 
+from ..kernels.cpu.runtime import clib
 from ._opmath import Ops
 from .._grad_mode import no_grad
 from .._tensor import Tensor
@@ -15,6 +16,8 @@ def _sgd_update(p, state, grad, lr, momentum, dampening, weight_decay, nesterov,
     (1-dampening)*grad; p += -lr*grad), with one scratch array instead of a fresh array per operation."""
     f = p._np.dtype.type
     pn = p._np
+    if momentum != 0 and _sgd_c(p, state, grad, lr, momentum, dampening, weight_decay, nesterov, maximize):
+        return
     if maximize:
         grad = -grad
     if weight_decay != 0:
@@ -32,6 +35,34 @@ def _sgd_update(p, state, grad, lr, momentum, dampening, weight_decay, nesterov,
     tmp = np.multiply(grad, f(-lr))
     pn += tmp
     p._version_counter.bump()
+
+
+_SGD_C = {np.dtype(np.float32): "sgd_momentum_f32", np.dtype(np.float64): "sgd_momentum_f64"}
+
+
+def _sgd_c(p, state, grad, lr, momentum, dampening, weight_decay, nesterov, maximize):
+    """_sgd_update's momentum step (the buffer already made) in one pass of kernels/cpu/csrc/sgd.c, the same
+    operations in the same order (bit-identical); False, having changed nothing, when C is off or the arrays are
+    not contiguous of the parameter's float32/float64 dtype and shape."""
+    pn = p._np
+    name = _SGD_C.get(pn.dtype)
+    buf = state.get("momentum_buffer")
+    if name is None or buf is None:
+        return False
+    bn = buf._np
+    for a in (pn, grad, bn):
+        if a.dtype != pn.dtype or a.shape != pn.shape or not a.flags.c_contiguous:
+            return False
+    if np.may_share_memory(pn, grad) or np.may_share_memory(pn, bn) or np.may_share_memory(grad, bn):
+        return False
+    fn = clib.kernel("sgd", name, "pppliiiidddd")
+    if fn is None:
+        return False
+    fn(pn.ctypes.data, grad.ctypes.data, bn.ctypes.data, pn.size, bool(maximize), weight_decay != 0,
+       dampening != 0, bool(nesterov), weight_decay, momentum, 1 - dampening, -lr)
+    buf._version_counter.bump()
+    p._version_counter.bump()
+    return True
 
 
 def _sgd_states(opt):

@@ -3316,6 +3316,50 @@ def clamp_min(self, min):
 _self_clamp_min = clamp_min   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+_OP_clamp_min_ = getattr(_aten.clamp_min_, 'default')
+
+
+def clamp_min_(self, min):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_clamp_min_(self, min)
+            _t = _jvp_clamp_min(_ts, _old, min, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_min_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_min_._resolve(_ks)
+    if not _need:
+        return _k(self, min)
+    _n = ClampMinBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_min = min
+    if _g0:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _k(self, min)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_clamp_min_ = clamp_min_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class ClampMaxBackward0(_Node):
     _op_name = 'aten::clamp_max'
     _complex = 'conj'
@@ -3389,6 +3433,50 @@ def clamp_max(self, max):
 
 
 _self_clamp_max = clamp_max   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_clamp_max_ = getattr(_aten.clamp_max_, 'default')
+
+
+def clamp_max_(self, max):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_clamp_max_(self, max)
+            _t = _jvp_clamp_max(_ts, _old, max, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, max))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_max_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_max_._resolve(_ks)
+    if not _need:
+        return _k(self, max)
+    _n = ClampMaxBackward0()
+    _n.next_edges = (_gedge(self) if _g0 else None, )
+    if _g0:
+        _n.s_max = max
+    if _g0:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _k(self, max)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_clamp_max_ = clamp_max_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class WhereBackward0(_Node):
@@ -9905,6 +9993,51 @@ def clamp_min_Tensor(self, min):
 _self_clamp_min_Tensor = clamp_min_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+_OP_clamp_min__Tensor = getattr(_aten.clamp_min_, 'Tensor')
+
+
+def clamp_min__Tensor(self, min):
+    if _FW[0] and _fw_has((self, min, )):
+        _ts = _fw_take((self, min, ))
+        try:
+            _old = _clone(self)
+            _res = _self_clamp_min__Tensor(self, min)
+            _t = _jvp_clamp_min_Tensor(_ts, _old, min, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(min, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if min.__class__ in _TENSOR_TYPES:
+        _ks |= min._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, min))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_min__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_min__Tensor._resolve(_ks)
+    if not _need:
+        return _k(self, min)
+    _n = ClampMinBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_min = _SV(min)
+    if _g0 or _g1:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _k(self, min)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_clamp_min__Tensor = clamp_min__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class ClampMaxBackward1(_Node):
     _op_name = 'aten::clamp_max.Tensor'
     _complex = 'conj'
@@ -9993,3 +10126,48 @@ def clamp_max_Tensor(self, max):
 
 
 _self_clamp_max_Tensor = clamp_max_Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+_OP_clamp_max__Tensor = getattr(_aten.clamp_max_, 'Tensor')
+
+
+def clamp_max__Tensor(self, max):
+    if _FW[0] and _fw_has((self, max, )):
+        _ts = _fw_take((self, max, ))
+        try:
+            _old = _clone(self)
+            _res = _self_clamp_max__Tensor(self, max)
+            _t = _jvp_clamp_max_Tensor(_ts, _old, max, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t, True)
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _g1 = _getattr(max, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if max.__class__ in _TENSOR_TYPES:
+        _ks |= max._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, max))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_clamp_max__Tensor._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_clamp_max__Tensor._resolve(_ks)
+    if not _need:
+        return _k(self, max)
+    _n = ClampMaxBackward1()
+    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(max) if _g1 else None, )
+    if _g0 or _g1:
+        _n.s_max = _SV(max)
+    if _g0 or _g1:
+        _n.s_self = _SV(_saved_clone(self))
+    _res = _k(self, max)
+    _rebase_history(self, _n)
+    return _res
+
+
+_self_clamp_max__Tensor = clamp_max__Tensor   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

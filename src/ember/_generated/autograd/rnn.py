@@ -24,7 +24,8 @@ from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
-from ember.autograd.formulas.rnn import fused_gru_cell_backward_, fused_lstm_cell_backward_
+from ember.autograd.formulas.rnn import (fused_gru_cell_backward_, fused_lstm_cell_backward_,
+                                         mkldnn_rnn_layer_backward_)
 
 _aten = _ops_ns.aten
 
@@ -340,3 +341,211 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
 
 
 _self__thnn_fused_gru_cell = _thnn_fused_gru_cell   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class MkldnnRnnLayerBackward0(_Node):
+    _op_name = 'aten::mkldnn_rnn_layer'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        _r2 = None
+        _r3 = None
+        _r4 = None
+        _r5 = None
+        _r6 = None
+        if _e[0] is not None or _e[1] is not None or _e[2] is not None or _e[3] is not None or _e[4] is not None or _e[5] is not None or _e[6] is not None:
+            batch_first = _n.s_batch_first
+            batch_sizes = _n.s_batch_sizes
+            bidirectional = _n.s_bidirectional
+            cx_ = _n.s_cx_.unpack(_n)
+            has_biases = _n.s_has_biases
+            hidden_size = _n.s_hidden_size
+            hx_ = _n.s_hx_.unpack(_n)
+            input = _n.s_input.unpack(_n)
+            mode = _n.s_mode
+            num_layers = _n.s_num_layers
+            result0 = _n.s_result0.unpack(_n)
+            result1 = _n.s_result1.unpack(_n)
+            result2 = _n.s_result2.unpack(_n)
+            result3 = _n.s_result3.unpack(_n)
+            reverse = _n.s_reverse
+            train = _n.s_train
+            weight0 = _n.s_weight0.unpack(_n)
+            weight1 = _n.s_weight1.unpack(_n)
+            weight2 = _n.s_weight2.unpack(_n)
+            weight3 = _n.s_weight3.unpack(_n)
+            grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None, _e[3] is not None, _e[4] is not None, _e[5] is not None, _e[6] is not None]
+            _g = mkldnn_rnn_layer_backward_(grads, input, weight0, weight1, weight2, weight3, hx_, cx_, result0, result1, result2, result3, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+            _r2 = _g[2] if _e[2] is not None else None
+            _r3 = _g[3] if _e[3] is not None else None
+            _r4 = _g[4] if _e[4] is not None else None
+            _r5 = _g[5] if _e[5] is not None else None
+            _r6 = _g[6] if _e[6] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        _out.append(_r3)
+        _out.append(_r4)
+        _out.append(_r5)
+        _out.append(_r6)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_cx_', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_hx_', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_input', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result2', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result3', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight0', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight2', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_weight3', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_mkldnn_rnn_layer = getattr(_aten.mkldnn_rnn_layer, 'default')
+
+
+def _jvp_mkldnn_rnn_layer(_ts, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result2 = result[2]
+    result3 = result[3]
+    result = result[0]
+    _us = [_fw_seed(_x) if _x is not None else None for _x in _all]
+    grads = _us
+    _u = _us[0]
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None or _ts[3] is not None or _ts[4] is not None or _ts[5] is not None or _ts[6] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None, _ts[3] is not None, _ts[4] is not None, _ts[5] is not None, _ts[6] is not None]
+            _g = mkldnn_rnn_layer_backward_(grads, input, weight0, weight1, weight2, weight3, hx_, cx_, result0, result1, result2, result3, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], input._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], weight0._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], weight1._size))
+                _tt.append(_ts[2])
+            if _ts[3] is not None and _g[3] is not None:
+                _gs.append(sum_to(_g[3], weight2._size))
+                _tt.append(_ts[3])
+            if _ts[4] is not None and _g[4] is not None:
+                _gs.append(sum_to(_g[4], weight3._size))
+                _tt.append(_ts[4])
+            if _ts[5] is not None and _g[5] is not None:
+                _gs.append(sum_to(_g[5], hx_._size))
+                _tt.append(_ts[5])
+            if _ts[6] is not None and _g[6] is not None:
+                _gs.append(sum_to(_g[6], cx_._size))
+                _tt.append(_ts[6])
+        _o = _fw_transpose_multi(_gs, _us, _tt, _all)
+    return _o
+
+
+def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train):
+    if _FW[0] and _fw_has((input, weight0, weight1, weight2, weight3, hx_, cx_, )):
+        _ts = _fw_take((input, weight0, weight1, weight2, weight3, hx_, cx_, ))
+        try:
+            _res = _self_mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+            _t = _jvp_mkldnn_rnn_layer(_ts, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train, _res)
+        finally:
+            _fw_restore()
+        for _x, _y in zip(_res, _t):
+            _fw_attach(_x, _y)
+        return _res
+    _g0 = _getattr(input, '_requires_grad', False)
+    _g1 = _getattr(weight0, '_requires_grad', False)
+    _g2 = _getattr(weight1, '_requires_grad', False)
+    _g3 = _getattr(weight2, '_requires_grad', False)
+    _g4 = _getattr(weight3, '_requires_grad', False)
+    _g5 = _getattr(hx_, '_requires_grad', False)
+    _g6 = _getattr(cx_, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6
+    if not _need:
+        return _OP_mkldnn_rnn_layer.redispatch(_below_ks((input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)), input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+    _n = MkldnnRnnLayerBackward0()
+    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight0) if _g1 else None, _gedge(weight1) if _g2 else None, _gedge(weight2) if _g3 else None, _gedge(weight3) if _g4 else None, _gedge(hx_) if _g5 else None, _gedge(cx_) if _g6 else None, )
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_batch_first = batch_first
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_batch_sizes = batch_sizes
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_bidirectional = bidirectional
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_cx_ = _SV(cx_)
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_has_biases = has_biases
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_hidden_size = hidden_size
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_hx_ = _SV(hx_)
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_input = _SV(input)
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_mode = mode
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_num_layers = num_layers
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_reverse = reverse
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_train = train
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_weight0 = _SV(weight0)
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_weight1 = _SV(weight1)
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_weight2 = _SV(weight2)
+    if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
+        _n.s_weight3 = _SV(weight3)
+    _res = _OP_mkldnn_rnn_layer.redispatch(_below_ks((input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)), input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+    for _x, _d in zip(_res, (True, True, True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    _n.s_result0 = _SV(_res[0], True)
+    _n.s_result1 = _SV(_res[1], True)
+    _n.s_result2 = _SV(_res[2], True)
+    _n.s_result3 = _SV(_res[3], True)
+    return _res
+
+
+_self_mkldnn_rnn_layer = mkldnn_rnn_layer   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

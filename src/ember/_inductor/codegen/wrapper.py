@@ -21,12 +21,15 @@ from ember._core.tensor_impl import TensorImpl
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
 from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
+from . import blas_calls
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
 # Threads are created per call, and on a loaded machine a second thread may wait for a core while the first
 # waits to join it: below ~2M elements (the threshold of ember's own row kernels) one thread is faster.
 PARALLEL_MIN_WORK = 1 << 21
+# mm/bmm externs BLAS can read in place are called from the C entry (blas_calls.py); False: from Python
+EXTERN_GEMM_IN_C = True
 
 
 class CompiledModule:
@@ -34,7 +37,8 @@ class CompiledModule:
     it): `namespace` holds only data (constants, dtypes, ops); load() adds the helpers, the ctypes pointer-array
     types and a fresh arena pool."""
 
-    def __init__(self, c_source, py_source, entry_names, namespace, n_kernels, pointer_arrays=(), n_arenas=0):
+    def __init__(self, c_source, py_source, entry_names, namespace, n_kernels, pointer_arrays=(), n_arenas=0,
+                 blas_bits=None):
         self.c_source = c_source
         self.py_source = py_source
         self.entry_names = entry_names
@@ -42,12 +46,16 @@ class CompiledModule:
         self.n_kernels = n_kernels
         self.pointer_arrays = tuple(pointer_arrays)
         self.n_arenas = n_arenas
+        self.blas_bits = blas_bits       # the C calls cblas gemms of this integer width (blas_calls.py), or None
 
     def load(self, lib):
         """Bind the C entries of the built library and return the `call` function."""
+        if self.blas_bits is not None:
+            blas_calls.bind(lib, self.blas_bits)
         ns = dict(self.namespace)
         ns.update(_HELPERS)
         ns["_pool"] = [None] * self.n_arenas
+        ns["_pool_addr"] = [0] * self.n_arenas
         for n in self.pointer_arrays:
             ns[f"_P{n}"] = ctypes.c_void_p * n
         for name in self.entry_names:
@@ -90,18 +98,19 @@ def _index_error(code=1):
     raise IndexError("index out of range in self")
 
 
-def _arena(pool, i, nbytes):
-    """The bytes of storage arena i for this call: the array of an earlier call when nothing holds it any more
-    (no tensor, view or numpy array of it is alive: its only references are the pool's and ours), else a new
-    one that replaces it in the pool. Fresh memory costs a page fault per 4 kB on first touch (about 1.5 ms per
+def _arena(pool, addrs, i, nbytes):
+    """The bytes of storage arena i for this call and their address: the array of an earlier call when nothing
+    holds it any more (no tensor, view or numpy array of it is alive: its only references are the pool's and
+    ours), else a new one that replaces it in the pool (`addrs[i]` keeps its address, read once). Fresh memory costs a page fault per 4 kB on first touch (about 1.5 ms per
     MB on this class of machine, more than the kernels writing it), so reusing it is what makes a compiled
     step cheaper than eager's; a tensor the caller still holds is never overwritten, and a call re-entered
     while the arena is in use gets its own."""
     a = pool[i]
     if a is not None and _getrefcount(a) == 3 and a.size >= nbytes:   # pool[i], `a`, getrefcount's argument
-        return a
+        return a, addrs[i]
     a = pool[i] = np.empty(nbytes, np.uint8)
-    return a
+    p = addrs[i] = _addr(a)
+    return a, p
 
 
 _getrefcount = sys.getrefcount
@@ -175,6 +184,17 @@ def generate(graph, sched):
         dtype_of[b.name] = b.dtype
     by_name = {b.name: b for b in graph.inputs + graph.constants + graph.buffers}
 
+    # matmuls the C entry calls (their results are buffers of the memory plan, like kernels' outputs)
+    gemms = {}
+    if EXTERN_GEMM_IN_C:
+        for b in graph.buffers:
+            plan = blas_calls.gemm_plan(b)
+            if plan is not None:
+                gemms[b.name] = plan
+
+    def in_arena(b):
+        return isinstance(b, ComputedBuffer) or b.name in gemms
+
     # buffers the wrapper hands out as tensors keep their own storage
     keep = set()
     for out in graph.outputs:
@@ -183,9 +203,9 @@ def generate(graph, sched):
     for b in graph.buffers:
         if isinstance(b, ExternKernel) and b.reason != "extern":
             for v in b.input_views():
-                if isinstance(v.buffer, ComputedBuffer):
+                if in_arena(v.buffer):
                     keep.add(v.buffer.name)          # a fallback op might return a view of its input
-    assign, slots = plan_memory(groups, graph.buffers, keep)
+    assign, slots = plan_memory(groups, graph.buffers, keep, also=gemms)
     # storage per call: `scratch` for the buffers that die inside the call (one allocation, reused by the
     # memory plan), `kept` for the inputs of fallback ops, and one allocation per graph output, so that an
     # output the caller keeps (a loss, logits) holds nothing else alive (saved activations die after backward)
@@ -205,6 +225,9 @@ def generate(graph, sched):
 
     # C: kernels and entries
     c_parts = [PREAMBLE]
+    blas_bits = blas_calls.blas_int_bits() if gemms else None
+    if gemms:
+        c_parts.append(blas_calls.gemm_preamble(blas_bits))
     entries = []
     py = ["def call(*args):"]
     namespace = {}
@@ -230,15 +253,14 @@ def generate(graph, sched):
     pool_index = 0
     for arena, nbytes in sizes.items():
         if nbytes:
-            py.append(f"    {arena} = _arena(_pool, {pool_index}, {nbytes})")
-            py.append(f"    {arena}_p = _addr({arena})")
+            py.append(f"    {arena}, {arena}_p = _arena(_pool, _pool_addr, {pool_index}, {nbytes})")
             pool_index += 1
 
     def ptr_expr(name):
         b = by_name[name]
         if getattr(b, "mutated_input", None) is not None:
             return f"_ptr({b.mutated_input})"
-        if isinstance(b, ComputedBuffer):
+        if in_arena(b):
             arena, off = slot_place[assign[name]]
             off += b.layout.offset * b.dtype.itemsize
             return f"{arena}_p + {off}" if off else f"{arena}_p"
@@ -249,7 +271,7 @@ def generate(graph, sched):
         lay = view.layout
         if getattr(b, "mutated_input", None) is not None:
             b = by_name[b.mutated_input]
-        if isinstance(b, ComputedBuffer):
+        if in_arena(b):
             nsname = f"_np_{b.dtype.name}"
             namespace[nsname] = b.dtype._np
             arena, off = slot_place[assign[b.name]]
@@ -261,7 +283,7 @@ def generate(graph, sched):
             return b.name
         return f"_view_of({b.name}, {lay.size!r}, {lay.stride!r}, {lay.offset - b.layout.offset})"
 
-    pending = []           # kernels of the entry being built: (kernel name, KernelCodegen)
+    pending = []           # what the entry being built calls: (kernel name, KernelCodegen) or (None, GemmPlan)
     n_kernels = 0
 
     def flush():
@@ -271,14 +293,20 @@ def generate(graph, sched):
         names = []
         calls = []
         for kname, kc in pending:
-            for a in kc.args.values():
-                if a.name not in names:
-                    names.append(a.name)
+            for n in ([a.name for a in kc.args.values()] if kname is not None else
+                      [kc.a.buffer.name, kc.b.buffer.name, kc.buf.name]):
+                if n not in names:
+                    names.append(n)
         # the sizes follow the pointers in the array; the entry (and a parallel task) reads them first
         n_ptr = len(names)
         read_sizes = "".join(f"    const int64_t {sym} = (int64_t)(intptr_t)p[{n_ptr + i}];\n"
                              for i, sym in enumerate(size_params))
         for kname, kc in pending:
+            if kname is None:
+                calls.append(blas_calls.gemm_c(kc, *(f"p[{names.index(n)}]" for n in
+                                                   (kc.a.buffer.name, kc.b.buffer.name, kc.buf.name)),
+                                               lambda v: v.layout.offset - v.buffer.layout.offset))
+                continue
             args = [f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]" for a in kc.args.values()]
             args += list(size_params)
             if not kc.splittable:
@@ -304,7 +332,9 @@ def generate(graph, sched):
         names = names + list(size_params)
         pointer_arrays.add(len(names))
         if profile:
-            label = "+".join(sorted({n.buf.name for _, kc in pending for n in kc.group.nodes}))
+            label = "+".join(sorted({n.buf.name for kname, kc in pending
+                                     for n in (kc.group.nodes if kname is not None else ())} |
+                                    {f"{kc.buf.name}={kc.buf.op}" for kname, kc in pending if kname is None}))
             namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
             py.append(f"    _{ename} = _timed(_{ename}_raw, _{ename}_label)")
         ptrs = [ptr_expr(n) for n in names[:n_ptr]] + list(size_params)
@@ -314,6 +344,11 @@ def generate(graph, sched):
         pending.clear()
 
     for g in groups:
+        if g.is_extern and g.nodes[0].buf.name in gemms:
+            pending.append((None, gemms[g.nodes[0].buf.name]))
+            if profile:
+                flush()
+            continue
         if g.is_extern:
             flush()
             b = g.nodes[0].buf
@@ -362,7 +397,7 @@ def generate(graph, sched):
     else:
         py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels,
-                          sorted(pointer_arrays), pool_index)
+                          sorted(pointer_arrays), pool_index, blas_bits)
 
 
 def _size_params(graph):

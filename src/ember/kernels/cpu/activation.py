@@ -12,7 +12,7 @@ from . import activation_gelu
 from .elementwise_math import make_unary_p
 from .elementwise_special import erf
 from ..meta.elementwise_common import ARITH
-from .elementwise import make_unary
+from .elementwise import make_unary, split_flat
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -145,6 +145,26 @@ _TABLE = {
 for _n, _f in _TABLE.items():
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = make_unary_p(_f, _n, ACTIVATION_KINDS[_n])
 
+_gelu_general = gelu
+_APPROX = {"none": 0, "tanh": 1}
+
+
+def gelu(self, approximate="none"):
+    """The functional GELU: a contiguous float32/float64 cpu input below the pool split runs csrc/gelu.c
+    directly (the general path's kernel on the same arrays, without its checks, closure and pool call: most
+    of a small GELU's cost); everything else takes the general path (make_unary_p over _gelu)."""
+    a = self._np
+    approx = _APPROX.get(approximate) if approximate.__class__ is str else None
+    if a is not None and approx is not None and a.size < _C_MIN_SPLIT and a.flags.c_contiguous:
+        names = _C_NAMES.get(a.dtype)
+        fn = clib.kernel("gelu", names[0], "ppli") if names is not None else None
+        if fn is not None:
+            out = np.empty(a.shape, a.dtype)
+            if a.size:
+                fn(clib.address(a), clib.address(out), a.size, approx)
+            return Tensor._wrap_fresh(out, self.dtype)
+    return _gelu_general(self, approximate=approximate)
+
 
 def _glu_np(self, dim):
     d, shape = glu_shape(self, dim)                  # torch checks the halved dim before the dtype
@@ -212,7 +232,7 @@ def relu_into(x, y):
     if f is None:
         return False
     if x.size:
-        f(x.ctypes.data, y.ctypes.data, x.size)
+        split_flat(lambda xs, ys: f(xs.ctypes.data, ys.ctypes.data, xs.size), [x.reshape(-1), y.reshape(-1)])
     return True
 
 
@@ -226,7 +246,8 @@ def relu_backward(g, r):
         return None
     gi = np.empty(g.shape, g.dtype)
     if g.size:
-        f(g.ctypes.data, r.ctypes.data, gi.ctypes.data, g.size)
+        split_flat(lambda gs, rs, gis: f(gs.ctypes.data, rs.ctypes.data, gis.ctypes.data, gs.size),
+                   [g.reshape(-1), r.reshape(-1), gi.reshape(-1)])
     return gi
 
 

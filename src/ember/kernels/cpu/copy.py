@@ -21,6 +21,11 @@ def _copyto(dst, src):
 
 
 def clone(self, memory_format=None):
+    a = self._np
+    if a is not None and memory_format == "contiguous_format":
+        out = np.empty(a.shape, a.dtype)            # contiguous() of a strided cpu tensor: one copy, no geometry
+        np.copyto(out, a)
+        return Tensor._wrap_fresh(out, self.dtype)
     out = empty_tensor(self._size, self.dtype, strides=M.format_strides(self, memory_format))
     _copyto(out._np, self._np)
     return out

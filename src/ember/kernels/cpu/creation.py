@@ -6,6 +6,7 @@ allocate on the requested device (default: the input's) and fill only when it is
 import numpy as np
 
 from ..._core.device import CPU
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.promotion import get_default_dtype
 from ..common import as_dtype
 from ..meta.creation import (alloc, arange_spec, check_size, check_strides, eye_spec, like_spec, linspace_spec,
@@ -54,6 +55,8 @@ def arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 def arange_start(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
     n, dt = arange_spec(start, end, step, dtype)
+    if dt is D.int64 and n.__class__ is int and start.__class__ is int and step.__class__ is int:
+        return Tensor._wrap_fresh(np.arange(start, start + n * step, step, dtype=np.int64), dt)   # the same values
     t = alloc((n,), dt, CPU)
     s, st = _num(start), _num(step)
     if dt.is_floating_point or dt.is_complex:

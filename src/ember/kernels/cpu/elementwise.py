@@ -6,7 +6,7 @@ from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor, check_out, np_of
 from .runtime import clib
-from .runtime.pool import split_run
+from .runtime.pool import get_num_threads, run_parts
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
 
 
@@ -36,6 +36,7 @@ def make_binary(fn_np, kind, name, fast_uf=None):
     dtype and layout already equal torch's.
     """
     fast_bool = kind == COMPARE
+    split_inplace = fast_uf is not None and (kind == ARITH or kind == TRUE_DIV)
 
     def functional(self, other):
         if fast_uf is not None:
@@ -53,7 +54,8 @@ def make_binary(fn_np, kind, name, fast_uf=None):
                                                                                   or not other._size):
                     # same shape, or a 0-d other (alpha + x[t, k]): numpy's result is torch's, contiguous
                     b = other._np
-                    if b is not None and b.flags.c_contiguous and self.dtype is not D.bool_:
+                    if (b is not None and b.flags.c_contiguous and self.dtype is not D.bool_
+                            and (kind != TRUE_DIV or self.dtype.is_floating_point)):
                         rdt = D.bool_ if fast_bool else self.dtype
                         if a.size >= SPLIT_ELEMS:
                             return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool), rdt)
@@ -70,6 +72,18 @@ def make_binary(fn_np, kind, name, fast_uf=None):
         return out
 
     def inplace(self, other):
+        if split_inplace:
+            a = getattr(self, "_np", None)
+            if (a is not None and a.size >= SPLIT_ELEMS and a.flags.c_contiguous and self.dtype.is_floating_point
+                    and a.dtype.kind == "f"):
+                oc = other.__class__
+                if oc in _SCALARS:
+                    if _split_inplace(fast_uf, a, other):
+                        return self
+                elif isinstance(other, Tensor) and other.dtype is self.dtype and other._size == self._size:
+                    b = other._np
+                    if b is not None and _split_inplace(fast_uf, a, b):
+                        return self
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         check_inplace(self, shape, rdt, name)
         _write(self, fn_np, _operand(self, cdt), _operand(other, cdt), cdt)
@@ -85,20 +99,64 @@ def make_binary(fn_np, kind, name, fast_uf=None):
     return functional, inplace, out_variant
 
 
-SPLIT_ELEMS = 1 << 18      # from here a same-shape binary op is shared out over the pool (memory-bound: a 1M
+SPLIT_ELEMS = 1 << 18      # from here a float elementwise op is shared out over the pool (memory-bound: a 1M
                            # float add ran 21 GB/s on one thread, torch's two threads 48)
+_SPLIT_ALIGN = 64          # elements: every part but the first starts at a multiple of this (a whole number
+                           # of SIMD vectors and cache lines), so each element takes the same numpy loop path
+                           # as in one unsplit call: the results are bit-identical to the one-thread path
+
+
+def split_flat(fn, arrays):
+    """fn(*parts) over matching parts of flat same-size arrays, shared out over ember's thread pool
+    (numpy's ufuncs and ctypes calls release the GIL, so each thread streams its own part). Below
+    SPLIT_ELEMS elements, or with one thread, a single call on the calling thread. A forked child
+    (a DataLoader worker) makes its own pool (runtime/pool.py)."""
+    n = arrays[0].size
+    k = get_num_threads()
+    if n < SPLIT_ELEMS or k < 2:
+        fn(*arrays)
+        return
+    k = min(k, n // (SPLIT_ELEMS // 4))
+    bounds = [n * i // k // _SPLIT_ALIGN * _SPLIT_ALIGN for i in range(k)] + [n]
+    run_parts(lambda j: fn(*(a[bounds[j]:bounds[j + 1]] for a in arrays)), k)
+
+
+def _quiet(uf):
+    """uf(*args, out=...) without numpy's floating-point warnings (torch gives inf/nan silently; div's
+    one-thread path is quiet too). The errstate is set inside each part: pool threads do not see the
+    caller's."""
+    def part(*args, out):
+        with np.errstate(all="ignore"):
+            uf(*args, out=out)
+    return part
 
 
 def _split_ufunc(uf, a, b, to_bool):
-    """uf(a, b) into a fresh array, its rows (of the flattened arrays) split over ember's thread pool:
-    numpy's ufuncs release the GIL, so each pool thread streams its own part."""
+    """uf(a, b) into a fresh array, split over ember's thread pool (split_flat)."""
     out = np.empty(a.shape, np.bool_ if to_bool else a.dtype)
     flat = [a.reshape(-1), out.reshape(-1)]
+    uf = _quiet(uf)
     if b.__class__ is np.ndarray:
-        split_run(lambda x, y, o: uf(x, y, out=o), [flat[0], b.reshape(-1), flat[1]], 0, SPLIT_ELEMS)
+        split_flat(lambda x, y, o: uf(x, y, out=o), [flat[0], b.reshape(-1), flat[1]])
     else:
-        split_run(lambda x, o: uf(x, b, out=o), flat, 0, SPLIT_ELEMS)
+        split_flat(lambda x, o: uf(x, b, out=o), flat)
     return out
+
+
+def _split_inplace(uf, a, b):
+    """a op= b for a c-contiguous float array and a same-dtype same-shape c-contiguous array (or a
+    Python scalar), split over the pool; False (nothing done) when the operands do not fit or overlap."""
+    if b.__class__ is np.ndarray:
+        if not (b.flags.c_contiguous and b.shape == a.shape and b.dtype == a.dtype):
+            return False
+        if b is not a and np.may_share_memory(a, b):
+            return False
+        uf = _quiet(uf)
+        split_flat(lambda x, y: uf(x, y, out=x), [a.reshape(-1), b.reshape(-1)])
+    else:
+        uf = _quiet(uf)
+        split_flat(lambda x: uf(x, b, out=x), [a.reshape(-1)])
+    return True
 
 
 def _write(target, fn_np, a, b, cdt):
@@ -215,7 +273,9 @@ def rsub(self, other, alpha=1):
 
 
 mul, mul_, mul_out = make_binary(_ufunc2(np.multiply), ARITH, "mul", np.multiply)
-_div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div")
+
+
+_div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div", np.true_divide)
 
 
 def _int_div_check(b):
@@ -335,13 +395,18 @@ bitwise_xor, bitwise_xor_, bitwise_xor_out = make_binary(_ufunc2(np.bitwise_xor)
 
 
 # ---------------------------------------------------------------- unary
-def make_unary(fn_np, kind, name):
+def make_unary(fn_np, kind, name, split=False):
+    """(functional, inplace, out) kernels for a same-shape op computing `fn_np(a, out)`. `split`: fn_np is
+    purely elementwise (and sets its own errstate), so big float inputs are shared out over the pool."""
     def functional(self):
         rdt = unary_dtype(self, kind)
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         if a.flags.c_contiguous:
             r = np.empty(self._size, rdt._np)
-            fn_np(a, r)
+            if split and a.size >= SPLIT_ELEMS and a.dtype.kind == "f" and r.dtype == a.dtype:
+                split_flat(fn_np, [a.reshape(-1), r.reshape(-1)])
+            else:
+                fn_np(a, r)
             return _wrap_fresh(r, rdt)
         out = _alloc(self._size, rdt, self)
         fn_np(a, out._np)
@@ -349,7 +414,12 @@ def make_unary(fn_np, kind, name):
 
     def inplace(self):
         check_unary_inplace(self, kind, name)
-        fn_np(self._np, self._np)
+        a = self._np
+        if split and a.size >= SPLIT_ELEMS and a.dtype.kind == "f" and a.flags.c_contiguous:
+            flat = a.reshape(-1)
+            split_flat(fn_np, [flat, flat])
+        else:
+            fn_np(a, a)
         return self
 
     def out_variant(self, out):
@@ -428,14 +498,14 @@ def _logical_not(a, out):
     np.logical_not(a, out=out, casting="unsafe")
 
 
-abs, abs_, abs_out = make_unary(_abs, ABS, "abs")
-exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp")
-log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log")
-sqrt, sqrt_, sqrt_out = make_unary(_u(np.sqrt), FLOAT_OUT, "sqrt")
-rsqrt, rsqrt_, rsqrt_out = make_unary(_rsqrt, FLOAT_OUT, "rsqrt")
-sin, sin_, sin_out = make_unary(_u(np.sin), FLOAT_OUT, "sin")
-cos, cos_, cos_out = make_unary(_u(np.cos), FLOAT_OUT, "cos")
-tanh, tanh_, tanh_out = make_unary(_u(np.tanh), FLOAT_OUT, "tanh")
+abs, abs_, abs_out = make_unary(_abs, ABS, "abs", split=True)
+exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp", split=True)
+log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log", split=True)
+sqrt, sqrt_, sqrt_out = make_unary(_u(np.sqrt), FLOAT_OUT, "sqrt", split=True)
+rsqrt, rsqrt_, rsqrt_out = make_unary(_rsqrt, FLOAT_OUT, "rsqrt", split=True)
+sin, sin_, sin_out = make_unary(_u(np.sin), FLOAT_OUT, "sin", split=True)
+cos, cos_, cos_out = make_unary(_u(np.cos), FLOAT_OUT, "cos", split=True)
+tanh, tanh_, tanh_out = make_unary(_u(np.tanh), FLOAT_OUT, "tanh", split=True)
 sigmoid, sigmoid_, sigmoid_out = make_unary(_sigmoid, FLOAT_OUT, "sigmoid")
 bitwise_not, bitwise_not_, bitwise_not_out = make_unary(_bitwise_not, ARITH, "bitwise_not")
 logical_not, logical_not_, logical_not_out = make_unary(_logical_not, LOGICAL, "logical_not")
@@ -532,4 +602,4 @@ def _neg(a, out):
     np.negative(a, out=out)
 
 
-neg, neg_, neg_out = make_unary(_neg, ARITH, "neg")
+neg, neg_, neg_out = make_unary(_neg, ARITH, "neg", split=True)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..._core import dtype as D
+from ..._core.tensor_impl import TensorImpl as Tensor
 from ..meta.embedding import embedding_spec, one_hot_check
 from ..common import size_str
 from .runtime.arrays import wrap
@@ -11,10 +12,15 @@ from .index import add_rows
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     shape, dt = embedding_spec(weight, indices)
     idx = indices._np
-    n = weight._size[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
+    if idx.size and idx.min() < 0:
         raise IndexError("index out of range in self")
-    return wrap(np.take(weight._np, idx, axis=0), dt)
+    try:
+        r = np.take(weight._np, idx, axis=0)        # checks the upper bound itself
+    except IndexError:
+        raise IndexError("index out of range in self") from None
+    if r.dtype == dt._np and r.flags.c_contiguous:
+        return Tensor._wrap_fresh(r, dt)            # np.take's fresh result: no copy
+    return wrap(r, dt)
 
 
 def one_hot(self, num_classes=-1):

@@ -323,6 +323,8 @@ index_fill__int_Tensor = index_fill__int_Scalar
 def masked_fill_Scalar(self, mask, value):
     shape = M.masked_fill_check(self, mask, value, False)
     r = np.where(mask._np, _np(value), self._np)
+    if r.ndim and r.shape == shape and r.dtype == self.dtype._np and r.flags.c_contiguous:
+        return Tensor._wrap_fresh(r, self.dtype)        # np.where's fresh result as it is: no broadcast, no copy
     return _wrap(np.broadcast_to(r, shape), self.dtype)
 
 

@@ -59,6 +59,12 @@ def matmul(self, other):
     r = _mm_fast(self, other)
     if r is not None:
         return r
+    a, b = self._np, other._np
+    if (a is not None and b is not None and a.ndim > 2 and a.shape[:-2] == b.shape[:-2] and a.dtype in _FAST
+            and b.dtype == a.dtype and a.shape[-1] == b.shape[-2] and self.dtype is other.dtype):
+        r = np.matmul(a, b)     # a batched product without broadcasting (attention's q @ k^T): no spec, no cast
+        if r.flags.c_contiguous:
+            return _wrap_fresh(r, self.dtype)
     shape, dt = matmul_spec(self, other)
     a, b = _acc(self), _acc(other)
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:

@@ -34,6 +34,9 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """Per cache-sized block of rows: mean (row sums as BLAS dots), centre in the output buffer,
     variance as the row-wise dot product of the centred rows, scale by rstd, then the affine weight
     and bias in place."""
+    r = norm_rows.c_layer_norm_last_dim(input, normalized_shape, weight, bias, eps)
+    if r is not None:
+        return r
     shape, stat, axis = M.layer_norm_spec(input, normalized_shape, weight, bias)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_tn(input.dtype)}'")

@@ -6,10 +6,11 @@ pool, one foreign call per chunk; weight/bias gradients come back as per-chunk d
 added in row order, so results do not depend on thread timing."""
 import numpy as np
 
+from ..._core.tensor_impl import TensorImpl
 from .runtime.arrays import acc
 from .runtime.pool import split_run
 from .runtime import clib
-from .runtime.clib import c_rows, c_suffix
+from .runtime.clib import address, c_rows, c_suffix
 
 
 # elements: below this the layer_norm kernels run on the calling thread. A (1024, 128) layer_norm is ~0.1 ms
@@ -17,6 +18,7 @@ from .runtime.clib import c_rows, c_suffix
 # step the other core is usually busy (BLAS threads spinning after a gemm, other processes), where a split
 # call waits for it (as measured for GELU, activations._C_MIN_SPLIT).
 _LN_MIN_SPLIT = 1 << 21
+_wrap_fresh = TensorImpl._wrap_fresh
 
 
 def _ptr(a):
@@ -33,6 +35,48 @@ def c_layer_norm(x2, y2, mean, rstd, w, b, eps):
         return False
     c_rows(fn, [x2, y2, mean, rstd], x2.shape[1], _ptr(w), _ptr(b), float(eps), min_elems=_LN_MIN_SPLIT)
     return True
+
+
+_LN_FWD_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+
+
+def c_layer_norm_last_dim(input, normalized_shape, weight, bias, eps):
+    """native_layer_norm's (out, mean, rstd) tensors for the common small case, with no shape checks or
+    conversions beyond the few it needs: a non-empty C-contiguous float32/float64 input normalised over
+    its last dim, weight and bias None or contiguous vectors of its dtype, fewer elements than a
+    pool split. None for every other case (the general path checks and runs it). A (T, 128) layer
+    norm of a model's forward at batch 1 costs mostly this call's Python: one kernel lookup, one
+    allocation for mean and rstd, no closures."""
+    x = input._np
+    if x is None or len(normalized_shape) != 1 or not x.ndim or not x.flags.c_contiguous:
+        return None
+    suf = _LN_FWD_SUFFIX.get(x.dtype)
+    k = x.shape[-1]
+    if suf is None or normalized_shape[0] != k or not k or not x.size or x.size >= _LN_MIN_SPLIT:
+        return None
+    w = b = None
+    if weight is not None:
+        w = weight._np
+        if w is None or w.shape != (k,) or w.dtype != x.dtype or not w.flags.c_contiguous:
+            return None
+        w = address(w)
+    if bias is not None:
+        b = bias._np
+        if b is None or b.shape != (k,) or b.dtype != x.dtype or not b.flags.c_contiguous:
+            return None
+        b = address(b)
+    fn = clib.kernel("norm", f"layer_norm_fwd_{suf}", "ppppllppd")
+    if fn is None:
+        return None
+    rows = x.size // k
+    y = np.empty(x.shape, x.dtype)
+    stats = np.empty(2 * rows, x.dtype)            # mean, then rstd: one allocation
+    p = address(stats)
+    fn(address(x), address(y), p, p + rows * x.itemsize, rows, k, w, b, float(eps))
+    stat = x.shape[:-1] + (1,)
+    dt = input.dtype
+    return (_wrap_fresh(y, dt), _wrap_fresh(stats[:rows].reshape(stat), dt),
+            _wrap_fresh(stats[rows:].reshape(stat), dt))
 
 
 def c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db):

@@ -3,7 +3,7 @@ searchsorted/bucketize: one numpy call each (np.tile, np.roll, np.flip, np.tril,
 np.searchsorted). Shapes and checks come from meta/shape.py."""
 import numpy as np
 
-from ..._core.tensor_impl import TensorImpl as Tensor
+from ..._core.tensor_impl import TENSOR_TYPES, TensorImpl as Tensor
 from ..._core.promotion import can_cast
 from ..common import _tname, check_out, empty_tensor
 from ..out_rules import exact, NARROW_COPY, resize_silently
@@ -134,7 +134,32 @@ def narrow_copy_out(self, dim, start, length, *, out):
 # ------------------------------------------------------------------ tril_indices / triu_indices (factories)
 
 
+def _cat_same(tensors, dim):
+    """cat of cpu tensors of one dtype and one rank (not 4, where channels-last layouts count): np.concatenate's
+    fresh result, or None for everything else, including shapes that do not fit (the general path raises
+    torch's errors for them). Generating token by token concatenates the sequence every step."""
+    t0 = tensors[0] if tensors else None
+    if t0 is None or t0.__class__ not in TENSOR_TYPES:
+        return None
+    dt, nd = t0.dtype, len(t0._size)
+    if not nd or nd == 4 or not -nd <= dim < nd:
+        return None
+    arrays = []
+    for t in tensors:
+        if t.__class__ not in TENSOR_TYPES or t.dtype is not dt or t._np is None or len(t._size) != nd:
+            return None
+        arrays.append(t._np)
+    try:
+        r = np.concatenate(arrays, axis=dim)
+    except ValueError:
+        return None
+    return Tensor._wrap_fresh(r, dt) if r.flags.c_contiguous else None
+
+
 def cat(tensors, dim=0):
+    r = _cat_same(tensors, dim)
+    if r is not None:
+        return r
     shape, dtype, st, parts = M_shape.cat_spec(tensors, dim)
     out = empty_tensor(shape, dtype, strides=st)
     _cat_into(out, parts, dim)

@@ -7,6 +7,7 @@ split across threads along another dim for large inputs."""
 import numpy as np
 
 from ..._core.strides import wrap_dim
+from ..._core.tensor_impl import TensorImpl
 from .runtime.arrays import acc, wrap
 from .runtime.pool import split_run
 from ..meta.softmax import softmax_spec
@@ -70,6 +71,8 @@ def _run(self, dim, log):
 # log_softmax is ~0.05 ms of C: a split call costs more in handing out than it saves (and waits for the
 # other core when BLAS threads or other processes hold it; see norm_rows._LN_MIN_SPLIT)
 _ROWS_MIN_SPLIT = 1 << 21
+_C_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+_wrap_fresh = TensorImpl._wrap_fresh
 
 
 def _c_rows(name, arrays, log):
@@ -106,12 +109,37 @@ def _c_inner(name, arrays, d, log):
     return True
 
 
+def _last_dim_direct(self, dim, half_to_float, log):
+    """(log_)softmax over the last dim of a non-empty contiguous float32/float64 cpu input below the pool
+    split: the C row kernel called directly on the input's array (what _run does for it, without the
+    spec, the closures and the checks it needs for other cases). None for every other case."""
+    a = self._np
+    if a is None or half_to_float or not a.ndim or not a.flags.c_contiguous or a.size >= _ROWS_MIN_SPLIT:
+        return None
+    k = a.shape[-1]
+    if (dim != -1 and dim != a.ndim - 1) or not a.size:
+        return None
+    suf = _C_SUFFIX.get(a.dtype)
+    fn = clib.kernel("softmax", f"softmax_fwd_{suf}", "pplli") if suf is not None else None
+    if fn is None:
+        return None
+    out = np.empty(a.shape, a.dtype)
+    fn(clib.address(a), clib.address(out), a.size // k, k, log)
+    return _wrap_fresh(out, self.dtype)
+
+
 def _softmax(self, dim, half_to_float):
+    r = _last_dim_direct(self, dim, half_to_float, 0)
+    if r is not None:
+        return r
     shape, dt = softmax_spec(self, dim, half_to_float)
     return wrap(_run(self, dim, False), dt, fresh=True)
 
 
 def _log_softmax(self, dim, half_to_float):
+    r = _last_dim_direct(self, dim, half_to_float, 1)
+    if r is not None:
+        return r
     shape, dt = softmax_spec(self, dim, half_to_float, "log_softmax")
     return wrap(_run(self, dim, True), dt, fresh=True)
 

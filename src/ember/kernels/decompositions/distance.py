@@ -1,6 +1,8 @@
-"""CompositeImplicitAutograd kernels of the distances (torch's Distance.cpp: cdist, pairwise_distance, cosine_similarity)."""
+"""CompositeImplicitAutograd kernels of the distances (torch's Distance.cpp: cdist, pdist, dist,
+pairwise_distance, cosine_similarity)."""
 
 from ..._ops import ops
+from ..common import _tname
 
 aten = ops.aten
 
@@ -30,3 +32,27 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     return aten._cdist_forward.default(x1, x2, p, compute_mode)
+
+
+def pdist(self, p=2.0):
+    """The p-norm distance of every pair of rows i < j, in row-major pair order (torch's pdist)."""
+    if self.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {self.dim()}D")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = self._size[0]
+    pairs = aten.triu_indices.default(n, n, 1, device=self.device)
+    diff = aten.sub.Tensor(aten.index_select.default(self, 0, aten.select.int(pairs, 0, 0)),
+                           aten.index_select.default(self, 0, aten.select.int(pairs, 0, 1)))
+    return aten.linalg_vector_norm.default(diff, p, [1])
+
+
+def dist(self, other, p=2):
+    """The p-norm of self - other (broadcast), as one 0-dim tensor."""
+    d = aten.sub.Tensor(self, other)
+    if not (d.dtype.is_floating_point or d.dtype.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_tname(d.dtype)} "
+                           "instead.")
+    return aten.linalg_vector_norm.default(d, p)

@@ -50,3 +50,26 @@ alpha_dropout = _dropout_variant(False, True)
 
 
 feature_alpha_dropout = _dropout_variant(True, True)
+
+
+def _in_place(functional):
+    """torch's dropout_ family: the same noise as the functional form, written into `self` (no-op in eval)."""
+    def f(self, p, train):
+        if not train or p == 0 or self.numel() == 0:
+            _check_p(p)
+            return self
+        return aten.copy_.default(self, functional(self, p, train))
+    f.__name__ = functional.__name__ + "_"
+    return f
+
+
+dropout_ = _in_place(dropout)
+
+
+feature_dropout_ = _in_place(feature_dropout)
+
+
+alpha_dropout_ = _in_place(alpha_dropout)
+
+
+feature_alpha_dropout_ = _in_place(feature_alpha_dropout)

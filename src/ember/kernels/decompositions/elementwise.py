@@ -4,6 +4,7 @@ number (torch wraps it with wrapped_scalar_tensor the same way). They exist so t
 the Python binding, accepts a number exactly where torch's does."""
 
 from ..common import _tname
+from ..._core import dtype as D
 import numpy as np
 from ..._ops import ops
 from ..._core.promotion import get_default_dtype
@@ -117,6 +118,43 @@ for _a, _t in {"absolute": "abs", "negative": "neg", "fix": "trunc", "divide": "
                "not_equal": "ne"}.items():
     globals()[_a] = _binding_alias(_t)
 clip__Tensor = _alias_("clamp")
+
+
+def positive(self):
+    if self.dtype == D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+def isreal(self):
+    """Real and integral dtypes are all-True; a complex tensor is real where its imaginary part is 0."""
+    if not self.dtype.is_complex:
+        return aten.ones_like.default(self, dtype=D.bool_, memory_format="preserve_format")
+    return aten.eq.Scalar(self.imag, 0)
+
+
+def clamp_min_(self, min):
+    return aten.clamp_.default(self, min, None)
+
+
+def clamp_min__Tensor(self, min):
+    return aten.clamp_.Tensor(self, min, None)
+
+
+def clamp_max_(self, max):
+    return aten.clamp_.default(self, None, max)
+
+
+def clamp_max__Tensor(self, max):
+    return aten.clamp_.Tensor(self, None, max)
+
+
+def negative_(self):
+    return aten.neg_.default(self)
+
+
+def fix_(self):
+    return aten.trunc_.default(self)
 
 
 def square(self):

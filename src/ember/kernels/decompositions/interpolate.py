@@ -65,3 +65,48 @@ def _aa_vec(name):
 _upsample_bilinear2d_aa = _aa_vec("_upsample_bilinear2d_aa")
 _upsample_bicubic2d_aa = _aa_vec("_upsample_bicubic2d_aa")
 _upsample_lanczos2d_aa = _aa_vec("_upsample_lanczos2d_aa")
+
+
+def channel_shuffle(self, groups):
+    """Interleave the channels of `groups` groups: (N, g, C/g, *) -> (N, C/g, g, *), contiguous (ShuffleNet's op)."""
+    if self.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self._size)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    c = self._size[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    n, rest = self._size[0], list(self._size[2:])
+    x = aten.view.default(self, [n, groups, c // groups] + rest)
+    x = aten.clone.default(aten.transpose.int(x, 1, 2), memory_format="contiguous_format")
+    return aten.view.default(x, list(self._size))
+
+
+def _linspace_from_neg_one(theta, n, align_corners):
+    """n sample positions in [-1, 1]: the pixel corners (align_corners) or centers, in theta's dtype."""
+    if n <= 1:
+        return aten.zeros.default([1], dtype=theta.dtype, device=theta.device)
+    r = aten.linspace.default(-1, 1, n, dtype=theta.dtype, device=theta.device)
+    return r if align_corners else aten.mul.Scalar(r, (n - 1) / n)
+
+
+def affine_grid_generator(theta, size, align_corners):
+    """The sampling grid of F.affine_grid: each output location's homogeneous base coordinates (x, y[, z], 1)
+    times theta^T, for a 4-d (N, C, H, W) or 5-d (N, C, D, H, W) output size."""
+    size = [int(s) for s in size]
+    n, spatial = size[0], size[2:]
+    nd = len(spatial)
+    axes = []                       # x varies along the last spatial dim, y along the one before, ...
+    for k, length in enumerate(reversed(spatial)):
+        shape = [1] * nd
+        shape[nd - 1 - k] = length if length > 1 else 1
+        axes.append(aten.expand.default(aten.view.default(_linspace_from_neg_one(theta, length, align_corners),
+                                                          shape), spatial))
+    axes.append(aten.ones.default(spatial, dtype=theta.dtype, device=theta.device))
+    base = aten.stack.default(axes, -1)                                   # (*spatial, nd + 1)
+    count = 1
+    for s in spatial:
+        count *= s
+    base = aten.expand.default(aten.view.default(base, [1, count, nd + 1]), [n, count, nd + 1])
+    grid = aten.bmm.default(base, aten.transpose.int(theta, 1, 2))
+    return aten.view.default(grid, [n] + spatial + [nd])

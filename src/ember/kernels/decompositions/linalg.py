@@ -8,9 +8,9 @@ from ..out_rules import exact, linalg_castable, same, write_outs
 from ..meta.linalg import check_matrix
 from .shape import _to_out as _to_out_shape
 from ..common import broadcast_shapes
+from ..._core import dtype as D
 from ..._core.strides import wrap_dim
 from ..._ops import ops
-from ..._core import dtype as D
 
 aten = ops.aten
 _LAPACK_DTYPES = (D.float32, D.float64, D.complex64, D.complex128)
@@ -853,3 +853,38 @@ def chain_matmul_out(matrices, *, out):
         check_out(out, matrices[0]._size, matrices[0].dtype, "chain_matmul")
         return out.copy_(matrices[0])
     return aten.linalg_multi_dot.out(matrices, out=out)
+
+
+# ---------------------------------------------------------------- Vandermonde matrices
+def _powers(x, n):
+    """[x^0, x^1, ..., x^(n-1)] along a new last dim: a column of ones, then the running product of x (cumprod
+    promotes integers to int64, as torch's does)."""
+    shape = list(x._size)
+    rest = aten.cumprod.default(aten.expand.default(aten.unsqueeze.default(x, -1), shape + [n - 1]), -1)
+    return aten.cat.default([aten.new_ones.default(rest, shape + [1]), rest], -1)
+
+
+def vander(x, N=None, increasing=False):
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._size[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dt = D.promote_types(x.dtype, D.int64)
+    if n <= 1:
+        r = aten.ones.default([x._size[0], n], dtype=dt, device=x.device)
+    else:
+        r = _powers(aten._to_copy.default(x, dtype=dt) if x.dtype != dt else x, n)
+    return r if increasing else aten.flip.default(r, [1])
+
+
+def linalg_vander(x, *, N=None):
+    t = x.dtype
+    if not (t in (D.float32, D.float64, D.complex64, D.complex128) or (not t.is_floating_point and not t.is_complex
+                                                                     and t != D.bool_)):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got {_tname(t)}")
+    x = aten.unsqueeze.default(x, -1) if x.dim() == 0 else x
+    n = x._size[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    return _powers(x, n)

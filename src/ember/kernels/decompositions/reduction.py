@@ -2,6 +2,7 @@
 overloads of var/std/var_mean/std_mean call their `.correction` overload, as torch's do, so every one of them
 records the same Node (VarBackward0, StdMeanBackward0, ...)."""
 from ..._ops import ops
+from ..._core import dtype as D
 from ..._core.strides import wrap_dim
 from ..common import _tname, c_type_name
 
@@ -163,3 +164,54 @@ def linalg_matrix_norm_str_ord(A, ord="fro", dim=(-2, -1), keepdim=False, *, dty
     s, inv = _svdvals_last(A, d0, d1, dtype)
     r = aten.sum.dim_IntList(s, [-1], keepdim)
     return aten.permute.default(aten.unsqueeze.default(r, -1), inv) if keepdim else r
+
+
+# ---------------------------------------------------------------- trapezoid (torch's Integration.cpp)
+def _no_bool(name, y, x=None):
+    if x is not None and (y.dtype == D.bool_ or x.dtype == D.bool_):
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
+    if y.dtype == D.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+
+
+def _real_dx(name, dx):
+    if isinstance(dx, (bool, complex)) or getattr(dx, "dtype", None) in (D.bool_, D.complex64, D.complex128):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+    return float(dx)
+
+
+def sample_spacing(name, y, x, dim):
+    """x's differences along `dim`, shaped to broadcast against y's (numpy's rule: broadcast after differencing)."""
+    if x.dim() == 1:
+        if x._size[0] != y._size[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        shape = [1] * y.dim()
+        shape[dim] = x._size[0]
+        x = aten.view.default(x, shape)
+    elif x.dim() < y.dim():
+        x = aten.view.default(x, [1] * (y.dim() - x.dim()) + list(x._size))
+    return aten.sub.Tensor(aten.slice.Tensor(x, dim, 1), aten.slice.Tensor(x, dim, 0, -1))
+
+
+def _zeros_except(y, dim):
+    return aten.zeros.default([s for i, s in enumerate(y._size) if i != dim], dtype=y.dtype, device=y.device)
+
+
+def trapezoid_x(y, x, *, dim=-1):
+    dim = wrap_dim(dim, y.dim())
+    if y._size[dim] == 0:
+        return _zeros_except(y, dim)
+    _no_bool("trapezoid", y, x)
+    dx = sample_spacing("trapezoid", y, x, dim)
+    pair = aten.add.Tensor(aten.slice.Tensor(y, dim, 1), aten.slice.Tensor(y, dim, 0, -1))
+    return aten.div.Scalar(aten.sum.dim_IntList(aten.mul.Tensor(pair, dx), [dim]), 2.0)
+
+
+def trapezoid_dx(y, *, dx=1, dim=-1):
+    dim = wrap_dim(dim, y.dim())
+    if y._size[dim] == 0:
+        return _zeros_except(y, dim)
+    _no_bool("trapezoid", y)
+    dx = _real_dx("trapezoid", dx)
+    ends = aten.mul.Scalar(aten.add.Tensor(aten.select.int(y, dim, 0), aten.select.int(y, dim, -1)), 0.5)
+    return aten.mul.Scalar(aten.sub.Tensor(aten.sum.dim_IntList(y, [dim]), ends), dx)

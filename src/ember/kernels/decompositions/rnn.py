@@ -1,6 +1,7 @@
 """CompositeImplicitAutograd kernels of the recurrent cells (torch's RNN.cpp): the cells as two linear maps and
 the fused pointwise op (the path torch takes on CUDA), the fused backward's composite wrapper and the
 differentiable backwards (ember ops, used under create_graph)."""
+from ..._core.tls import KEYS_ACTIVE
 from ..._ops import ops
 
 aten = ops.aten
@@ -29,14 +30,32 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _check_input(input, w_ih.size(1))
     _check_hidden(input, hx[0], w_hh.size(1), 0)
     _check_hidden(input, hx[1], w_hh.size(1), 1)
+    if not KEYS_ACTIVE[0]:
+        return _one_step(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh, 2)
     igates = aten.mm.default(input, aten.t.default(w_ih))
     hgates = aten.mm.default(hx[0], aten.t.default(w_hh))
     hy, cy, _ = aten._thnn_fused_lstm_cell.default(igates, hgates, hx[1], b_ih, b_hh)
     return hy, cy
 
 
+def _one_step(input, hx, cx, w_ih, w_hh, b_ih, b_hh, mode):
+    """A cell as a one-step mkldnn_rnn_layer: one op and one autograd node instead of two gemms, two transposes
+    and the fused cell (taken when no mode or autocast is active: those see the cell's ops)."""
+    has_bias = b_ih is not None
+    if not has_bias or b_hh is None:
+        zero = aten.zeros.default([w_ih.size(0)], dtype=w_ih.dtype)
+        b_ih, b_hh = (b_ih if b_ih is not None else zero), (b_hh if b_hh is not None else zero)
+    if cx is None:
+        cx = aten.empty.memory_format([0], dtype=hx.dtype)
+    _, hy, cy, _ = aten.mkldnn_rnn_layer.default(aten.unsqueeze.default(input, 0), w_ih, w_hh, b_ih, b_hh, hx, cx,
+                                                 False, [], mode, w_hh.size(1), 1, True, False, False, True)
+    return (hy, cy) if mode == 2 else hy
+
+
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _check_cell(input, hx, w_ih, w_hh)
+    if not KEYS_ACTIVE[0]:
+        return _one_step(input, hx, None, w_ih, w_hh, b_ih, b_hh, 3)
     igates = aten.mm.default(input, aten.t.default(w_ih))
     hgates = aten.mm.default(hx, aten.t.default(w_hh))
     return aten._thnn_fused_gru_cell.default(igates, hgates, hx, b_ih, b_hh)[0]
@@ -122,3 +141,63 @@ def _thnn_differentiable_gru_cell_backward(grad_hy, input_gates, hidden_gates, h
         return grad_input_gates, grad_hidden_gates, grad_hx, aten.sum.dim_IntList(grad_input_gates, [0], False), \
             aten.sum.dim_IntList(grad_hidden_gates, [0], False)
     return grad_input_gates, grad_hidden_gates, grad_hx, None, None
+
+
+def rnn_layer_differentiable_backward(input, w_ih, w_hh, b_ih, b_hh, hx, cx, grad_output, grad_hy, grad_cy,
+                                      reverse, mode, has_biases, batch_first):
+    """mkldnn_rnn_layer's backward in ember ops (used under create_graph): the layer's steps recomputed with the
+    fused cells, then back through time with the cells' differentiable backwards. Returns the grads of input,
+    w_ih, w_hh, b_ih, b_hh, hx, cx."""
+    lstm = mode == 2
+    x = aten.transpose.int(input, 0, 1) if batch_first else input
+    steps = list(range(x.size(0)))
+    if reverse:
+        steps.reverse()
+    bi, bh = (b_ih, b_hh) if has_biases else (None, None)
+    gi_all = aten.matmul.default(x, aten.t.default(w_ih))
+    w_hh_t = aten.t.default(w_hh)
+    saved = {}
+    h, c = hx, cx
+    for t in steps:
+        gi, gh = aten.select.int(gi_all, 0, t), aten.mm.default(h, w_hh_t)
+        if lstm:
+            hn, cn, _ = aten._thnn_fused_lstm_cell.default(gi, gh, c, bi, bh)
+        else:
+            hn, cn = aten._thnn_fused_gru_cell.default(gi, gh, h, bi, bh)[0], None
+        saved[t] = (gi, gh, h, c, cn)
+        h, c = hn, cn
+    go = None
+    if grad_output is not None:
+        go = aten.transpose.int(grad_output, 0, 1) if batch_first else grad_output
+    dh = grad_hy if grad_hy is not None else aten.zeros_like.default(hx)
+    dc = None
+    if lstm:
+        dc = grad_cy if grad_cy is not None else aten.zeros_like.default(cx)
+    d_gi = [None] * len(steps)
+    g_w_hh = g_b_ih = g_b_hh = None
+    for t in reversed(steps):
+        gi, gh, hp, cp, cn = saved[t]
+        if go is not None:
+            dh = aten.add.Tensor(dh, aten.select.int(go, 0, t))
+        if lstm:
+            dgi, dgh, dc, dbi, dbh = _thnn_differentiable_lstm_cell_backward(dh, dc, gi, gh, bi, bh, cp, cn)
+            dh = aten.mm.default(dgh, w_hh)
+        else:
+            dgi, dgh, dhx, dbi, dbh = _thnn_differentiable_gru_cell_backward(dh, gi, gh, hp, bi, bh)
+            dh = aten.add.Tensor(aten.mm.default(dgh, w_hh), dhx)
+        d_gi[t] = dgi
+        gw = aten.mm.default(aten.t.default(dgh), hp)
+        g_w_hh = gw if g_w_hh is None else aten.add.Tensor(g_w_hh, gw)
+        if has_biases:
+            g_b_ih = dbi if g_b_ih is None else aten.add.Tensor(g_b_ih, dbi)
+            g_b_hh = dbh if g_b_hh is None else aten.add.Tensor(g_b_hh, dbh)
+    d_all = aten.stack.default(d_gi)                                    # (L, N, G)
+    grad_x = aten.matmul.default(d_all, w_ih)
+    if batch_first:
+        grad_x = aten.transpose.int(grad_x, 0, 1)
+    n_rows = d_all.size(0) * d_all.size(1)
+    g_w_ih = aten.mm.default(aten.t.default(aten.reshape.default(d_all, [n_rows, d_all.size(2)])),
+                             aten.reshape.default(x, [n_rows, x.size(2)]))
+    if not has_biases:
+        g_b_ih, g_b_hh = aten.zeros_like.default(b_ih), aten.zeros_like.default(b_hh)
+    return grad_x, g_w_ih, g_w_hh, g_b_ih, g_b_hh, dh, (dc if lstm else aten.zeros_like.default(cx))

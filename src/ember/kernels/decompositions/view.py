@@ -1,7 +1,8 @@
 """CompositeImplicitAutograd decompositions of view and memory ops into other ember ops
 (torch's TensorShape.cpp / TensorConversions.cpp). They run through the dispatcher again, so
 autograd, modes and meta all see the underlying ops."""
-from ..._core.strides import wrap_dim
+from ..._core.strides import _CONTIGUOUS, wrap_dim
+from ..common import _tname
 from ..meta.view import _fmt, _intlist, compute_stride, infer_size
 from ..._ops import ops
 
@@ -10,6 +11,17 @@ aten = ops.aten
 
 # ---------------------------------------------------------------- reshaping
 def reshape(self, shape):
+    if self._np is not None and shape.__class__ is tuple:
+        # a contiguous cpu tensor to a tuple of non-negative ints with its element count (ViewBackward0's
+        # grad.reshape(sizes)): always a view; infer_size and compute_stride would find the same
+        n = 1
+        for d in shape:
+            if d.__class__ is not int or d < 0:
+                break
+            n *= d
+        else:
+            if n == self._np.size and n and self.stride() == _CONTIGUOUS.get(self._size):
+                return aten.view.default(self, shape)
     shape = infer_size(_intlist(shape), self.numel())
     if compute_stride(self._size, self.stride(), shape) is not None:
         return aten.view.default(self, shape)
@@ -112,6 +124,105 @@ def movedim_intlist(self, source, destination):
 
 def movedim_int(self, source, destination):
     return movedim_intlist(self, [source], [destination])
+
+
+def swapaxes(self, axis0, axis1):
+    return aten.transpose.int(self, axis0, axis1)
+
+
+def swapdims(self, dim0, dim1):
+    return aten.transpose.int(self, dim0, dim1)
+
+
+def ravel(self):
+    return aten.view.default(aten.contiguous.default(self), [-1])
+
+
+# ---------------------------------------------------------------- unsafe_split / unsafe_chunk
+def unsafe_split(self, split_size, dim=0):
+    """split's pieces (torch's unsafe_ forms skip the view bookkeeping; the values are the same)."""
+    return aten.split.Tensor(self, split_size, dim)
+
+
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return aten.split_with_sizes.default(self, split_sizes, dim)
+
+
+def unsafe_chunk(self, chunks, dim=0):
+    return chunk(self, chunks, dim)
+
+
+# ---------------------------------------------------------------- tensor_split and h/v/dsplit
+def _check_split_dim(self):
+    if self.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+
+
+def tensor_split_sections(self, sections, dim=0):
+    _check_split_dim(self)
+    sections = int(sections)      # a 0-dim integer tensor binds to SymInt too
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    d = wrap_dim(dim, self.dim())
+    n = self._size[d]
+    size, extra = divmod(n, sections)
+    out, start = [], 0
+    for i in range(sections):
+        stop = start + size + (1 if i < extra else 0)
+        out.append(aten.slice.Tensor(self, d, start, stop))
+        start = stop
+    return out
+
+
+def tensor_split_indices(self, indices, dim=0):
+    _check_split_dim(self)
+    d = wrap_dim(dim, self.dim())
+    out, start = [], 0
+    for idx in _intlist(indices):
+        out.append(aten.slice.Tensor(self, d, start, idx))
+        start = idx
+    out.append(aten.slice.Tensor(self, d, start, self._size[d]))
+    return out
+
+
+def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+    _check_split_dim(self)
+    t = tensor_indices_or_sections
+    if t.device.type != "cpu":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on {t.device}")
+    if t.dtype.name != "int64":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                           f"{_tname(t.dtype)}")
+    if t.dim() > 1:
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                           f"one-dimensional tensor, but got a tensor with {t.dim()} dims")
+    if t.dim() == 0:
+        return tensor_split_sections(self, int(t.item()), dim)
+    return tensor_split_indices(self, [int(v) for v in t.tolist()], dim)
+
+
+def _directional_split(self, name, min_dim, dim, sections):
+    if self.dim() < min_dim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor with "
+                           f"{self.dim()} dimensions!")
+    if isinstance(sections, int) or sections.__class__.__name__ == "SymInt":
+        if sections == 0 or self._size[dim] % sections != 0:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                               f"dimension {self._size[dim]} is not divisible by the split_size {sections}!")
+        return tensor_split_sections(self, sections, dim)
+    return tensor_split_indices(self, sections, dim)
+
+
+def hsplit(self, sections=None, indices=None):
+    return _directional_split(self, "hsplit", 1, 0 if self.dim() == 1 else 1, sections if indices is None else indices)
+
+
+def vsplit(self, sections=None, indices=None):
+    return _directional_split(self, "vsplit", 2, 0, sections if indices is None else indices)
+
+
+def dsplit(self, sections=None, indices=None):
+    return _directional_split(self, "dsplit", 3, 2, sections if indices is None else indices)
 
 
 # ---------------------------------------------------------------- joining

@@ -107,6 +107,9 @@ def _is_float_arg(x):
 
 def arange_spec(start, end, step, dtype):
     """(length, dtype) of arange, with torch's checks and dtype inference."""
+    if (dtype is None and start.__class__ is int and end.__class__ is int and step.__class__ is int
+            and (0 <= start <= end < 1 << 62 and 0 < step < 1 << 62)):
+        return (end - start + step - 1) // step, D.int64     # arange(n) and friends: the general rules' result
     dt = as_dtype(dtype)
     if dt is None:
         dt = get_default_dtype() if any(_is_float_arg(x) for x in (start, end, step)) else D.int64

@@ -1,8 +1,7 @@
 """Meta functions for mm, bmm, mv, dot, addmm, baddbmm, addbmm, addmv, addr and matmul: torch's shape/dtype checks and result shapes.
 The cpu kernels (kernels/cpu/linalg_matmul.py) call the same `*_spec` functions before computing."""
 from ..._core import dtype as D
-from ..._core.device import META
-from ..common import _tname, broadcast_shapes, check_out, empty_tensor
+from ..common import _tname, broadcast_shapes, empty_tensor
 
 _CNAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
           "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
@@ -105,26 +104,6 @@ def baddbmm_spec(self, batch1, batch2):
     shape, dt = bmm_spec(batch1, batch2)
     _expandable(self, shape)
     return shape, dt
-
-
-def _check_out_dtype(self, out_dtype):
-    if not (out_dtype is self.dtype or out_dtype is D.float32 and self.dtype in (D.float16, D.bfloat16)):
-        raise RuntimeError("out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs")
-
-
-def baddbmm_dtype(self, batch1, batch2, out_dtype, *, beta=1, alpha=1):
-    """baddbmm with the result in out_dtype (float32 accumulation of half / bfloat16 inputs): torch's CUDA-only
-    overload, so only its meta function exists here."""
-    shape, _ = baddbmm_spec(self, batch1, batch2)
-    _check_out_dtype(self, out_dtype)
-    return empty_tensor(shape, out_dtype, META)
-
-
-def baddbmm_dtype_out(self, batch1, batch2, out_dtype, *, beta=1, alpha=1, out):
-    shape, _ = baddbmm_spec(self, batch1, batch2)
-    _check_out_dtype(self, out_dtype)
-    check_out(out, shape, out_dtype, "baddbmm")
-    return out
 
 
 def addbmm_spec(self, batch1, batch2):

@@ -4,8 +4,8 @@ Also the meta functions of the view scatters (slice_scatter, ...): output geomet
 which the cpu kernels (cpu/view.py) reuse."""
 from ..._core.symint import SymInt, size_int
 from ..._core.storage import UntypedStorage
-from ..._core.strides import (contiguous_strides, dense_strides_like, is_non_overlapping_and_dense, numel,
-                              wrap_dim)
+from ..._core.strides import (_CONTIGUOUS, contiguous_strides, dense_strides_like, is_non_overlapping_and_dense,
+                              numel, wrap_dim)
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import _tname, empty_tensor
 
@@ -113,10 +113,21 @@ def view(self, size):
     a = self._np
     if a is not None and size.__class__ is tuple and a.size:
         # a cpu tensor with int sizes viewed as a tuple of ints: infer_size and the contiguity test without the
-        # general conversions (a model's q.view(B, T, nh, hs) on every call)
-        shape = _int_shape(size, a.size)
-        if shape is not None and (self._stride or self.stride()) == contiguous_strides(self._size):
-            return make_view(self, shape, contiguous_strides(shape), arr=a.reshape(shape))
+        # general conversions (a model's q.view(B, T, nh, hs) on every call). _CONTIGUOUS is contiguous_strides'
+        # cache: a shape not in it yet takes the general path, which enters it.
+        shape, n = size, 1
+        for d in size:
+            if d.__class__ is not int or d < 0:
+                shape = _int_shape(size, a.size)      # a -1 to infer (or not ints: None)
+                n = -1 if shape is None else a.size
+                break
+            n *= d
+        if n == a.size and (self._stride or self.stride()) == _CONTIGUOUS.get(self._size):
+            st = _CONTIGUOUS.get(shape)
+            if st is not None:
+                storage = self._storage
+                return _cpu_view(self.untyped_storage() if storage is None else storage, self._offset, shape, st,
+                                 self.dtype, a.reshape(shape))
     shape = infer_size(_intlist(size), self.numel())
     a = self._np
     if a is not None and a.size and self.stride() == contiguous_strides(self._size):
@@ -249,7 +260,11 @@ def t(self):
     if nd == 2:     # transpose(self, 0, 1) without the general geometry (a Linear's weight.t() on every call)
         st = self._stride or self.stride()
         a = self._np
-        return make_view(self, (size[1], size[0]), (st[1], st[0]), arr=None if a is None else a.T)
+        if a is not None:
+            storage = self._storage
+            return _cpu_view(self.untyped_storage() if storage is None else storage, self._offset,
+                             (size[1], size[0]), (st[1], st[0]), self.dtype, a.T)
+        return make_view(self, (size[1], size[0]), (st[1], st[0]))
     if nd > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
     return make_view(self, size, self.stride())
@@ -264,7 +279,9 @@ def select(self, dim, index):
             st = self._stride or self.stride()
             if index < 0:
                 index += size[0]
-            return make_view(self, size[1:], st[1:], self._offset + index * st[0], arr=a[index, ...])
+            storage = self._storage
+            return _cpu_view(self.untyped_storage() if storage is None else storage, self._offset + index * st[0],
+                             size[1:], st[1:], self.dtype, a[index, ...])
     nd = self.dim()
     if nd == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -289,10 +306,12 @@ def slice(self, dim=0, start=None, end=None, step=1):
         n = self._size[dim]
         start = start if start < n else n
         end = n if end is None or end > n else end if end > start else start
-        size, st = list(self._size), self._stride or self.stride()
-        size[dim] = end - start
-        return make_view(self, size, st, self._offset + start * st[dim],
-                         arr=a[(_ALL,) * dim + (_slice(start, end),)] if dim else a[start:end])
+        st = self._stride or self.stride()
+        size = self._size
+        storage = self._storage
+        return _cpu_view(self.untyped_storage() if storage is None else storage, self._offset + start * st[dim],
+                         size[:dim] + (end - start,) + size[dim + 1:], st, self.dtype,
+                         a[(_ALL,) * dim + (_slice(start, end),)] if dim else a[start:end])
     nd = self.dim()
     if nd == 0:
         raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")

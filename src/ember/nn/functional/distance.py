@@ -1,9 +1,10 @@
-"""nn.functional's distances (torch/nn/functional.py cosine_similarity, pairwise_distance, cdist)."""
+"""nn.functional's distances (torch/nn/functional.py cosine_similarity, pairwise_distance, cdist,
+pdist)."""
 
 
 import ember
 
-__all__ = ["cosine_similarity", "pairwise_distance", "cdist"]
+__all__ = ["cosine_similarity", "pairwise_distance", "cdist", "pdist"]
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -20,3 +21,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in modes:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     return ember.ops.aten.cdist.default(x1, x2, p, modes[compute_mode])
+
+
+def pdist(input, p=2):
+    return ember.pdist(input, p)

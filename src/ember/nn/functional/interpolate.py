@@ -1,13 +1,22 @@
 """nn.functional's resampling (torch/nn/functional.py interpolate, grid_sample, pixel_shuffle,
 pixel_unshuffle): picks the upsample_* op from the mode and input rank and resolves size / scale_factor /
-recompute_scale_factor the way torch does."""
+recompute_scale_factor the way torch does; channel_shuffle; affine_grid's argument checks."""
 import math
-
+import warnings
 
 import ember
 from ..._ops import ops as _ops
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle", "grid_sample", "interpolate"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "grid_sample", "interpolate", "channel_shuffle", "native_channel_shuffle",
+           "affine_grid"]
+
+
+def channel_shuffle(input, groups):
+    return ember.channel_shuffle(input, groups)
+
+
+def native_channel_shuffle(input, groups):
+    return ember.native_channel_shuffle(input, groups)
 
 
 def pixel_shuffle(input, upscale_factor):
@@ -105,3 +114,34 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
                               f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
                               f"nearest-exact (got {mode})")
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The (N, H, W, 2) or (N, D, H, W, 3) grid for grid_sample that applies the affine maps theta."""
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. "
+                             f"Got {theta.shape}.")
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. "
+                             f"Got {theta.shape}.")
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return ember.affine_grid_generator(theta, list(size), align_corners)

@@ -1,14 +1,58 @@
 """nn.functional's linear maps (torch/nn/functional.py linear, bilinear)."""
 
 
+import numpy as np
+
 import ember
 from ..._arg_parser import _bad_arg
 from ..._tensor import Tensor
-from ..._core.dispatch_keys import DispatchKey
-from ..._core.tls import state as _tls
+from ..._core.dispatch_keys import AUTOGRAD_BIT, DispatchKey
+from ..._core.tensor_impl import TensorImpl
+from ..._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ...kernels.common import _tname
+from ...kernels.cpu import linalg_matmul as _cpu
 
 _AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_wrap_fresh = TensorImpl._wrap_fresh
+_addmm_cache = ember.ops.aten.addmm.default._dispatch_cache
+_mm_cache = ember.ops.aten.mm.default._dispatch_cache
+
+
+def _direct(input, weight, bias):
+    """linear computed as the cpu addmm (mm without a bias) kernel computes it, without the views around it
+    (`input.view(rows, k)`, `weight.t()`, the result's view back), for the case where the dispatcher would
+    hand the call straight to that kernel: plain cpu tensors with nothing for autograd to record (grad
+    mode off, or no input requiring grad), no mode, no override and no observer (the dispatch cache of
+    the key set holds the builtin kernel itself); float32/float64 of one dtype, a contiguous input of 2+
+    dims, a vector bias. The result is bitwise the general path's. None for every other case.
+    At batch 1 a model's Linear is mostly its views: generating with a small GPT, 25 per token."""
+    if _KEYS_ACTIVE[0]:
+        return None
+    x, w = input._np, weight._np
+    if x is None or w is None or x.dtype not in _FLOATS or w.dtype != x.dtype or x.ndim < 2 or w.ndim != 2:
+        return None
+    ks = input._ks | weight._ks
+    if bias is not None:
+        b = bias._np
+        if b is None or b.dtype != x.dtype or b.shape != (w.shape[0],):
+            return None
+        ks |= bias._ks
+    if ks & AUTOGRAD_BIT:
+        ks &= ~_tls._exclude
+    if bias is None:
+        if _mm_cache.get(ks) is not _cpu.mm:
+            return None
+    elif _addmm_cache.get(ks) is not _cpu.addmm:
+        return None
+    k = x.shape[-1]
+    if k != w.shape[1] or not x.flags.c_contiguous:
+        return None
+    lead = x.shape[:-1]
+    r = np.matmul(x.reshape(-1, k) if x.ndim > 2 else x, w.T)
+    if bias is not None:
+        np.add(r, b, out=r)
+    return _wrap_fresh(r.reshape(lead + (w.shape[0],)) if x.ndim > 2 else r, input.dtype)
 
 __all__ = ["bilinear", "linear"]
 
@@ -29,6 +73,9 @@ def linear(input, weight, bias=None):
         # under autocast, linear itself is on the lower-precision list: its weight (a leaf) is cast, and
         # cached for the region, before the transpose
         return ember._nn.linear(input, weight, bias)
+    out = _direct(input, weight, bias)
+    if out is not None:
+        return out
     if bias is not None:
         if input.dtype is not weight.dtype and (input.dim() <= 2 or input.is_contiguous()):
             # torch runs these cases as one addmm, whose dtype check is what the user sees

@@ -1,11 +1,15 @@
-"""nn.functional's pools (torch/nn/functional.py max/avg/adaptive pools 1d-3d, max_unpool2d)."""
+"""nn.functional's pools (torch/nn/functional.py max/avg/adaptive pools 1d-3d and their *_with_indices forms,
+max_unpool1d-3d, lp pools)."""
 
 
 import ember
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool2d", "max_pool3d",
-           "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
+           "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool3d"]
 
 
 def _stride(stride):
@@ -124,3 +128,74 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     else:
         out = avg_pool3d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
     return _lp_finish(out, norm_type, kd * kw * kh)
+
+
+# ---------------------------------------------------------------- the *_with_indices names (torch's boolean_dispatch halves)
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+# ---------------------------------------------------------------- max_unpool1d / 3d
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    n = len(kernel_size)
+    default = [(input.shape[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return default
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length "
+                         f"of '{len(output_size)}'")
+    for d in range(n):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+    return list(output_size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    k = _tuple(kernel_size, 1)
+    s = k if stride is None else _tuple(stride, 1)
+    size = _unpool_output_size(input, k, s, _tuple(padding, 1), output_size)
+    return ember._nn.max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), list(size) + [1]).squeeze(-1)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """torch's max_unpool3d: each value goes to its flat index in its D*H*W output volume (computed here as
+    the 2-d unpool of one D*H*W row, whose indices are the same flat positions)."""
+    k = _tuple(kernel_size, 3)
+    s = k if stride is None else _tuple(stride, 3)
+    size = _unpool_output_size(input, k, s, _tuple(padding, 3), output_size)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with "
+                           f"{input.dim()} dimensions.")
+    if input.shape != indices.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    lead = list(input.shape[:-3])
+    vol = size[0] * size[1] * size[2]
+    out = ember._nn.max_unpool2d(input.reshape(lead + [1, -1]), indices.reshape(lead + [1, -1]), [1, vol])
+    return out.reshape(lead + list(size))

@@ -1,11 +1,13 @@
-"""InstanceNorm1d/2d/3d: per-sample, per-channel normalization (torch/nn/modules/instancenorm.py)."""
+"""InstanceNorm1d/2d/3d and their Lazy forms: per-sample, per-channel normalization
+(torch/nn/modules/instancenorm.py)."""
 import warnings
 
 from .. import functional as F
 from .module import Module
-from .batchnorm import _NormBase, _dims
+from .batchnorm import _LazyNormBase, _NormBase, _dims
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -47,3 +49,21 @@ class InstanceNorm2d(_InstanceNorm):
 class InstanceNorm3d(_InstanceNorm):
     _no_batch_dim = 4
     _check_input_dim = _dims("_check_input_dim", (4, 5), "4D or 5D")
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm1d
+    _no_batch_dim = InstanceNorm1d._no_batch_dim
+    _check_input_dim = InstanceNorm1d._check_input_dim
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm2d
+    _no_batch_dim = InstanceNorm2d._no_batch_dim
+    _check_input_dim = InstanceNorm2d._check_input_dim
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm3d
+    _no_batch_dim = InstanceNorm3d._no_batch_dim
+    _check_input_dim = InstanceNorm3d._check_input_dim

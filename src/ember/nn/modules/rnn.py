@@ -19,12 +19,14 @@ from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, _pack_like, pad_packed_sequence
 from .module import Module
 from ..._ops import ops as _ops
+from ..._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 
 _aten = _ops.aten
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+_LAYER_MODES = {"LSTM": 2, "GRU": 3}      # the modes of mkldnn_rnn_layer (torch's mkldnn numbers)
 
 
 class RNNBase(Module):
@@ -144,6 +146,19 @@ class RNNBase(Module):
         act = ember.tanh if self.mode == "RNN_TANH" else ember.relu
         return act(gi + F.linear(h, w_hh, b_hh)), None
 
+    def _layer(self, x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
+        """One direction of one layer over the whole sequence as one op (torch's mkldnn_rnn_layer, one autograd
+        node); taken when no mode or autocast is active (those see the per-step ops)."""
+        mode = _LAYER_MODES[self.mode]
+        if b_ih is None:
+            b_ih = b_hh = ember.zeros(w_ih.shape[0], dtype=w_ih.dtype)
+        if c is None:
+            c = ember.empty(0, dtype=h.dtype)
+        out, hy, cy, _ = _aten.mkldnn_rnn_layer.default(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse, [], mode,
+                                                        self.hidden_size, 1, self.bias, self.bidirectional, False,
+                                                        self.training)
+        return out, hy, (cy if self.mode == "LSTM" else None)
+
     def _run(self, x, h0, c0, lengths):
         """x: (L, N, H_in); h0: (layers*D, N, H_out); c0 same with H (LSTM) or None;
         lengths: None or python list (per batch item). Returns output (L, N, D*H_out), h_n, c_n."""
@@ -155,6 +170,7 @@ class RNNBase(Module):
             masks = [(lt > t).unsqueeze(1) for t in range(L)]       # (N, 1) bool per step
         hs, cs = [], []
         layer_in = x
+        whole = masks is None and self.mode in _LAYER_MODES and not _KEYS_ACTIVE[0]
         for layer in range(self.num_layers):
             outs = []
             for d in range(D):
@@ -163,9 +179,15 @@ class RNNBase(Module):
                 p = {n.split("_l")[0]: getattr(self, n) for n in names}
                 w_ih, w_hh = p["weight_ih"], p["weight_hh"]
                 b_ih, b_hh, w_hr = p.get("bias_ih"), p.get("bias_hh"), p.get("weight_hr")
+                h, c = h0[idx], (c0[idx] if c0 is not None else None)
+                if whole and w_hr is None:
+                    out, h, c = self._layer(layer_in, w_ih, w_hh, b_ih, b_hh, h, c, d == 1)
+                    outs.append(out)
+                    hs.append(h)
+                    cs.append(c)
+                    continue
                 fused = self.mode in ("LSTM", "GRU")                  # biases go to the fused cell
                 gi_all = F.linear(layer_in, w_ih, None if fused else b_ih)    # (L, N, G): one matmul for all steps
-                h, c = h0[idx], (c0[idx] if c0 is not None else None)
                 steps = range(L - 1, -1, -1) if d == 1 else range(L)
                 out = [None] * L
                 for t in steps:

@@ -7,6 +7,7 @@ in numpy's scipy-openblas 0.3.31), so `single_blas()` is entered by the thread t
 the pool: the first of overlapping users saves the count and sets 1, the last one restores it
 (BLAS calls of other threads meanwhile run on one thread: slower, never wrong). `available()`
 says whether numpy's OpenBLAS was found; without it callers should not run matmuls in parallel.
+`cblas_gemm()` gives the addresses of its cblas_sgemm/cblas_dgemm (generated C calls them directly).
 """
 import ctypes
 import threading
@@ -16,21 +17,26 @@ _LOCK = threading.Lock()
 _STATE = [0, None]          # users inside, saved thread count
 
 
-def _find():
-    """(set, get) num_threads functions of the OpenBLAS mapped into this process, or None."""
+def _openblas_libs():
+    """The OpenBLAS libraries mapped into this process (numpy's own first), as ctypes.CDLLs."""
     try:
         with open("/proc/self/maps") as f:
             paths = {ln.split()[-1] for ln in f if len(ln.split()) >= 6}
     except OSError:
-        return None
+        return
     paths = sorted(paths, key=lambda p: ("numpy" not in p, p))     # numpy's own OpenBLAS first
     for p in paths:
         if "openblas" not in p.rsplit("/", 1)[-1].lower() or ".so" not in p:
             continue
         try:
-            lib = ctypes.CDLL(p)
+            yield ctypes.CDLL(p)
         except OSError:
             continue
+
+
+def _find():
+    """(set, get) num_threads functions of the OpenBLAS mapped into this process, or None."""
+    for lib in _openblas_libs():
         for pre, suf in (("scipy_", "64_"), ("", ""), ("", "64_"), ("scipy_", "")):
             try:
                 s = getattr(lib, f"{pre}openblas_set_num_threads{suf}")
@@ -41,6 +47,33 @@ def _find():
             g.argtypes, g.restype = [], ctypes.c_int
             return s, g
     return None
+
+
+_GEMM = []
+
+
+def cblas_gemm():
+    """(address of cblas_sgemm, address of cblas_dgemm, integer width in bits) of numpy's OpenBLAS, or None when
+    none was found. numpy's wheels bundle an ILP64 build with `scipy_`-prefixed, `64_`-suffixed names
+    (`scipy_cblas_sgemm64_`, 64-bit sizes); a plain OpenBLAS exports `cblas_sgemm` with 32-bit sizes. The
+    signature is cblas's: (order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), the three enums
+    as C ints (row-major 101, no-transpose 111, transpose 112)."""
+    if not _GEMM:
+        import numpy  # noqa: F401  (numpy's BLAS must be loaded to be found)
+        found = None
+        for lib in _openblas_libs():
+            for pre, suf, bits in (("scipy_", "64_", 64), ("", "64_", 64), ("", "", 32), ("scipy_", "", 32)):
+                try:
+                    s = getattr(lib, f"{pre}cblas_sgemm{suf}")
+                    d = getattr(lib, f"{pre}cblas_dgemm{suf}")
+                except AttributeError:
+                    continue
+                found = (ctypes.cast(s, ctypes.c_void_p).value, ctypes.cast(d, ctypes.c_void_p).value, bits)
+                break
+            if found is not None:
+                break
+        _GEMM.append(found)
+    return _GEMM[0]
 
 
 def _fns():

@@ -32,7 +32,7 @@ def set_num_threads(n):
         raise RuntimeError("set_num_threads expects a positive integer")
     _NUM_THREADS[0] = n
     old, _POOL = _POOL, None          # the next parallel kernel makes a pool of the new size
-    if old is not None:
+    if old is not None and _POOL_PID == os.getpid():    # a forked child's copy has no threads to stop
         old.shutdown(wait=False)
     from . import blas
     blas.set_num_threads(n)

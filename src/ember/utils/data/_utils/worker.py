@@ -100,9 +100,10 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
     global _worker_info
     from . import fetch
     try:
+        import ember
+        ember.set_num_threads(1)            # like torch: a worker's kernels and BLAS run on its own thread
         seed = base_seed + worker_id
         random.seed(seed)
-        import ember
         ember.manual_seed(seed)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
         init_exception = None

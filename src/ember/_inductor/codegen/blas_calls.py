@@ -1,0 +1,184 @@
+"""torch/_inductor/codegen/cpp_wrapper_cpu.py's extern matmuls: mm and bmm called from the generated C entry.
+
+An `aten.mm`/`aten.bmm` extern (or an `aten.matmul` of those shapes, or of (..., m, k) by (k, n)) of
+float32/float64 matrices whose strides BLAS can read (one stride 1 in each matrix, the other at least the row
+length: a transposed view is a transpose flag) becomes a call of numpy's own OpenBLAS
+`cblas_sgemm`/`cblas_dgemm` inside the C entry of its graph (`gemm_plan` decides, `gemm_c` writes the call).
+With dynamic shapes the sizes and leading dimensions are C expressions of the entry's size symbols, decided on
+the layout's structure only (`_operand_symbolic`). The entry then runs kernels and matmuls with no return to Python in between: a graph
+of linear layers is one ctypes call. The product is what eager's np.matmul computes (the same BLAS routine; an
+m==1 or n==1 product may round differently from numpy's gemv). The result is a buffer of the graph's memory
+plan like a kernel's output.
+
+The library's address comes from ember.kernels.cpu.runtime.blas.cblas_gemm() when the module is loaded
+(`ember_set_blas`, below); without numpy's OpenBLAS (`blas_int_bits()` is None) every matmul stays a Python
+extern call. The integer width of the found library (ILP64 or not) is written into the C, so a module is only
+ever loaded by a process with the same library (a mismatch raises RuntimeError, the wrapper's fallback).
+"""
+from ember._core import dtype as _dt
+
+from ..ir import ExternKernel
+from ..sizevars import SymSize
+
+ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
+GEMM_OPS = ("aten.mm.default", "aten.bmm.default", "aten.matmul.default")
+
+
+def blas_int_bits():
+    """The integer width of numpy's cblas (64 or 32), or None when none was found."""
+    from ember.kernels.cpu.runtime import blas
+    found = blas.cblas_gemm()
+    return None if found is None else found[2]
+
+
+def _operand(size, stride):
+    """(transpose flag, leading dimension) for a rows x cols matrix with these element strides, or None when
+    BLAS cannot read it in place (no unit stride, an expanded dimension, overlapping rows)."""
+    rows, cols = size
+    rs, cs = stride
+    if (cols <= 1 or cs == 1) and (rows <= 1 or rs >= max(1, cols)):
+        return NO_TRANS, rs if rows > 1 else max(1, cols)
+    if (rows <= 1 or rs == 1) and (cols <= 1 or cs >= max(1, rows)):
+        return TRANS, cs if cols > 1 else max(1, rows)
+    return None
+
+
+def _operand_symbolic(size, stride):
+    """_operand for sizes or strides that are symbolic (sizevars.SymSize): decided on the layout's structure
+    only (a unit stride and a row stride equal to the row length, as polynomials), never on example values,
+    so the size-parameterised C is the same at every size."""
+    rows, cols = size
+    rs, cs = stride
+    if cs == 1 and rs == cols:
+        return NO_TRANS, cols
+    if rs == 1 and cs == rows:
+        return TRANS, rows
+    return None
+
+
+class GemmPlan:
+    """One matmul the C entry calls: C[b] = A[b] @ B[b] for b < batch, all offsets and strides in elements."""
+
+    def __init__(self, buf, a, b, batch, m, n, k, ops, batch_strides):
+        self.buf = buf                   # the ExternKernel (its result is a buffer of the memory plan)
+        self.a, self.b = a, b            # the operand BufferViews
+        self.batch, self.m, self.n, self.k = batch, m, n, k
+        self.ops = ops                   # ((transA, lda), (transB, ldb))
+        self.batch_strides = batch_strides   # (A's, B's) batch strides
+        self.symbolic = any(type(x) is not int for x in (batch, m, n, k, ops[0][1], ops[1][1]) + batch_strides)
+
+
+def gemm_plan(buf):
+    """A GemmPlan when the extern `buf` can be called from C, else None."""
+    if not isinstance(buf, ExternKernel) or not buf.has_tensor_result or buf.kwargs:
+        return None
+    op = str(buf.op)
+    if op not in GEMM_OPS or len(buf.args) != 2 or blas_int_bits() is None:
+        return None
+    a, b = buf.args
+    views = buf.input_views()
+    if len(views) != 2 or views[0] is not a or views[1] is not b:
+        return None
+    dtype = buf.layout.dtype
+    if dtype not in (_dt.float32, _dt.float64) or a.buffer.dtype is not dtype or b.buffer.dtype is not dtype:
+        return None
+    symbolic = False
+    for lay in (a.layout, b.layout, buf.layout):
+        for x in lay.size + lay.stride + (lay.offset,):
+            if type(x) is not int:
+                if not isinstance(x, SymSize):
+                    return None
+                symbolic = True          # dynamic shapes: sizes are C expressions of the entry's size symbols
+    if symbolic and blas_int_bits() != 64:
+        return None
+    operand = _operand_symbolic if symbolic else _operand
+    if not buf.layout.is_contiguous():
+        return None
+    asz, ast, bsz, bst = a.layout.size, a.layout.stride, b.layout.size, b.layout.stride
+    if len(asz) == len(bsz) == 3 and op != "aten.mm.default":          # bmm, or a batched matmul
+        if asz[0] != bsz[0]:
+            return None
+        batch, bs = asz[0], (ast[0], bst[0])
+        (m, k), (k2, n) = asz[1:], bsz[1:]
+        sa = ast[1:]
+    elif len(bsz) == 2 and len(asz) >= 2 and op != "aten.bmm.default" and (len(asz) == 2 or op != "aten.mm.default"):
+        # mm, or matmul of (..., m, k) by (k, n): the leading dimensions of a merge into its rows when they
+        # are laid out one after the other (a Linear on a 3-d activation is one gemm, as eager's matmul)
+        for i in range(len(asz) - 2):
+            if asz[i] != 1 and ast[i] != asz[i + 1] * ast[i + 1]:
+                return None
+        batch, bs = 1, (0, 0)
+        m, k = 1, asz[-1]
+        for x in asz[:-1]:
+            m *= x
+        k2, n = bsz
+        sa = (ast[-2], ast[-1])
+    else:
+        return None
+    if k != k2 or any(type(x) is int and x <= 0 for x in (batch, m, n, k)):
+        return None
+    oa = operand((m, k), sa)
+    ob = operand((k, n), bst[-2:])
+    if oa is None or ob is None:
+        return None
+    if len(asz) > 2 and batch == 1 and oa[0] != NO_TRANS:
+        return None                      # merged rows need a's rows in order (no transposed a)
+    if not symbolic and blas_int_bits() == 32 and max(m, n, k, oa[1], ob[1]) >= 2 ** 31:
+        return None                      # beyond a 32-bit BLAS's sizes
+    return GemmPlan(buf, a, b, batch, m, n, k, (oa, ob), bs)
+
+
+def gemm_preamble(bits):
+    """C declarations of the cblas function pointers and `ember_set_blas`, which the loader calls."""
+    it = "int64_t" if bits == 64 else "int32_t"
+    sig = "(int, int, int, {it}, {it}, {it}, {t}, const {t}*, {it}, const {t}*, {it}, {t}, {t}*, {it})"
+    return (f"/* numpy's OpenBLAS, {bits}-bit sizes: set by the loader (codegen/blas_calls.py) */\n"
+            f"typedef void (*ember_sgemm_fn){sig.format(it=it, t='float')};\n"
+            f"typedef void (*ember_dgemm_fn){sig.format(it=it, t='double')};\n"
+            "static ember_sgemm_fn ember_sgemm;\nstatic ember_dgemm_fn ember_dgemm;\n"
+            f"int ember_set_blas(void* s, void* d, int bits)\n{{\n"
+            f"    if (bits != {bits}) return 1;\n"
+            "    ember_sgemm = (ember_sgemm_fn)s;\n    ember_dgemm = (ember_dgemm_fn)d;\n    return 0;\n}\n")
+
+
+def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset):
+    """The C statement(s) of one planned matmul; ptr_* are C expressions of the three buffers' first elements
+    and base_offset(view) the element offset of an operand view from its buffer's first element."""
+    t = "float" if plan.buf.layout.dtype is _dt.float32 else "double"
+    fn = "ember_sgemm" if t == "float" else "ember_dgemm"
+    (ta, lda), (tb, ldb) = plan.ops
+    a = f"(const {t}*){ptr_a} + {base_offset(plan.a)}"
+    b = f"(const {t}*){ptr_b} + {base_offset(plan.b)}"
+    c = f"({t}*){ptr_c}"
+    head = f"    /* {plan.buf.name} = {plan.buf.op} */\n"
+    args = f"{ROW_MAJOR}, {ta}, {tb}, {plan.m}, {plan.n}, {plan.k}, 1.0"
+    if plan.batch == 1:
+        call = f"{fn}({args}, {a}, {lda}, {b}, {ldb}, 0.0, {c}, {plan.n});"
+    else:
+        sa, sb = plan.batch_strides
+        call = (f"for (int64_t bi = 0; bi < {plan.batch}; bi++)\n"
+                f"            {fn}({args}, {a} + bi * {sa}, {lda}, {b} + bi * {sb}, {ldb}, 0.0, "
+                f"{c} + bi * {plan.m * plan.n}, {plan.n});")
+    if not plan.symbolic:
+        return head + "    " + call.replace("\n        ", "\n    ")
+    # run-time sizes: an empty product is no call, a zero inner size a zero result (what eager gives)
+    total = plan.batch * plan.m * plan.n
+    return (head + f"    if ({total} > 0) {{\n"
+            f"        if ({plan.k} > 0) {call}\n"
+            f"        else memset({c}, 0, (size_t)({total}) * sizeof({t}));\n    }}")
+
+
+def bind(lib, bits):
+    """Give a loaded library the addresses of numpy's cblas gemms (RuntimeError when they are not the ones its C
+    was written for)."""
+    import ctypes
+    from ember.kernels.cpu.runtime import blas
+    found = blas.cblas_gemm()
+    if found is None or found[2] != bits:
+        raise RuntimeError(f"ember._inductor: the generated C calls a {bits}-bit cblas_sgemm, but numpy's BLAS "
+                           f"here is {'not OpenBLAS' if found is None else f'{found[2]}-bit'}")
+    fn = lib["ember_set_blas"]
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    fn.restype = ctypes.c_int
+    if fn(found[0], found[1], bits):
+        raise RuntimeError("ember._inductor: ember_set_blas refused the BLAS integer width")

@@ -1,0 +1,253 @@
+"""cpu kernels of a whole recurrent layer (torch's `mkldnn_rnn_layer` and its backward, aten/src/ATen/native/mkldnn/
+RNN.cpp, run here on numpy): every time step of one direction of one LSTM or GRU layer in one op, so a sequence
+costs one autograd node instead of a few per step.
+
+Why the loops look like this: the input projection of all steps is one gemm before the loop, and in the backward
+the weight and input gradients are one gemm each after it; inside the loop only the hidden gemm and a handful
+of whole-step ufuncs remain. The backward needs only `dh` (and `dc`) from the step after: every gate gradient is
+`dh` or `dc` times a factor that depends on the forward values alone, so the factors of all steps are computed
+with a few ufuncs over the whole sequence before the loop. Gates are kept as (L, N, gate, H): a step's gates are
+one contiguous (N, gate*H) block, the layout the gemms read and write; in the LSTM's backward the three gates
+driven by dc (i, f, g) are adjacent in torch's order. A step's pointwise part is one call of csrc/rnn.c (numpy's
+float32 exp and tanh are scalar loops that dominated small layers), with the numpy steps kept for no C.
+
+Modes are torch's mkldnn numbers (ideep::rnn_kind): 2 LSTM, 3 GRU. The workspace holds, per step in processing
+order, the activated gates and (LSTM) the cell state and its tanh: (L, N, 6, H) [i, f, g, o, c, tanh c] for LSTM, (L, N, 4, H)
+[r, z, n, hn + b_hn] for GRU. Half precision computes in float32.
+"""
+import numpy as np
+
+from ..meta import rnn as M
+from .rnn import _sigmoid_
+from .runtime import clib
+from .runtime.arrays import acc, wrap
+
+_C_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+
+
+
+def _seq(a, reverse, batch_first):
+    """(L, N, *) in processing order from the user's layout (a view)."""
+    if batch_first:
+        a = a.swapaxes(0, 1)
+    return a[::-1] if reverse else a
+
+
+def _unseq(a, reverse, batch_first):
+    if reverse:
+        a = a[::-1]
+    return a.swapaxes(0, 1) if batch_first else a
+
+
+def _lstm_step_np(z, gh, c, hn):
+    """lstm_step of csrc/rnn.c in numpy (no C compiler): z (n, 6, h) in place, h into hn; returns c."""
+    za = z[:, :4]
+    za += gh
+    g = np.tanh(za[:, 2])
+    with np.errstate(over="ignore"):
+        _sigmoid_(za)
+    za[:, 2] = g
+    cn = z[:, 4]
+    np.multiply(z[:, 1], c, out=cn)                         # c = f * c + i * g
+    cn += z[:, 0] * g
+    np.tanh(cn, out=z[:, 5])                                # h = o * tanh(c)
+    np.multiply(z[:, 3], z[:, 5], out=hn)
+    return cn
+
+
+def _gru_step_np(gi, gh, b_hn, hp, z, ho):
+    """gru_step of csrc/rnn.c in numpy: z (n, 4, h) = [r, z, n, gh_n + b_hn], h into ho."""
+    rz = z[:, :2]
+    np.add(gi[:, :2], gh[:, :2], out=rz)
+    with np.errstate(over="ignore"):
+        _sigmoid_(rz)
+    hn = z[:, 3]
+    if b_hn is not None:
+        np.add(gh[:, 2], b_hn, out=hn)
+    else:
+        hn[...] = gh[:, 2]
+    ng = z[:, 2]
+    np.multiply(z[:, 0], hn, out=ng)                        # n = tanh(i_n + r * (h_n + b_hn))
+    ng += gi[:, 2]
+    np.tanh(ng, out=ng)
+    np.subtract(hp, ng, out=ho)                             # h = n + z * (h - n)
+    ho *= z[:, 1]
+    ho += ng
+
+
+def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size,
+                     num_layers, has_biases, bidirectional, batch_first, train):
+    M.check_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, batch_sizes, mode, hidden_size, has_biases,
+                      batch_first)
+    h = hidden_size
+    x = _seq(acc(input), reverse, batch_first)
+    L, n, i = x.shape
+    lstm = mode == M.LSTM
+    g = 4 if lstm else 3
+    w_ih = acc(weight0)
+    w_hh_t = acc(weight1).T
+    gates = np.matmul(x.reshape(L * n, i), w_ih.T).reshape(L, n, g, h)
+    b_hh = acc(weight3).reshape(g, h) if has_biases else None
+    if has_biases:
+        gates += acc(weight2).reshape(g, h)
+        if lstm:
+            gates += b_hh
+        else:
+            gates[:, :, :2] += b_hh[:2]            # r and z take both biases; n's hidden bias goes inside r * (.)
+    out = np.empty((L, n, h), gates.dtype)
+    hp = acc(hx_)
+    sfx = _C_SUFFIX.get(gates.dtype)
+    lstm_c = clib.kernel("rnn", f"lstm_step_{sfx}", "ppplpll") if sfx and lstm else None
+    gru_c = clib.kernel("rnn", f"gru_step_{sfx}", "ppppppll") if sfx and not lstm else None
+    if lstm:
+        ws = np.empty((L, n, 6, h), gates.dtype)
+        ws[:, :, :4] = gates
+        c = np.ascontiguousarray(acc(cx_), gates.dtype)
+        hp = np.ascontiguousarray(hp, gates.dtype)
+        for t in range(L):
+            z = ws[t]
+            gh = np.matmul(hp, w_hh_t)
+            hn = out[t]
+            if lstm_c is not None:
+                lstm_c(z.ctypes.data, gh.ctypes.data, c.ctypes.data, c.strides[0] // c.itemsize, hn.ctypes.data,
+                       n, h)
+                cn = z[:, 4]
+            else:
+                cn = _lstm_step_np(z, gh.reshape(n, 4, h), c, hn)
+            hp, c = hn, cn
+        cy = wrap(c, input.dtype)
+    else:
+        ws = np.empty((L, n, 4, h), gates.dtype)
+        b_hn = np.ascontiguousarray(b_hh[2]) if has_biases else None
+        hp = np.ascontiguousarray(hp, gates.dtype)
+        for t in range(L):
+            gh = np.matmul(hp, w_hh_t)
+            ho = out[t]
+            if gru_c is not None:
+                gru_c(gates[t].ctypes.data, gh.ctypes.data, None if b_hn is None else b_hn.ctypes.data,
+                      hp.ctypes.data, ws[t].ctypes.data, ho.ctypes.data, n, h)
+            else:
+                _gru_step_np(gates[t], gh.reshape(n, 3, h), b_hn, hp, ws[t], ho)
+            hp = ho
+        cy = wrap(np.empty((0,), out.dtype), input.dtype)
+    dt = input.dtype
+    return wrap(_unseq(out, reverse, batch_first), dt), wrap(hp, dt), cy, wrap(ws, dt, fresh=True)
+
+
+def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output,
+                              grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases, train,
+                              bidirectional, batch_sizes, batch_first, workspace):
+    """(grad input, grad w_ih, grad w_hh, grad b_ih, grad b_hh, grad hx, grad cx)."""
+    h = hidden_size
+    x = _seq(acc(input), reverse, batch_first)
+    L, n, i = x.shape
+    lstm = mode == M.LSTM
+    g = 4 if lstm else 3
+    ws = acc(workspace)
+    out = _seq(acc(output), reverse, batch_first)
+    hx = acc(hx_)
+    dtype = ws.dtype
+    h_prev = np.empty((L, n, h), dtype)                     # the hidden state each step read
+    h_prev[0] = hx
+    h_prev[1:] = out[:-1]
+    go = _seq(acc(grad_output), reverse, batch_first) if grad_output is not None else None
+    dh = np.array(acc(grad_hy), dtype, order="C") if grad_hy is not None else np.zeros((n, h), dtype)
+    w_hh = acc(weight2)
+    d = np.empty((L, n, g + (0 if lstm else 1), h), dtype)
+    sfx = _C_SUFFIX.get(dtype)
+    step = clib.kernel("rnn", f"{'lstm' if lstm else 'gru'}_back_step_{sfx}", "pplppppll" if lstm else "ppppppll") \
+        if sfx else None
+    if step is not None:
+        ws = np.ascontiguousarray(ws)
+        if go is not None:
+            go = np.ascontiguousarray(go, dtype)
+    if step is not None and lstm:
+        dc = np.array(acc(grad_cy), dtype, order="C") if grad_cy is not None else np.zeros((n, h), dtype)
+        cx = np.ascontiguousarray(acc(cx_tmp), dtype)
+        for t in range(L - 1, -1, -1):
+            cp, stride = (cx, h) if t == 0 else (ws[t - 1, :, 4], 6 * h)
+            step(ws[t].ctypes.data, cp.ctypes.data, stride, None if go is None else go[t].ctypes.data, dh.ctypes.data,
+                 dc.ctypes.data, d[t].ctypes.data, n, h)
+            dh = np.matmul(d[t].reshape(n, 4 * h), w_hh)
+        d_in = d_hid = d.reshape(L * n, 4 * h)
+        grad_cx = dc
+    elif step is not None:
+        direct = np.empty((n, h), dtype)
+        for t in range(L - 1, -1, -1):
+            step(ws[t].ctypes.data, h_prev[t].ctypes.data, None if go is None else go[t].ctypes.data, dh.ctypes.data,
+                 d[t].ctypes.data, direct.ctypes.data, n, h)
+            dh = np.matmul(d[t, :, :3].reshape(n, 3 * h), w_hh)
+            dh += direct
+        d_hid = d[:, :, :3].reshape(L * n, 3 * h)
+        d_in = d[:, :, [0, 1, 3]].reshape(L * n, 3 * h)
+        grad_cx = None
+    elif lstm:
+        ig, fg, gg, og, c, tc = (ws[:, :, k] for k in range(6))
+        c_prev = np.empty((L, n, h), dtype)
+        c_prev[0] = acc(cx_tmp)
+        c_prev[1:] = c[:-1]
+        p = np.empty((L, n, 4, h), dtype)
+        np.subtract(1, ig, out=p[:, :, 0])                  # di = dc * g i (1 - i)
+        p[:, :, 0] *= ig
+        p[:, :, 0] *= gg
+        np.subtract(1, fg, out=p[:, :, 1])                  # df = dc * c_prev f (1 - f)
+        p[:, :, 1] *= fg
+        p[:, :, 1] *= c_prev
+        np.multiply(gg, gg, out=p[:, :, 2])                 # dg = dc * i (1 - g^2)
+        np.subtract(1, p[:, :, 2], out=p[:, :, 2])
+        p[:, :, 2] *= ig
+        np.subtract(1, og, out=p[:, :, 3])                  # do = dh * tanh(c) o (1 - o)
+        p[:, :, 3] *= og
+        p[:, :, 3] *= tc
+        b = np.multiply(tc, tc)                             # dc += dh * o (1 - tanh(c)^2)
+        np.subtract(1, b, out=b)
+        b *= og
+        dc = acc(grad_cy).astype(dtype, copy=True) if grad_cy is not None else np.zeros((n, h), dtype)
+        for t in range(L - 1, -1, -1):
+            if go is not None:
+                dh += go[t]
+            dc += dh * b[t]
+            dt_ = d[t]
+            np.multiply(dc[:, None], p[t, :, :3], out=dt_[:, :3])
+            np.multiply(dh, p[t, :, 3], out=dt_[:, 3])
+            dc *= fg[t]
+            dh = np.matmul(dt_.reshape(n, 4 * h), w_hh)
+        d_in = d_hid = d.reshape(L * n, 4 * h)
+        grad_cx = dc
+    else:
+        r, z, ng, hn = (ws[:, :, k] for k in range(4))
+        p = d                                               # factors, then (in place) the gates' grads
+        pn = np.subtract(1, z)                              # dn = dh * (1 - z)(1 - n^2)
+        pn *= 1 - ng * ng
+        np.subtract(1, r, out=p[:, :, 0])                   # dr = dn * hn r (1 - r)
+        p[:, :, 0] *= r
+        p[:, :, 0] *= hn
+        p[:, :, 0] *= pn
+        np.subtract(h_prev, ng, out=p[:, :, 1])             # dz = dh * (h - n) z (1 - z)
+        p[:, :, 1] *= z
+        p[:, :, 1] *= 1 - z
+        np.multiply(pn, r, out=p[:, :, 2])                  # the hidden n gate: dn * r
+        p[:, :, 3] = pn
+        for t in range(L - 1, -1, -1):
+            if go is not None:
+                dh += go[t]
+            dt_ = d[t]
+            dt_ *= dh[:, None]
+            nh = np.matmul(dt_[:, :3].reshape(n, 3 * h), w_hh)
+            nh += dh * z[t]
+            dh = nh
+        d_hid = d[:, :, :3].reshape(L * n, 3 * h)
+        d_in = d[:, :, [0, 1, 3]].reshape(L * n, 3 * h)
+        grad_cx = None
+    x2 = x.reshape(L * n, i)
+    grad_x = np.matmul(d_in, acc(weight1)).reshape(L, n, i)
+    grad_w_ih = np.matmul(d_in.T, x2)
+    grad_w_hh = np.matmul(d_hid.T, h_prev.reshape(L * n, h))
+    if has_biases:
+        grad_b_ih, grad_b_hh = d_in.sum(0), d_hid.sum(0)
+    else:
+        grad_b_ih, grad_b_hh = np.zeros(tuple(weight3._size), dtype), np.zeros(tuple(weight4._size), dtype)
+    dt = input.dtype
+    return (wrap(_unseq(grad_x, reverse, batch_first), dt), wrap(grad_w_ih, dt), wrap(grad_w_hh, dt),
+            wrap(grad_b_ih, dt), wrap(grad_b_hh, dt), wrap(dh, dt),
+            wrap(grad_cx, dt) if grad_cx is not None else wrap(np.zeros(tuple(cx_tmp._size), dtype), dt))

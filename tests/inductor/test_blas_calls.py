@@ -1,0 +1,155 @@
+"""The generated C entry calls numpy's cblas gemm for mm/bmm externs (ember/_inductor/codegen/blas_calls.py):
+a graph of matmuls and kernels is one ctypes call, with eager's results, transposed views read in place."""
+import numpy as np
+import pytest
+
+import ember
+from ember._inductor.codegen import blas_calls, wrapper
+from ember.kernels.cpu.runtime import blas
+
+from ._compiled import Compiled, fresh_caches
+
+pytestmark = pytest.mark.skipif(blas.cblas_gemm() is None, reason="numpy's BLAS is not an OpenBLAS")
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    yield from fresh_caches()
+
+
+def _t(*shape, dtype=np.float32, seed=0):
+    return ember.tensor(np.random.default_rng(seed).standard_normal(shape).astype(dtype))
+
+
+def _python_calls(module):
+    """Extern ops the wrapper still calls from Python."""
+    return [ln for ln in module.py_source.splitlines() if "_op_" in ln and "# aten." in ln]
+
+
+def test_mlp_forward_is_one_entry_with_eager_values():
+    x, w1, w2 = _t(8, 16), _t(32, 16, seed=1), _t(4, 32, seed=2)
+
+    def f(x, w1, w2):
+        return (ember.relu(x @ w1.t()) @ w2.t()).sin()
+
+    c = Compiled(f)
+    with ember.no_grad():
+        got = c(x, w1, w2)
+    m = c.modules[0]
+    assert m.c_source.count("ember_sgemm(") == 2
+    assert _python_calls(m) == []
+    assert len(m.entry_names) == 1                        # kernels and matmuls: one ctypes call
+    np.testing.assert_allclose(got.numpy(), f(x, w1, w2).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_transposed_operands_and_gradients_equal_eager(dtype):
+    x = _t(6, 5, dtype=dtype).requires_grad_()
+    w = _t(7, 5, dtype=dtype, seed=1).requires_grad_()
+
+    def f(x, w):
+        return (ember.tanh(x @ w.t()) * 2.0).sum()
+
+    c = Compiled(f)
+    out = c(x, w)
+    out.backward()
+    gx, gw = x.grad.clone(), w.grad.clone()
+    x.grad = w.grad = None
+    ref = f(x, w)
+    ref.backward()
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out.item(), ref.item(), rtol=tol)
+    np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(gw.numpy(), w.grad.numpy(), rtol=tol, atol=tol)
+    src = "".join(m.c_source for m in c.modules)
+    assert src.count("ember_sgemm(" if dtype == np.float32 else "ember_dgemm(") >= 3   # forward, two grads
+    # the backward's transposed operands are read in place (a transpose flag), not copied
+    assert f"{blas_calls.TRANS}," in src
+
+
+def test_bmm_with_batch_strides_equals_eager():
+    a = _t(3, 4, 5)
+    b = _t(3, 6, 5, seed=1)
+
+    def f(a, b):
+        return ember.bmm(a * 2.0, b.transpose(1, 2)) + 1.0
+
+    c = Compiled(f)
+    with ember.no_grad():
+        got = c(a, b)
+    assert "for (int64_t bi = 0; bi < 3; bi++)" in c.source()
+    np.testing.assert_allclose(got.numpy(), f(a, b).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_nan_and_inf_propagate_as_in_eager():
+    x = _t(4, 3)
+    x[1, 2] = float("nan")
+    x[2, 0] = float("inf")
+    w = _t(5, 3, seed=1)
+
+    def f(x, w):
+        return (x @ w.t()).exp()
+
+    c = Compiled(f)
+    with ember.no_grad():
+        got = c(x, w).numpy()
+    ref = f(x, w).numpy()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got, ref, rtol=1e-5)
+
+
+def test_python_path_when_turned_off_or_unreadable(monkeypatch):
+    x, w = _t(4, 3), _t(5, 3, seed=1)
+
+    def f(x, w):
+        return (x @ w.t()).relu()
+
+    monkeypatch.setattr(wrapper, "EXTERN_GEMM_IN_C", False)
+    c = Compiled(f)
+    with ember.no_grad():
+        got = c(x, w)
+    m = c.modules[0]
+    assert "ember_sgemm(" not in m.c_source and m.blas_bits is None
+    assert len(_python_calls(m)) == 1
+    np.testing.assert_allclose(got.numpy(), f(x, w).numpy(), rtol=1e-6)
+
+
+def test_operand_layouts_blas_cannot_read():
+    assert blas_calls._operand((4, 3), (3, 1)) == (blas_calls.NO_TRANS, 3)
+    assert blas_calls._operand((4, 3), (1, 4)) == (blas_calls.TRANS, 4)
+    assert blas_calls._operand((1, 3), (7, 1)) == (blas_calls.NO_TRANS, 3)
+    assert blas_calls._operand((4, 3), (0, 1)) is None        # an expanded row
+    assert blas_calls._operand((4, 3), (6, 2)) is None        # no unit stride
+
+
+def test_a_library_for_another_blas_width_is_refused():
+    class Lib:
+        def __getitem__(self, name):
+            raise AssertionError("not reached")
+    other = 32 if blas.cblas_gemm()[2] == 64 else 64
+    with pytest.raises(RuntimeError, match="cblas_sgemm"):
+        blas_calls.bind(Lib(), other)
+
+
+def test_dynamic_shapes_call_gemm_with_run_time_sizes():
+    from ember._dynamo.utils import counters
+    from ember._inductor.compile_fx import compile_fx, compile_fx_inner
+    calls = []
+
+    def inner(gm, example_inputs):
+        c = compile_fx_inner(gm, example_inputs)
+        calls.append(c)
+        return c
+    w = _t(6, 5, seed=1)
+
+    def f(x, w):
+        return (x @ w.t()).relu() * 2.0
+
+    cf = ember.compile(f, dynamic=True, backend=lambda gm, ex: compile_fx(gm, ex, inner_compile=inner))
+    with ember.no_grad():
+        for rows in (3, 7, 4):
+            x = _t(2, rows, 5, seed=rows)
+            np.testing.assert_allclose(cf(x, w).numpy(), f(x, w).numpy(), rtol=1e-5, atol=1e-6)
+    modules = [c._ember_module for c in calls]
+    assert counters["inductor"]["dynamic_graphs"] == 1 and len(modules) == 1
+    assert "ember_sgemm(" in modules[0].c_source and _python_calls(modules[0]) == []

@@ -1,0 +1,205 @@
+"""The rnn family's whole-layer op, mkldnn_rnn_layer (LSTM mode 2, GRU mode 3) and its backward: against torch
+(its mkldnn kernel for the LSTM forward, nn.LSTM / nn.GRU in float64 for values and grads), gradcheck, double
+backward (the differentiable step-by-step backward), meta shapes, and nn.LSTM / nn.GRU taking it."""
+import itertools
+
+import numpy as np
+import pytest
+
+import ember
+from ember.autograd import gradcheck, gradgradcheck
+
+aten = ember.ops.aten
+
+
+def _kw(mode, h, reverse=False, batch_first=False, bias=True):
+    return dict(reverse=reverse, batch_sizes=[], mode=mode, hidden_size=h, num_layers=1, has_biases=bias,
+                bidirectional=False, batch_first=batch_first, train=True)
+
+
+def _arrays(rng, mode, L, n, i, h, batch_first, bias):
+    g = 4 if mode == 2 else 3
+    x = rng.standard_normal((n, L, i) if batch_first else (L, n, i))
+    ws = [rng.standard_normal(s) * 0.5 for s in [(g * h, i), (g * h, h), (g * h,), (g * h,)]]
+    if not bias:
+        ws[2][:] = 0
+        ws[3][:] = 0
+    return [x] + ws + [rng.standard_normal((n, h)), rng.standard_normal((n, h))]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("mode,reverse,batch_first,bias", list(itertools.product([2, 3], [False, True],
+                                                                                  [False, True], [True, False])))
+def test_layer_matches_torch_modules(mode, reverse, batch_first, bias):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    L, n, i, h = 5, 3, 4, 6
+    arrays = _arrays(rng, mode, L, n, i, h, batch_first, bias)
+    seeds = [rng.standard_normal((n, L, h) if batch_first else (L, n, h)), rng.standard_normal((n, h)),
+             rng.standard_normal((n, h))]
+    ts = [ember.tensor(a, requires_grad=True) for a in arrays]
+    out, hy, cy, _ = ember.mkldnn_rnn_layer(*ts, **_kw(mode, h, reverse, batch_first, bias))
+    loss = (out * ember.tensor(seeds[0])).sum() + (hy * ember.tensor(seeds[1])).sum()
+    if mode == 2:
+        loss = loss + (cy * ember.tensor(seeds[2])).sum()
+    else:
+        assert tuple(cy.shape) == (0,)
+    loss.backward()
+
+    m = (torch.nn.LSTM if mode == 2 else torch.nn.GRU)(i, h, bias=bias, batch_first=batch_first).double()
+    with torch.no_grad():
+        m.weight_ih_l0.copy_(torch.tensor(arrays[1]))
+        m.weight_hh_l0.copy_(torch.tensor(arrays[2]))
+        if bias:
+            m.bias_ih_l0.copy_(torch.tensor(arrays[3]))
+            m.bias_hh_l0.copy_(torch.tensor(arrays[4]))
+    x = torch.tensor(arrays[0], requires_grad=True)
+    h0 = torch.tensor(arrays[5][None], requires_grad=True)
+    c0 = torch.tensor(arrays[6][None], requires_grad=True)
+    t_dim = 1 if batch_first else 0
+    xin = x.flip(t_dim) if reverse else x
+    o, state = m(xin, (h0, c0)) if mode == 2 else m(xin, h0)
+    o = o.flip(t_dim) if reverse else o
+    hn = state[0] if mode == 2 else state
+    t_loss = (o * torch.tensor(seeds[0])).sum() + (hn[0] * torch.tensor(seeds[1])).sum()
+    if mode == 2:
+        t_loss = t_loss + (state[1][0] * torch.tensor(seeds[2])).sum()
+        np.testing.assert_allclose(cy.detach().numpy(), state[1][0].detach().numpy(), rtol=1e-10, atol=1e-10)
+    t_loss.backward()
+    np.testing.assert_allclose(out.detach().numpy(), o.detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(hy.detach().numpy(), hn[0].detach().numpy(), rtol=1e-10, atol=1e-10)
+    expected = [x.grad, m.weight_ih_l0.grad, m.weight_hh_l0.grad, h0.grad[0]]
+    got = [ts[0].grad, ts[1].grad, ts[2].grad, ts[5].grad]
+    if bias:
+        expected += [m.bias_ih_l0.grad, m.bias_hh_l0.grad]
+        got += [ts[3].grad, ts[4].grad]
+    if mode == 2:
+        expected.append(c0.grad[0])
+        got.append(ts[6].grad)
+    for e, t in zip(got, expected):
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parity
+def test_lstm_layer_forward_matches_torch_mkldnn_kernel():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    arrays = [a.astype(np.float32) for a in _arrays(rng, 2, 4, 2, 3, 5, False, True)]
+    kw = _kw(2, 5)
+    try:
+        want = torch.mkldnn_rnn_layer(*[torch.tensor(a) for a in arrays], **kw)
+    except RuntimeError as e:          # a torch build without oneDNN
+        pytest.skip(str(e))
+    got = ember.mkldnn_rnn_layer(*[ember.tensor(a) for a in arrays], **kw)
+    for e, t in zip(got[:3], want[:3]):
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", [2, 3])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_layer_gradcheck_and_double_backward(mode, reverse):
+    rng = np.random.default_rng(2)
+    arrays = _arrays(rng, mode, 3, 2, 3, 2, reverse, True)
+    ts = [ember.tensor(a, requires_grad=True) for a in arrays]
+    k = _kw(mode, 2, reverse, reverse)
+    outs = 3 if mode == 2 else 2
+
+    def fn(*args):
+        return ember.mkldnn_rnn_layer(*args, **k)[:outs]
+    assert gradcheck(fn, ts)
+    assert gradgradcheck(fn, ts)
+
+
+def test_layer_meta_shapes_and_errors():
+    def meta(*s):
+        return ember.empty(*s, device="meta")
+    out, hy, cy, ws = ember.mkldnn_rnn_layer(meta(7, 2, 3), meta(20, 3), meta(20, 5), meta(20), meta(20), meta(2, 5),
+                                             meta(2, 5), **_kw(2, 5, batch_first=False))
+    assert [tuple(t.shape) for t in (out, hy, cy, ws)] == [(7, 2, 5), (2, 5), (2, 5), (7, 2, 6, 5)]
+    out, hy, cy, ws = ember.mkldnn_rnn_layer(meta(2, 7, 3), meta(15, 3), meta(15, 5), meta(15), meta(15), meta(2, 5),
+                                             meta(0), **_kw(3, 5, batch_first=True))
+    assert [tuple(t.shape) for t in (out, hy, cy, ws)] == [(2, 7, 5), (2, 5), (0,), (7, 2, 4, 5)]
+    with pytest.raises(RuntimeError, match="weight1"):
+        ember.mkldnn_rnn_layer(meta(7, 2, 3), meta(20, 3), meta(20, 4), meta(20), meta(20), meta(2, 5), meta(2, 5),
+                               **_kw(2, 5))
+    with pytest.raises(NotImplementedError, match="mode"):
+        ember.mkldnn_rnn_layer(meta(7, 2, 3), meta(5, 3), meta(5, 5), meta(5), meta(5), meta(2, 5), meta(2, 5),
+                               **_kw(1, 5))
+    with pytest.raises(NotImplementedError, match="batch_sizes"):
+        ember.mkldnn_rnn_layer(meta(7, 2, 3), meta(20, 3), meta(20, 5), meta(20), meta(20), meta(2, 5), meta(2, 5),
+                               **dict(_kw(2, 5), batch_sizes=[2, 2]))
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+def test_modules_run_one_layer_node_per_direction(cls):
+    m = getattr(ember.nn, cls)(3, 4, num_layers=2, bidirectional=True, batch_first=True)
+    out, _ = m(ember.randn(2, 5, 3))
+    nodes, seen, stack = [], set(), [out.grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        nodes.append(type(n).__name__)
+        stack.extend(e[0] for e in n.next_functions)
+    assert nodes.count("MkldnnRnnLayerBackward0") == 4
+    assert "ThnnFusedLstmCellBackward0" not in nodes and "ThnnFusedGruCellBackward0" not in nodes
+
+
+@pytest.mark.parametrize("mode", [2, 3])
+def test_layer_forward_ad_matches_finite_differences(mode):
+    rng = np.random.default_rng(3)
+    arrays = _arrays(rng, mode, 3, 2, 3, 4, False, True)
+    args = tuple(ember.tensor(a) for a in arrays)
+    tangents = tuple(ember.tensor(rng.standard_normal(a.shape)) for a in arrays)
+    k = _kw(mode, 4, reverse=True)
+
+    def fn(*a):
+        return ember.mkldnn_rnn_layer(*a, **k)[:2]
+    _, jv = ember.func.jvp(fn, args, tangents)
+    eps = 1e-6
+    plus = fn(*[a + eps * t for a, t in zip(args, tangents)])
+    minus = fn(*[a - eps * t for a, t in zip(args, tangents)])
+    for j, p, m in zip(jv, plus, minus):
+        np.testing.assert_allclose(j.numpy(), (p.numpy() - m.numpy()) / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("cell,chunks", [("lstm_cell", 4), ("gru_cell", 3)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_cells_run_as_one_step_layer(cell, chunks, bias):
+    rng = np.random.default_rng(4)
+    x = ember.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    h = ember.tensor(rng.standard_normal((2, 4)), requires_grad=True)
+    w = [ember.tensor(rng.standard_normal((chunks * 4, k)), requires_grad=True) for k in (3, 4)]
+    b = [ember.tensor(rng.standard_normal(chunks * 4), requires_grad=True) for _ in range(2)] if bias else [None] * 2
+    hx = [h, ember.tensor(rng.standard_normal((2, 4)), requires_grad=True)] if cell == "lstm_cell" else h
+    out = getattr(ember, cell)(x, hx, *w, *b)
+    y = out[0] if cell == "lstm_cell" else out
+    assert type(y.grad_fn).__name__ == "MkldnnRnnLayerBackward0"
+    inputs = [x, h] + w + ([hx[1]] if cell == "lstm_cell" else []) + (b if bias else [])
+
+    def fn(*a):
+        xx, hh, wi, wh = a[:4]
+        rest = list(a[4:])
+        state = [hh, rest.pop(0)] if cell == "lstm_cell" else hh
+        return getattr(ember, cell)(xx, state, wi, wh, *(rest if bias else [None, None]))
+    assert gradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("mode", [2, 3])
+def test_layer_backward_takes_strided_grads(mode):
+    """Grads of hy / cy / output arriving as transposed views give the grads of contiguous ones."""
+    rng = np.random.default_rng(5)
+    arrays = _arrays(rng, mode, 4, 3, 2, 5, True, True)
+    seeds = [rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 5)), rng.standard_normal((3, 5))]
+    k = _kw(mode, 5, reverse=True, batch_first=True)
+    grads = []
+    for strided in (False, True):
+        ts = [ember.tensor(a, requires_grad=True) for a in arrays]
+        outs = ember.mkldnn_rnn_layer(*ts, **k)[:3 if mode == 2 else 2]
+        gs = [ember.tensor(np.ascontiguousarray(s.swapaxes(0, 1))).transpose(0, 1) if strided else ember.tensor(s)
+              for s in seeds[:len(outs)]]
+        ember.autograd.backward(outs, gs)
+        grads.append([t.grad.numpy() for t in ts[:6]])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
