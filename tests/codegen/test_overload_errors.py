@@ -51,3 +51,21 @@ def test_one_plausible_overload_names_its_argument():
 def test_several_plausible_overloads_list_the_signatures():
     with pytest.raises(TypeError, match=r"^max\(\) received an invalid combination of arguments"):
         ember.max(ember.ones(2), "a")      # max(input, dim) and max(input, other) both take two
+
+
+LISTINGS = ["L.baddbmm(B, B, B, 'a')", "L.clamp(X, 'a', 'b')", "L.var(X, 0, 'a')", "X.view('a')", "L.max(X, 'a')",
+            "L.std(X, [0], 'a')", "L.mm(X, X, 'a')", "L.addmm(X, X, X, 'a')"]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", LISTINGS)
+def test_signature_listing_like_torch(call):
+    """The signatures an invalid combination lists, in torch's type names (Number, tuple of ints, ember.dtype, no
+    `?`; a list's `[]` default printed as None; a multi-output out= as tuple of Tensors). Order not compared."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (torch, ember):
+        with pytest.raises(TypeError) as e:
+            eval(call, {"L": lib, "X": lib.ones(2, 2), "B": lib.ones(1, 2, 2)})
+        got.append(sorted(ln for ln in str(e.value).replace("torch.", "ember.").splitlines() if ln.startswith(" * ")))
+    assert got[0] == got[1]

@@ -103,10 +103,11 @@ class Overload:
             if x.name == "self":
                 ps.append(f"{_human_type(x.type)} input")
                 continue
-            ps.append(f"{_human_type(x.type)} {x.name}" + (f" = {x.default}" if x.default is not None else ""))
-        kw = [f"{_human_type(x.type)} {x.name}" + (f" = {x.default}" if x.default is not None else "") for x in self.kwonly]
+            ps.append(f"{_human_type(x.type)} {x.name}" + _human_default(x))
+        kw = [f"{_human_type(x.type)} {x.name}" + _human_default(x) for x in self.kwonly]
         if self.out_fn:
-            kw.append("Tensor out = None")
+            kw.append(("tuple of Tensors" if len(self.out_names) > 1 or "[]" in str(self.out_fn.func.arguments.out[0].type)
+                       else "Tensor") + " out = None")
         if kw:
             ps.append("*")
             ps.extend(kw)
@@ -463,9 +464,26 @@ def _bad_cond(v, t, default, numbers_ok):
     return None
 
 
+_LIST_NAMES = {"int": "tuple of ints", "SymInt": "tuple of ints", "Tensor": "tuple of Tensors",
+               "float": "tuple of floats", "bool": "tuple of bools"}
+_TYPE_NAMES = {"Scalar": "Number", "SymInt": "int", "ScalarType": "ember.dtype", "Generator": "ember.Generator",
+               "Device": "ember.device", "Layout": "ember.layout", "MemoryFormat": "ember.memory_format"}
+
+
 def _human_type(t):
-    s = str(t)
-    return s.replace("SymInt", "int").replace("Scalar?", "Number?").replace("ScalarType", "dtype")
+    """A parameter type as torch's signature listing prints it (python_arg_parser's type names: no `?`,
+    Number for Scalar, "tuple of ints" for int lists)."""
+    b = _base(t)
+    if isinstance(b, ListType):
+        return _LIST_NAMES.get(str(_base(b.elem)), str(t))
+    return _TYPE_NAMES.get(str(b), str(b))
+
+
+def _human_default(x):
+    """A default as torch's signature listing prints it: the C++ `{}` of a list (`dim=[]`) is None there."""
+    if x.default is None:
+        return ""
+    return " = None" if x.default == "[]" else f" = {x.default}"
 
 
 def _default(arg):

@@ -2428,7 +2428,7 @@ def _conv1d_e1(input, weight, bias=None, stride=(1,), padding='valid', dilation=
 
 _conv1d_errs = ((2, 7, _conv1d_e0), (2, 7, _conv1d_e1),)
 _conv1d_ovs = ((_conv1d_c0, _conv1d_b0), (_conv1d_c1, _conv1d_b1),)
-_conv1d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, int[1] padding = 0, int[1] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[1] stride = 1, str padding = "valid", int[1] dilation = 1, int groups = 1)')
+_conv1d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv1d(*args, **kwargs):
     best = None
@@ -2531,7 +2531,7 @@ def _conv2d_e1(input, weight, bias=None, stride=(1, 1), padding='valid', dilatio
 
 _conv2d_errs = ((2, 7, _conv2d_e0), (2, 7, _conv2d_e1),)
 _conv2d_ovs = ((_conv2d_c0, _conv2d_b0), (_conv2d_c1, _conv2d_b1),)
-_conv2d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, int[2] padding = 0, int[2] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[2] stride = 1, str padding = "valid", int[2] dilation = 1, int groups = 1)')
+_conv2d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv2d(*args, **kwargs):
     best = None
@@ -2634,7 +2634,7 @@ def _conv3d_e1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dila
 
 _conv3d_errs = ((2, 7, _conv3d_e0), (2, 7, _conv3d_e1),)
 _conv3d_ovs = ((_conv3d_c0, _conv3d_b0), (_conv3d_c1, _conv3d_b1),)
-_conv3d_sigs = ('(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, int[3] padding = 0, int[3] dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor? bias = None, int[3] stride = 1, str padding = "valid", int[3] dilation = 1, int groups = 1)')
+_conv3d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv3d(*args, **kwargs):
     best = None
@@ -2799,7 +2799,7 @@ def _fill__e1(input, value):
 
 _fill__errs = ((2, 2, _fill__e0), (2, 2, _fill__e1),)
 _fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
-_fill__sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+_fill__sigs = ('(Tensor input, Number value)', '(Tensor input, Tensor value)')
 
 def fill_(*args, **kwargs):
     best = None
@@ -2877,7 +2877,7 @@ def _fill_e1(input, value):
 
 _fill_errs = ((2, 2, _fill_e0), (2, 2, _fill_e1),)
 _fill_ovs = ((_fill_c0, _fill_b0), (_fill_c1, _fill_b1),)
-_fill_sigs = ('(Tensor input, Scalar value)', '(Tensor input, Tensor value)')
+_fill_sigs = ('(Tensor input, Number value)', '(Tensor input, Tensor value)')
 
 def fill(*args, **kwargs):
     best = None
@@ -3119,7 +3119,7 @@ def _arange_e2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
 
 _arange_errs = ((1, 7, _arange_e0), (2, 7, _arange_e1), (2, 9, _arange_e2),)
 _arange_ovs = ((_arange_c0, _arange_b0), (_arange_c1, _arange_b1), (_arange_c2, _arange_b2),)
-_arange_sigs = ('(Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Scalar start, Scalar end, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(Scalar start, Scalar end, Scalar step = 1, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+_arange_sigs = ('(Number end, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Number start, Number end, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(Number start, Number end, Number step = 1, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def arange(*args, **kwargs):
     best = None
@@ -3228,7 +3228,7 @@ def _eye_e1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=
 
 _eye_errs = ((1, 7, _eye_e0), (2, 8, _eye_e1),)
 _eye_ovs = ((_eye_c0, _eye_b0), (_eye_c1, _eye_b1),)
-_eye_sigs = ('(int n, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, int m, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+_eye_sigs = ('(int n, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, int m, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def eye(*args, **kwargs):
     best = None
@@ -3309,7 +3309,7 @@ def _hann_window_e1(window_length, periodic, *, dtype=None, layout=None, device=
 
 _hann_window_errs = ((1, 6, _hann_window_e0), (2, 7, _hann_window_e1),)
 _hann_window_ovs = ((_hann_window_c0, _hann_window_b0), (_hann_window_c1, _hann_window_b1),)
-_hann_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_hann_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def hann_window(*args, **kwargs):
     best = None
@@ -3460,7 +3460,7 @@ def _hamming_window_e3(window_length, periodic, alpha, beta, *, dtype=None, layo
 
 _hamming_window_errs = ((1, 6, _hamming_window_e0), (2, 7, _hamming_window_e1), (3, 8, _hamming_window_e2), (4, 9, _hamming_window_e3),)
 _hamming_window_ovs = ((_hamming_window_c0, _hamming_window_b0), (_hamming_window_c1, _hamming_window_b1), (_hamming_window_c2, _hamming_window_b2), (_hamming_window_c3, _hamming_window_b3),)
-_hamming_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float alpha, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float alpha, float beta, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_hamming_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float alpha, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float alpha, float beta, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def hamming_window(*args, **kwargs):
     best = None
@@ -3541,7 +3541,7 @@ def _blackman_window_e1(window_length, periodic, *, dtype=None, layout=None, dev
 
 _blackman_window_errs = ((1, 6, _blackman_window_e0), (2, 7, _blackman_window_e1),)
 _blackman_window_ovs = ((_blackman_window_c0, _blackman_window_b0), (_blackman_window_c1, _blackman_window_b1),)
-_blackman_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_blackman_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def blackman_window(*args, **kwargs):
     best = None
@@ -3622,7 +3622,7 @@ def _bartlett_window_e1(window_length, periodic, *, dtype=None, layout=None, dev
 
 _bartlett_window_errs = ((1, 6, _bartlett_window_e0), (2, 7, _bartlett_window_e1),)
 _bartlett_window_ovs = ((_bartlett_window_c0, _bartlett_window_b0), (_bartlett_window_c1, _bartlett_window_b1),)
-_bartlett_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_bartlett_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def bartlett_window(*args, **kwargs):
     best = None
@@ -3736,7 +3736,7 @@ def _kaiser_window_e2(window_length, periodic, beta, *, dtype=None, layout=None,
 
 _kaiser_window_errs = ((1, 6, _kaiser_window_e0), (2, 7, _kaiser_window_e1), (3, 8, _kaiser_window_e2),)
 _kaiser_window_ovs = ((_kaiser_window_c0, _kaiser_window_b0), (_kaiser_window_c1, _kaiser_window_b1), (_kaiser_window_c2, _kaiser_window_b2),)
-_kaiser_window_sigs = ('(int window_length, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)', '(int window_length, bool periodic, float beta, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None)')
+_kaiser_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float beta, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def kaiser_window(*args, **kwargs):
     best = None
@@ -3955,7 +3955,7 @@ def _logspace_e1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
 
 _logspace_errs = ((3, 10, _logspace_e0), (3, 9, _logspace_e1),)
 _logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
-_logspace_sigs = ('(Scalar start, Scalar end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(Tensor start, Tensor end, int steps, float base = 10.0, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+_logspace_sigs = ('(Number start, Number end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Tensor start, Tensor end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def logspace(*args, **kwargs):
     best = None
@@ -4337,7 +4337,7 @@ def _div_e1(input, other, *, rounding_mode, out=None):
 
 _div_errs = ((2, 3, _div_e0), (3, 4, _div_e1),)
 _div_ovs = ((_div_c0, _div_b0), (_div_c1, _div_b1),)
-_div_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)')
+_div_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def div(*args, **kwargs):
     best = None
@@ -4431,7 +4431,7 @@ def _rsub_e1(input, other, alpha=1):
 
 _rsub_errs = ((2, 3, _rsub_e0), (2, 3, _rsub_e1),)
 _rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
-_rsub_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1)', '(Tensor input, Scalar other, Scalar alpha = 1)')
+_rsub_sigs = ('(Tensor input, Tensor other, *, Number alpha = 1)', '(Tensor input, Number other, Number alpha = 1)')
 
 def rsub(*args, **kwargs):
     best = None
@@ -5151,7 +5151,7 @@ def _clamp_e1(input, min=None, max=None, *, out=None):
 
 _clamp_errs = ((1, 4, _clamp_e0), (1, 4, _clamp_e1),)
 _clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
-_clamp_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+_clamp_sigs = ('(Tensor input, Number min = None, Number max = None, *, Tensor out = None)', '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)')
 
 def clamp(*args, **kwargs):
     best = None
@@ -5244,7 +5244,7 @@ def _clamp__e1(input, min=None, max=None):
 
 _clamp__errs = ((1, 3, _clamp__e0), (1, 3, _clamp__e1),)
 _clamp__ovs = ((_clamp__c0, _clamp__b0), (_clamp__c1, _clamp__b1),)
-_clamp__sigs = ('(Tensor input, Number? min = None, Number? max = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
+_clamp__sigs = ('(Tensor input, Number min = None, Number max = None)', '(Tensor input, Tensor min = None, Tensor max = None)')
 
 def clamp_(*args, **kwargs):
     best = None
@@ -5330,7 +5330,7 @@ def _clamp_min_e1(input, min, *, out=None):
 
 _clamp_min_errs = ((2, 3, _clamp_min_e0), (2, 3, _clamp_min_e1),)
 _clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0), (_clamp_min_c1, _clamp_min_b1),)
-_clamp_min_sigs = ('(Tensor input, Scalar min, *, Tensor out = None)', '(Tensor input, Tensor min, *, Tensor out = None)')
+_clamp_min_sigs = ('(Tensor input, Number min, *, Tensor out = None)', '(Tensor input, Tensor min, *, Tensor out = None)')
 
 def clamp_min(*args, **kwargs):
     best = None
@@ -5416,7 +5416,7 @@ def _clamp_max_e1(input, max, *, out=None):
 
 _clamp_max_errs = ((2, 3, _clamp_max_e0), (2, 3, _clamp_max_e1),)
 _clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0), (_clamp_max_c1, _clamp_max_b1),)
-_clamp_max_sigs = ('(Tensor input, Scalar max, *, Tensor out = None)', '(Tensor input, Tensor max, *, Tensor out = None)')
+_clamp_max_sigs = ('(Tensor input, Number max, *, Tensor out = None)', '(Tensor input, Tensor max, *, Tensor out = None)')
 
 def clamp_max(*args, **kwargs):
     best = None
@@ -6472,7 +6472,7 @@ def _lerp_e1(input, end, weight, *, out=None):
 
 _lerp_errs = ((3, 4, _lerp_e0), (3, 4, _lerp_e1),)
 _lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
-_lerp_sigs = ('(Tensor input, Tensor end, Scalar weight, *, Tensor out = None)', '(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)')
+_lerp_sigs = ('(Tensor input, Tensor end, Number weight, *, Tensor out = None)', '(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)')
 
 def lerp(*args, **kwargs):
     best = None
@@ -6739,7 +6739,7 @@ def _isin_e2(element, test_elements, *, assume_unique=False, invert=False, out=N
 
 _isin_errs = ((2, 5, _isin_e0), (2, 5, _isin_e1), (2, 5, _isin_e2),)
 _isin_ovs = ((_isin_c0, _isin_b0), (_isin_c1, _isin_b1), (_isin_c2, _isin_b2),)
-_isin_sigs = ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Tensor elements, Scalar test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Scalar element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)')
+_isin_sigs = ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)')
 
 def isin(*args, **kwargs):
     best = None
@@ -6905,7 +6905,7 @@ def _clamp_min__e1(input, min):
 
 _clamp_min__errs = ((2, 2, _clamp_min__e0), (2, 2, _clamp_min__e1),)
 _clamp_min__ovs = ((_clamp_min__c0, _clamp_min__b0), (_clamp_min__c1, _clamp_min__b1),)
-_clamp_min__sigs = ('(Tensor input, Scalar min)', '(Tensor input, Tensor min)')
+_clamp_min__sigs = ('(Tensor input, Number min)', '(Tensor input, Tensor min)')
 
 def clamp_min_(*args, **kwargs):
     best = None
@@ -6983,7 +6983,7 @@ def _clamp_max__e1(input, max):
 
 _clamp_max__errs = ((2, 2, _clamp_max__e0), (2, 2, _clamp_max__e1),)
 _clamp_max__ovs = ((_clamp_max__c0, _clamp_max__b0), (_clamp_max__c1, _clamp_max__b1),)
-_clamp_max__sigs = ('(Tensor input, Scalar max)', '(Tensor input, Tensor max)')
+_clamp_max__sigs = ('(Tensor input, Number max)', '(Tensor input, Tensor max)')
 
 def clamp_max_(*args, **kwargs):
     best = None
@@ -7626,7 +7626,7 @@ def _clip_e1(input, min=None, max=None, *, out=None):
 
 _clip_errs = ((1, 4, _clip_e0), (1, 4, _clip_e1),)
 _clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
-_clip_sigs = ('(Tensor input, Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor input, Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+_clip_sigs = ('(Tensor input, Number min = None, Number max = None, *, Tensor out = None)', '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)')
 
 def clip(*args, **kwargs):
     best = None
@@ -7719,7 +7719,7 @@ def _clip__e1(input, min=None, max=None):
 
 _clip__errs = ((1, 3, _clip__e0), (1, 3, _clip__e1),)
 _clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
-_clip__sigs = ('(Tensor input, Number? min = None, Number? max = None)', '(Tensor input, Tensor? min = None, Tensor? max = None)')
+_clip__sigs = ('(Tensor input, Number min = None, Number max = None)', '(Tensor input, Tensor min = None, Tensor max = None)')
 
 def clip_(*args, **kwargs):
     best = None
@@ -7822,7 +7822,7 @@ def _subtract_e1(input, other, alpha=1):
 
 _subtract_errs = ((2, 4, _subtract_e0), (2, 3, _subtract_e1),)
 _subtract_ovs = ((_subtract_c0, _subtract_b0), (_subtract_c1, _subtract_b1),)
-_subtract_sigs = ('(Tensor input, Tensor other, *, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Scalar other, Scalar alpha = 1)')
+_subtract_sigs = ('(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)', '(Tensor input, Number other, Number alpha = 1)')
 
 def subtract(*args, **kwargs):
     best = None
@@ -7950,7 +7950,7 @@ def _divide_e1(input, other, *, rounding_mode, out=None):
 
 _divide_errs = ((2, 3, _divide_e0), (3, 4, _divide_e1),)
 _divide_ovs = ((_divide_c0, _divide_b0), (_divide_c1, _divide_b1),)
-_divide_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)')
+_divide_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def divide(*args, **kwargs):
     best = None
@@ -8392,7 +8392,7 @@ def _embedding_bag_e1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
 
 _embedding_bag_errs = ((3, 8, _embedding_bag_e0), (9, 9, _embedding_bag_e1),)
 _embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1, _embedding_bag_b1),)
-_embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor? per_sample_weights = None, bool include_last_offset = False)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx)')
+_embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor per_sample_weights = None, bool include_last_offset = False)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor per_sample_weights, bool include_last_offset, int padding_idx)')
 
 def embedding_bag(*args, **kwargs):
     best = None
@@ -8695,7 +8695,7 @@ def _scatter_e3(input, dim, index, value, *, reduce, out=None):
 
 _scatter_errs = ((4, 5, _scatter_e0), (4, 5, _scatter_e1), (5, 6, _scatter_e2), (5, 6, _scatter_e3),)
 _scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatter_c2, _scatter_b2), (_scatter_c3, _scatter_b3),)
-_scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
+_scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')
 
 def scatter(*args, **kwargs):
     best = None
@@ -8922,7 +8922,7 @@ def _index_fill_e1(input, dim, index, value):
 
 _index_fill_errs = ((4, 4, _index_fill_e0), (4, 4, _index_fill_e1),)
 _index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fill_b1),)
-_index_fill_sigs = ('(Tensor input, int dim, Tensor index, Scalar value)', '(Tensor input, int dim, Tensor index, Tensor value)')
+_index_fill_sigs = ('(Tensor input, int dim, Tensor index, Number value)', '(Tensor input, int dim, Tensor index, Tensor value)')
 
 def index_fill(*args, **kwargs):
     best = None
@@ -9010,7 +9010,7 @@ def _masked_fill_e1(input, mask, value):
 
 _masked_fill_errs = ((3, 3, _masked_fill_e0), (3, 3, _masked_fill_e1),)
 _masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _masked_fill_b1),)
-_masked_fill_sigs = ('(Tensor input, Tensor mask, Scalar value)', '(Tensor input, Tensor mask, Tensor value)')
+_masked_fill_sigs = ('(Tensor input, Tensor mask, Number value)', '(Tensor input, Tensor mask, Tensor value)')
 
 def masked_fill(*args, **kwargs):
     best = None
@@ -9709,7 +9709,7 @@ def _mm_e1(input, mat2, out_dtype, *, out=None):
 
 _mm_errs = ((2, 3, _mm_e0), (3, 4, _mm_e1),)
 _mm_ovs = ((_mm_c0, _mm_b0), (_mm_c1, _mm_b1),)
-_mm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, dtype out_dtype, *, Tensor out = None)')
+_mm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)')
 
 def mm(*args, **kwargs):
     best = None
@@ -9796,7 +9796,7 @@ def _bmm_e1(input, mat2, out_dtype, *, out=None):
 
 _bmm_errs = ((2, 3, _bmm_e0), (3, 4, _bmm_e1),)
 _bmm_ovs = ((_bmm_c0, _bmm_b0), (_bmm_c1, _bmm_b1),)
-_bmm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, dtype out_dtype, *, Tensor out = None)')
+_bmm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)')
 
 def bmm(*args, **kwargs):
     best = None
@@ -9972,7 +9972,7 @@ def _addmm_e1(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None):
 
 _addmm_errs = ((3, 6, _addmm_e0), (4, 7, _addmm_e1),)
 _addmm_ovs = ((_addmm_c0, _addmm_b0), (_addmm_c1, _addmm_b1),)
-_addmm_sigs = ('(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Tensor mat1, Tensor mat2, dtype out_dtype, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)')
+_addmm_sigs = ('(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)', '(Tensor input, Tensor mat1, Tensor mat2, ember.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)')
 
 def addmm(*args, **kwargs):
     best = None
@@ -10097,7 +10097,7 @@ def _baddbmm_e1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
 
 _baddbmm_errs = ((3, 6, _baddbmm_e0), (4, 7, _baddbmm_e1),)
 _baddbmm_ovs = ((_baddbmm_c0, _baddbmm_b0), (_baddbmm_c1, _baddbmm_b1),)
-_baddbmm_sigs = ('(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)', '(Tensor input, Tensor batch1, Tensor batch2, dtype out_dtype, *, Scalar beta = 1, Scalar alpha = 1, Tensor out = None)')
+_baddbmm_sigs = ('(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)', '(Tensor input, Tensor batch1, Tensor batch2, ember.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)')
 
 def baddbmm(*args, **kwargs):
     best = None
@@ -10496,7 +10496,7 @@ def __ctc_loss_e1(log_probs, targets, input_lengths, target_lengths, blank=0, ze
 
 __ctc_loss_errs = ((4, 6, __ctc_loss_e0), (4, 6, __ctc_loss_e1),)
 __ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1),)
-__ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, bool zero_infinity = False)')
+__ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, bool zero_infinity = False)')
 
 def _ctc_loss(*args, **kwargs):
     best = None
@@ -10785,7 +10785,7 @@ def _ctc_loss_e1(log_probs, targets, input_lengths, target_lengths, blank=0, red
 
 _ctc_loss_errs = ((4, 7, _ctc_loss_e0), (4, 7, _ctc_loss_e1),)
 _ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)
-_ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)')
+_ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)')
 
 def ctc_loss(*args, **kwargs):
     best = None
@@ -11273,7 +11273,7 @@ def _rand_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
 
 _rand_errs = ((0, 7, _rand_e0), (1, 8, _rand_e1),)
 _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
-_rand_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+_rand_sigs = ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def rand(*args, **kwargs):
     best = None
@@ -11370,7 +11370,7 @@ def _randn_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory
 
 _randn_errs = ((0, 7, _randn_e0), (1, 8, _randn_e1),)
 _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
-_randn_sigs = ('(int[] size, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int[] size, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+_randn_sigs = ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randn(*args, **kwargs):
     best = None
@@ -11537,7 +11537,7 @@ def _randint_e3(low, high, size, *, generator, dtype='long', layout=None, device
 
 _randint_errs = ((2, 8, _randint_e0), (3, 9, _randint_e1), (3, 9, _randint_e2), (4, 10, _randint_e3),)
 _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
-_randint_sigs = ('(int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int low, int high, int[] size, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+_randint_sigs = ('(int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randint(*args, **kwargs):
     best = None
@@ -11622,7 +11622,7 @@ def _randperm_e1(n, *, generator, dtype='long', layout=None, device=None, pin_me
 
 _randperm_errs = ((1, 7, _randperm_e0), (2, 8, _randperm_e1),)
 _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
-_randperm_sigs = ('(int n, *, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)', '(int n, *, Generator? generator, dtype? dtype = long, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+_randperm_sigs = ('(int n, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randperm(*args, **kwargs):
     best = None
@@ -11699,7 +11699,7 @@ def _rand_like_e1(input, *, generator, dtype=None, layout=None, device=None, pin
 
 _rand_like_errs = ((1, 7, _rand_like_e0), (2, 8, _rand_like_e1),)
 _rand_like_ovs = ((_rand_like_c0, _rand_like_b0), (_rand_like_c1, _rand_like_b1),)
-_rand_like_sigs = ('(Tensor input, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)')
+_rand_like_sigs = ('(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def rand_like(*args, **kwargs):
     best = None
@@ -11776,7 +11776,7 @@ def _randn_like_e1(input, *, generator, dtype=None, layout=None, device=None, pi
 
 _randn_like_errs = ((1, 7, _randn_like_e0), (2, 8, _randn_like_e1),)
 _randn_like_ovs = ((_randn_like_c0, _randn_like_b0), (_randn_like_c1, _randn_like_b1),)
-_randn_like_sigs = ('(Tensor input, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)')
+_randn_like_sigs = ('(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randn_like(*args, **kwargs):
     best = None
@@ -11927,7 +11927,7 @@ def _randint_like_e3(input, low, high, *, generator, dtype=None, layout=None, de
 
 _randint_like_errs = ((2, 8, _randint_like_e0), (3, 9, _randint_like_e1), (3, 9, _randint_like_e2), (4, 10, _randint_like_e3),)
 _randint_like_ovs = ((_randint_like_c0, _randint_like_b0), (_randint_like_c1, _randint_like_b1), (_randint_like_c2, _randint_like_b2), (_randint_like_c3, _randint_like_b3),)
-_randint_like_sigs = ('(Tensor input, int high, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, int high, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, int low, int high, *, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)', '(Tensor input, int low, int high, *, Generator? generator, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, MemoryFormat? memory_format = None)')
+_randint_like_sigs = ('(Tensor input, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randint_like(*args, **kwargs):
     best = None
@@ -12006,7 +12006,7 @@ def _bernoulli_e1(input, p, *, generator=None):
 
 _bernoulli_errs = ((1, 3, _bernoulli_e0), (2, 3, _bernoulli_e1),)
 _bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0), (_bernoulli_c1, _bernoulli_b1),)
-_bernoulli_sigs = ('(Tensor input, *, Generator? generator = None, Tensor out = None)', '(Tensor input, float p, *, Generator? generator = None)')
+_bernoulli_sigs = ('(Tensor input, *, ember.Generator generator = None, Tensor out = None)', '(Tensor input, float p, *, ember.Generator generator = None)')
 
 def bernoulli(*args, **kwargs):
     best = None
@@ -12161,7 +12161,7 @@ def _normal_e3(mean, std, size, *, generator=None, dtype=None, layout=None, devi
 
 _normal_errs = ((1, 4, _normal_e0), (2, 4, _normal_e1), (2, 4, _normal_e2), (3, 10, _normal_e3),)
 _normal_ovs = ((_normal_c0, _normal_b0), (_normal_c1, _normal_b1), (_normal_c2, _normal_b2), (_normal_c3, _normal_b3),)
-_normal_sigs = ('(Tensor mean, float std = 1, *, Generator? generator = None, Tensor out = None)', '(float mean, Tensor std, *, Generator? generator = None, Tensor out = None)', '(Tensor mean, Tensor std, *, Generator? generator = None, Tensor out = None)', '(float mean, float std, int[] size, *, Generator? generator = None, dtype? dtype = None, Layout? layout = None, Device? device = None, bool? pin_memory = None, Tensor out = None)')
+_normal_sigs = ('(Tensor mean, float std = 1, *, ember.Generator generator = None, Tensor out = None)', '(float mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(Tensor mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(float mean, float std, tuple of ints size, *, ember.Generator generator = None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def normal(*args, **kwargs):
     best = None
@@ -12297,7 +12297,7 @@ def _sum_e1(input, dim, keepdim=False, *, dtype=None, out=None):
 
 _sum_errs = ((1, 2, _sum_e0), (2, 5, _sum_e1),)
 _sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
-_sum_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
+_sum_sigs = ('(Tensor input, *, ember.dtype dtype = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def sum(*args, **kwargs):
     best = None
@@ -12385,7 +12385,7 @@ def _mean_e1(input, dim, keepdim=False, *, dtype=None, out=None):
 
 _mean_errs = ((1, 3, _mean_e0), (2, 5, _mean_e1),)
 _mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
-_mean_sigs = ('(Tensor input, *, dtype? dtype = None, Tensor out = None)', '(Tensor input, int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
+_mean_sigs = ('(Tensor input, *, ember.dtype dtype = None, Tensor out = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def mean(*args, **kwargs):
     best = None
@@ -12476,7 +12476,7 @@ def _prod_e1(input, dim, keepdim=False, *, dtype=None, out=None):
 
 _prod_errs = ((1, 2, _prod_e0), (2, 5, _prod_e1),)
 _prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
-_prod_sigs = ('(Tensor input, *, dtype? dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
+_prod_sigs = ('(Tensor input, *, ember.dtype dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def prod(*args, **kwargs):
     best = None
@@ -12652,7 +12652,7 @@ def _max_e2(input, other, *, out=None):
 
 _max_errs = ((1, 2, _max_e0), (2, 4, _max_e1), (2, 3, _max_e2),)
 _max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1), (_max_c2, _max_b2),)
-_max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
+_max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
 
 def max(*args, **kwargs):
     best = None
@@ -12761,7 +12761,7 @@ def _min_e2(input, other, *, out=None):
 
 _min_errs = ((1, 2, _min_e0), (2, 4, _min_e1), (2, 3, _min_e2),)
 _min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1), (_min_c2, _min_b2),)
-_min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
+_min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
 
 def min(*args, **kwargs):
     best = None
@@ -12910,7 +12910,7 @@ def _all_e2(input, dim=None, keepdim=False, *, out=None):
 
 _all_errs = ((1, 2, _all_e0), (2, 4, _all_e1), (1, 4, _all_e2),)
 _all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
-_all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
+_all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def all(*args, **kwargs):
     best = None
@@ -13019,7 +13019,7 @@ def _any_e2(input, dim=None, keepdim=False, *, out=None):
 
 _any_errs = ((1, 2, _any_e0), (2, 4, _any_e1), (1, 4, _any_e2),)
 _any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
-_any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
+_any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def any(*args, **kwargs):
     best = None
@@ -13133,7 +13133,7 @@ def _var_e2(input, dim=None, *, correction=None, keepdim=False, out=None):
 
 _var_errs = ((1, 2, _var_e0), (2, 5, _var_e1), (1, 5, _var_e2),)
 _var_ovs = ((_var_c0, _var_b0), (_var_c1, _var_b1), (_var_c2, _var_b2),)
-_var_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+_var_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
 
 def var(*args, **kwargs):
     best = None
@@ -13247,7 +13247,7 @@ def _std_e2(input, dim=None, *, correction=None, keepdim=False, out=None):
 
 _std_errs = ((1, 2, _std_e0), (2, 5, _std_e1), (1, 5, _std_e2),)
 _std_ovs = ((_std_c0, _std_b0), (_std_c1, _std_b1), (_std_c2, _std_b2),)
-_std_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+_std_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
 
 def std(*args, **kwargs):
     best = None
@@ -13353,7 +13353,7 @@ def _var_mean_e2(input, dim=None, *, correction=None, keepdim=False):
 
 _var_mean_errs = ((1, 2, _var_mean_e0), (2, 4, _var_mean_e1), (1, 4, _var_mean_e2),)
 _var_mean_ovs = ((_var_mean_c0, _var_mean_b0), (_var_mean_c1, _var_mean_b1), (_var_mean_c2, _var_mean_b2),)
-_var_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False)')
+_var_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)')
 
 def var_mean(*args, **kwargs):
     best = None
@@ -13459,7 +13459,7 @@ def _std_mean_e2(input, dim=None, *, correction=None, keepdim=False):
 
 _std_mean_errs = ((1, 2, _std_mean_e0), (2, 4, _std_mean_e1), (1, 4, _std_mean_e2),)
 _std_mean_ovs = ((_std_mean_c0, _std_mean_b0), (_std_mean_c1, _std_mean_b1), (_std_mean_c2, _std_mean_b2),)
-_std_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, int[1]? dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, int[1]? dim = None, *, Number? correction = None, bool keepdim = False)')
+_std_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)')
 
 def std_mean(*args, **kwargs):
     best = None
@@ -13618,7 +13618,7 @@ def _norm_e3(input, p, *, dtype):
 
 _norm_errs = ((1, 2, _norm_e0), (3, 5, _norm_e1), (5, 6, _norm_e2), (3, 3, _norm_e3),)
 _norm_ovs = ((_norm_c0, _norm_b0), (_norm_c1, _norm_b1), (_norm_c2, _norm_b2), (_norm_c3, _norm_b3),)
-_norm_sigs = ('(Tensor input, Scalar p = 2)', '(Tensor input, Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Tensor input, Number? p, *, dtype dtype)')
+_norm_sigs = ('(Tensor input, Number p = 2)', '(Tensor input, Number p, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype, Tensor out = None)', '(Tensor input, Number p, *, ember.dtype dtype)')
 
 def norm(*args, **kwargs):
     best = None
@@ -13688,7 +13688,7 @@ def _count_nonzero_e1(input, dim=None):
 
 _count_nonzero_errs = ((2, 2, _count_nonzero_e0), (1, 2, _count_nonzero_e1),)
 _count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0), (_count_nonzero_c1, _count_nonzero_b1),)
-_count_nonzero_sigs = ('(Tensor input, int[] dim)', '(Tensor input, int? dim = None)')
+_count_nonzero_sigs = ('(Tensor input, tuple of ints dim)', '(Tensor input, int dim = None)')
 
 def count_nonzero(*args, **kwargs):
     best = None
@@ -13765,7 +13765,7 @@ def _median_e1(input, dim, keepdim=False, *, out=None):
 
 _median_errs = ((1, 1, _median_e0), (2, 4, _median_e1),)
 _median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
-_median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
+_median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def median(*args, **kwargs):
     best = None
@@ -13842,7 +13842,7 @@ def _nanmedian_e1(input, dim, keepdim=False, *, out=None):
 
 _nanmedian_errs = ((1, 1, _nanmedian_e0), (2, 4, _nanmedian_e1),)
 _nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1),)
-_nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
+_nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def nanmedian(*args, **kwargs):
     best = None
@@ -13997,7 +13997,7 @@ def _nuclear_norm_e1(input, dim, keepdim=False, *, out=None):
 
 _nuclear_norm_errs = ((1, 3, _nuclear_norm_e0), (2, 4, _nuclear_norm_e1),)
 _nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0), (_nuclear_norm_c1, _nuclear_norm_b1),)
-_nuclear_norm_sigs = ('(Tensor input, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int[2] dim, bool keepdim = False, *, Tensor out = None)')
+_nuclear_norm_sigs = ('(Tensor input, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)')
 
 def nuclear_norm(*args, **kwargs):
     best = None
@@ -14123,7 +14123,7 @@ def _histogram_e1(input, bins=100, *, range=None, weight=None, density=False, ou
 
 _histogram_errs = ((2, 5, _histogram_e0), (1, 6, _histogram_e1),)
 _histogram_ovs = ((_histogram_c0, _histogram_b0), (_histogram_c1, _histogram_b1),)
-_histogram_sigs = ('(Tensor input, Tensor bins, *, Tensor? weight = None, bool density = False, Tensor out = None)', '(Tensor input, int bins = 100, *, float[]? range = None, Tensor? weight = None, bool density = False, Tensor out = None)')
+_histogram_sigs = ('(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)', '(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = None)')
 
 def histogram(*args, **kwargs):
     best = None
@@ -14211,7 +14211,7 @@ def _trapezoid_e1(y, *, dx=1, dim=-1):
 
 _trapezoid_errs = ((2, 3, _trapezoid_e0), (1, 3, _trapezoid_e1),)
 _trapezoid_ovs = ((_trapezoid_c0, _trapezoid_b0), (_trapezoid_c1, _trapezoid_b1),)
-_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Scalar dx = 1, int dim = -1)')
+_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Number dx = 1, int dim = -1)')
 
 def trapezoid(*args, **kwargs):
     best = None
@@ -14449,7 +14449,7 @@ def _quantile_e1(input, q, dim=None, keepdim=False, *, interpolation='linear', o
 
 _quantile_errs = ((2, 6, _quantile_e0), (2, 6, _quantile_e1),)
 _quantile_ovs = ((_quantile_c0, _quantile_b0), (_quantile_c1, _quantile_b1),)
-_quantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
+_quantile_sigs = ("(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def quantile(*args, **kwargs):
     best = None
@@ -14544,7 +14544,7 @@ def _nanquantile_e1(input, q, dim=None, keepdim=False, *, interpolation='linear'
 
 _nanquantile_errs = ((2, 6, _nanquantile_e0), (2, 6, _nanquantile_e1),)
 _nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0), (_nanquantile_c1, _nanquantile_b1),)
-_nanquantile_sigs = ("(Tensor input, Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
+_nanquantile_sigs = ("(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def nanquantile(*args, **kwargs):
     best = None
@@ -14885,7 +14885,7 @@ def _cumulative_trapezoid_e1(y, *, dx=1, dim=-1):
 
 _cumulative_trapezoid_errs = ((2, 3, _cumulative_trapezoid_e0), (1, 3, _cumulative_trapezoid_e1),)
 _cumulative_trapezoid_ovs = ((_cumulative_trapezoid_c0, _cumulative_trapezoid_b0), (_cumulative_trapezoid_c1, _cumulative_trapezoid_b1),)
-_cumulative_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Scalar dx = 1, int dim = -1)')
+_cumulative_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Number dx = 1, int dim = -1)')
 
 def cumulative_trapezoid(*args, **kwargs):
     best = None
@@ -15010,7 +15010,7 @@ def _repeat_interleave_e2(input, repeats, dim=None, *, output_size=None):
 
 _repeat_interleave_errs = ((1, 2, _repeat_interleave_e0), (2, 4, _repeat_interleave_e1), (2, 4, _repeat_interleave_e2),)
 _repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repeat_interleave_c1, _repeat_interleave_b1), (_repeat_interleave_c2, _repeat_interleave_b2),)
-_repeat_interleave_sigs = ('(Tensor repeats, *, int? output_size = None)', '(Tensor input, Tensor repeats, int? dim = None, *, int? output_size = None)', '(Tensor input, int repeats, int? dim = None, *, int? output_size = None)')
+_repeat_interleave_sigs = ('(Tensor repeats, *, int output_size = None)', '(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)', '(Tensor input, int repeats, int dim = None, *, int output_size = None)')
 
 def repeat_interleave(*args, **kwargs):
     best = None
@@ -15225,7 +15225,7 @@ def _meshgrid_e1(tensors, *, indexing):
 
 _meshgrid_errs = ((1, 1, _meshgrid_e0), (2, 2, _meshgrid_e1),)
 _meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
-_meshgrid_sigs = ('(Tensor[] tensors)', '(Tensor[] tensors, *, str indexing)')
+_meshgrid_sigs = ('(tuple of Tensors tensors)', '(tuple of Tensors tensors, *, str indexing)')
 
 def meshgrid(*args, **kwargs):
     best = None
@@ -15584,7 +15584,7 @@ def _sort_e1(input, *, stable, dim=-1, descending=False, out=None):
 
 _sort_errs = ((1, 4, _sort_e0), (2, 5, _sort_e1),)
 _sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
-_sort_sigs = ('(Tensor input, int dim = -1, bool descending = False, *, Tensor out = None)', '(Tensor input, *, bool? stable, int dim = -1, bool descending = False, Tensor out = None)')
+_sort_sigs = ('(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)', '(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)')
 
 def sort(*args, **kwargs):
     best = None
@@ -16045,7 +16045,7 @@ def _squeeze_e2(input, dim):
 
 _squeeze_errs = ((1, 1, _squeeze_e0), (2, 2, _squeeze_e1), (2, 2, _squeeze_e2),)
 _squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1), (_squeeze_c2, _squeeze_b2),)
-_squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, int[] dim)')
+_squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, tuple of ints dim)')
 
 def squeeze(*args, **kwargs):
     best = None
@@ -16233,7 +16233,7 @@ def _movedim_e1(input, source, destination):
 
 _movedim_errs = ((3, 3, _movedim_e0), (3, 3, _movedim_e1),)
 _movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
-_movedim_sigs = ('(Tensor input, int[] source, int[] destination)', '(Tensor input, int source, int destination)')
+_movedim_sigs = ('(Tensor input, tuple of ints source, tuple of ints destination)', '(Tensor input, int source, int destination)')
 
 def movedim(*args, **kwargs):
     best = None
@@ -16313,7 +16313,7 @@ def _moveaxis_e1(input, source, destination):
 
 _moveaxis_errs = ((3, 3, _moveaxis_e0), (3, 3, _moveaxis_e1),)
 _moveaxis_ovs = ((_moveaxis_c0, _moveaxis_b0), (_moveaxis_c1, _moveaxis_b1),)
-_moveaxis_sigs = ('(Tensor input, int[] source, int[] destination)', '(Tensor input, int source, int destination)')
+_moveaxis_sigs = ('(Tensor input, tuple of ints source, tuple of ints destination)', '(Tensor input, int source, int destination)')
 
 def moveaxis(*args, **kwargs):
     best = None
@@ -16469,7 +16469,7 @@ def _tensor_split_e2(input, tensor_indices_or_sections, dim=0):
 
 _tensor_split_errs = ((2, 3, _tensor_split_e0), (2, 3, _tensor_split_e1), (2, 3, _tensor_split_e2),)
 _tensor_split_ovs = ((_tensor_split_c0, _tensor_split_b0), (_tensor_split_c1, _tensor_split_b1), (_tensor_split_c2, _tensor_split_b2),)
-_tensor_split_sigs = ('(Tensor input, int sections, int dim = 0)', '(Tensor input, int[] indices, int dim = 0)', '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)')
+_tensor_split_sigs = ('(Tensor input, int sections, int dim = 0)', '(Tensor input, tuple of ints indices, int dim = 0)', '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)')
 
 def tensor_split(*args, **kwargs):
     best = None
@@ -16539,7 +16539,7 @@ def _hsplit_e1(input, indices):
 
 _hsplit_errs = ((2, 2, _hsplit_e0), (2, 2, _hsplit_e1),)
 _hsplit_ovs = ((_hsplit_c0, _hsplit_b0), (_hsplit_c1, _hsplit_b1),)
-_hsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, int[] indices)')
+_hsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def hsplit(*args, **kwargs):
     best = None
@@ -16609,7 +16609,7 @@ def _vsplit_e1(input, indices):
 
 _vsplit_errs = ((2, 2, _vsplit_e0), (2, 2, _vsplit_e1),)
 _vsplit_ovs = ((_vsplit_c0, _vsplit_b0), (_vsplit_c1, _vsplit_b1),)
-_vsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, int[] indices)')
+_vsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def vsplit(*args, **kwargs):
     best = None
@@ -16679,7 +16679,7 @@ def _dsplit_e1(input, indices):
 
 _dsplit_errs = ((2, 2, _dsplit_e0), (2, 2, _dsplit_e1),)
 _dsplit_ovs = ((_dsplit_c0, _dsplit_b0), (_dsplit_c1, _dsplit_b1),)
-_dsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, int[] indices)')
+_dsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def dsplit(*args, **kwargs):
     best = None
@@ -17140,7 +17140,7 @@ def _squeeze_copy_e2(input, dim, *, out=None):
 
 _squeeze_copy_errs = ((1, 2, _squeeze_copy_e0), (2, 3, _squeeze_copy_e1), (2, 3, _squeeze_copy_e2),)
 _squeeze_copy_ovs = ((_squeeze_copy_c0, _squeeze_copy_b0), (_squeeze_copy_c1, _squeeze_copy_b1), (_squeeze_copy_c2, _squeeze_copy_b2),)
-_squeeze_copy_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, *, Tensor out = None)', '(Tensor input, int[] dim, *, Tensor out = None)')
+_squeeze_copy_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, *, Tensor out = None)', '(Tensor input, tuple of ints dim, *, Tensor out = None)')
 
 def squeeze_copy(*args, **kwargs):
     best = None
@@ -17288,7 +17288,7 @@ def _view_copy_e1(input, dtype, *, out=None):
 
 _view_copy_errs = ((2, 3, _view_copy_e0), (2, 3, _view_copy_e1),)
 _view_copy_ovs = ((_view_copy_c0, _view_copy_b0), (_view_copy_c1, _view_copy_b1),)
-_view_copy_sigs = ('(Tensor input, int[] size, *, Tensor out = None)', '(Tensor input, dtype dtype, *, Tensor out = None)')
+_view_copy_sigs = ('(Tensor input, tuple of ints size, *, Tensor out = None)', '(Tensor input, ember.dtype dtype, *, Tensor out = None)')
 
 def view_copy(*args, **kwargs):
     best = None

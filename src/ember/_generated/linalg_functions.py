@@ -576,7 +576,7 @@ def _linalg_pinv_e3(input, rcond, hermitian=False, *, out=None):
 
 _linalg_pinv_errs = ((1, 5, _linalg_pinv_e0), (1, 5, _linalg_pinv_e1), (2, 4, _linalg_pinv_e2), (2, 4, _linalg_pinv_e3),)
 _linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linalg_pinv_b1), (_linalg_pinv_c2, _linalg_pinv_b2), (_linalg_pinv_c3, _linalg_pinv_b3),)
-_linalg_pinv_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)')
+_linalg_pinv_sigs = ('(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_pinv(*args, **kwargs):
     best = None
@@ -742,7 +742,7 @@ def _linalg_matrix_rank_e3(input, tol, hermitian=False, *, out=None):
 
 _linalg_matrix_rank_errs = ((1, 5, _linalg_matrix_rank_e0), (1, 5, _linalg_matrix_rank_e1), (2, 4, _linalg_matrix_rank_e2), (2, 4, _linalg_matrix_rank_e3),)
 _linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_linalg_matrix_rank_c1, _linalg_matrix_rank_b1), (_linalg_matrix_rank_c2, _linalg_matrix_rank_b2), (_linalg_matrix_rank_c3, _linalg_matrix_rank_b3),)
-_linalg_matrix_rank_sigs = ('(Tensor input, *, float? atol = None, float? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor? atol = None, Tensor? rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)')
+_linalg_matrix_rank_sigs = ('(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_matrix_rank(*args, **kwargs):
     best = None
@@ -942,7 +942,7 @@ def _linalg_cond_e1(input, p, *, out=None):
 
 _linalg_cond_errs = ((1, 3, _linalg_cond_e0), (2, 3, _linalg_cond_e1),)
 _linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0), (_linalg_cond_c1, _linalg_cond_b1),)
-_linalg_cond_sigs = ('(Tensor input, Number? p = None, *, Tensor out = None)', '(Tensor input, str p, *, Tensor out = None)')
+_linalg_cond_sigs = ('(Tensor input, Number p = None, *, Tensor out = None)', '(Tensor input, str p, *, Tensor out = None)')
 
 def linalg_cond(*args, **kwargs):
     best = None
@@ -1300,7 +1300,7 @@ def _linalg_matrix_norm_e1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dty
 
 _linalg_matrix_norm_errs = ((2, 6, _linalg_matrix_norm_e0), (1, 6, _linalg_matrix_norm_e1),)
 _linalg_matrix_norm_ovs = ((_linalg_matrix_norm_c0, _linalg_matrix_norm_b0), (_linalg_matrix_norm_c1, _linalg_matrix_norm_b1),)
-_linalg_matrix_norm_sigs = ('(Tensor input, Scalar ord, int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)', "(Tensor input, str ord = 'fro', int[] dim = [-2,-1], bool keepdim = False, *, dtype? dtype = None, Tensor out = None)")
+_linalg_matrix_norm_sigs = ('(Tensor input, Number ord, tuple of ints dim = [-2,-1], bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)', "(Tensor input, str ord = 'fro', tuple of ints dim = [-2,-1], bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)")
 
 def linalg_matrix_norm(*args, **kwargs):
     best = None

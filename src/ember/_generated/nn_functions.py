@@ -627,7 +627,7 @@ def __upsample_bilinear2d_aa_e1(input, output_size, align_corners, scales_h=None
 
 __upsample_bilinear2d_aa_errs = ((4, 4, __upsample_bilinear2d_aa_e0), (3, 5, __upsample_bilinear2d_aa_e1),)
 __upsample_bilinear2d_aa_ovs = ((__upsample_bilinear2d_aa_c0, __upsample_bilinear2d_aa_b0), (__upsample_bilinear2d_aa_c1, __upsample_bilinear2d_aa_b1),)
-__upsample_bilinear2d_aa_sigs = ('(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)', '(Tensor input, int[2] output_size, bool align_corners, float? scales_h = None, float? scales_w = None)')
+__upsample_bilinear2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_bilinear2d_aa(*args, **kwargs):
     best = None
@@ -706,7 +706,7 @@ def __upsample_bicubic2d_aa_e1(input, output_size, align_corners, scales_h=None,
 
 __upsample_bicubic2d_aa_errs = ((4, 4, __upsample_bicubic2d_aa_e0), (3, 5, __upsample_bicubic2d_aa_e1),)
 __upsample_bicubic2d_aa_ovs = ((__upsample_bicubic2d_aa_c0, __upsample_bicubic2d_aa_b0), (__upsample_bicubic2d_aa_c1, __upsample_bicubic2d_aa_b1),)
-__upsample_bicubic2d_aa_sigs = ('(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)', '(Tensor input, int[2] output_size, bool align_corners, float? scales_h = None, float? scales_w = None)')
+__upsample_bicubic2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_bicubic2d_aa(*args, **kwargs):
     best = None
@@ -785,7 +785,7 @@ def __upsample_lanczos2d_aa_e1(input, output_size, align_corners, scales_h=None,
 
 __upsample_lanczos2d_aa_errs = ((4, 4, __upsample_lanczos2d_aa_e0), (3, 5, __upsample_lanczos2d_aa_e1),)
 __upsample_lanczos2d_aa_ovs = ((__upsample_lanczos2d_aa_c0, __upsample_lanczos2d_aa_b0), (__upsample_lanczos2d_aa_c1, __upsample_lanczos2d_aa_b1),)
-__upsample_lanczos2d_aa_sigs = ('(Tensor input, int[]? output_size, bool align_corners, float[]? scale_factors)', '(Tensor input, int[2] output_size, bool align_corners, float? scales_h = None, float? scales_w = None)')
+__upsample_lanczos2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_lanczos2d_aa(*args, **kwargs):
     best = None

@@ -1790,7 +1790,7 @@ def __m_fill__e1(self, value):
 
 __m_fill__errs = ((1, 1, __m_fill__e0), (1, 1, __m_fill__e1),)
 __m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
-__m_fill__sigs = ('(Scalar value)', '(Tensor value)')
+__m_fill__sigs = ('(Number value)', '(Tensor value)')
 
 def _m_fill_(*args, **kwargs):
     best = None
@@ -2076,7 +2076,7 @@ def __m_div_e1(self, other, *, rounding_mode, out=None):
 
 __m_div_errs = ((1, 2, __m_div_e0), (2, 3, __m_div_e1),)
 __m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
-__m_div_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
+__m_div_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def _m_div(*args, **kwargs):
     best = None
@@ -2146,7 +2146,7 @@ def __m_div__e1(self, other, *, rounding_mode):
 
 __m_div__errs = ((1, 1, __m_div__e0), (2, 2, __m_div__e1),)
 __m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
-__m_div__sigs = ('(Tensor other)', '(Tensor other, *, str? rounding_mode)')
+__m_div__sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_div_(*args, **kwargs):
     best = None
@@ -2295,7 +2295,7 @@ def __m_float_power__e1(self, exponent):
 
 __m_float_power__errs = ((1, 1, __m_float_power__e0), (1, 1, __m_float_power__e1),)
 __m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_power__c1, __m_float_power__b1),)
-__m_float_power__sigs = ('(Scalar exponent)', '(Tensor exponent)')
+__m_float_power__sigs = ('(Number exponent)', '(Tensor exponent)')
 
 def _m_float_power_(*args, **kwargs):
     best = None
@@ -2384,7 +2384,7 @@ def __m_pow__e1(self, exponent):
 
 __m_pow__errs = ((1, 1, __m_pow__e0), (1, 1, __m_pow__e1),)
 __m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
-__m_pow__sigs = ('(Scalar exponent)', '(Tensor exponent)')
+__m_pow__sigs = ('(Number exponent)', '(Tensor exponent)')
 
 def _m_pow_(*args, **kwargs):
     best = None
@@ -3092,7 +3092,7 @@ def __m_clamp_e1(self, min=None, max=None, *, out=None):
 
 __m_clamp_errs = ((0, 3, __m_clamp_e0), (0, 3, __m_clamp_e1),)
 __m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
-__m_clamp_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+__m_clamp_sigs = ('(Number min = None, Number max = None, *, Tensor out = None)', '(Tensor min = None, Tensor max = None, *, Tensor out = None)')
 
 def _m_clamp(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -3179,7 +3179,7 @@ def __m_clamp__e1(self, min=None, max=None):
 
 __m_clamp__errs = ((0, 2, __m_clamp__e0), (0, 2, __m_clamp__e1),)
 __m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1),)
-__m_clamp__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
+__m_clamp__sigs = ('(Number min = None, Number max = None)', '(Tensor min = None, Tensor max = None)')
 
 def _m_clamp_(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -3259,7 +3259,7 @@ def __m_clamp_min_e1(self, min, *, out=None):
 
 __m_clamp_min_errs = ((1, 2, __m_clamp_min_e0), (1, 2, __m_clamp_min_e1),)
 __m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __m_clamp_min_b1),)
-__m_clamp_min_sigs = ('(Scalar min, *, Tensor out = None)', '(Tensor min, *, Tensor out = None)')
+__m_clamp_min_sigs = ('(Number min, *, Tensor out = None)', '(Tensor min, *, Tensor out = None)')
 
 def _m_clamp_min(*args, **kwargs):
     best = None
@@ -3337,7 +3337,7 @@ def __m_clamp_max_e1(self, max, *, out=None):
 
 __m_clamp_max_errs = ((1, 2, __m_clamp_max_e0), (1, 2, __m_clamp_max_e1),)
 __m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __m_clamp_max_b1),)
-__m_clamp_max_sigs = ('(Scalar max, *, Tensor out = None)', '(Tensor max, *, Tensor out = None)')
+__m_clamp_max_sigs = ('(Number max, *, Tensor out = None)', '(Tensor max, *, Tensor out = None)')
 
 def _m_clamp_max(*args, **kwargs):
     best = None
@@ -4238,7 +4238,7 @@ def __m_lerp_e1(self, end, weight, *, out=None):
 
 __m_lerp_errs = ((2, 3, __m_lerp_e0), (2, 3, __m_lerp_e1),)
 __m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
-__m_lerp_sigs = ('(Tensor end, Scalar weight, *, Tensor out = None)', '(Tensor end, Tensor weight, *, Tensor out = None)')
+__m_lerp_sigs = ('(Tensor end, Number weight, *, Tensor out = None)', '(Tensor end, Tensor weight, *, Tensor out = None)')
 
 def _m_lerp(*args, **kwargs):
     best = None
@@ -4318,7 +4318,7 @@ def __m_lerp__e1(self, end, weight):
 
 __m_lerp__errs = ((2, 2, __m_lerp__e0), (2, 2, __m_lerp__e1),)
 __m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
-__m_lerp__sigs = ('(Tensor end, Scalar weight)', '(Tensor end, Tensor weight)')
+__m_lerp__sigs = ('(Tensor end, Number weight)', '(Tensor end, Tensor weight)')
 
 def _m_lerp_(*args, **kwargs):
     best = None
@@ -4610,7 +4610,7 @@ def __m_clamp_min__e1(self, min):
 
 __m_clamp_min__errs = ((1, 1, __m_clamp_min__e0), (1, 1, __m_clamp_min__e1),)
 __m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0), (__m_clamp_min__c1, __m_clamp_min__b1),)
-__m_clamp_min__sigs = ('(Scalar min)', '(Tensor min)')
+__m_clamp_min__sigs = ('(Number min)', '(Tensor min)')
 
 def _m_clamp_min_(*args, **kwargs):
     best = None
@@ -4680,7 +4680,7 @@ def __m_clamp_max__e1(self, max):
 
 __m_clamp_max__errs = ((1, 1, __m_clamp_max__e0), (1, 1, __m_clamp_max__e1),)
 __m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0), (__m_clamp_max__c1, __m_clamp_max__b1),)
-__m_clamp_max__sigs = ('(Scalar max)', '(Tensor max)')
+__m_clamp_max__sigs = ('(Number max)', '(Tensor max)')
 
 def _m_clamp_max_(*args, **kwargs):
     best = None
@@ -5309,7 +5309,7 @@ def __m_clip_e1(self, min=None, max=None, *, out=None):
 
 __m_clip_errs = ((0, 3, __m_clip_e0), (0, 3, __m_clip_e1),)
 __m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
-__m_clip_sigs = ('(Number? min = None, Number? max = None, *, Tensor out = None)', '(Tensor? min = None, Tensor? max = None, *, Tensor out = None)')
+__m_clip_sigs = ('(Number min = None, Number max = None, *, Tensor out = None)', '(Tensor min = None, Tensor max = None, *, Tensor out = None)')
 
 def _m_clip(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -5396,7 +5396,7 @@ def __m_clip__e1(self, min=None, max=None):
 
 __m_clip__errs = ((0, 2, __m_clip__e0), (0, 2, __m_clip__e1),)
 __m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
-__m_clip__sigs = ('(Number? min = None, Number? max = None)', '(Tensor? min = None, Tensor? max = None)')
+__m_clip__sigs = ('(Number min = None, Number max = None)', '(Tensor min = None, Tensor max = None)')
 
 def _m_clip_(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -5489,7 +5489,7 @@ def __m_subtract_e1(self, other, alpha=1):
 
 __m_subtract_errs = ((1, 3, __m_subtract_e0), (1, 2, __m_subtract_e1),)
 __m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_subtract_b1),)
-__m_subtract_sigs = ('(Tensor other, *, Scalar alpha = 1, Tensor out = None)', '(Scalar other, Scalar alpha = 1)')
+__m_subtract_sigs = ('(Tensor other, *, Number alpha = 1, Tensor out = None)', '(Number other, Number alpha = 1)')
 
 def _m_subtract(*args, **kwargs):
     best = None
@@ -5578,7 +5578,7 @@ def __m_subtract__e1(self, other, alpha=1):
 
 __m_subtract__errs = ((1, 2, __m_subtract__e0), (1, 2, __m_subtract__e1),)
 __m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0), (__m_subtract__c1, __m_subtract__b1),)
-__m_subtract__sigs = ('(Tensor other, *, Scalar alpha = 1)', '(Scalar other, Scalar alpha = 1)')
+__m_subtract__sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
 def _m_subtract_(*args, **kwargs):
     best = None
@@ -5688,7 +5688,7 @@ def __m_divide_e1(self, other, *, rounding_mode, out=None):
 
 __m_divide_errs = ((1, 2, __m_divide_e0), (2, 3, __m_divide_e1),)
 __m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1),)
-__m_divide_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str? rounding_mode, Tensor out = None)')
+__m_divide_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def _m_divide(*args, **kwargs):
     best = None
@@ -6184,7 +6184,7 @@ def __m_scatter_e3(self, dim, index, value, *, reduce, out=None):
 
 __m_scatter_errs = ((3, 4, __m_scatter_e0), (3, 4, __m_scatter_e1), (4, 5, __m_scatter_e2), (4, 5, __m_scatter_e3),)
 __m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatter_b1), (__m_scatter_c2, __m_scatter_b2), (__m_scatter_c3, __m_scatter_b3),)
-__m_scatter_sigs = ('(int dim, Tensor index, Tensor src, *, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, Tensor out = None)', '(int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(int dim, Tensor index, Scalar value, *, str reduce, Tensor out = None)')
+__m_scatter_sigs = ('(int dim, Tensor index, Tensor src, *, Tensor out = None)', '(int dim, Tensor index, Number value, *, Tensor out = None)', '(int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')
 
 def _m_scatter(*args, **kwargs):
     best = None
@@ -6330,7 +6330,7 @@ def __m_scatter__e3(self, dim, index, value, *, reduce):
 
 __m_scatter__errs = ((3, 3, __m_scatter__e0), (3, 3, __m_scatter__e1), (4, 4, __m_scatter__e2), (4, 4, __m_scatter__e3),)
 __m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_scatter__b1), (__m_scatter__c2, __m_scatter__b2), (__m_scatter__c3, __m_scatter__b3),)
-__m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Scalar value, *, str reduce)')
+__m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value, *, str reduce)')
 
 def _m_scatter_(*args, **kwargs):
     best = None
@@ -6621,7 +6621,7 @@ def __m_index_fill_e1(self, dim, index, value):
 
 __m_index_fill_errs = ((3, 3, __m_index_fill_e0), (3, 3, __m_index_fill_e1),)
 __m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
-__m_index_fill_sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
+__m_index_fill_sigs = ('(int dim, Tensor index, Number value)', '(int dim, Tensor index, Tensor value)')
 
 def _m_index_fill(*args, **kwargs):
     best = None
@@ -6713,7 +6713,7 @@ def __m_index_fill__e1(self, dim, index, value):
 
 __m_index_fill__errs = ((3, 3, __m_index_fill__e0), (3, 3, __m_index_fill__e1),)
 __m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
-__m_index_fill__sigs = ('(int dim, Tensor index, Scalar value)', '(int dim, Tensor index, Tensor value)')
+__m_index_fill__sigs = ('(int dim, Tensor index, Number value)', '(int dim, Tensor index, Tensor value)')
 
 def _m_index_fill_(*args, **kwargs):
     best = None
@@ -6793,7 +6793,7 @@ def __m_masked_fill_e1(self, mask, value):
 
 __m_masked_fill_errs = ((2, 2, __m_masked_fill_e0), (2, 2, __m_masked_fill_e1),)
 __m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
-__m_masked_fill_sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
+__m_masked_fill_sigs = ('(Tensor mask, Number value)', '(Tensor mask, Tensor value)')
 
 def _m_masked_fill(*args, **kwargs):
     best = None
@@ -6873,7 +6873,7 @@ def __m_masked_fill__e1(self, mask, value):
 
 __m_masked_fill__errs = ((2, 2, __m_masked_fill__e0), (2, 2, __m_masked_fill__e1),)
 __m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
-__m_masked_fill__sigs = ('(Tensor mask, Scalar value)', '(Tensor mask, Tensor value)')
+__m_masked_fill__sigs = ('(Tensor mask, Number value)', '(Tensor mask, Tensor value)')
 
 def _m_masked_fill_(*args, **kwargs):
     best = None
@@ -7820,7 +7820,7 @@ def __m_random__e2(self, *, generator=None):
 
 __m_random__errs = ((2, 3, __m_random__e0), (1, 2, __m_random__e1), (0, 1, __m_random__e2),)
 __m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
-__m_random__sigs = ('(int from, int? to, *, Generator? generator = None)', '(int to, *, Generator? generator = None)', '(*, Generator? generator = None)')
+__m_random__sigs = ('(int from, int to, *, ember.Generator generator = None)', '(int to, *, ember.Generator generator = None)', '(*, ember.Generator generator = None)')
 
 def _m_random_(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -7907,7 +7907,7 @@ def __m_bernoulli_e1(self, p, *, generator=None):
 
 __m_bernoulli_errs = ((0, 2, __m_bernoulli_e0), (1, 2, __m_bernoulli_e1),)
 __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
-__m_bernoulli_sigs = ('(*, Generator? generator = None, Tensor out = None)', '(float p, *, Generator? generator = None)')
+__m_bernoulli_sigs = ('(*, ember.Generator generator = None, Tensor out = None)', '(float p, *, ember.Generator generator = None)')
 
 def _m_bernoulli(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8069,7 +8069,7 @@ def __m_sum_e1(self, dim, keepdim=False, *, dtype=None, out=None):
 
 __m_sum_errs = ((0, 1, __m_sum_e0), (1, 4, __m_sum_e1),)
 __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
-__m_sum_sigs = ('(*, dtype? dtype = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
+__m_sum_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def _m_sum(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8151,7 +8151,7 @@ def __m_mean_e1(self, dim, keepdim=False, *, dtype=None, out=None):
 
 __m_mean_errs = ((0, 2, __m_mean_e0), (1, 4, __m_mean_e1),)
 __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
-__m_mean_sigs = ('(*, dtype? dtype = None, Tensor out = None)', '(int[1]? dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
+__m_mean_sigs = ('(*, ember.dtype dtype = None, Tensor out = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def _m_mean(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8236,7 +8236,7 @@ def __m_prod_e1(self, dim, keepdim=False, *, dtype=None, out=None):
 
 __m_prod_errs = ((0, 1, __m_prod_e0), (1, 4, __m_prod_e1),)
 __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
-__m_prod_sigs = ('(*, dtype? dtype = None)', '(int dim, bool keepdim = False, *, dtype? dtype = None, Tensor out = None)')
+__m_prod_sigs = ('(*, ember.dtype dtype = None)', '(int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def _m_prod(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8394,7 +8394,7 @@ def __m_max_e2(self, other, *, out=None):
 
 __m_max_errs = ((0, 1, __m_max_e0), (1, 3, __m_max_e1), (1, 2, __m_max_e2),)
 __m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, __m_max_b2),)
-__m_max_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
+__m_max_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor other, *, Tensor out = None)')
 
 def _m_max(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8493,7 +8493,7 @@ def __m_min_e2(self, other, *, out=None):
 
 __m_min_errs = ((0, 1, __m_min_e0), (1, 3, __m_min_e1), (1, 2, __m_min_e2),)
 __m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, __m_min_b2),)
-__m_min_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor other, *, Tensor out = None)')
+__m_min_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor other, *, Tensor out = None)')
 
 def _m_min(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8628,7 +8628,7 @@ def __m_all_e2(self, dim=None, keepdim=False, *, out=None):
 
 __m_all_errs = ((0, 1, __m_all_e0), (1, 3, __m_all_e1), (0, 3, __m_all_e2),)
 __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
-__m_all_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
+__m_all_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def _m_all(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8727,7 +8727,7 @@ def __m_any_e2(self, dim=None, keepdim=False, *, out=None):
 
 __m_any_errs = ((0, 1, __m_any_e0), (1, 3, __m_any_e1), (0, 3, __m_any_e2),)
 __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
-__m_any_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(int[]? dim = None, bool keepdim = False, *, Tensor out = None)')
+__m_any_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
 
 def _m_any(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8831,7 +8831,7 @@ def __m_var_e2(self, dim=None, *, correction=None, keepdim=False, out=None):
 
 __m_var_errs = ((0, 1, __m_var_e0), (1, 4, __m_var_e1), (0, 4, __m_var_e2),)
 __m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
-__m_var_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+__m_var_sigs = ('(bool unbiased = True)', '(tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
 
 def _m_var(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8935,7 +8935,7 @@ def __m_std_e2(self, dim=None, *, correction=None, keepdim=False, out=None):
 
 __m_std_errs = ((0, 1, __m_std_e0), (1, 4, __m_std_e1), (0, 4, __m_std_e2),)
 __m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
-__m_std_sigs = ('(bool unbiased = True)', '(int[1]? dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(int[1]? dim = None, *, Number? correction = None, bool keepdim = False, Tensor out = None)')
+__m_std_sigs = ('(bool unbiased = True)', '(tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
 
 def _m_std(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -9078,7 +9078,7 @@ def __m_norm_e3(self, p, *, dtype):
 
 __m_norm_errs = ((0, 1, __m_norm_e0), (2, 4, __m_norm_e1), (4, 5, __m_norm_e2), (2, 2, __m_norm_e3),)
 __m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
-__m_norm_sigs = ('(Scalar p = 2)', '(Number? p, int[1] dim, bool keepdim = False, *, Tensor out = None)', '(Number? p, int[1] dim, bool keepdim, *, dtype dtype, Tensor out = None)', '(Number? p, *, dtype dtype)')
+__m_norm_sigs = ('(Number p = 2)', '(Number p, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', '(Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype, Tensor out = None)', '(Number p, *, ember.dtype dtype)')
 
 def _m_norm(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -9158,7 +9158,7 @@ def __m_count_nonzero_e1(self, dim=None):
 
 __m_count_nonzero_errs = ((0, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero_e1),)
 __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
-__m_count_nonzero_sigs = ('(int[] dim)', '(int? dim = None)')
+__m_count_nonzero_sigs = ('(tuple of ints dim)', '(int dim = None)')
 
 def _m_count_nonzero(*args, **kwargs):
     if not kwargs and len(args) > 1:
@@ -9239,7 +9239,7 @@ def __m_median_e1(self, dim, keepdim=False, *, out=None):
 
 __m_median_errs = ((0, 0, __m_median_e0), (1, 3, __m_median_e1),)
 __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
-__m_median_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
+__m_median_sigs = ('()', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def _m_median(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -9310,7 +9310,7 @@ def __m_nanmedian_e1(self, dim, keepdim=False, *, out=None):
 
 __m_nanmedian_errs = ((0, 0, __m_nanmedian_e0), (1, 3, __m_nanmedian_e1),)
 __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
-__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False, *, Tensor out = None)')
+__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def _m_nanmedian(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -9504,7 +9504,7 @@ def __m_histogram_e1(self, bins=100, *, range=None, weight=None, density=False, 
 
 __m_histogram_errs = ((1, 4, __m_histogram_e0), (0, 5, __m_histogram_e1),)
 __m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __m_histogram_b1),)
-__m_histogram_sigs = ('(Tensor bins, *, Tensor? weight = None, bool density = False, Tensor out = None)', '(int bins = 100, *, float[]? range = None, Tensor? weight = None, bool density = False, Tensor out = None)')
+__m_histogram_sigs = ('(Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)', '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = None)')
 
 def _m_histogram(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -9651,7 +9651,7 @@ def __m_quantile_e1(self, q, dim=None, keepdim=False, *, interpolation='linear',
 
 __m_quantile_errs = ((1, 5, __m_quantile_e0), (1, 5, __m_quantile_e1),)
 __m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
-__m_quantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
+__m_quantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def _m_quantile(*args, **kwargs):
     best = None
@@ -9738,7 +9738,7 @@ def __m_nanquantile_e1(self, q, dim=None, keepdim=False, *, interpolation='linea
 
 __m_nanquantile_errs = ((1, 5, __m_nanquantile_e0), (1, 5, __m_nanquantile_e1),)
 __m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
-__m_nanquantile_sigs = ("(Tensor q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int? dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
+__m_nanquantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def _m_nanquantile(*args, **kwargs):
     best = None
@@ -9987,7 +9987,7 @@ def __m_repeat_interleave_e1(self, repeats, dim=None, *, output_size=None):
 
 __m_repeat_interleave_errs = ((1, 3, __m_repeat_interleave_e0), (1, 3, __m_repeat_interleave_e1),)
 __m_repeat_interleave_ovs = ((__m_repeat_interleave_c0, __m_repeat_interleave_b0), (__m_repeat_interleave_c1, __m_repeat_interleave_b1),)
-__m_repeat_interleave_sigs = ('(Tensor repeats, int? dim = None, *, int? output_size = None)', '(int repeats, int? dim = None, *, int? output_size = None)')
+__m_repeat_interleave_sigs = ('(Tensor repeats, int dim = None, *, int output_size = None)', '(int repeats, int dim = None, *, int output_size = None)')
 
 def _m_repeat_interleave(*args, **kwargs):
     best = None
@@ -10332,7 +10332,7 @@ def __m_sort_e1(self, *, stable, dim=-1, descending=False, out=None):
 
 __m_sort_errs = ((0, 3, __m_sort_e0), (1, 4, __m_sort_e1),)
 __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
-__m_sort_sigs = ('(int dim = -1, bool descending = False, *, Tensor out = None)', '(*, bool? stable, int dim = -1, bool descending = False, Tensor out = None)')
+__m_sort_sigs = ('(int dim = -1, bool descending = False, *, tuple of Tensors out = None)', '(*, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)')
 
 def _m_sort(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -10544,7 +10544,7 @@ def __m_view_e1(self, dtype):
 
 __m_view_errs = ((0, 1, __m_view_e0), (1, 1, __m_view_e1),)
 __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
-__m_view_sigs = ('(int[] size)', '(dtype dtype)')
+__m_view_sigs = ('(tuple of ints size)', '(ember.dtype dtype)')
 
 def _m_view(*args, **kwargs):
     if not kwargs and len(args) > 1:
@@ -10811,7 +10811,7 @@ def __m_squeeze_e2(self, *dim):
 
 __m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (0, 1, __m_squeeze_e2),)
 __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
-__m_squeeze_sigs = ('()', '(int dim)', '(int[] dim)')
+__m_squeeze_sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
 def _m_squeeze(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -10979,7 +10979,7 @@ def __m_movedim_e1(self, source, destination):
 
 __m_movedim_errs = ((2, 2, __m_movedim_e0), (2, 2, __m_movedim_e1),)
 __m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
-__m_movedim_sigs = ('(int[] source, int[] destination)', '(int source, int destination)')
+__m_movedim_sigs = ('(tuple of ints source, tuple of ints destination)', '(int source, int destination)')
 
 def _m_movedim(*args, **kwargs):
     best = None
@@ -11051,7 +11051,7 @@ def __m_moveaxis_e1(self, source, destination):
 
 __m_moveaxis_errs = ((2, 2, __m_moveaxis_e0), (2, 2, __m_moveaxis_e1),)
 __m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0), (__m_moveaxis_c1, __m_moveaxis_b1),)
-__m_moveaxis_sigs = ('(int[] source, int[] destination)', '(int source, int destination)')
+__m_moveaxis_sigs = ('(tuple of ints source, tuple of ints destination)', '(int source, int destination)')
 
 def _m_moveaxis(*args, **kwargs):
     best = None
@@ -11189,7 +11189,7 @@ def __m_tensor_split_e2(self, tensor_indices_or_sections, dim=0):
 
 __m_tensor_split_errs = ((1, 2, __m_tensor_split_e0), (1, 2, __m_tensor_split_e1), (1, 2, __m_tensor_split_e2),)
 __m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0), (__m_tensor_split_c1, __m_tensor_split_b1), (__m_tensor_split_c2, __m_tensor_split_b2),)
-__m_tensor_split_sigs = ('(int sections, int dim = 0)', '(int[] indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)')
+__m_tensor_split_sigs = ('(int sections, int dim = 0)', '(tuple of ints indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)')
 
 def _m_tensor_split(*args, **kwargs):
     best = None
@@ -11267,7 +11267,7 @@ def __m_hsplit_e1(self, *indices):
 
 __m_hsplit_errs = ((1, 1, __m_hsplit_e0), (0, 1, __m_hsplit_e1),)
 __m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1),)
-__m_hsplit_sigs = ('(int sections)', '(int[] indices)')
+__m_hsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_hsplit(*args, **kwargs):
     best = None
@@ -11345,7 +11345,7 @@ def __m_vsplit_e1(self, *indices):
 
 __m_vsplit_errs = ((1, 1, __m_vsplit_e0), (0, 1, __m_vsplit_e1),)
 __m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1),)
-__m_vsplit_sigs = ('(int sections)', '(int[] indices)')
+__m_vsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_vsplit(*args, **kwargs):
     best = None
@@ -11423,7 +11423,7 @@ def __m_dsplit_e1(self, *indices):
 
 __m_dsplit_errs = ((1, 1, __m_dsplit_e0), (0, 1, __m_dsplit_e1),)
 __m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1),)
-__m_dsplit_sigs = ('(int sections)', '(int[] indices)')
+__m_dsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_dsplit(*args, **kwargs):
     best = None
