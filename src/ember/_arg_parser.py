@@ -117,6 +117,23 @@ def _no_match(name, args, kwargs, sigs, method):
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{expected}")
 
 
+_NO_DEFAULT = object()
+
+
+def _at_default(v, d):
+    return v is d or d is not _NO_DEFAULT and type(v) is type(d) and isinstance(v, (int, float, str, tuple)) and v == d
+
+
+def _no_match_named(name, pos, kw, sigs):
+    """_no_match for a binding whose arguments arrived as named parameters: `pos` holds (value, default) of the
+    positional parameters, `kw` (name, value, default) of the keyword-only ones; the call is taken to be the
+    positional ones up to the last not at its default, then the keyword-only ones not at theirs."""
+    n = len(pos)
+    while n and _at_default(*pos[n - 1]):
+        n -= 1
+    return _no_match(name, [v for v, _ in pos[:n]], {k: v for k, v, d in kw if not _at_default(v, d)}, sigs, False)
+
+
 def _bad_arg(fname, argname, position, expected, value):
     where = f"argument '{argname}'" if position is None else f"argument '{argname}' (position {position})"
     return TypeError(f"{fname}(): {where} must be {expected}, not {_argtype(value)}")

@@ -22,6 +22,9 @@ CALLS = [
     "L.quantile(X, 'a')", "L.nanquantile(X, 0.5, 'a')", "L.repeat_interleave(X, 'a')", "L.diff(X, 'a')",
     "L.cat('a')", "L.stack([X], 'a')", "L.div(X, X, rounding_mode=3)",
     "L.mm(X, X, 'a')", "L.addmm(X, X, X, 'a')", "L.bmm(B, B, 'a')", "L.baddbmm(B, B, B, 'a')",
+    # Scalar twins (eq.Tensor / eq.Scalar are two signatures in torch: the count fits both)
+    "L.eq(X, 'a')", "X.eq('a')", "L.pow(X, 'a')", "L.pow('a', X)", "L.where(X > 0, X, 'a')", "L.bucketize(X, 'a')",
+    "L.searchsorted(X, 'a')", "L.fmod(X, None)", "X.add(X, alpha='a')", "L.remainder(X, 'a')",
 ]
 
 

@@ -65,6 +65,7 @@ class Overload:
         self.scalar_sets = []    # per shadowed Scalar twin: the Tensor params it takes a number for
         self.twins = []          # (those params, the twin Overload): a number there calls the twin's op
         self.numbers_anywhere = str(fn.func.name.name) in NUMBERS_AS_TENSORS
+        self.sigs_var = None     # a lone overload with Scalar twins: the name of its signature listing
 
     @property
     def scalar_ok(self):
@@ -165,6 +166,10 @@ class Overload:
                 continue
             cond, expected = bad
             pos = None if kwonly else i + 1
+            if self.sigs_var:
+                lines.append(f"if {cond}:")
+                lines.append(f"    raise {self._twin_no_match(name)}")
+                continue
             if expected == "tuple of Tensors":
                 lines.append(f"if {cond}:")
                 lines.append(f"    _bad_tensorlist({name!r}, {self._torch_name(x)!r}, {pos}, {self.pyname(x)})")
@@ -174,6 +179,18 @@ class Overload:
         if not kwonly:
             lines += self._combination_check(name)
         return lines
+
+    def _twin_no_match(self, name):
+        """The error of a binding with Scalar twins (eq.Tensor / eq.Scalar): torch has a signature for each, so a
+        bad argument fits the argument count of two and torch lists them ("received an invalid combination").
+        The call's shape is rebuilt from the parameters: positional ones up to the last not at its default."""
+        def dflt(x):
+            return _default(x)[1:] if x.default is not None else "_NO_DEFAULT"
+        pos = ", ".join(f"({self.pyname(x)}, {dflt(x)})" for x in self.positional)
+        kw = [f"({x.name!r}, {self.pyname(x)}, {dflt(x)})" for x in self.kwonly]
+        if self.out_fn:
+            kw.append("('out', out, None)")
+        return f"_no_match_named({name!r}, ({pos},), ({', '.join(kw)}{',' if kw else ''}), {self.sigs_var})"
 
     def _combination_check(self, name):
         """Scalar twins pow.Tensor_Scalar and pow.Scalar take a number for `exponent` or for `self`,
@@ -603,6 +620,9 @@ def _emit_group(pyname, defname, ovs, lines, method):
     if len(ovs) == 1:
         ov = ovs[0]
         rt = _result_wrapper(ov.fn)
+        if ov.twins:
+            ov.sigs_var = f"_{defname}_sigs"
+            lines.append(f"{ov.sigs_var} = {(ov.human(),) + tuple(t.human() for _, t in ov.twins)!r}")
         lines.append(f"def {defname}({ov.signature()}):")
         lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt, check=True))
         lines.append("")
@@ -625,6 +645,7 @@ def _emit_group(pyname, defname, ovs, lines, method):
         lines.append(ov.error_body())
         lines.append("")
         errs.append(f"({ov.arity()[0]}, {ov.arity()[1]}, {e})")
+        errs += [f"({ov.arity()[0]}, {ov.arity()[1]}, None)"] * len(ov.twins)   # torch has a signature per twin
     sigs = tuple(ov.human() for ov in ovs)
     lines.append(f"_{defname}_errs = ({', '.join(errs)},)")
     lines.append(f"_{defname}_ovs = ({', '.join(entries)},)")
@@ -674,7 +695,7 @@ def _emit_group(pyname, defname, ovs, lines, method):
     # error ("argument 'x' (position n) must be T, not U"), else the list of signatures
     lines.append(f"    _n = len(args) + len(kwargs){' - 1' if method else ''}")
     lines.append(f"    _p = [e for lo, hi, e in _{defname}_errs if lo <= _n <= hi]")
-    lines.append("    if len(_p) == 1:")
+    lines.append("    if len(_p) == 1 and _p[0] is not None:")
     lines.append("        try:")
     lines.append("            _p[0](*args, **kwargs)")
     lines.append("        except TypeError as _e:")
@@ -701,7 +722,8 @@ def _imports(extra=""):
             "from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS",
             "from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
-            "                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)"]
+            "                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,",
+            "                           _as_tuple)"]
 
 
 def _rt_import(groups):

@@ -6,7 +6,8 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
-                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)
+                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
+                           _as_tuple)
 from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
@@ -2445,7 +2446,7 @@ def conv1d(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _conv1d_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -2548,7 +2549,7 @@ def conv2d(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _conv2d_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -2651,7 +2652,7 @@ def conv3d(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _conv3d_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -2816,7 +2817,7 @@ def fill_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _fill__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -2894,7 +2895,7 @@ def fill(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _fill_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3136,7 +3137,7 @@ def arange(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _arange_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3245,7 +3246,7 @@ def eye(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _eye_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3326,7 +3327,7 @@ def hann_window(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _hann_window_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3477,7 +3478,7 @@ def hamming_window(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _hamming_window_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3558,7 +3559,7 @@ def blackman_window(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _blackman_window_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3639,7 +3640,7 @@ def bartlett_window(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _bartlett_window_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3753,7 +3754,7 @@ def kaiser_window(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _kaiser_window_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3953,7 +3954,7 @@ def _logspace_e1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         raise _bad_arg('logspace', 'out', None, 'Tensor', out)
     return None
 
-_logspace_errs = ((3, 10, _logspace_e0), (3, 9, _logspace_e1),)
+_logspace_errs = ((3, 10, _logspace_e0), (3, 9, _logspace_e1), (3, 9, None), (3, 9, None),)
 _logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
 _logspace_sigs = ('(Number start, Number end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Tensor start, Tensor end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
@@ -3972,7 +3973,7 @@ def logspace(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _logspace_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -4354,7 +4355,7 @@ def div(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _div_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -4448,7 +4449,7 @@ def rsub(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _rsub_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -4472,11 +4473,12 @@ def floor_divide(input, other, *, out=None):
             return _k(input, other)
     return _op_floor_divide_default(input, other)
 
+_remainder_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def remainder(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('remainder', 'input', 1, 'Tensor', input)
+        raise _no_match_named('remainder', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _remainder_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('remainder', 'other', 2, 'Tensor', other)
+        raise _no_match_named('remainder', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _remainder_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
     if not isinstance(other, TensorImpl):
@@ -4498,11 +4500,12 @@ def remainder(input, other, *, out=None):
             return _k(input, other)
     return _op_remainder_Tensor(input, other)
 
+_float_power_sigs = ('(Tensor input, Tensor exponent, *, Tensor out = None)', '(Number input, Tensor exponent, *, Tensor out = None)', '(Tensor input, Number exponent, *, Tensor out = None)')
 def float_power(input, exponent, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('float_power', 'input', 1, 'Tensor', input)
+        raise _no_match_named('float_power', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _float_power_sigs)
     if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
-        raise _bad_arg('float_power', 'exponent', 2, 'Tensor', exponent)
+        raise _no_match_named('float_power', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _float_power_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
         raise TypeError('float_power() received an invalid combination of arguments: at most one of input, exponent may be a number')
     if not isinstance(input, TensorImpl):
@@ -4526,11 +4529,12 @@ def float_power(input, exponent, *, out=None):
             return _k(input, exponent)
     return _op_float_power_Tensor_Tensor(input, exponent)
 
+_pow_sigs = ('(Tensor input, Tensor exponent, *, Tensor out = None)', '(Tensor input, Number exponent)', '(Number input, Tensor exponent)')
 def pow(input, exponent, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('pow', 'input', 1, 'Tensor', input)
+        raise _no_match_named('pow', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _pow_sigs)
     if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
-        raise _bad_arg('pow', 'exponent', 2, 'Tensor', exponent)
+        raise _no_match_named('pow', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _pow_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
         raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
     if not isinstance(exponent, TensorImpl):
@@ -4552,11 +4556,12 @@ def pow(input, exponent, *, out=None):
             return _k(input, exponent)
     return _op_pow_Tensor_Tensor(input, exponent)
 
+_eq_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def eq(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('eq', 'input', 1, 'Tensor', input)
+        raise _no_match_named('eq', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _eq_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('eq', 'other', 2, 'Tensor', other)
+        raise _no_match_named('eq', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _eq_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_eq_Scalar(input, other)
@@ -4573,11 +4578,12 @@ def eq(input, other, *, out=None):
             return _k(input, other)
     return _op_eq_Tensor(input, other)
 
+_ne_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def ne(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ne', 'input', 1, 'Tensor', input)
+        raise _no_match_named('ne', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ne_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('ne', 'other', 2, 'Tensor', other)
+        raise _no_match_named('ne', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ne_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_ne_Scalar(input, other)
@@ -4594,11 +4600,12 @@ def ne(input, other, *, out=None):
             return _k(input, other)
     return _op_ne_Tensor(input, other)
 
+_lt_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def lt(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lt', 'input', 1, 'Tensor', input)
+        raise _no_match_named('lt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _lt_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('lt', 'other', 2, 'Tensor', other)
+        raise _no_match_named('lt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _lt_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_lt_Scalar(input, other)
@@ -4615,11 +4622,12 @@ def lt(input, other, *, out=None):
             return _k(input, other)
     return _op_lt_Tensor(input, other)
 
+_le_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def le(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('le', 'input', 1, 'Tensor', input)
+        raise _no_match_named('le', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _le_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('le', 'other', 2, 'Tensor', other)
+        raise _no_match_named('le', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _le_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_le_Scalar(input, other)
@@ -4636,11 +4644,12 @@ def le(input, other, *, out=None):
             return _k(input, other)
     return _op_le_Tensor(input, other)
 
+_gt_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def gt(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gt', 'input', 1, 'Tensor', input)
+        raise _no_match_named('gt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _gt_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('gt', 'other', 2, 'Tensor', other)
+        raise _no_match_named('gt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _gt_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_gt_Scalar(input, other)
@@ -4657,11 +4666,12 @@ def gt(input, other, *, out=None):
             return _k(input, other)
     return _op_gt_Tensor(input, other)
 
+_ge_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def ge(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ge', 'input', 1, 'Tensor', input)
+        raise _no_match_named('ge', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ge_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('ge', 'other', 2, 'Tensor', other)
+        raise _no_match_named('ge', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ge_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_ge_Scalar(input, other)
@@ -4729,11 +4739,12 @@ def logical_xor(input, other, *, out=None):
             return _k(input, other)
     return _op_logical_xor_default(input, other)
 
+_bitwise_and_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def bitwise_and(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('bitwise_and', 'input', 1, 'Tensor', input)
+        raise _no_match_named('bitwise_and', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_and_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_and', 'other', 2, 'Tensor', other)
+        raise _no_match_named('bitwise_and', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_and_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
     if not isinstance(other, TensorImpl):
@@ -4755,11 +4766,12 @@ def bitwise_and(input, other, *, out=None):
             return _k(input, other)
     return _op_bitwise_and_Tensor(input, other)
 
+_bitwise_or_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def bitwise_or(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('bitwise_or', 'input', 1, 'Tensor', input)
+        raise _no_match_named('bitwise_or', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_or_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_or', 'other', 2, 'Tensor', other)
+        raise _no_match_named('bitwise_or', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_or_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
     if not isinstance(other, TensorImpl):
@@ -4781,11 +4793,12 @@ def bitwise_or(input, other, *, out=None):
             return _k(input, other)
     return _op_bitwise_or_Tensor(input, other)
 
+_bitwise_xor_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def bitwise_xor(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('bitwise_xor', 'input', 1, 'Tensor', input)
+        raise _no_match_named('bitwise_xor', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_xor_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_xor', 'other', 2, 'Tensor', other)
+        raise _no_match_named('bitwise_xor', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_xor_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
     if not isinstance(other, TensorImpl):
@@ -5168,7 +5181,7 @@ def clamp(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _clamp_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5261,7 +5274,7 @@ def clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _clamp__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5347,7 +5360,7 @@ def clamp_min(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _clamp_min_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5433,7 +5446,7 @@ def clamp_max(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _clamp_max_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5508,7 +5521,7 @@ def _where_e1(condition):
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
     return None
 
-_where_errs = ((3, 4, _where_e0), (1, 1, _where_e1),)
+_where_errs = ((3, 4, _where_e0), (3, 4, None), (3, 4, None), (3, 4, None), (1, 1, _where_e1),)
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
 _where_sigs = ('(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)', '(Tensor condition)')
 
@@ -5527,7 +5540,7 @@ def where(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _where_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5841,7 +5854,7 @@ def round(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _round_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5905,7 +5918,7 @@ def round_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _round__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -6489,7 +6502,7 @@ def lerp(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _lerp_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -6497,11 +6510,12 @@ def lerp(*args, **kwargs):
                 raise _e from None
     raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
 
+_fmod_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def fmod(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fmod', 'input', 1, 'Tensor', input)
+        raise _no_match_named('fmod', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _fmod_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('fmod', 'other', 2, 'Tensor', other)
+        raise _no_match_named('fmod', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _fmod_sigs)
     if not isinstance(other, TensorImpl):
         if out is not None:
             return _op_fmod_Scalar_out(input, other, out=out)
@@ -6519,11 +6533,12 @@ def fmod(input, other, *, out=None):
             return _k(input, other)
     return _op_fmod_Tensor(input, other)
 
+_copysign_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def copysign(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('copysign', 'input', 1, 'Tensor', input)
+        raise _no_match_named('copysign', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _copysign_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('copysign', 'other', 2, 'Tensor', other)
+        raise _no_match_named('copysign', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _copysign_sigs)
     if not isinstance(other, TensorImpl):
         if out is not None:
             return _op_copysign_Scalar_out(input, other, out=out)
@@ -6756,7 +6771,7 @@ def isin(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _isin_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -6922,7 +6937,7 @@ def clamp_min_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _clamp_min__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -7000,7 +7015,7 @@ def clamp_max_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _clamp_max__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -7148,11 +7163,12 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         return _op_addcdiv_out(input, tensor1, tensor2, value=value, out=out)
     return _op_addcdiv_default(input, tensor1, tensor2, value=value)
 
+_xlogy_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def xlogy(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('xlogy', 'input', 1, 'Tensor', input)
+        raise _no_match_named('xlogy', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _xlogy_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('xlogy', 'other', 2, 'Tensor', other)
+        raise _no_match_named('xlogy', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _xlogy_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
     if not isinstance(input, TensorImpl):
@@ -7176,11 +7192,12 @@ def xlogy(input, other, *, out=None):
             return _k(input, other)
     return _op_xlogy_Tensor(input, other)
 
+_xlogy__sigs = ('(Tensor input, Tensor other)', '(Tensor input, Number other)')
 def xlogy_(input, other):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('xlogy_', 'input', 1, 'Tensor', input)
+        raise _no_match_named('xlogy_', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (), _xlogy__sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('xlogy_', 'other', 2, 'Tensor', other)
+        raise _no_match_named('xlogy_', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (), _xlogy__sigs)
     if not isinstance(other, TensorImpl):
         return _op_xlogy__Scalar_Other(input, other)
     _ks = input._ks
@@ -7333,11 +7350,12 @@ def frexp(input, *, out=None):
             return _rt_frexp(*_k(input))
     return _rt_frexp(*_op_frexp_Tensor(input))
 
+_bitwise_left_shift_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)')
 def bitwise_left_shift(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('bitwise_left_shift', 'input', 1, 'Tensor', input)
+        raise _no_match_named('bitwise_left_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_left_shift_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_left_shift', 'other', 2, 'Tensor', other)
+        raise _no_match_named('bitwise_left_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_left_shift_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_left_shift() received an invalid combination of arguments: at most one of input, other may be a number')
     if not isinstance(other, TensorImpl):
@@ -7361,11 +7379,12 @@ def bitwise_left_shift(input, other, *, out=None):
             return _k(input, other)
     return _op_bitwise_left_shift_Tensor(input, other)
 
+_bitwise_right_shift_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)')
 def bitwise_right_shift(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('bitwise_right_shift', 'input', 1, 'Tensor', input)
+        raise _no_match_named('bitwise_right_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_right_shift_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_right_shift', 'other', 2, 'Tensor', other)
+        raise _no_match_named('bitwise_right_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_right_shift_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('bitwise_right_shift() received an invalid combination of arguments: at most one of input, other may be a number')
     if not isinstance(other, TensorImpl):
@@ -7643,7 +7662,7 @@ def clip(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _clip_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -7736,7 +7755,7 @@ def clip_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _clip__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -7839,7 +7858,7 @@ def subtract(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _subtract_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -7967,7 +7986,7 @@ def divide(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _divide_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8007,11 +8026,12 @@ def multiply(input, other, *, out=None):
             return _k(input, other)
     return _op_multiply_Tensor(input, other)
 
+_greater_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def greater(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('greater', 'input', 1, 'Tensor', input)
+        raise _no_match_named('greater', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('greater', 'other', 2, 'Tensor', other)
+        raise _no_match_named('greater', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_greater_Scalar(input, other)
@@ -8028,11 +8048,12 @@ def greater(input, other, *, out=None):
             return _k(input, other)
     return _op_greater_Tensor(input, other)
 
+_greater_equal_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def greater_equal(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('greater_equal', 'input', 1, 'Tensor', input)
+        raise _no_match_named('greater_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_equal_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('greater_equal', 'other', 2, 'Tensor', other)
+        raise _no_match_named('greater_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_equal_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_greater_equal_Scalar(input, other)
@@ -8049,11 +8070,12 @@ def greater_equal(input, other, *, out=None):
             return _k(input, other)
     return _op_greater_equal_Tensor(input, other)
 
+_less_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def less(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('less', 'input', 1, 'Tensor', input)
+        raise _no_match_named('less', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('less', 'other', 2, 'Tensor', other)
+        raise _no_match_named('less', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_less_Scalar(input, other)
@@ -8070,11 +8092,12 @@ def less(input, other, *, out=None):
             return _k(input, other)
     return _op_less_Tensor(input, other)
 
+_less_equal_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def less_equal(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('less_equal', 'input', 1, 'Tensor', input)
+        raise _no_match_named('less_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_equal_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('less_equal', 'other', 2, 'Tensor', other)
+        raise _no_match_named('less_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_equal_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_less_equal_Scalar(input, other)
@@ -8091,11 +8114,12 @@ def less_equal(input, other, *, out=None):
             return _k(input, other)
     return _op_less_equal_Tensor(input, other)
 
+_not_equal_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def not_equal(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('not_equal', 'input', 1, 'Tensor', input)
+        raise _no_match_named('not_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _not_equal_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('not_equal', 'other', 2, 'Tensor', other)
+        raise _no_match_named('not_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _not_equal_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_not_equal_Scalar(input, other)
@@ -8409,7 +8433,7 @@ def embedding_bag(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _embedding_bag_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8712,7 +8736,7 @@ def scatter(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _scatter_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8939,7 +8963,7 @@ def index_fill(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _index_fill_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9027,7 +9051,7 @@ def masked_fill(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _masked_fill_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9726,7 +9750,7 @@ def mm(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _mm_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9813,7 +9837,7 @@ def bmm(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _bmm_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9989,7 +10013,7 @@ def addmm(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _addmm_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -10114,7 +10138,7 @@ def baddbmm(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _baddbmm_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -10513,7 +10537,7 @@ def _ctc_loss(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in __ctc_loss_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -10802,7 +10826,7 @@ def ctc_loss(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _ctc_loss_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11290,7 +11314,7 @@ def rand(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _rand_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11387,7 +11411,7 @@ def randn(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _randn_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11554,7 +11578,7 @@ def randint(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _randint_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11639,7 +11663,7 @@ def randperm(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _randperm_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11716,7 +11740,7 @@ def rand_like(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _rand_like_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11793,7 +11817,7 @@ def randn_like(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _randn_like_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11944,7 +11968,7 @@ def randint_like(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _randint_like_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -12023,7 +12047,7 @@ def bernoulli(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _bernoulli_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -12178,7 +12202,7 @@ def normal(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _normal_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -12314,7 +12338,7 @@ def sum(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _sum_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -12402,7 +12426,7 @@ def mean(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _mean_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -12493,7 +12517,7 @@ def prod(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _prod_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -12669,7 +12693,7 @@ def max(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _max_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -12778,7 +12802,7 @@ def min(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _min_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -12927,7 +12951,7 @@ def all(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _all_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -13036,7 +13060,7 @@ def any(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _any_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -13150,7 +13174,7 @@ def var(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _var_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -13264,7 +13288,7 @@ def std(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _std_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -13370,7 +13394,7 @@ def var_mean(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _var_mean_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -13476,7 +13500,7 @@ def std_mean(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _std_mean_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -13635,7 +13659,7 @@ def norm(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _norm_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -13705,7 +13729,7 @@ def count_nonzero(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _count_nonzero_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -13782,7 +13806,7 @@ def median(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _median_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -13859,7 +13883,7 @@ def nanmedian(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _nanmedian_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -14014,7 +14038,7 @@ def nuclear_norm(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _nuclear_norm_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -14140,7 +14164,7 @@ def histogram(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _histogram_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -14228,7 +14252,7 @@ def trapezoid(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _trapezoid_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -14307,7 +14331,7 @@ def trapz(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _trapz_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -14466,7 +14490,7 @@ def quantile(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _quantile_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -14561,7 +14585,7 @@ def nanquantile(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _nanquantile_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -14902,7 +14926,7 @@ def cumulative_trapezoid(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _cumulative_trapezoid_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -15027,7 +15051,7 @@ def repeat_interleave(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _repeat_interleave_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -15242,7 +15266,7 @@ def meshgrid(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _meshgrid_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -15601,7 +15625,7 @@ def sort(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _sort_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -15687,7 +15711,7 @@ def argsort(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _argsort_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -15787,11 +15811,12 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
             return _k(input, return_inverse, return_counts, dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
 
+_searchsorted_sigs = ('(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)', '(Tensor sorted_sequence, Number input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)')
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if sorted_sequence.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('searchsorted', 'sorted_sequence', 1, 'Tensor', sorted_sequence)
+        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('searchsorted', 'input', 2, 'Tensor', input)
+        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
     if not isinstance(input, TensorImpl):
         if out is not None:
             return _op_searchsorted_Scalar_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
@@ -15806,24 +15831,25 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                 return _k(sorted_sequence, input)
         return _op_searchsorted_Tensor(sorted_sequence, input)
     if out_int32.__class__ is not bool:
-        raise _bad_arg('searchsorted', 'out_int32', None, 'bool', out_int32)
+        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
     if right.__class__ is not bool:
-        raise _bad_arg('searchsorted', 'right', None, 'bool', right)
+        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
     if side is not None and side.__class__ is not str:
-        raise _bad_arg('searchsorted', 'side', None, 'str', side)
+        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
     if sorter is not None and sorter.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('searchsorted', 'sorter', None, 'Tensor', sorter)
+        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('searchsorted', 'out', None, 'Tensor', out)
         return _op_searchsorted_Tensor_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
     return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
 
+_bucketize_sigs = ('(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)', '(Number input, Tensor boundaries, *, bool out_int32 = False, bool right = False)')
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('bucketize', 'input', 1, 'Tensor', input)
+        raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
     if boundaries.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bucketize', 'boundaries', 2, 'Tensor', boundaries)
+        raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
     if not isinstance(input, TensorImpl):
         if out is None:
             return _op_bucketize_Scalar(input, boundaries, out_int32=out_int32, right=right)
@@ -15836,9 +15862,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
                 return _k(input, boundaries)
         return _op_bucketize_Tensor(input, boundaries)
     if out_int32.__class__ is not bool:
-        raise _bad_arg('bucketize', 'out_int32', None, 'bool', out_int32)
+        raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
     if right.__class__ is not bool:
-        raise _bad_arg('bucketize', 'right', None, 'bool', right)
+        raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
     if out is not None:
         if not isinstance(out, TensorImpl):
             raise _bad_arg('bucketize', 'out', None, 'Tensor', out)
@@ -16062,7 +16088,7 @@ def squeeze(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _squeeze_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -16250,7 +16276,7 @@ def movedim(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _movedim_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -16330,7 +16356,7 @@ def moveaxis(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _moveaxis_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -16486,7 +16512,7 @@ def tensor_split(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _tensor_split_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -16556,7 +16582,7 @@ def hsplit(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _hsplit_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -16626,7 +16652,7 @@ def vsplit(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _vsplit_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -16696,7 +16722,7 @@ def dsplit(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _dsplit_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -17157,7 +17183,7 @@ def squeeze_copy(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _squeeze_copy_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -17305,7 +17331,7 @@ def view_copy(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _view_copy_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:

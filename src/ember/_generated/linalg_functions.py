@@ -6,7 +6,8 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
-                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)
+                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
+                           _as_tuple)
 from .return_types import (linalg_cholesky_ex as _rt_linalg_cholesky_ex, linalg_eig as _rt_linalg_eig, linalg_eigh as _rt_linalg_eigh, linalg_inv_ex as _rt_linalg_inv_ex, linalg_ldl_factor as _rt_linalg_ldl_factor, linalg_ldl_factor_ex as _rt_linalg_ldl_factor_ex, linalg_lstsq as _rt_linalg_lstsq, linalg_lu as _rt_linalg_lu, linalg_lu_factor as _rt_linalg_lu_factor, linalg_lu_factor_ex as _rt_linalg_lu_factor_ex, linalg_qr as _rt_linalg_qr, linalg_slogdet as _rt_linalg_slogdet, linalg_solve_ex as _rt_linalg_solve_ex, linalg_svd as _rt_linalg_svd)
 
 _ops = _opsmod.ops
@@ -593,7 +594,7 @@ def linalg_pinv(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _linalg_pinv_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -759,7 +760,7 @@ def linalg_matrix_rank(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _linalg_matrix_rank_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -959,7 +960,7 @@ def linalg_cond(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _linalg_cond_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -1317,7 +1318,7 @@ def linalg_matrix_norm(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in _linalg_matrix_norm_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:

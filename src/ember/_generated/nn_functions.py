@@ -6,7 +6,8 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
-                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)
+                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
+                           _as_tuple)
 
 _ops = _opsmod.ops
 
@@ -644,7 +645,7 @@ def _upsample_bilinear2d_aa(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in __upsample_bilinear2d_aa_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -723,7 +724,7 @@ def _upsample_bicubic2d_aa(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in __upsample_bicubic2d_aa_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -802,7 +803,7 @@ def _upsample_lanczos2d_aa(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
     _p = [e for lo, hi, e in __upsample_lanczos2d_aa_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:

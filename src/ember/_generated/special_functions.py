@@ -6,7 +6,8 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
-                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)
+                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
+                           _as_tuple)
 
 _ops = _opsmod.ops
 
@@ -255,11 +256,12 @@ _c_special_zeta_default = _op_special_zeta_default._dispatch_cache
 _op_special_zeta_out = _ops.aten.special_zeta.out
 _c_special_zeta_out = _op_special_zeta_out._dispatch_cache
 
+_special_chebyshev_polynomial_t_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_t(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_chebyshev_polynomial_t', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_t_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_chebyshev_polynomial_t', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_t_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_chebyshev_polynomial_t() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -283,11 +285,12 @@ def special_chebyshev_polynomial_t(x, n, *, out=None):
             return _k(x, n)
     return _op_special_chebyshev_polynomial_t_default(x, n)
 
+_special_chebyshev_polynomial_u_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_u(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_chebyshev_polynomial_u', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_u_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_chebyshev_polynomial_u', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_u_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_chebyshev_polynomial_u() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -311,11 +314,12 @@ def special_chebyshev_polynomial_u(x, n, *, out=None):
             return _k(x, n)
     return _op_special_chebyshev_polynomial_u_default(x, n)
 
+_special_chebyshev_polynomial_v_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_v(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_chebyshev_polynomial_v', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_v_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_chebyshev_polynomial_v', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_v_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_chebyshev_polynomial_v() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -339,11 +343,12 @@ def special_chebyshev_polynomial_v(x, n, *, out=None):
             return _k(x, n)
     return _op_special_chebyshev_polynomial_v_default(x, n)
 
+_special_chebyshev_polynomial_w_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_w(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_chebyshev_polynomial_w', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_w_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_chebyshev_polynomial_w', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_w_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_chebyshev_polynomial_w() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -367,11 +372,12 @@ def special_chebyshev_polynomial_w(x, n, *, out=None):
             return _k(x, n)
     return _op_special_chebyshev_polynomial_w_default(x, n)
 
+_special_hermite_polynomial_h_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_hermite_polynomial_h(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_hermite_polynomial_h', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_hermite_polynomial_h', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_h_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_hermite_polynomial_h', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_hermite_polynomial_h', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_h_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_hermite_polynomial_h() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -395,11 +401,12 @@ def special_hermite_polynomial_h(x, n, *, out=None):
             return _k(x, n)
     return _op_special_hermite_polynomial_h_default(x, n)
 
+_special_hermite_polynomial_he_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_hermite_polynomial_he(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_hermite_polynomial_he', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_hermite_polynomial_he', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_he_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_hermite_polynomial_he', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_hermite_polynomial_he', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_he_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_hermite_polynomial_he() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -423,11 +430,12 @@ def special_hermite_polynomial_he(x, n, *, out=None):
             return _k(x, n)
     return _op_special_hermite_polynomial_he_default(x, n)
 
+_special_laguerre_polynomial_l_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_laguerre_polynomial_l(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_laguerre_polynomial_l', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_laguerre_polynomial_l', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_laguerre_polynomial_l_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_laguerre_polynomial_l', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_laguerre_polynomial_l', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_laguerre_polynomial_l_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_laguerre_polynomial_l() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -451,11 +459,12 @@ def special_laguerre_polynomial_l(x, n, *, out=None):
             return _k(x, n)
     return _op_special_laguerre_polynomial_l_default(x, n)
 
+_special_legendre_polynomial_p_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_legendre_polynomial_p(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_legendre_polynomial_p', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_legendre_polynomial_p', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_legendre_polynomial_p_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_legendre_polynomial_p', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_legendre_polynomial_p', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_legendre_polynomial_p_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_legendre_polynomial_p() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -479,11 +488,12 @@ def special_legendre_polynomial_p(x, n, *, out=None):
             return _k(x, n)
     return _op_special_legendre_polynomial_p_default(x, n)
 
+_special_shifted_chebyshev_polynomial_t_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_shifted_chebyshev_polynomial_t', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_shifted_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_t_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_shifted_chebyshev_polynomial_t', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_shifted_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_t_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_shifted_chebyshev_polynomial_t() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -507,11 +517,12 @@ def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_t_default(x, n)
 
+_special_shifted_chebyshev_polynomial_u_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_shifted_chebyshev_polynomial_u', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_shifted_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_u_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_shifted_chebyshev_polynomial_u', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_shifted_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_u_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_shifted_chebyshev_polynomial_u() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -535,11 +546,12 @@ def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_u_default(x, n)
 
+_special_shifted_chebyshev_polynomial_v_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_shifted_chebyshev_polynomial_v', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_shifted_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_v_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_shifted_chebyshev_polynomial_v', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_shifted_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_v_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_shifted_chebyshev_polynomial_v() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -563,11 +575,12 @@ def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_v_default(x, n)
 
+_special_shifted_chebyshev_polynomial_w_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
     if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _bad_arg('special_shifted_chebyshev_polynomial_w', 'x', 1, 'Tensor', x)
+        raise _no_match_named('special_shifted_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_w_sigs)
     if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _bad_arg('special_shifted_chebyshev_polynomial_w', 'n', 2, 'Tensor', n)
+        raise _no_match_named('special_shifted_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_w_sigs)
     if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
         raise TypeError('special_shifted_chebyshev_polynomial_w() received an invalid combination of arguments: at most one of x, n may be a number')
     if not isinstance(x, TensorImpl):
@@ -908,11 +921,12 @@ def special_entr(input, *, out=None):
             return _k(input)
     return _op_special_entr_default(input)
 
+_special_xlog1py_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def special_xlog1py(input, other, *, out=None):
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('special_xlog1py', 'input', 1, 'Tensor', input)
+        raise _no_match_named('special_xlog1py', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _special_xlog1py_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('special_xlog1py', 'other', 2, 'Tensor', other)
+        raise _no_match_named('special_xlog1py', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _special_xlog1py_sigs)
     if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
         raise TypeError('special_xlog1py() received an invalid combination of arguments: at most one of input, other may be a number')
     if not isinstance(input, TensorImpl):

@@ -6,7 +6,8 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
-                           _is_tensorlist, _no_match, _bad_arg, _bad_tensorlist, _as_tuple)
+                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
+                           _as_tuple)
 from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
@@ -1807,7 +1808,7 @@ def _m_fill_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_fill__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -2093,7 +2094,7 @@ def _m_div(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_div_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -2163,7 +2164,7 @@ def _m_div_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_div__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -2197,9 +2198,10 @@ def _m_floor_divide_(self, other):
             return _k(self, other)
     return _op_floor_divide__default(self, other)
 
+__m_remainder_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_remainder(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('remainder', 'other', 1, 'Tensor', other)
+        raise _no_match_named('remainder', ((other, _NO_DEFAULT),), (('out', out, None),), __m_remainder_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_remainder_Scalar(self, other)
@@ -2216,9 +2218,10 @@ def _m_remainder(self, other, *, out=None):
             return _k(self, other)
     return _op_remainder_Tensor(self, other)
 
+__m_remainder__sigs = ('(Tensor other)', '(Number other)')
 def _m_remainder_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('remainder_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('remainder_', ((other, _NO_DEFAULT),), (), __m_remainder__sigs)
     if not isinstance(other, TensorImpl):
         return _op_remainder__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -2230,9 +2233,10 @@ def _m_remainder_(self, other):
             return _k(self, other)
     return _op_remainder__Tensor(self, other)
 
+__m_float_power_sigs = ('(Tensor exponent, *, Tensor out = None)', '(Number exponent, *, Tensor out = None)')
 def _m_float_power(self, exponent, *, out=None):
     if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
-        raise _bad_arg('float_power', 'exponent', 1, 'Tensor', exponent)
+        raise _no_match_named('float_power', ((exponent, _NO_DEFAULT),), (('out', out, None),), __m_float_power_sigs)
     if not isinstance(exponent, TensorImpl):
         if out is not None:
             return _op_float_power_Tensor_Scalar_out(self, exponent, out=out)
@@ -2312,7 +2316,7 @@ def _m_float_power_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_float_power__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -2320,9 +2324,10 @@ def _m_float_power_(*args, **kwargs):
                 raise _e from None
     raise _no_match('float_power_', args, kwargs, __m_float_power__sigs, True)
 
+__m_pow_sigs = ('(Tensor exponent, *, Tensor out = None)', '(Number exponent)')
 def _m_pow(self, exponent, *, out=None):
     if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
-        raise _bad_arg('pow', 'exponent', 1, 'Tensor', exponent)
+        raise _no_match_named('pow', ((exponent, _NO_DEFAULT),), (('out', out, None),), __m_pow_sigs)
     if not isinstance(exponent, TensorImpl):
         if out is None:
             return _op_pow_Tensor_Scalar(self, exponent)
@@ -2401,7 +2406,7 @@ def _m_pow_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_pow__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -2409,9 +2414,10 @@ def _m_pow_(*args, **kwargs):
                 raise _e from None
     raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
+__m_eq_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_eq(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('eq', 'other', 1, 'Tensor', other)
+        raise _no_match_named('eq', ((other, _NO_DEFAULT),), (('out', out, None),), __m_eq_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_eq_Scalar(self, other)
@@ -2428,9 +2434,10 @@ def _m_eq(self, other, *, out=None):
             return _k(self, other)
     return _op_eq_Tensor(self, other)
 
+__m_eq__sigs = ('(Tensor other)', '(Number other)')
 def _m_eq_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('eq_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('eq_', ((other, _NO_DEFAULT),), (), __m_eq__sigs)
     if not isinstance(other, TensorImpl):
         return _op_eq__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -2442,9 +2449,10 @@ def _m_eq_(self, other):
             return _k(self, other)
     return _op_eq__Tensor(self, other)
 
+__m_ne_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_ne(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('ne', 'other', 1, 'Tensor', other)
+        raise _no_match_named('ne', ((other, _NO_DEFAULT),), (('out', out, None),), __m_ne_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_ne_Scalar(self, other)
@@ -2461,9 +2469,10 @@ def _m_ne(self, other, *, out=None):
             return _k(self, other)
     return _op_ne_Tensor(self, other)
 
+__m_ne__sigs = ('(Tensor other)', '(Number other)')
 def _m_ne_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('ne_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('ne_', ((other, _NO_DEFAULT),), (), __m_ne__sigs)
     if not isinstance(other, TensorImpl):
         return _op_ne__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -2475,9 +2484,10 @@ def _m_ne_(self, other):
             return _k(self, other)
     return _op_ne__Tensor(self, other)
 
+__m_lt_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_lt(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('lt', 'other', 1, 'Tensor', other)
+        raise _no_match_named('lt', ((other, _NO_DEFAULT),), (('out', out, None),), __m_lt_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_lt_Scalar(self, other)
@@ -2494,9 +2504,10 @@ def _m_lt(self, other, *, out=None):
             return _k(self, other)
     return _op_lt_Tensor(self, other)
 
+__m_lt__sigs = ('(Tensor other)', '(Number other)')
 def _m_lt_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('lt_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('lt_', ((other, _NO_DEFAULT),), (), __m_lt__sigs)
     if not isinstance(other, TensorImpl):
         return _op_lt__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -2508,9 +2519,10 @@ def _m_lt_(self, other):
             return _k(self, other)
     return _op_lt__Tensor(self, other)
 
+__m_le_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_le(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('le', 'other', 1, 'Tensor', other)
+        raise _no_match_named('le', ((other, _NO_DEFAULT),), (('out', out, None),), __m_le_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_le_Scalar(self, other)
@@ -2527,9 +2539,10 @@ def _m_le(self, other, *, out=None):
             return _k(self, other)
     return _op_le_Tensor(self, other)
 
+__m_le__sigs = ('(Tensor other)', '(Number other)')
 def _m_le_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('le_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('le_', ((other, _NO_DEFAULT),), (), __m_le__sigs)
     if not isinstance(other, TensorImpl):
         return _op_le__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -2541,9 +2554,10 @@ def _m_le_(self, other):
             return _k(self, other)
     return _op_le__Tensor(self, other)
 
+__m_gt_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_gt(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('gt', 'other', 1, 'Tensor', other)
+        raise _no_match_named('gt', ((other, _NO_DEFAULT),), (('out', out, None),), __m_gt_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_gt_Scalar(self, other)
@@ -2560,9 +2574,10 @@ def _m_gt(self, other, *, out=None):
             return _k(self, other)
     return _op_gt_Tensor(self, other)
 
+__m_gt__sigs = ('(Tensor other)', '(Number other)')
 def _m_gt_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('gt_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('gt_', ((other, _NO_DEFAULT),), (), __m_gt__sigs)
     if not isinstance(other, TensorImpl):
         return _op_gt__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -2574,9 +2589,10 @@ def _m_gt_(self, other):
             return _k(self, other)
     return _op_gt__Tensor(self, other)
 
+__m_ge_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_ge(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('ge', 'other', 1, 'Tensor', other)
+        raise _no_match_named('ge', ((other, _NO_DEFAULT),), (('out', out, None),), __m_ge_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_ge_Scalar(self, other)
@@ -2593,9 +2609,10 @@ def _m_ge(self, other, *, out=None):
             return _k(self, other)
     return _op_ge_Tensor(self, other)
 
+__m_ge__sigs = ('(Tensor other)', '(Number other)')
 def _m_ge_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('ge_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('ge_', ((other, _NO_DEFAULT),), (), __m_ge__sigs)
     if not isinstance(other, TensorImpl):
         return _op_ge__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -2685,9 +2702,10 @@ def _m_logical_xor_(self, other):
             return _k(self, other)
     return _op_logical_xor__default(self, other)
 
+__m_bitwise_and_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_bitwise_and(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_and', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_and', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_and_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_bitwise_and_Scalar(self, other)
@@ -2704,9 +2722,10 @@ def _m_bitwise_and(self, other, *, out=None):
             return _k(self, other)
     return _op_bitwise_and_Tensor(self, other)
 
+__m_bitwise_and__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_and_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_and_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_and_', ((other, _NO_DEFAULT),), (), __m_bitwise_and__sigs)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_and__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -2718,9 +2737,10 @@ def _m_bitwise_and_(self, other):
             return _k(self, other)
     return _op_bitwise_and__Tensor(self, other)
 
+__m_bitwise_or_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_bitwise_or(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_or', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_or', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_or_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_bitwise_or_Scalar(self, other)
@@ -2737,9 +2757,10 @@ def _m_bitwise_or(self, other, *, out=None):
             return _k(self, other)
     return _op_bitwise_or_Tensor(self, other)
 
+__m_bitwise_or__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_or_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_or_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_or_', ((other, _NO_DEFAULT),), (), __m_bitwise_or__sigs)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_or__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -2751,9 +2772,10 @@ def _m_bitwise_or_(self, other):
             return _k(self, other)
     return _op_bitwise_or__Tensor(self, other)
 
+__m_bitwise_xor_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_bitwise_xor(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_xor', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_xor', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_xor_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_bitwise_xor_Scalar(self, other)
@@ -2770,9 +2792,10 @@ def _m_bitwise_xor(self, other, *, out=None):
             return _k(self, other)
     return _op_bitwise_xor_Tensor(self, other)
 
+__m_bitwise_xor__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_xor_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_xor_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_xor_', ((other, _NO_DEFAULT),), (), __m_bitwise_xor__sigs)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_xor__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -3111,7 +3134,7 @@ def _m_clamp(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_clamp_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3198,7 +3221,7 @@ def _m_clamp_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_clamp__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3276,7 +3299,7 @@ def _m_clamp_min(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_clamp_min_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3354,7 +3377,7 @@ def _m_clamp_max(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_clamp_max_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3362,11 +3385,12 @@ def _m_clamp_max(*args, **kwargs):
                 raise _e from None
     raise _no_match('clamp_max', args, kwargs, __m_clamp_max_sigs, True)
 
+__m_where_sigs = ('(Tensor condition, Tensor other, *, Tensor out = None)', '(Tensor condition, Number other)')
 def _m_where(self, condition, other, *, out=None):
     if condition.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
+        raise _no_match_named('where', ((condition, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), __m_where_sigs)
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('where', 'other', 2, 'Tensor', other)
+        raise _no_match_named('where', ((condition, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), __m_where_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_where_ScalarOther(condition, self, other)
@@ -3665,7 +3689,7 @@ def _m_round(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_round_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -3723,7 +3747,7 @@ def _m_round_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_round__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -4255,7 +4279,7 @@ def _m_lerp(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_lerp_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -4335,7 +4359,7 @@ def _m_lerp_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_lerp__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -4343,9 +4367,10 @@ def _m_lerp_(*args, **kwargs):
                 raise _e from None
     raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
+__m_fmod_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
 def _m_fmod(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('fmod', 'other', 1, 'Tensor', other)
+        raise _no_match_named('fmod', ((other, _NO_DEFAULT),), (('out', out, None),), __m_fmod_sigs)
     if not isinstance(other, TensorImpl):
         if out is not None:
             return _op_fmod_Scalar_out(self, other, out=out)
@@ -4363,9 +4388,10 @@ def _m_fmod(self, other, *, out=None):
             return _k(self, other)
     return _op_fmod_Tensor(self, other)
 
+__m_fmod__sigs = ('(Tensor other)', '(Number other)')
 def _m_fmod_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('fmod_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('fmod_', ((other, _NO_DEFAULT),), (), __m_fmod__sigs)
     if not isinstance(other, TensorImpl):
         return _op_fmod__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -4377,9 +4403,10 @@ def _m_fmod_(self, other):
             return _k(self, other)
     return _op_fmod__Tensor(self, other)
 
+__m_copysign_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
 def _m_copysign(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('copysign', 'other', 1, 'Tensor', other)
+        raise _no_match_named('copysign', ((other, _NO_DEFAULT),), (('out', out, None),), __m_copysign_sigs)
     if not isinstance(other, TensorImpl):
         if out is not None:
             return _op_copysign_Scalar_out(self, other, out=out)
@@ -4397,9 +4424,10 @@ def _m_copysign(self, other, *, out=None):
             return _k(self, other)
     return _op_copysign_Tensor(self, other)
 
+__m_copysign__sigs = ('(Tensor other)', '(Number other)')
 def _m_copysign_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('copysign_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('copysign_', ((other, _NO_DEFAULT),), (), __m_copysign__sigs)
     if not isinstance(other, TensorImpl):
         return _op_copysign__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -4627,7 +4655,7 @@ def _m_clamp_min_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_clamp_min__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -4697,7 +4725,7 @@ def _m_clamp_max_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_clamp_max__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -4861,9 +4889,10 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
         raise _bad_arg('addcdiv_', 'value', None, 'Number', value)
     return _op_addcdiv__default(self, tensor1, tensor2, value=value)
 
+__m_xlogy_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
 def _m_xlogy(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('xlogy', 'other', 1, 'Tensor', other)
+        raise _no_match_named('xlogy', ((other, _NO_DEFAULT),), (('out', out, None),), __m_xlogy_sigs)
     if not isinstance(other, TensorImpl):
         if out is not None:
             return _op_xlogy_OutScalar_Other(self, other, out=out)
@@ -4881,9 +4910,10 @@ def _m_xlogy(self, other, *, out=None):
             return _k(self, other)
     return _op_xlogy_Tensor(self, other)
 
+__m_xlogy__sigs = ('(Tensor other)', '(Number other)')
 def _m_xlogy_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('xlogy_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('xlogy_', ((other, _NO_DEFAULT),), (), __m_xlogy__sigs)
     if not isinstance(other, TensorImpl):
         return _op_xlogy__Scalar_Other(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -5027,9 +5057,10 @@ def _m_frexp(self, *, out=None):
             return _rt_frexp(*_k(self))
     return _rt_frexp(*_op_frexp_Tensor(self))
 
+__m_bitwise_left_shift_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
 def _m_bitwise_left_shift(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_left_shift', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_left_shift', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_left_shift_sigs)
     if not isinstance(other, TensorImpl):
         if out is not None:
             return _op_bitwise_left_shift_Tensor_Scalar_out(self, other, out=out)
@@ -5047,9 +5078,10 @@ def _m_bitwise_left_shift(self, other, *, out=None):
             return _k(self, other)
     return _op_bitwise_left_shift_Tensor(self, other)
 
+__m_bitwise_left_shift__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_left_shift_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_left_shift_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_left_shift_', ((other, _NO_DEFAULT),), (), __m_bitwise_left_shift__sigs)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_left_shift__Tensor_Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -5061,9 +5093,10 @@ def _m_bitwise_left_shift_(self, other):
             return _k(self, other)
     return _op_bitwise_left_shift__Tensor(self, other)
 
+__m_bitwise_right_shift_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
 def _m_bitwise_right_shift(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_right_shift', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_right_shift', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_right_shift_sigs)
     if not isinstance(other, TensorImpl):
         if out is not None:
             return _op_bitwise_right_shift_Tensor_Scalar_out(self, other, out=out)
@@ -5081,9 +5114,10 @@ def _m_bitwise_right_shift(self, other, *, out=None):
             return _k(self, other)
     return _op_bitwise_right_shift_Tensor(self, other)
 
+__m_bitwise_right_shift__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_right_shift_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('bitwise_right_shift_', 'other', 1, 'Tensor', other)
+        raise _no_match_named('bitwise_right_shift_', ((other, _NO_DEFAULT),), (), __m_bitwise_right_shift__sigs)
     if not isinstance(other, TensorImpl):
         return _op_bitwise_right_shift__Tensor_Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
@@ -5328,7 +5362,7 @@ def _m_clip(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_clip_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5415,7 +5449,7 @@ def _m_clip_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_clip__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5506,7 +5540,7 @@ def _m_subtract(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_subtract_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5595,7 +5629,7 @@ def _m_subtract_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_subtract__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5705,7 +5739,7 @@ def _m_divide(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_divide_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -5741,9 +5775,10 @@ def _m_multiply(self, other, *, out=None):
             return _k(self, other)
     return _op_multiply_Tensor(self, other)
 
+__m_greater_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_greater(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('greater', 'other', 1, 'Tensor', other)
+        raise _no_match_named('greater', ((other, _NO_DEFAULT),), (('out', out, None),), __m_greater_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_greater_Scalar(self, other)
@@ -5760,9 +5795,10 @@ def _m_greater(self, other, *, out=None):
             return _k(self, other)
     return _op_greater_Tensor(self, other)
 
+__m_greater_equal_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_greater_equal(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('greater_equal', 'other', 1, 'Tensor', other)
+        raise _no_match_named('greater_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_greater_equal_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_greater_equal_Scalar(self, other)
@@ -5779,9 +5815,10 @@ def _m_greater_equal(self, other, *, out=None):
             return _k(self, other)
     return _op_greater_equal_Tensor(self, other)
 
+__m_less_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_less(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('less', 'other', 1, 'Tensor', other)
+        raise _no_match_named('less', ((other, _NO_DEFAULT),), (('out', out, None),), __m_less_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_less_Scalar(self, other)
@@ -5798,9 +5835,10 @@ def _m_less(self, other, *, out=None):
             return _k(self, other)
     return _op_less_Tensor(self, other)
 
+__m_less_equal_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_less_equal(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('less_equal', 'other', 1, 'Tensor', other)
+        raise _no_match_named('less_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_less_equal_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_less_equal_Scalar(self, other)
@@ -5817,9 +5855,10 @@ def _m_less_equal(self, other, *, out=None):
             return _k(self, other)
     return _op_less_equal_Tensor(self, other)
 
+__m_not_equal_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
 def _m_not_equal(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('not_equal', 'other', 1, 'Tensor', other)
+        raise _no_match_named('not_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_not_equal_sigs)
     if not isinstance(other, TensorImpl):
         if out is None:
             return _op_not_equal_Scalar(self, other)
@@ -6201,7 +6240,7 @@ def _m_scatter(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_scatter_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -6347,7 +6386,7 @@ def _m_scatter_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_scatter__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -6638,7 +6677,7 @@ def _m_index_fill(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_index_fill_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -6730,7 +6769,7 @@ def _m_index_fill_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_index_fill__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -6810,7 +6849,7 @@ def _m_masked_fill(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_masked_fill_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -6890,7 +6929,7 @@ def _m_masked_fill_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_masked_fill__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -7839,7 +7878,7 @@ def _m_random_(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_random__errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -7926,7 +7965,7 @@ def _m_bernoulli(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_bernoulli_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8088,7 +8127,7 @@ def _m_sum(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_sum_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8170,7 +8209,7 @@ def _m_mean(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_mean_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8255,7 +8294,7 @@ def _m_prod(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_prod_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8413,7 +8452,7 @@ def _m_max(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_max_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8512,7 +8551,7 @@ def _m_min(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_min_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8647,7 +8686,7 @@ def _m_all(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_all_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8746,7 +8785,7 @@ def _m_any(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_any_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8850,7 +8889,7 @@ def _m_var(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_var_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -8954,7 +8993,7 @@ def _m_std(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_std_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9097,7 +9136,7 @@ def _m_norm(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_norm_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9187,7 +9226,7 @@ def _m_count_nonzero(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_count_nonzero_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9258,7 +9297,7 @@ def _m_median(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_median_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9329,7 +9368,7 @@ def _m_nanmedian(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_nanmedian_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9523,7 +9562,7 @@ def _m_histogram(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_histogram_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9668,7 +9707,7 @@ def _m_quantile(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_quantile_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -9755,7 +9794,7 @@ def _m_nanquantile(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_nanquantile_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -10004,7 +10043,7 @@ def _m_repeat_interleave(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_repeat_interleave_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -10351,7 +10390,7 @@ def _m_sort(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_sort_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -10431,7 +10470,7 @@ def _m_argsort(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_argsort_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -10573,7 +10612,7 @@ def _m_view(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_view_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -10830,7 +10869,7 @@ def _m_squeeze(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_squeeze_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -10996,7 +11035,7 @@ def _m_movedim(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_movedim_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11068,7 +11107,7 @@ def _m_moveaxis(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_moveaxis_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11206,7 +11245,7 @@ def _m_tensor_split(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_tensor_split_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11284,7 +11323,7 @@ def _m_hsplit(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_hsplit_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11362,7 +11401,7 @@ def _m_vsplit(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_vsplit_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
@@ -11440,7 +11479,7 @@ def _m_dsplit(*args, **kwargs):
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
     _p = [e for lo, hi, e in __m_dsplit_errs if lo <= _n <= hi]
-    if len(_p) == 1:
+    if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
