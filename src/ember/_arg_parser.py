@@ -134,6 +134,21 @@ def _no_match_named(name, pos, kw, sigs):
     return _no_match(name, [v for v, _ in pos[:n]], {k: v for k, v, d in kw if not _at_default(v, d)}, sigs, False)
 
 
+def _unbound_call(fname, fn, args, kwargs, message):
+    """torch's TypeError for a call that cannot bind its one plausible signature, from Python's `message` about
+    binding `fn` (that signature's generated error function). torch checks the positional count, then missing
+    arguments, then unknown keywords; Python reports unknown keywords before missing arguments."""
+    import inspect
+    if "positional argument" not in message or "but" not in message:
+        params = [p for p in inspect.signature(fn).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+        missing = [p.name for i, p in enumerate(params)
+                   if p.default is p.empty and i >= len(args) and p.name not in kwargs]
+        if missing:
+            return TypeError(f"{fname}() missing {len(missing)} required positional arguments: "
+                             + ", ".join(f'"{m}"' for m in missing))
+    return TypeError(fname + "(" + message.split("(", 1)[1])
+
+
 def _bad_arg(fname, argname, position, expected, value):
     where = f"argument '{argname}'" if position is None else f"argument '{argname}' (position {position})"
     return TypeError(f"{fname}(): {where} must be {expected}, not {_argtype(value)}")

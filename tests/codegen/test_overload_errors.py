@@ -24,6 +24,9 @@ CALLS = [
     "L.mm(X, X, 'a')", "L.addmm(X, X, X, 'a')", "L.bmm(B, B, 'a')", "L.baddbmm(B, B, B, 'a')",
     # Scalar twins (eq.Tensor / eq.Scalar are two signatures in torch: the count fits both)
     "L.eq(X, 'a')", "X.eq('a')", "L.pow(X, 'a')", "L.pow('a', X)", "L.where(X > 0, X, 'a')", "L.bucketize(X, 'a')",
+    # calls that cannot bind the one plausible signature: torch's count / missing / unknown-keyword messages
+    "L.max(dim=0)", "L.min(other=X)", "L.max(X, 0, True, 1)", "L.sum(X, 0, foo=1)", "L.max(X, 0, foo=1)",
+    "L.sum(X, 0, True, 1, 2, 3)", "L.clamp(X, 1, 2, 3)",
     "L.searchsorted(X, 'a')", "L.fmod(X, None)", "X.add(X, alpha='a')", "L.remainder(X, 'a')",
 ]
 

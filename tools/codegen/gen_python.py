@@ -699,8 +699,13 @@ def _emit_group(pyname, defname, ovs, lines, method):
     lines.append("        try:")
     lines.append("            _p[0](*args, **kwargs)")
     lines.append("        except TypeError as _e:")
-    lines.append(f"            if not str(_e).startswith({'_' + defname + '_e'!r}):   # (not a call that cannot bind)")
+    lines.append("            _m = str(_e)")
+    lines.append(f"            if not _m.startswith({'_' + defname + '_e'!r}):")
     lines.append("                raise _e from None")
+    if not method:
+        # a call that cannot bind that overload: torch's message for it ("sum() takes from 2 to 3 positional
+        # arguments but 4 were given", "max() missing 1 required positional arguments", "got an unexpected ...")
+        lines.append(f"            raise _unbound_call({pyname!r}, _p[0], args, kwargs, _m) from None")
     lines.append(f"    raise _no_match({pyname!r}, args, kwargs, _{defname}_sigs, {method!r})")
     lines.append("")
 
@@ -723,7 +728,7 @@ def _imports(extra=""):
             "from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
             "                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,",
-            "                           _as_tuple)"]
+            "                           _unbound_call, _as_tuple)"]
 
 
 def _rt_import(groups):

@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _as_tuple)
+                           _unbound_call, _as_tuple)
 from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
@@ -2450,8 +2450,10 @@ def conv1d(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_conv1d_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_conv1d_e'):
                 raise _e from None
+            raise _unbound_call('conv1d', _p[0], args, kwargs, _m) from None
     raise _no_match('conv1d', args, kwargs, _conv1d_sigs, False)
 
 def _conv2d_c0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
@@ -2553,8 +2555,10 @@ def conv2d(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_conv2d_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_conv2d_e'):
                 raise _e from None
+            raise _unbound_call('conv2d', _p[0], args, kwargs, _m) from None
     raise _no_match('conv2d', args, kwargs, _conv2d_sigs, False)
 
 def _conv3d_c0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
@@ -2656,8 +2660,10 @@ def conv3d(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_conv3d_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_conv3d_e'):
                 raise _e from None
+            raise _unbound_call('conv3d', _p[0], args, kwargs, _m) from None
     raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
 
 def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
@@ -2821,8 +2827,10 @@ def fill_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_fill__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_fill__e'):
                 raise _e from None
+            raise _unbound_call('fill_', _p[0], args, kwargs, _m) from None
     raise _no_match('fill_', args, kwargs, _fill__sigs, False)
 
 def _fill_c0(input, value):
@@ -2899,8 +2907,10 @@ def fill(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_fill_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_fill_e'):
                 raise _e from None
+            raise _unbound_call('fill', _p[0], args, kwargs, _m) from None
     raise _no_match('fill', args, kwargs, _fill_sigs, False)
 
 def zero_(input):
@@ -3141,8 +3151,10 @@ def arange(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_arange_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_arange_e'):
                 raise _e from None
+            raise _unbound_call('arange', _p[0], args, kwargs, _m) from None
     raise _no_match('arange', args, kwargs, _arange_sigs, False)
 
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -3250,8 +3262,10 @@ def eye(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_eye_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_eye_e'):
                 raise _e from None
+            raise _unbound_call('eye', _p[0], args, kwargs, _m) from None
     raise _no_match('eye', args, kwargs, _eye_sigs, False)
 
 def _hann_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3331,8 +3345,10 @@ def hann_window(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_hann_window_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_hann_window_e'):
                 raise _e from None
+            raise _unbound_call('hann_window', _p[0], args, kwargs, _m) from None
     raise _no_match('hann_window', args, kwargs, _hann_window_sigs, False)
 
 def _hamming_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3482,8 +3498,10 @@ def hamming_window(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_hamming_window_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_hamming_window_e'):
                 raise _e from None
+            raise _unbound_call('hamming_window', _p[0], args, kwargs, _m) from None
     raise _no_match('hamming_window', args, kwargs, _hamming_window_sigs, False)
 
 def _blackman_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3563,8 +3581,10 @@ def blackman_window(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_blackman_window_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_blackman_window_e'):
                 raise _e from None
+            raise _unbound_call('blackman_window', _p[0], args, kwargs, _m) from None
     raise _no_match('blackman_window', args, kwargs, _blackman_window_sigs, False)
 
 def _bartlett_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3644,8 +3664,10 @@ def bartlett_window(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_bartlett_window_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_bartlett_window_e'):
                 raise _e from None
+            raise _unbound_call('bartlett_window', _p[0], args, kwargs, _m) from None
     raise _no_match('bartlett_window', args, kwargs, _bartlett_window_sigs, False)
 
 def _kaiser_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3758,8 +3780,10 @@ def kaiser_window(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_kaiser_window_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_kaiser_window_e'):
                 raise _e from None
+            raise _unbound_call('kaiser_window', _p[0], args, kwargs, _m) from None
     raise _no_match('kaiser_window', args, kwargs, _kaiser_window_sigs, False)
 
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -3977,8 +4001,10 @@ def logspace(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_logspace_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_logspace_e'):
                 raise _e from None
+            raise _unbound_call('logspace', _p[0], args, kwargs, _m) from None
     raise _no_match('logspace', args, kwargs, _logspace_sigs, False)
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
@@ -4359,8 +4385,10 @@ def div(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_div_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_div_e'):
                 raise _e from None
+            raise _unbound_call('div', _p[0], args, kwargs, _m) from None
     raise _no_match('div', args, kwargs, _div_sigs, False)
 
 def _rsub_c0(input, other, *, alpha=1):
@@ -4453,8 +4481,10 @@ def rsub(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_rsub_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_rsub_e'):
                 raise _e from None
+            raise _unbound_call('rsub', _p[0], args, kwargs, _m) from None
     raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
 
 def floor_divide(input, other, *, out=None):
@@ -5185,8 +5215,10 @@ def clamp(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_clamp_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_clamp_e'):
                 raise _e from None
+            raise _unbound_call('clamp', _p[0], args, kwargs, _m) from None
     raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
 
 def _clamp__c0(input, min=None, max=None):
@@ -5278,8 +5310,10 @@ def clamp_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_clamp__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_clamp__e'):
                 raise _e from None
+            raise _unbound_call('clamp_', _p[0], args, kwargs, _m) from None
     raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
 
 def _clamp_min_c0(input, min, *, out=None):
@@ -5364,8 +5398,10 @@ def clamp_min(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_clamp_min_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_clamp_min_e'):
                 raise _e from None
+            raise _unbound_call('clamp_min', _p[0], args, kwargs, _m) from None
     raise _no_match('clamp_min', args, kwargs, _clamp_min_sigs, False)
 
 def _clamp_max_c0(input, max, *, out=None):
@@ -5450,8 +5486,10 @@ def clamp_max(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_clamp_max_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_clamp_max_e'):
                 raise _e from None
+            raise _unbound_call('clamp_max', _p[0], args, kwargs, _m) from None
     raise _no_match('clamp_max', args, kwargs, _clamp_max_sigs, False)
 
 def _where_c0(condition, input, other, *, out=None):
@@ -5544,8 +5582,10 @@ def where(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_where_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_where_e'):
                 raise _e from None
+            raise _unbound_call('where', _p[0], args, kwargs, _m) from None
     raise _no_match('where', args, kwargs, _where_sigs, False)
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -5858,8 +5898,10 @@ def round(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_round_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_round_e'):
                 raise _e from None
+            raise _unbound_call('round', _p[0], args, kwargs, _m) from None
     raise _no_match('round', args, kwargs, _round_sigs, False)
 
 def _round__c0(input):
@@ -5922,8 +5964,10 @@ def round_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_round__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_round__e'):
                 raise _e from None
+            raise _unbound_call('round_', _p[0], args, kwargs, _m) from None
     raise _no_match('round_', args, kwargs, _round__sigs, False)
 
 def trunc(input, *, out=None):
@@ -6506,8 +6550,10 @@ def lerp(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_lerp_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_lerp_e'):
                 raise _e from None
+            raise _unbound_call('lerp', _p[0], args, kwargs, _m) from None
     raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
 
 _fmod_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
@@ -6775,8 +6821,10 @@ def isin(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_isin_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_isin_e'):
                 raise _e from None
+            raise _unbound_call('isin', _p[0], args, kwargs, _m) from None
     raise _no_match('isin', args, kwargs, _isin_sigs, False)
 
 def maximum(input, other, *, out=None):
@@ -6941,8 +6989,10 @@ def clamp_min_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_clamp_min__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_clamp_min__e'):
                 raise _e from None
+            raise _unbound_call('clamp_min_', _p[0], args, kwargs, _m) from None
     raise _no_match('clamp_min_', args, kwargs, _clamp_min__sigs, False)
 
 def _clamp_max__c0(input, max):
@@ -7019,8 +7069,10 @@ def clamp_max_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_clamp_max__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_clamp_max__e'):
                 raise _e from None
+            raise _unbound_call('clamp_max_', _p[0], args, kwargs, _m) from None
     raise _no_match('clamp_max_', args, kwargs, _clamp_max__sigs, False)
 
 def negative_(input):
@@ -7666,8 +7718,10 @@ def clip(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_clip_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_clip_e'):
                 raise _e from None
+            raise _unbound_call('clip', _p[0], args, kwargs, _m) from None
     raise _no_match('clip', args, kwargs, _clip_sigs, False)
 
 def _clip__c0(input, min=None, max=None):
@@ -7759,8 +7813,10 @@ def clip_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_clip__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_clip__e'):
                 raise _e from None
+            raise _unbound_call('clip_', _p[0], args, kwargs, _m) from None
     raise _no_match('clip_', args, kwargs, _clip__sigs, False)
 
 def _subtract_c0(input, other, *, alpha=1, out=None):
@@ -7862,8 +7918,10 @@ def subtract(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_subtract_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_subtract_e'):
                 raise _e from None
+            raise _unbound_call('subtract', _p[0], args, kwargs, _m) from None
     raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
 
 def absolute(input, *, out=None):
@@ -7990,8 +8048,10 @@ def divide(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_divide_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_divide_e'):
                 raise _e from None
+            raise _unbound_call('divide', _p[0], args, kwargs, _m) from None
     raise _no_match('divide', args, kwargs, _divide_sigs, False)
 
 def true_divide(input, other, *, out=None):
@@ -8437,8 +8497,10 @@ def embedding_bag(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_embedding_bag_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_embedding_bag_e'):
                 raise _e from None
+            raise _unbound_call('embedding_bag', _p[0], args, kwargs, _m) from None
     raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
 
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
@@ -8740,8 +8802,10 @@ def scatter(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_scatter_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_scatter_e'):
                 raise _e from None
+            raise _unbound_call('scatter', _p[0], args, kwargs, _m) from None
     raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
 
 def scatter_add(input, dim, index, src, *, out=None):
@@ -8967,8 +9031,10 @@ def index_fill(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_index_fill_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_index_fill_e'):
                 raise _e from None
+            raise _unbound_call('index_fill', _p[0], args, kwargs, _m) from None
     raise _no_match('index_fill', args, kwargs, _index_fill_sigs, False)
 
 def _masked_fill_c0(input, mask, value):
@@ -9055,8 +9121,10 @@ def masked_fill(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_masked_fill_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_masked_fill_e'):
                 raise _e from None
+            raise _unbound_call('masked_fill', _p[0], args, kwargs, _m) from None
     raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
 
 def masked_select(input, mask, *, out=None):
@@ -9754,8 +9822,10 @@ def mm(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_mm_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_mm_e'):
                 raise _e from None
+            raise _unbound_call('mm', _p[0], args, kwargs, _m) from None
     raise _no_match('mm', args, kwargs, _mm_sigs, False)
 
 def _bmm_c0(input, mat2, *, out=None):
@@ -9841,8 +9911,10 @@ def bmm(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_bmm_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_bmm_e'):
                 raise _e from None
+            raise _unbound_call('bmm', _p[0], args, kwargs, _m) from None
     raise _no_match('bmm', args, kwargs, _bmm_sigs, False)
 
 def mv(input, vec, *, out=None):
@@ -10017,8 +10089,10 @@ def addmm(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_addmm_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_addmm_e'):
                 raise _e from None
+            raise _unbound_call('addmm', _p[0], args, kwargs, _m) from None
     raise _no_match('addmm', args, kwargs, _addmm_sigs, False)
 
 def _baddbmm_c0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -10142,8 +10216,10 @@ def baddbmm(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_baddbmm_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_baddbmm_e'):
                 raise _e from None
+            raise _unbound_call('baddbmm', _p[0], args, kwargs, _m) from None
     raise _no_match('baddbmm', args, kwargs, _baddbmm_sigs, False)
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -10541,8 +10617,10 @@ def _ctc_loss(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__ctc_loss_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__ctc_loss_e'):
                 raise _e from None
+            raise _unbound_call('_ctc_loss', _p[0], args, kwargs, _m) from None
     raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
 
 def kl_div(input, target, reduction=0, *, log_target=False):
@@ -10830,8 +10908,10 @@ def ctc_loss(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_ctc_loss_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_ctc_loss_e'):
                 raise _e from None
+            raise _unbound_call('ctc_loss', _p[0], args, kwargs, _m) from None
     raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
 
 def norm_except_dim(v, pow=2, dim=0):
@@ -11318,8 +11398,10 @@ def rand(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_rand_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_rand_e'):
                 raise _e from None
+            raise _unbound_call('rand', _p[0], args, kwargs, _m) from None
     raise _no_match('rand', args, kwargs, _rand_sigs, False)
 
 def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -11415,8 +11497,10 @@ def randn(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_randn_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_randn_e'):
                 raise _e from None
+            raise _unbound_call('randn', _p[0], args, kwargs, _m) from None
     raise _no_match('randn', args, kwargs, _randn_sigs, False)
 
 def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -11582,8 +11666,10 @@ def randint(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_randint_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_randint_e'):
                 raise _e from None
+            raise _unbound_call('randint', _p[0], args, kwargs, _m) from None
     raise _no_match('randint', args, kwargs, _randint_sigs, False)
 
 def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -11667,8 +11753,10 @@ def randperm(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_randperm_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_randperm_e'):
                 raise _e from None
+            raise _unbound_call('randperm', _p[0], args, kwargs, _m) from None
     raise _no_match('randperm', args, kwargs, _randperm_sigs, False)
 
 def _rand_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11744,8 +11832,10 @@ def rand_like(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_rand_like_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_rand_like_e'):
                 raise _e from None
+            raise _unbound_call('rand_like', _p[0], args, kwargs, _m) from None
     raise _no_match('rand_like', args, kwargs, _rand_like_sigs, False)
 
 def _randn_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11821,8 +11911,10 @@ def randn_like(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_randn_like_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_randn_like_e'):
                 raise _e from None
+            raise _unbound_call('randn_like', _p[0], args, kwargs, _m) from None
     raise _no_match('randn_like', args, kwargs, _randn_like_sigs, False)
 
 def _randint_like_c0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11972,8 +12064,10 @@ def randint_like(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_randint_like_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_randint_like_e'):
                 raise _e from None
+            raise _unbound_call('randint_like', _p[0], args, kwargs, _m) from None
     raise _no_match('randint_like', args, kwargs, _randint_like_sigs, False)
 
 def _bernoulli_c0(input, *, generator=None, out=None):
@@ -12051,8 +12145,10 @@ def bernoulli(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_bernoulli_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_bernoulli_e'):
                 raise _e from None
+            raise _unbound_call('bernoulli', _p[0], args, kwargs, _m) from None
     raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
 
 def _normal_c0(mean, std=1.0, *, generator=None, out=None):
@@ -12206,8 +12302,10 @@ def normal(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_normal_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_normal_e'):
                 raise _e from None
+            raise _unbound_call('normal', _p[0], args, kwargs, _m) from None
     raise _no_match('normal', args, kwargs, _normal_sigs, False)
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
@@ -12342,8 +12440,10 @@ def sum(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_sum_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_sum_e'):
                 raise _e from None
+            raise _unbound_call('sum', _p[0], args, kwargs, _m) from None
     raise _no_match('sum', args, kwargs, _sum_sigs, False)
 
 def _mean_c0(input, *, dtype=None, out=None):
@@ -12430,8 +12530,10 @@ def mean(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_mean_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_mean_e'):
                 raise _e from None
+            raise _unbound_call('mean', _p[0], args, kwargs, _m) from None
     raise _no_match('mean', args, kwargs, _mean_sigs, False)
 
 def _prod_c0(input, *, dtype=None):
@@ -12521,8 +12623,10 @@ def prod(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_prod_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_prod_e'):
                 raise _e from None
+            raise _unbound_call('prod', _p[0], args, kwargs, _m) from None
     raise _no_match('prod', args, kwargs, _prod_sigs, False)
 
 def amax(input, dim=(), keepdim=False, *, out=None):
@@ -12697,8 +12801,10 @@ def max(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_max_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_max_e'):
                 raise _e from None
+            raise _unbound_call('max', _p[0], args, kwargs, _m) from None
     raise _no_match('max', args, kwargs, _max_sigs, False)
 
 def _min_c0(input, *, out=None):
@@ -12806,8 +12912,10 @@ def min(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_min_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_min_e'):
                 raise _e from None
+            raise _unbound_call('min', _p[0], args, kwargs, _m) from None
     raise _no_match('min', args, kwargs, _min_sigs, False)
 
 def argmax(input, dim=None, keepdim=False, *, out=None):
@@ -12955,8 +13063,10 @@ def all(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_all_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_all_e'):
                 raise _e from None
+            raise _unbound_call('all', _p[0], args, kwargs, _m) from None
     raise _no_match('all', args, kwargs, _all_sigs, False)
 
 def _any_c0(input, *, out=None):
@@ -13064,8 +13174,10 @@ def any(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_any_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_any_e'):
                 raise _e from None
+            raise _unbound_call('any', _p[0], args, kwargs, _m) from None
     raise _no_match('any', args, kwargs, _any_sigs, False)
 
 def _var_c0(input, unbiased=True):
@@ -13178,8 +13290,10 @@ def var(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_var_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_var_e'):
                 raise _e from None
+            raise _unbound_call('var', _p[0], args, kwargs, _m) from None
     raise _no_match('var', args, kwargs, _var_sigs, False)
 
 def _std_c0(input, unbiased=True):
@@ -13292,8 +13406,10 @@ def std(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_std_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_std_e'):
                 raise _e from None
+            raise _unbound_call('std', _p[0], args, kwargs, _m) from None
     raise _no_match('std', args, kwargs, _std_sigs, False)
 
 def _var_mean_c0(input, unbiased=True):
@@ -13398,8 +13514,10 @@ def var_mean(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_var_mean_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_var_mean_e'):
                 raise _e from None
+            raise _unbound_call('var_mean', _p[0], args, kwargs, _m) from None
     raise _no_match('var_mean', args, kwargs, _var_mean_sigs, False)
 
 def _std_mean_c0(input, unbiased=True):
@@ -13504,8 +13622,10 @@ def std_mean(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_std_mean_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_std_mean_e'):
                 raise _e from None
+            raise _unbound_call('std_mean', _p[0], args, kwargs, _m) from None
     raise _no_match('std_mean', args, kwargs, _std_mean_sigs, False)
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -13663,8 +13783,10 @@ def norm(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_norm_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_norm_e'):
                 raise _e from None
+            raise _unbound_call('norm', _p[0], args, kwargs, _m) from None
     raise _no_match('norm', args, kwargs, _norm_sigs, False)
 
 def _count_nonzero_c0(input, dim):
@@ -13733,8 +13855,10 @@ def count_nonzero(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_count_nonzero_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_count_nonzero_e'):
                 raise _e from None
+            raise _unbound_call('count_nonzero', _p[0], args, kwargs, _m) from None
     raise _no_match('count_nonzero', args, kwargs, _count_nonzero_sigs, False)
 
 def _median_c0(input):
@@ -13810,8 +13934,10 @@ def median(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_median_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_median_e'):
                 raise _e from None
+            raise _unbound_call('median', _p[0], args, kwargs, _m) from None
     raise _no_match('median', args, kwargs, _median_sigs, False)
 
 def _nanmedian_c0(input):
@@ -13887,8 +14013,10 @@ def nanmedian(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_nanmedian_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_nanmedian_e'):
                 raise _e from None
+            raise _unbound_call('nanmedian', _p[0], args, kwargs, _m) from None
     raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
@@ -14042,8 +14170,10 @@ def nuclear_norm(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_nuclear_norm_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_nuclear_norm_e'):
                 raise _e from None
+            raise _unbound_call('nuclear_norm', _p[0], args, kwargs, _m) from None
     raise _no_match('nuclear_norm', args, kwargs, _nuclear_norm_sigs, False)
 
 def renorm(input, p, dim, maxnorm, *, out=None):
@@ -14168,8 +14298,10 @@ def histogram(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_histogram_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_histogram_e'):
                 raise _e from None
+            raise _unbound_call('histogram', _p[0], args, kwargs, _m) from None
     raise _no_match('histogram', args, kwargs, _histogram_sigs, False)
 
 def _trapezoid_c0(y, x, *, dim=-1):
@@ -14256,8 +14388,10 @@ def trapezoid(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_trapezoid_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_trapezoid_e'):
                 raise _e from None
+            raise _unbound_call('trapezoid', _p[0], args, kwargs, _m) from None
     raise _no_match('trapezoid', args, kwargs, _trapezoid_sigs, False)
 
 def _trapz_c0(y, x, *, dim=-1):
@@ -14335,8 +14469,10 @@ def trapz(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_trapz_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_trapz_e'):
                 raise _e from None
+            raise _unbound_call('trapz', _p[0], args, kwargs, _m) from None
     raise _no_match('trapz', args, kwargs, _trapz_sigs, False)
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
@@ -14494,8 +14630,10 @@ def quantile(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_quantile_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_quantile_e'):
                 raise _e from None
+            raise _unbound_call('quantile', _p[0], args, kwargs, _m) from None
     raise _no_match('quantile', args, kwargs, _quantile_sigs, False)
 
 def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
@@ -14589,8 +14727,10 @@ def nanquantile(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_nanquantile_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_nanquantile_e'):
                 raise _e from None
+            raise _unbound_call('nanquantile', _p[0], args, kwargs, _m) from None
     raise _no_match('nanquantile', args, kwargs, _nanquantile_sigs, False)
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
@@ -14930,8 +15070,10 @@ def cumulative_trapezoid(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_cumulative_trapezoid_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_cumulative_trapezoid_e'):
                 raise _e from None
+            raise _unbound_call('cumulative_trapezoid', _p[0], args, kwargs, _m) from None
     raise _no_match('cumulative_trapezoid', args, kwargs, _cumulative_trapezoid_sigs, False)
 
 def _repeat_interleave_c0(repeats, *, output_size=None):
@@ -15055,8 +15197,10 @@ def repeat_interleave(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_repeat_interleave_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_repeat_interleave_e'):
                 raise _e from None
+            raise _unbound_call('repeat_interleave', _p[0], args, kwargs, _m) from None
     raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
 
 def tile(input, dims):
@@ -15270,8 +15414,10 @@ def meshgrid(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_meshgrid_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_meshgrid_e'):
                 raise _e from None
+            raise _unbound_call('meshgrid', _p[0], args, kwargs, _m) from None
     raise _no_match('meshgrid', args, kwargs, _meshgrid_sigs, False)
 
 def cartesian_prod(tensors):
@@ -15629,8 +15775,10 @@ def sort(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_sort_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_sort_e'):
                 raise _e from None
+            raise _unbound_call('sort', _p[0], args, kwargs, _m) from None
     raise _no_match('sort', args, kwargs, _sort_sigs, False)
 
 def _argsort_c0(input, dim=-1, descending=False):
@@ -15715,8 +15863,10 @@ def argsort(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_argsort_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_argsort_e'):
                 raise _e from None
+            raise _unbound_call('argsort', _p[0], args, kwargs, _m) from None
     raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
@@ -16092,8 +16242,10 @@ def squeeze(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_squeeze_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_squeeze_e'):
                 raise _e from None
+            raise _unbound_call('squeeze', _p[0], args, kwargs, _m) from None
     raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -16280,8 +16432,10 @@ def movedim(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_movedim_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_movedim_e'):
                 raise _e from None
+            raise _unbound_call('movedim', _p[0], args, kwargs, _m) from None
     raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
 
 def _moveaxis_c0(input, source, destination):
@@ -16360,8 +16514,10 @@ def moveaxis(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_moveaxis_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_moveaxis_e'):
                 raise _e from None
+            raise _unbound_call('moveaxis', _p[0], args, kwargs, _m) from None
     raise _no_match('moveaxis', args, kwargs, _moveaxis_sigs, False)
 
 def swapaxes(input, axis0, axis1):
@@ -16516,8 +16672,10 @@ def tensor_split(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_tensor_split_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_tensor_split_e'):
                 raise _e from None
+            raise _unbound_call('tensor_split', _p[0], args, kwargs, _m) from None
     raise _no_match('tensor_split', args, kwargs, _tensor_split_sigs, False)
 
 def _hsplit_c0(input, sections):
@@ -16586,8 +16744,10 @@ def hsplit(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_hsplit_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_hsplit_e'):
                 raise _e from None
+            raise _unbound_call('hsplit', _p[0], args, kwargs, _m) from None
     raise _no_match('hsplit', args, kwargs, _hsplit_sigs, False)
 
 def _vsplit_c0(input, sections):
@@ -16656,8 +16816,10 @@ def vsplit(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_vsplit_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_vsplit_e'):
                 raise _e from None
+            raise _unbound_call('vsplit', _p[0], args, kwargs, _m) from None
     raise _no_match('vsplit', args, kwargs, _vsplit_sigs, False)
 
 def _dsplit_c0(input, sections):
@@ -16726,8 +16888,10 @@ def dsplit(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_dsplit_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_dsplit_e'):
                 raise _e from None
+            raise _unbound_call('dsplit', _p[0], args, kwargs, _m) from None
     raise _no_match('dsplit', args, kwargs, _dsplit_sigs, False)
 
 def unsafe_split(input, split_size, dim=0):
@@ -17187,8 +17351,10 @@ def squeeze_copy(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_squeeze_copy_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_squeeze_copy_e'):
                 raise _e from None
+            raise _unbound_call('squeeze_copy', _p[0], args, kwargs, _m) from None
     raise _no_match('squeeze_copy', args, kwargs, _squeeze_copy_sigs, False)
 
 def t_copy(input, *, out=None):
@@ -17335,8 +17501,10 @@ def view_copy(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_view_copy_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_view_copy_e'):
                 raise _e from None
+            raise _unbound_call('view_copy', _p[0], args, kwargs, _m) from None
     raise _no_match('view_copy', args, kwargs, _view_copy_sigs, False)
 
 def unfold_copy(input, dimension, size, step, *, out=None):

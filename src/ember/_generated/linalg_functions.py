@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _as_tuple)
+                           _unbound_call, _as_tuple)
 from .return_types import (linalg_cholesky_ex as _rt_linalg_cholesky_ex, linalg_eig as _rt_linalg_eig, linalg_eigh as _rt_linalg_eigh, linalg_inv_ex as _rt_linalg_inv_ex, linalg_ldl_factor as _rt_linalg_ldl_factor, linalg_ldl_factor_ex as _rt_linalg_ldl_factor_ex, linalg_lstsq as _rt_linalg_lstsq, linalg_lu as _rt_linalg_lu, linalg_lu_factor as _rt_linalg_lu_factor, linalg_lu_factor_ex as _rt_linalg_lu_factor_ex, linalg_qr as _rt_linalg_qr, linalg_slogdet as _rt_linalg_slogdet, linalg_solve_ex as _rt_linalg_solve_ex, linalg_svd as _rt_linalg_svd)
 
 _ops = _opsmod.ops
@@ -598,8 +598,10 @@ def linalg_pinv(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_linalg_pinv_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_linalg_pinv_e'):
                 raise _e from None
+            raise _unbound_call('linalg_pinv', _p[0], args, kwargs, _m) from None
     raise _no_match('linalg_pinv', args, kwargs, _linalg_pinv_sigs, False)
 
 def _linalg_matrix_rank_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -764,8 +766,10 @@ def linalg_matrix_rank(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_linalg_matrix_rank_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_linalg_matrix_rank_e'):
                 raise _e from None
+            raise _unbound_call('linalg_matrix_rank', _p[0], args, kwargs, _m) from None
     raise _no_match('linalg_matrix_rank', args, kwargs, _linalg_matrix_rank_sigs, False)
 
 def linalg_matrix_power(input, n, *, out=None):
@@ -964,8 +968,10 @@ def linalg_cond(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_linalg_cond_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_linalg_cond_e'):
                 raise _e from None
+            raise _unbound_call('linalg_cond', _p[0], args, kwargs, _m) from None
     raise _no_match('linalg_cond', args, kwargs, _linalg_cond_sigs, False)
 
 def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
@@ -1322,8 +1328,10 @@ def linalg_matrix_norm(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('_linalg_matrix_norm_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('_linalg_matrix_norm_e'):
                 raise _e from None
+            raise _unbound_call('linalg_matrix_norm', _p[0], args, kwargs, _m) from None
     raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
 
 __all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

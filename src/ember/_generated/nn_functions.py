@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _as_tuple)
+                           _unbound_call, _as_tuple)
 
 _ops = _opsmod.ops
 
@@ -649,8 +649,10 @@ def _upsample_bilinear2d_aa(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__upsample_bilinear2d_aa_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__upsample_bilinear2d_aa_e'):
                 raise _e from None
+            raise _unbound_call('_upsample_bilinear2d_aa', _p[0], args, kwargs, _m) from None
     raise _no_match('_upsample_bilinear2d_aa', args, kwargs, __upsample_bilinear2d_aa_sigs, False)
 
 def __upsample_bicubic2d_aa_c0(input, output_size, align_corners, scale_factors):
@@ -728,8 +730,10 @@ def _upsample_bicubic2d_aa(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__upsample_bicubic2d_aa_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__upsample_bicubic2d_aa_e'):
                 raise _e from None
+            raise _unbound_call('_upsample_bicubic2d_aa', _p[0], args, kwargs, _m) from None
     raise _no_match('_upsample_bicubic2d_aa', args, kwargs, __upsample_bicubic2d_aa_sigs, False)
 
 def __upsample_lanczos2d_aa_c0(input, output_size, align_corners, scale_factors):
@@ -807,8 +811,10 @@ def _upsample_lanczos2d_aa(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__upsample_lanczos2d_aa_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__upsample_lanczos2d_aa_e'):
                 raise _e from None
+            raise _unbound_call('_upsample_lanczos2d_aa', _p[0], args, kwargs, _m) from None
     raise _no_match('_upsample_lanczos2d_aa', args, kwargs, __upsample_lanczos2d_aa_sigs, False)
 
 def upsample_nearest1d(input, output_size, scale_factors):

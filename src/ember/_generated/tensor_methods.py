@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _as_tuple)
+                           _unbound_call, _as_tuple)
 from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
 _ops = _opsmod.ops
@@ -1812,7 +1812,8 @@ def _m_fill_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_fill__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_fill__e'):
                 raise _e from None
     raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
 
@@ -2098,7 +2099,8 @@ def _m_div(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_div_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_div_e'):
                 raise _e from None
     raise _no_match('div', args, kwargs, __m_div_sigs, True)
 
@@ -2168,7 +2170,8 @@ def _m_div_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_div__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_div__e'):
                 raise _e from None
     raise _no_match('div_', args, kwargs, __m_div__sigs, True)
 
@@ -2320,7 +2323,8 @@ def _m_float_power_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_float_power__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_float_power__e'):
                 raise _e from None
     raise _no_match('float_power_', args, kwargs, __m_float_power__sigs, True)
 
@@ -2410,7 +2414,8 @@ def _m_pow_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_pow__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_pow__e'):
                 raise _e from None
     raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
@@ -3138,7 +3143,8 @@ def _m_clamp(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_clamp_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_clamp_e'):
                 raise _e from None
     raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
 
@@ -3225,7 +3231,8 @@ def _m_clamp_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_clamp__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_clamp__e'):
                 raise _e from None
     raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
 
@@ -3303,7 +3310,8 @@ def _m_clamp_min(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_clamp_min_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_clamp_min_e'):
                 raise _e from None
     raise _no_match('clamp_min', args, kwargs, __m_clamp_min_sigs, True)
 
@@ -3381,7 +3389,8 @@ def _m_clamp_max(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_clamp_max_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_clamp_max_e'):
                 raise _e from None
     raise _no_match('clamp_max', args, kwargs, __m_clamp_max_sigs, True)
 
@@ -3693,7 +3702,8 @@ def _m_round(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_round_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_round_e'):
                 raise _e from None
     raise _no_match('round', args, kwargs, __m_round_sigs, True)
 
@@ -3751,7 +3761,8 @@ def _m_round_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_round__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_round__e'):
                 raise _e from None
     raise _no_match('round_', args, kwargs, __m_round__sigs, True)
 
@@ -4283,7 +4294,8 @@ def _m_lerp(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_lerp_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_lerp_e'):
                 raise _e from None
     raise _no_match('lerp', args, kwargs, __m_lerp_sigs, True)
 
@@ -4363,7 +4375,8 @@ def _m_lerp_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_lerp__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_lerp__e'):
                 raise _e from None
     raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
@@ -4659,7 +4672,8 @@ def _m_clamp_min_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_clamp_min__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_clamp_min__e'):
                 raise _e from None
     raise _no_match('clamp_min_', args, kwargs, __m_clamp_min__sigs, True)
 
@@ -4729,7 +4743,8 @@ def _m_clamp_max_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_clamp_max__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_clamp_max__e'):
                 raise _e from None
     raise _no_match('clamp_max_', args, kwargs, __m_clamp_max__sigs, True)
 
@@ -5366,7 +5381,8 @@ def _m_clip(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_clip_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_clip_e'):
                 raise _e from None
     raise _no_match('clip', args, kwargs, __m_clip_sigs, True)
 
@@ -5453,7 +5469,8 @@ def _m_clip_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_clip__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_clip__e'):
                 raise _e from None
     raise _no_match('clip_', args, kwargs, __m_clip__sigs, True)
 
@@ -5544,7 +5561,8 @@ def _m_subtract(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_subtract_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_subtract_e'):
                 raise _e from None
     raise _no_match('subtract', args, kwargs, __m_subtract_sigs, True)
 
@@ -5633,7 +5651,8 @@ def _m_subtract_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_subtract__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_subtract__e'):
                 raise _e from None
     raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
 
@@ -5743,7 +5762,8 @@ def _m_divide(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_divide_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_divide_e'):
                 raise _e from None
     raise _no_match('divide', args, kwargs, __m_divide_sigs, True)
 
@@ -6244,7 +6264,8 @@ def _m_scatter(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_scatter_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_scatter_e'):
                 raise _e from None
     raise _no_match('scatter', args, kwargs, __m_scatter_sigs, True)
 
@@ -6390,7 +6411,8 @@ def _m_scatter_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_scatter__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_scatter__e'):
                 raise _e from None
     raise _no_match('scatter_', args, kwargs, __m_scatter__sigs, True)
 
@@ -6681,7 +6703,8 @@ def _m_index_fill(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_index_fill_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_index_fill_e'):
                 raise _e from None
     raise _no_match('index_fill', args, kwargs, __m_index_fill_sigs, True)
 
@@ -6773,7 +6796,8 @@ def _m_index_fill_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_index_fill__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_index_fill__e'):
                 raise _e from None
     raise _no_match('index_fill_', args, kwargs, __m_index_fill__sigs, True)
 
@@ -6853,7 +6877,8 @@ def _m_masked_fill(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_masked_fill_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_masked_fill_e'):
                 raise _e from None
     raise _no_match('masked_fill', args, kwargs, __m_masked_fill_sigs, True)
 
@@ -6933,7 +6958,8 @@ def _m_masked_fill_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_masked_fill__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_masked_fill__e'):
                 raise _e from None
     raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
 
@@ -7882,7 +7908,8 @@ def _m_random_(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_random__e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_random__e'):
                 raise _e from None
     raise _no_match('random_', args, kwargs, __m_random__sigs, True)
 
@@ -7969,7 +7996,8 @@ def _m_bernoulli(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_bernoulli_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_bernoulli_e'):
                 raise _e from None
     raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
 
@@ -8131,7 +8159,8 @@ def _m_sum(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_sum_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_sum_e'):
                 raise _e from None
     raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
 
@@ -8213,7 +8242,8 @@ def _m_mean(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_mean_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_mean_e'):
                 raise _e from None
     raise _no_match('mean', args, kwargs, __m_mean_sigs, True)
 
@@ -8298,7 +8328,8 @@ def _m_prod(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_prod_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_prod_e'):
                 raise _e from None
     raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
 
@@ -8456,7 +8487,8 @@ def _m_max(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_max_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_max_e'):
                 raise _e from None
     raise _no_match('max', args, kwargs, __m_max_sigs, True)
 
@@ -8555,7 +8587,8 @@ def _m_min(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_min_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_min_e'):
                 raise _e from None
     raise _no_match('min', args, kwargs, __m_min_sigs, True)
 
@@ -8690,7 +8723,8 @@ def _m_all(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_all_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_all_e'):
                 raise _e from None
     raise _no_match('all', args, kwargs, __m_all_sigs, True)
 
@@ -8789,7 +8823,8 @@ def _m_any(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_any_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_any_e'):
                 raise _e from None
     raise _no_match('any', args, kwargs, __m_any_sigs, True)
 
@@ -8893,7 +8928,8 @@ def _m_var(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_var_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_var_e'):
                 raise _e from None
     raise _no_match('var', args, kwargs, __m_var_sigs, True)
 
@@ -8997,7 +9033,8 @@ def _m_std(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_std_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_std_e'):
                 raise _e from None
     raise _no_match('std', args, kwargs, __m_std_sigs, True)
 
@@ -9140,7 +9177,8 @@ def _m_norm(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_norm_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_norm_e'):
                 raise _e from None
     raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
 
@@ -9230,7 +9268,8 @@ def _m_count_nonzero(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_count_nonzero_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_count_nonzero_e'):
                 raise _e from None
     raise _no_match('count_nonzero', args, kwargs, __m_count_nonzero_sigs, True)
 
@@ -9301,7 +9340,8 @@ def _m_median(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_median_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_median_e'):
                 raise _e from None
     raise _no_match('median', args, kwargs, __m_median_sigs, True)
 
@@ -9372,7 +9412,8 @@ def _m_nanmedian(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_nanmedian_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_nanmedian_e'):
                 raise _e from None
     raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
 
@@ -9566,7 +9607,8 @@ def _m_histogram(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_histogram_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_histogram_e'):
                 raise _e from None
     raise _no_match('histogram', args, kwargs, __m_histogram_sigs, True)
 
@@ -9711,7 +9753,8 @@ def _m_quantile(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_quantile_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_quantile_e'):
                 raise _e from None
     raise _no_match('quantile', args, kwargs, __m_quantile_sigs, True)
 
@@ -9798,7 +9841,8 @@ def _m_nanquantile(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_nanquantile_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_nanquantile_e'):
                 raise _e from None
     raise _no_match('nanquantile', args, kwargs, __m_nanquantile_sigs, True)
 
@@ -10047,7 +10091,8 @@ def _m_repeat_interleave(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_repeat_interleave_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_repeat_interleave_e'):
                 raise _e from None
     raise _no_match('repeat_interleave', args, kwargs, __m_repeat_interleave_sigs, True)
 
@@ -10394,7 +10439,8 @@ def _m_sort(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_sort_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_sort_e'):
                 raise _e from None
     raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
 
@@ -10474,7 +10520,8 @@ def _m_argsort(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_argsort_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_argsort_e'):
                 raise _e from None
     raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
 
@@ -10616,7 +10663,8 @@ def _m_view(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_view_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_view_e'):
                 raise _e from None
     raise _no_match('view', args, kwargs, __m_view_sigs, True)
 
@@ -10873,7 +10921,8 @@ def _m_squeeze(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_squeeze_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_squeeze_e'):
                 raise _e from None
     raise _no_match('squeeze', args, kwargs, __m_squeeze_sigs, True)
 
@@ -11039,7 +11088,8 @@ def _m_movedim(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_movedim_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_movedim_e'):
                 raise _e from None
     raise _no_match('movedim', args, kwargs, __m_movedim_sigs, True)
 
@@ -11111,7 +11161,8 @@ def _m_moveaxis(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_moveaxis_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_moveaxis_e'):
                 raise _e from None
     raise _no_match('moveaxis', args, kwargs, __m_moveaxis_sigs, True)
 
@@ -11249,7 +11300,8 @@ def _m_tensor_split(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_tensor_split_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_tensor_split_e'):
                 raise _e from None
     raise _no_match('tensor_split', args, kwargs, __m_tensor_split_sigs, True)
 
@@ -11327,7 +11379,8 @@ def _m_hsplit(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_hsplit_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_hsplit_e'):
                 raise _e from None
     raise _no_match('hsplit', args, kwargs, __m_hsplit_sigs, True)
 
@@ -11405,7 +11458,8 @@ def _m_vsplit(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_vsplit_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_vsplit_e'):
                 raise _e from None
     raise _no_match('vsplit', args, kwargs, __m_vsplit_sigs, True)
 
@@ -11483,7 +11537,8 @@ def _m_dsplit(*args, **kwargs):
         try:
             _p[0](*args, **kwargs)
         except TypeError as _e:
-            if not str(_e).startswith('__m_dsplit_e'):   # (not a call that cannot bind)
+            _m = str(_e)
+            if not _m.startswith('__m_dsplit_e'):
                 raise _e from None
     raise _no_match('dsplit', args, kwargs, __m_dsplit_sigs, True)
 
