@@ -30,6 +30,19 @@ _getattr = getattr
 _INF = float("inf")
 _ANOMALY = _anomaly.ENABLED_ANYWHERE
 
+# what the generated Autograd kernels use to build a node without a Python-level Node.__init__ frame:
+# _new(cls), then _sequence_nr = next_sequence_nr(), input_meta, and record_anomaly(node) when ANOMALY[0]
+new_node = object.__new__
+next_sequence_nr = _seq.__next__
+ANOMALY = _ANOMALY
+
+
+def record_anomaly(node):
+    """Node.__init__'s anomaly-mode trace, for a node the generated kernels build inline (called at the
+    same stack depth as from __init__, so the recorded trace ends at the forward op's caller)."""
+    if _anomaly._state.enabled:
+        _anomaly.record(node)
+
 
 class RemovableHandle:
     _ids = itertools.count()
