@@ -231,8 +231,12 @@ def gradient_edge(t):
     if t._requires_grad:
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None
-        if acc is None:
-            acc = AccumulateGrad(t)
+        if acc is None:                               # AccumulateGrad(t), without its __init__ frame
+            acc = new_node(AccumulateGrad)
+            acc.variable = t
+            acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
+            if _ANOMALY[0]:
+                record_anomaly(acc)     # the same stack depth as from __init__
             t._grad_acc_ref = _weakref(acc)
         return (acc, 0)
     return None
