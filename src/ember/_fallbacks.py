@@ -17,6 +17,15 @@ from ._core.tensor_impl import INFERENCE_VC
 
 
 def _python_fallback(op, below):
+    kernels = op._entry.kernels
+    if below & AUTOGRAD_BIT and DispatchKey.CompositeImplicitAutograd in kernels and any(
+            k in kernels for k in (DispatchKey.CPU, DispatchKey.Meta)):
+        # an op with a backend kernel for calls without grad and a composite for autograd (matmul,
+        # linalg_matrix_norm): torch's Autograd key, below which its Python key sits, runs the composite, so a
+        # mode sees the ops the composite calls (and autograd records their nodes), never the op itself
+        from ._ops import _resolve_fn
+        return _resolve_fn(kernels[DispatchKey.CompositeImplicitAutograd])
+
     def kernel(*args, **kwargs):
         return _dispatch_to_mode(op, args, kwargs)
     return kernel

@@ -13,7 +13,6 @@ from ._op_db_util import as_function, assert_listed_entries_exist, first_sample,
 AOT_XFAIL = {
     "masked_select": (DynamicOutputShapeException, "output shape depends on the data (as in torch)"),
     "masked_scatter": (DynamicOutputShapeException, "its backward is a masked_select (data-dependent shape)"),
-    "repeat_interleave": (NotImplementedError, "repeats as a tensor: data-dependent output shape"),
     "combinations": (NotImplementedError, "ember's combinations selects with masked_select"),
     "nn.functional.ctc_loss#1": (DataDependentOutputException, "reads target lengths as values"),
     "nn.functional.gaussian_nll_loss": (DataDependentOutputException, "checks `var < 0` on values, as torch's"),

@@ -17,7 +17,7 @@ _DATA = (DataDependentOutputException, "the op reads a value of its input (torch
 # that passes fails its test
 FAKE_XFAIL = {
     "nonzero": _DYNAMIC, "argwhere": _DYNAMIC, "masked_select": _DYNAMIC, "unique": _DYNAMIC,
-    "bincount": _DYNAMIC, "repeat_interleave": _DYNAMIC,
+    "bincount": _DYNAMIC,
     "where#0": (DynamicOutputShapeException, "the one-argument sample is where(cond) = nonzero(cond, as_tuple=True)"),
     "combinations": (DynamicOutputShapeException, "ember's combinations selects with masked_select"),
     "nn.functional.gaussian_nll_loss": (DataDependentOutputException, "checks `var < 0` on values, as torch's"),

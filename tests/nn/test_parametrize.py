@@ -464,6 +464,22 @@ def test_orthogonal_assignment_and_errors(torch):
         m.weight = ember.eye(3)
 
 
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_householder_without_trivialization_assigns_like_torch(torch, shape):
+    # right_inverse stores Q's reflectors (geqrf, R's diagonal made positive): the weight reads back as Q
+    q = np.linalg.qr(np.random.default_rng(1).standard_normal((max(shape),) * 2))[0][:shape[0], :shape[1]]
+    got = []
+    for lib in (ember, torch):
+        lin = lib.nn.Linear(shape[1], shape[0], dtype=lib.float64)
+        lib.nn.utils.parametrizations.orthogonal(lin, orthogonal_map="householder", use_trivialization=False)
+        lin.weight = lib.from_numpy(q.copy())
+        got.append((lin.weight.detach().numpy(), lin.parametrizations.weight.original.detach().numpy()))
+    np.testing.assert_allclose(got[0][0], q, atol=1e-12)
+    np.testing.assert_allclose(got[0][0], got[1][0], atol=1e-12)
+    np.testing.assert_allclose(got[0][1], got[1][1], atol=1e-12)
+
 @pytest.mark.parity
 @pytest.mark.parametrize("shape,k", [((5, 3), 3), ((5, 3), 2), ((2, 4, 4), 3), ((3, 3), 0)])
 def test_householder_product_matches_torch_and_gradchecks(torch, shape, k):

@@ -16,14 +16,6 @@ from ember.testing._opinfo import resolve
 KNOWN_DIFFERENCES = {
     # torch's composite ends in another op than ember's
     "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
-    "linalg.matrix_power": "power 1 returns a copy without a node in ember; torch records CopyBackwards",
-    "nn.functional.bilinear": "ember's bilinear ends in a sum; torch's _trilinear in a view",
-    "nn.functional.kl_div": "ember has a kl_div op; torch computes it from pointwise ops",
-    "nn.functional.max_pool1d": "ember has a 1-d max pool op; torch unsqueezes to 2-d and squeezes",
-    "nn.functional.pad": "circular pad: ember has a node of its own; torch writes slices (CopySlices)",
-    "repeat_interleave": "ember gathers with index_select; torch expands and views",
-    "linalg.matmul": "ember's linalg_matmul is an op with a node of its own (MatmulBackward0); torch's is matmul, "
-                     "which ends in mm or _unsafe_view",
     "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
     "nanquantile": "as quantile",
 }

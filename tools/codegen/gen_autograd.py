@@ -171,7 +171,9 @@ class Entry:
         # (remainder.Tensor is RemainderBackward1 in torch because remainder.Scalar comes first there);
         # torch names the nodes of the *_copy views after the view's: TBackward0_copy
         self.node = raw.get("node")
-        if self.node is not None and not re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]+(_copy)?", str(self.node)):
+        # (torch's hand-written copy_ node is CopyBackwards, the one name outside its numbering)
+        if self.node is not None and not re.fullmatch(r"[A-Z][A-Za-z0-9]*Backward[0-9]+(_copy)?|CopyBackwards",
+                                                      str(self.node)):
             raise ValueError(f"derivatives: {self.name}: node must look like FooBackward<N>[_copy], not "
                              f"{self.node!r}")
         for k, v in raw.items():
@@ -368,6 +370,10 @@ def emit_node(w, e, cls):
     w.w(f"    _op_name = {('aten::' + str(e.fn.func.name))!r}")
     if e.complex_mode is not None:
         w.w(f"    _complex = {e.complex_mode!r}")
+    if cls == "CopyBackwards":          # hand-written in torch: name() reports the C++ class
+        w.w("")
+        w.w("    def name(self):")
+        w.w("        return 'torch::autograd::CopyBackwards'")
     r0 = e.fn.func.returns[0] if e.fn.func.returns else None
     if r0 is not None and isinstance(r0.type, ListType) and r0.annotation is not None:
         w.w("    _multi_view = True")

@@ -56,6 +56,7 @@ FALLBACK_REASONS = {
     "aten._embedding_bag.default": _INDEXING,
     "aten._linalg_eigh.default": _LAPACK,
     "aten._linalg_svd.default": _LAPACK,
+    "aten._trilinear.default": _MATMUL,
     "aten._scaled_dot_product_flash_attention_for_cpu_backward.default": "ember's fused attention backward (extern)",
     "aten._upsample_bicubic2d_aa.default": _WINDOW,
     "aten._upsample_bicubic2d_aa_backward.default": _WINDOW,

@@ -138,7 +138,7 @@ class Node:
         raise RuntimeError(ERR_SECOND_BACKWARD)
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"     # the Python class, as torch's repr
 
     # -------------------------------------------------------- wiring helpers
     def _add_input_meta(self, t):

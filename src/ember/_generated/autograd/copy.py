@@ -263,9 +263,12 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
 _self__to_copy = _to_copy   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class CopyBackward0(_Node):
+class CopyBackwards(_Node):
     _op_name = 'aten::copy_'
     _complex = 'conj'
+
+    def name(self):
+        return 'torch::autograd::CopyBackwards'
 
     def apply(_n, grads):
         grad = grads[0]
@@ -331,7 +334,7 @@ def copy_(self, src, non_blocking=False):
         _k = _OP_copy_._resolve(_ks)
     if not _need:
         return _k(self, src, non_blocking)
-    _n = _new(CopyBackward0)
+    _n = _new(CopyBackwards)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)

@@ -31,11 +31,11 @@ from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
 from ember.autograd.formulas.linalg import (cholesky_backward, cholesky_solve_backward,
                                             eig_backward, eigh_backward,
                                             householder_product_backward, inv_backward,
-                                            lstsq_backward, matmul_backward, mm_mat1_backward,
-                                            mm_mat2_backward, ormqr_backward, pinv_backward,
-                                            qr_backward, slogdet_backward, solve_backward,
+                                            lstsq_backward, mm_mat1_backward, mm_mat2_backward,
+                                            ormqr_backward, pinv_backward, qr_backward,
+                                            slogdet_backward, solve_backward,
                                             solve_triangular_backward, svd_backward,
-                                            vdot_self_backward)
+                                            trilinear_backward, vdot_self_backward)
 from ember.autograd.formulas.reduction import norm_backward
 
 _aten = _ops_ns.aten
@@ -451,108 +451,6 @@ def dot(self, tensor):
 
 
 _self_dot = dot   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class MatmulBackward0(_Node):
-    _op_name = 'aten::matmul'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            _r0 = matmul_backward(grad, self, other, 0)
-        _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            _r1 = matmul_backward(grad, self, other, 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_other', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_matmul = getattr(_aten.matmul, 'default')
-
-
-def _jvp_matmul(_ts, self, other, result):
-    _o = None
-    if _ts[0] is not None:
-        _o = _fw_acc(_o, _OP_matmul(_ts[0], other))
-    if _ts[1] is not None:
-        _o = _fw_acc(_o, _OP_matmul(self, _ts[1]))
-    return _o
-
-
-def matmul(self, other):
-    if _FW[0] and _fw_has((self, other, )):
-        _ts = _fw_take((self, other, ))
-        try:
-            _res = _self_matmul(self, other)
-            _t = _jvp_matmul(_ts, self, other, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
-        _ks |= other._ks
-    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
-        _ks = _below_ks((self, other))
-    else:
-        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
-    try:
-        _k = _OP_matmul._dispatch_cache[_ks]
-    except KeyError:
-        _k = _OP_matmul._resolve(_ks)
-    if not _need:
-        return _k(self, other)
-    _n = _new(MatmulBackward0)
-    _n._sequence_nr = _next_seq()
-    if _ANOMALY[0]:
-        _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
-    if _g0 or _g1:
-        _n.s_other = _SV(other)
-    if _g0 or _g1:
-        _n.s_self = _SV(self)
-    _res = _k(self, other)
-    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
-        if _res._base is not None:
-            _res._gfv = _res._version_counter.value
-        _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
-        _res._output_nr = 0
-        _res.grad_fn = _n
-        _res._requires_grad = True
-        _res._ks = _x | _AUTOGRAD_BIT
-    else:
-        _n.input_meta = []
-        _set_history(_res, _n)
-    return _res
-
-
-_self_matmul = matmul   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AddmmBackward0(_Node):
@@ -3741,3 +3639,123 @@ def ormqr(self, input2, input3, left=True, transpose=False):
 
 
 _self_ormqr = ormqr   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class TrilinearBackward0(_Node):
+    _op_name = 'aten::_trilinear'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _r1 = None
+        _r2 = None
+        if _e[0] is not None or _e[1] is not None or _e[2] is not None:
+            expand1 = _n.s_expand1
+            expand2 = _n.s_expand2
+            expand3 = _n.s_expand3
+            i1 = _n.s_i1.unpack(_n)
+            i2 = _n.s_i2.unpack(_n)
+            i3 = _n.s_i3.unpack(_n)
+            sumdim = _n.s_sumdim
+            grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
+            _g = trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim)
+            _r0 = _g[0] if _e[0] is not None else None
+            _r1 = _g[1] if _e[1] is not None else None
+            _r2 = _g[2] if _e[2] is not None else None
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        _out.append(_r2)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_i1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_i2', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_i3', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP__trilinear = getattr(_aten._trilinear, 'default')
+
+
+def _jvp__trilinear(_ts, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None or _ts[1] is not None or _ts[2] is not None:
+            grad_input_mask = [_ts[0] is not None, _ts[1] is not None, _ts[2] is not None]
+            _g = trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim)
+            if _ts[0] is not None and _g[0] is not None:
+                _gs.append(sum_to(_g[0], i1._size))
+                _tt.append(_ts[0])
+            if _ts[1] is not None and _g[1] is not None:
+                _gs.append(sum_to(_g[1], i2._size))
+                _tt.append(_ts[1])
+            if _ts[2] is not None and _g[2] is not None:
+                _gs.append(sum_to(_g[2], i3._size))
+                _tt.append(_ts[2])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    if _FW[0] and _fw_has((i1, i2, i3, )):
+        _ts = _fw_take((i1, i2, i3, ))
+        try:
+            _res = _self__trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+            _t = _jvp__trilinear(_ts, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(i1, '_requires_grad', False)
+    _g1 = _getattr(i2, '_requires_grad', False)
+    _g2 = _getattr(i3, '_requires_grad', False)
+    _need = _g0 or _g1 or _g2
+    if not _need:
+        return _OP__trilinear.redispatch(_below_ks((i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+    _n = _new(TrilinearBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, i1._output_nr) if (_f := i1.grad_fn) is not None and i1._base is None else _gedge(i1)) if _g0 else None), (((_f, i2._output_nr) if (_f := i2.grad_fn) is not None and i2._base is None else _gedge(i2)) if _g1 else None), (((_f, i3._output_nr) if (_f := i3.grad_fn) is not None and i3._base is None else _gedge(i3)) if _g2 else None), )
+    if _g0 or _g1 or _g2:
+        _n.s_expand1 = expand1
+    if _g0 or _g1 or _g2:
+        _n.s_expand2 = expand2
+    if _g0 or _g1 or _g2:
+        _n.s_expand3 = expand3
+    if _g0 or _g1 or _g2:
+        _n.s_i1 = _SV(i1)
+    if _g0 or _g1 or _g2:
+        _n.s_i2 = _SV(i2)
+    if _g0 or _g1 or _g2:
+        _n.s_i3 = _SV(i3)
+    if _g0 or _g1 or _g2:
+        _n.s_sumdim = sumdim
+    _res = _OP__trilinear.redispatch(_below_ks((i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
+    return _res
+
+
+_self__trilinear = _trilinear   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

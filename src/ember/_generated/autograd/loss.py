@@ -32,8 +32,7 @@ from ember.autograd.formulas.loss import (bce_with_logits_backward,
                                           bce_with_logits_target_backward,
                                           binary_cross_entropy_backward,
                                           binary_cross_entropy_target_backward,
-                                          huber_loss_backward, kl_div_backward_self,
-                                          kl_div_backward_target,
+                                          huber_loss_backward,
                                           mse_loss_double_backward_grad_output,
                                           mse_loss_double_backward_self,
                                           nll_loss_double_backward_grad_output,
@@ -745,125 +744,6 @@ def soft_margin_loss(self, target, reduction=0):
 
 
 _self_soft_margin_loss = soft_margin_loss   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class KlDivBackward0(_Node):
-    _op_name = 'aten::kl_div'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            log_target = _n.s_log_target
-            reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
-            _r0 = kl_div_backward_self(grad, self, target, reduction, log_target)
-        _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
-            log_target = _n.s_log_target
-            reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
-            _r1 = kl_div_backward_target(grad, self, target, reduction, log_target)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_target', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_kl_div = getattr(_aten.kl_div, 'default')
-
-
-def _jvp_kl_div(_ts, self, target, reduction, log_target, result):
-    _o = None
-    _u = _fw_seed(result)
-    _gs, _tt = [], []
-    with _fw_enable_grad():
-        grad = _u
-        if _ts[0] is not None:
-            _gs.append(sum_to(kl_div_backward_self(grad, self, target, reduction, log_target), self._size))
-            _tt.append(_ts[0])
-        if _ts[1] is not None:
-            _gs.append(sum_to(kl_div_backward_target(grad, self, target, reduction, log_target), target._size))
-            _tt.append(_ts[1])
-        _o = _fw_transpose(_gs, _u, _tt, result)
-    return _o
-
-
-def kl_div(self, target, reduction=0, *, log_target=False):
-    if _FW[0] and _fw_has((self, target, )):
-        _ts = _fw_take((self, target, ))
-        try:
-            _res = _self_kl_div(self, target, reduction, log_target=log_target)
-            _t = _jvp_kl_div(_ts, self, target, reduction, log_target, _res)
-        finally:
-            _fw_restore()
-        return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if target.__class__ in _TENSOR_TYPES:
-        _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES:
-        _ks |= reduction._ks
-    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
-        _ks = _below_ks((self, target, reduction, log_target))
-    else:
-        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
-    try:
-        _k = _OP_kl_div._dispatch_cache[_ks]
-    except KeyError:
-        _k = _OP_kl_div._resolve(_ks)
-    if not _need:
-        return _k(self, target, reduction, log_target=log_target)
-    _n = _new(KlDivBackward0)
-    _n._sequence_nr = _next_seq()
-    if _ANOMALY[0]:
-        _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
-    if _g0 or _g1:
-        _n.s_log_target = log_target
-    if _g0 or _g1:
-        _n.s_reduction = reduction
-    if _g0 or _g1:
-        _n.s_self = _SV(self)
-    if _g0 or _g1:
-        _n.s_target = _SV(target)
-    _res = _k(self, target, reduction, log_target=log_target)
-    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
-        if _res._base is not None:
-            _res._gfv = _res._version_counter.value
-        _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
-        _res._output_nr = 0
-        _res.grad_fn = _n
-        _res._requires_grad = True
-        _res._ks = _x | _AUTOGRAD_BIT
-    else:
-        _n.input_meta = []
-        _set_history(_res, _n)
-    return _res
-
-
-_self_kl_div = kl_div   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class BinaryCrossEntropyBackward0(_Node):

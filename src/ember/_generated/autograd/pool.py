@@ -28,8 +28,8 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
-from ember.autograd.formulas.pool import (adaptive_max_pool2d_backward_, max_pool1d_backward_,
-                                          max_pool_double_backward, max_unpool2d_backward_)
+from ember.autograd.formulas.pool import (adaptive_max_pool2d_backward_, max_pool_double_backward,
+                                          max_unpool2d_backward_)
 
 _aten = _ops_ns.aten
 
@@ -131,86 +131,6 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
 
 
 _self_max_pool2d_with_indices = max_pool2d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
-
-
-class MaxPool1DWithIndicesBackward0(_Node):
-    _op_name = 'aten::max_pool1d_with_indices'
-    _complex = 'conj'
-
-    def apply(_n, grads):
-        grad = grads[0]
-        _e = _n.next_edges
-        _k = 0
-        _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
-            result1 = _n.s_result1.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            _r0 = max_pool1d_backward_(grad, self, result1)
-        _out = []
-        _out.append(_r0)
-        return _out
-
-    def release_variables(_n):
-        _n._released = True
-        _s = getattr(_n, 's_result1', None)
-        if _s is not None:
-            _s.release()
-        _s = getattr(_n, 's_self', None)
-        if _s is not None:
-            _s.release()
-
-
-_OP_max_pool1d_with_indices = getattr(_aten.max_pool1d_with_indices, 'default')
-
-
-def _jvp_max_pool1d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, result):
-    _o = None
-    _all = result
-    result0 = result[0]
-    result1 = result[1]
-    result = result[0]
-    _u = _fw_seed(result)
-    _gs, _tt = [], []
-    with _fw_enable_grad():
-        grad = _u
-        if _ts[0] is not None:
-            _gs.append(sum_to(max_pool1d_backward_(grad, self, result1), self._size))
-            _tt.append(_ts[0])
-        _o = _fw_transpose(_gs, _u, _tt, result)
-    return _o
-
-
-def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if _FW[0] and _fw_has((self, )):
-        _ts = _fw_take((self, ))
-        try:
-            _res = _self_max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
-            _t = _jvp_max_pool1d_with_indices(_ts, self, kernel_size, stride, padding, dilation, ceil_mode, _res)
-        finally:
-            _fw_restore()
-        _fw_attach(_res[0], _t)
-        return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    if not _need:
-        return _OP_max_pool1d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _n = _new(MaxPool1DWithIndicesBackward0)
-    _n._sequence_nr = _next_seq()
-    if _ANOMALY[0]:
-        _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_self = _SV(self)
-    _res = _OP_max_pool1d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
-    _set_history(_res, _n, True)
-    _n.s_result1 = _SV(_res[1], True)
-    return _res
-
-
-_self_max_pool1d_with_indices = max_pool1d_with_indices   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class AdaptiveMaxPool2DBackward0(_Node):

@@ -13,8 +13,9 @@ from ._common import _vjp_composite, maybe_multiply, _needs_history, sum_to, _mH
 from ..._core.strides import same_shape
 
 __all__ = ["cholesky_backward", "householder_product_backward", "ormqr_backward", "cholesky_solve_backward", "eig_backward", "eigh_backward", "inv_backward", "lstsq_backward",
-           "matmul_backward", "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
+           "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
            "qr_backward", "slogdet_backward", "solve_backward", "solve_triangular_backward", "svd_backward",
+           "trilinear_backward",
            "vdot_self_backward"]
 
 
@@ -59,34 +60,6 @@ def _mm_direct(grad, other, col, first):
     else:
         r = np.matmul(g.T, o).T if col else np.matmul(o.T, g)
     return Tensor._wrap_np(r, grad.dtype)
-
-
-def matmul_backward(grad, self, other, which):
-    """d(self @ other) for 1-D/2-D/batched (broadcast) operands, written with matmul itself."""
-    if self.dim() == 2 and other.dim() == 2 and grad.dim() == 2:       # two matrices: mm's formulas
-        if which == 0:
-            r = _mm_direct(grad, other, False, True)
-            return r if r is not None else grad.mm(other.t())
-        r = _mm_direct(grad, self, False, False)
-        return r if r is not None else self.t().mm(grad)
-    a = self.unsqueeze(0) if self.dim() == 1 else self
-    b = other.unsqueeze(-1) if other.dim() == 1 else other
-    from ...kernels.common import broadcast_shapes
-    batch = tuple(broadcast_shapes(a._size[:-2], b._size[:-2]))
-    g = grad.reshape(batch + (a._size[-2], b._size[-1]))
-    if b.dim() == 2 and a.dim() > 2:
-        # (..., n, k) @ (k, m): the batch folds into the rows, so each gradient is one 2-D product
-        # instead of a batched product (and, for `other`, a sum over the batch afterwards)
-        g2 = g.reshape(-1, b._size[-1])
-        if which == 0:
-            return g2.mm(b.t()).reshape(self._size)
-        r = a.reshape(-1, a._size[-1]).t().mm(g2)
-        return r.reshape(other._size) if not same_shape(r._size, other._size) else r
-    if which == 0:
-        r = sum_to(g.matmul(b.transpose(-1, -2)), a._size)
-        return r.reshape(self._size) if not same_shape(r._size, self._size) else r
-    r = sum_to(a.transpose(-1, -2).matmul(g), b._size)
-    return r.reshape(other._size) if not same_shape(r._size, other._size) else r
 
 
 def _to(g, shape):
@@ -364,3 +337,10 @@ def ormqr_backward(grad, self, input2, input3, left, transpose):
     from ...kernels.decompositions.linalg import ormqr_composite
     return tuple(_vjp_composite(lambda a, t, c: (ormqr_composite(a, t, c, left, transpose),),
                                 (self, input2, input3), [grad]))
+
+
+def trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """torch's _trilinear_backward: the three partial products, as the VJP of the einsum composite."""
+    from ...kernels.decompositions.linalg import trilinear_composite
+    return tuple(_vjp_composite(lambda a, b, c: (trilinear_composite(a, b, c, expand1, expand2, expand3, sumdim),),
+                                (i1, i2, i3), [grad]))

@@ -5,8 +5,8 @@ from ._common import const_zeros_like, const_ones_like, sum_to, _aten, _numel
 from ..._core.strides import same_shape
 
 __all__ = ["bce_with_logits_backward", "bce_with_logits_target_backward", "binary_cross_entropy_backward",
-           "binary_cross_entropy_target_backward", "huber_loss_backward", "kl_div_backward_self",
-           "kl_div_backward_target", "l1_loss_backward", "mse_loss_double_backward_grad_output",
+           "binary_cross_entropy_target_backward", "huber_loss_backward",
+           "l1_loss_backward", "mse_loss_double_backward_grad_output",
            "mse_loss_double_backward_self", "nll_loss_double_backward_grad_output", "smooth_l1_loss_backward",
            "soft_margin_loss_backward"]
 
@@ -42,22 +42,6 @@ def huber_loss_backward(grad, self, target, reduction, delta):
 def soft_margin_loss_backward(grad, self, target, reduction):
     z = -(self * target)
     return _to(_reduced(grad, -target * z.sigmoid(), reduction), self)
-
-
-def kl_div_backward_self(grad, self, target, reduction, log_target):
-    t = target.exp() if log_target else target
-    return _to(_reduced(grad, -t + self * 0, reduction), self)
-
-
-def kl_div_backward_target(grad, self, target, reduction, log_target):
-    if log_target:
-        g = target.exp() * (target - self + 1)
-    else:
-        from ..._generated.functions import where
-        pos = target > 0
-        safe = where(pos, target, const_ones_like(target))
-        g = where(pos, safe.log() + 1 - self, const_zeros_like(target))
-    return _to(_reduced(grad, g + self * 0, reduction), target)
 
 
 def _w(g, weight):

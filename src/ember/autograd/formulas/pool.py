@@ -3,15 +3,8 @@ and the max pools' double backward."""
 
 from ._common import _aten
 
-__all__ = ["adaptive_max_pool2d_backward_", "max_pool1d_backward_", "max_pool_double_backward",
+__all__ = ["adaptive_max_pool2d_backward_", "max_pool_double_backward",
            "max_unpool2d_backward_"]
-
-
-def max_pool1d_backward_(grad, self, indices):
-    """1-d max pool as a 2-d one of height 1: the flat indices are the same."""
-    g = _aten().max_pool2d_with_indices_backward.default(
-        grad.unsqueeze(-2), self.unsqueeze(-2), [1, 1], [1, 1], [0, 0], [1, 1], False, indices.unsqueeze(-2))
-    return g.squeeze(-2)
 
 
 def adaptive_max_pool2d_backward_(grad, self, indices):

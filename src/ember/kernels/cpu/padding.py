@@ -41,7 +41,3 @@ replication_pad1d = _mode_cpu(1, "replication_pad1d", False)
 replication_pad2d = _mode_cpu(2, "replication_pad2d", False)
 replication_pad3d = _mode_cpu(3, "replication_pad3d", False)
 
-
-def _pad_circular(self, pad):
-    shape, pairs = M.circular_spec(self, pad)
-    return wrap(_np_pad(self._np, pairs, "wrap"), self.dtype)

@@ -221,9 +221,9 @@ def linalg_matrix_power(self, n):
     if self._size[-1] != self._size[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{self._size[-2]} by {self._size[-1]} matrices")
-    if n == 0:
-        return aten.eye(self._size[-1], dtype=self.dtype, device=self.device).expand(self._size).clone(
-            memory_format="contiguous_format")
+    if n == 0:      # torch writes the identity into a copy of A: the result has A's history (CopyBackwards)
+        eye = aten.eye(self._size[-1], dtype=self.dtype, device=self.device).expand(self._size)
+        return aten.copy_.default(self.clone(memory_format="contiguous_format"), eye)
     a = aten.linalg_inv(self) if n < 0 else self
     n = abs(n)
     if n == 1:
@@ -265,6 +265,70 @@ def linalg_eigvals_out(self, *, out):
 
 def matrix_exp(self):
     return aten.linalg_matrix_exp(self)
+
+
+def _should_fold(t1, t2):
+    """torch's should_fold: fold the larger operand's batch into mm/mv rows when that needs no copy (or when
+    the smaller operand requires grad, which keeps its gradient from growing a batch dimension)."""
+    larger = t1.dim() >= t2.dim()
+    a = t1 if larger else t2.mT
+    small_dim = t2.dim() if larger else t1.dim()
+    if not (a.dim() >= 3 and small_dim <= 2):
+        return False
+    if (t2 if larger else t1).requires_grad:
+        return True
+    if t1.dim() == 2:
+        return False
+    if a.numel() == 0:
+        return True
+    size, stride = a._size, a.stride()
+    return all(stride[i] == stride[i + 1] * size[i + 1] for i in range(a.dim() - 2))
+
+
+def matmul(self, other):
+    """torch's matmul composite (LinearAlgebra.cpp _matmul_impl), run when autograd records: dot, mv, mm, the
+    folded mm/mv of a batch against a matrix or vector, else an expanded bmm, each ending in torch's node. The
+    CPU kernel of the op (one np.matmul) answers calls that need no grad."""
+    from ..meta.linalg_matmul import matmul_spec
+    matmul_spec(self, other)            # torch's messages for every shape and dtype mismatch
+    d1, d2 = self.dim(), other.dim()
+    if d1 == 1 and d2 == 1:
+        return aten.dot.default(self, other)
+    if d1 == 2 and d2 == 1:
+        return aten.mv.default(self, other)
+    if d1 == 1 and d2 == 2:
+        return aten.squeeze.dim(aten.mm.default(aten.unsqueeze.default(self, 0), other), 0)
+    if d1 == 2 and d2 == 2:
+        return aten.mm.default(self, other)
+    if _should_fold(self, other):
+        transpose = d2 > d1
+        t1 = other.mT if transpose else self
+        t2 = (self.t() if d1 == 2 else self) if transpose else other
+        out_shape = list(t1._size[:-1])
+        rows = 1
+        for n in out_shape:
+            rows *= n
+        folded = aten.reshape.default(t1, [rows, t1._size[-1]])
+        if t2.dim() == 2:
+            out = aten._unsafe_view.default(aten.mm.default(folded, t2), out_shape + [t2._size[1]])
+            return out.mT.contiguous() if transpose else out
+        return aten._unsafe_view.default(aten.mv.default(folded, t2), out_shape)
+    n = self._size[-2] if d1 > 1 else 1
+    m1 = self._size[-1]
+    m2 = other._size[-2] if d2 > 1 else other._size[0]
+    p = other._size[-1] if d2 > 1 else 1
+    batch = list(broadcast_shapes(tuple(self._size[:max(d1 - 2, 0)]), tuple(other._size[:max(d2 - 2, 0)])))
+    nb = 1
+    for b in batch:
+        nb *= b
+    a = aten.reshape.default(aten.expand.default(self, batch + [n, m1]), [nb, n, m1])
+    b = aten.expand.default(other, batch + ([m2, p] if d2 > 1 else [m2]))
+    if d2 == 1:
+        b = aten.unsqueeze.default(b, -1)
+    b = aten.reshape.default(b, [nb, m2, p])
+    out_shape = batch + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
+    r = aten.bmm.default(a, b)
+    return aten._unsafe_view.default(aten.squeeze.dim(r, -1) if d2 == 1 else r, out_shape)
 
 
 def linalg_matmul(self, other):
@@ -561,9 +625,48 @@ def linear(input, weight, bias=None):
     return out if bias is None else aten.add.Tensor(out, bias)
 
 
+def trilinear_composite(i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """sum over `sumdim` of i1 * i2 * i3, each operand unsqueezed at its `expand` dims into one index space:
+    one einsum (pairwise contractions), so it is differentiable in ember ops."""
+    nd = i1.dim() + len(expand1)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:nd]
+    specs = ["".join(letters[d] for d in range(nd) if d not in set(e)) for e in (expand1, expand2, expand3)]
+    everywhere = set(expand1) & set(expand2) & set(expand3)
+    kept = [d for d in range(nd) if d not in set(sumdim) and d not in everywhere]
+    r = aten.einsum.default(",".join(specs) + "->" + "".join(letters[d] for d in kept), [i1, i2, i3])
+    for d in range(nd):             # a dim none of the operands has stays as size 1, as torch's does
+        if d in everywhere and d not in set(sumdim):
+            r = aten.unsqueeze.default(r, d - sum(1 for s in sumdim if s < d))
+    return r
+
+
+def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    """torch's _trilinear (the kernel bilinear reduces to); its node is TrilinearBackward0."""
+    return trilinear_composite(i1, i2, i3, list(expand1), list(expand2), list(expand3), list(sumdim)).contiguous()
+
+
 def bilinear(input1, input2, weight, bias=None):
-    t = aten.matmul.default(aten.unsqueeze.default(aten.unsqueeze.default(input1, -2), -3), weight)   # ..., O, 1, J
-    out = aten.sum.dim_IntList(aten.mul.Tensor(aten.squeeze.dim(t, -2), aten.unsqueeze.default(input2, -2)), [-1])
+    """torch's composite: both inputs flattened to matrices, _trilinear against the weight, the result viewed
+    back to the batch shape (ViewBackward0), plus bias."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1._size[i] != input2._size[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1._size[i]} and "
+                               f"{input2._size[i]}")
+    if input1._size[-1] != weight._size[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1._size[-1]} but "
+                           f"expected {weight._size[1]}")
+    if input2._size[-1] != weight._size[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2._size[-1]} but "
+                           f"expected {weight._size[2]}")
+    if bias is not None and bias._size[0] != weight._size[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._size[0]} but expected "
+                           f"{weight._size[0]}")
+    out_shape = list(input1._size[:-1]) + [weight._size[0]]
+    a = aten.reshape.default(input1, [-1, input1._size[-1]])
+    b = aten.reshape.default(input2, [-1, input2._size[-1]])
+    out = aten.reshape.default(aten._trilinear.default(a, weight, b, [1, 3], [0], [1, 2], [2, 3]), out_shape)
     return out if bias is None else aten.add.Tensor(out, bias)
 
 

@@ -199,3 +199,20 @@ def l1_loss(self, target, reduction=1):
     if reduction == 1:
         return aten.mean.default(loss)
     return aten.sum.default(loss) if reduction == 2 else loss
+
+
+def kl_div(self, target, reduction=1, *, log_target=False):
+    """torch's composite (Loss.cpp), run when autograd records: exp(t) (t - x) or xlogy(t, t) - t x, then the
+    reduction, so the graph ends in torch's nodes (MulBackward0, SubBackward0, MeanBackward0, SumBackward0).
+    The op's CPU kernel computes calls without grad in one numpy pass."""
+    if self.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (self.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        out = aten.mul.Tensor(aten.exp.default(target), aten.sub.Tensor(target, self))
+    else:
+        out = aten.sub.Tensor(aten.xlogy.Tensor(target, target), aten.mul.Tensor(target, self))
+    if reduction == 1:
+        return aten.mean.default(out)
+    return aten.sum.default(out) if reduction == 2 else out

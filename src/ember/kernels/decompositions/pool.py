@@ -26,6 +26,20 @@ def _check_1d(self, name):
                            f"'self' (while checking arguments for {name})")
 
 
+def max_pool1d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """torch's composite, run when autograd records: the 2-d pool over a height-1 plane, both results squeezed
+    (SqueezeBackward1, as torch's). The op's CPU kernel pools calls without grad directly."""
+    from ..meta.pool import pool_spec
+    pool_spec(self, 1, kernel_size, stride, padding, dilation, ceil_mode, "max_pool1d")   # torch's 1-d checks
+    k = _one(kernel_size, "max_pool1d", "kernel_size")
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else \
+        _one(stride, "max_pool1d", "stride")
+    p = [0, _one(padding, "max_pool1d", "padding")[1]]
+    d = _one(dilation, "max_pool1d", "dilation")
+    out, idx = aten.max_pool2d_with_indices.default(aten.unsqueeze.default(self, -2), k, s, p, d, ceil_mode)
+    return aten.squeeze.dim(out, -2), aten.squeeze.dim(idx, -2)
+
+
 def avg_pool1d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
     _check_1d(self, "avg_pool1d")
     k = _one(kernel_size, "avg_pool1d", "kernel_size")

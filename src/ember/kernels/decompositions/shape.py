@@ -46,8 +46,20 @@ def repeat_interleave_self_Tensor(self, repeats, dim=None, *, output_size=None):
 
 
 def repeat_interleave_self_int(self, repeats, dim=None, *, output_size=None):
-    r = aten.scalar_tensor(repeats, dtype=D.int64, device=self.device)
-    return repeat_interleave_self_Tensor(self, r, dim, output_size=output_size)
+    """torch's composite: each slice repeated by expanding a new dim after `dim`, copied and flattened into it
+    (the graph ends in ViewBackward0, as torch's)."""
+    x = self.flatten() if dim is None else self
+    d = wrap_dim(0 if dim is None else dim, self.dim())
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    x = aten.unsqueeze.default(x, d + 1)
+    shape = list(x._size)
+    shape[d + 1] = repeats
+    if output_size is not None and output_size != repeats * shape[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {repeats * shape[d]} but got "
+                           f"{output_size}")
+    x = aten.clone.default(aten.expand.default(x, shape), memory_format="contiguous_format")
+    return aten.flatten.using_ints(x, d, d + 1)
 
 
 def tile(self, dims):

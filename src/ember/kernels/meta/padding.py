@@ -66,11 +66,6 @@ replication_pad2d = _mode_meta(2, "replication_pad2d", False)
 replication_pad3d = _mode_meta(3, "replication_pad3d", False)
 
 
-def _pad_circular(self, pad):
-    shape, _ = circular_spec(self, pad)
-    return alloc(shape, self.dtype, self.device)
-
-
 def circular_spec(self, pad):
     pad = [int(p) for p in pad]
     k = len(pad) // 2

@@ -189,8 +189,14 @@ class _Orthogonal(Module):
                 if self.orthogonal_map in ("cayley", "matrix_exp"):
                     raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
                                               "parametrizations when use_trivialization=False.")
-                raise NotImplementedError("orthogonal(orthogonal_map='householder', use_trivialization=False) "
-                                          "needs geqrf, which ember does not have yet")
+                # householder without a base: store Q's reflectors (geqrf) so that forward() rebuilds Q. R's
+                # diagonal must be positive for that, which the reflectors' signs on A's diagonal encode; a
+                # reflector LAPACK skipped (tau == 0) keeps the opposite sign
+                A, tau = E.geqrf(Q)
+                diag = A.diagonal(dim1=-2, dim2=-1)
+                diag.sign_()
+                diag[tau == 0.0] *= -1
+                return A.mT if transpose else A
             if n == k:
                 Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
             else:
