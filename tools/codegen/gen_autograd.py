@@ -650,14 +650,24 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     else:
         w.w("    if not _need:")
         w.w(f"        return {op}.redispatch(_below_ks({args}), {_call(fn)})")
-    w.w(f"    _n = {cls}()")
+    # Node.__init__ inlined (no Python frame): a sequence number, and the anomaly-mode trace when enabled
+    w.w(f"    _n = _new({cls})")
+    w.w("    _n._sequence_nr = _next_seq()")
+    w.w("    if _ANOMALY[0]:")
+    w.w("        _record_anomaly(_n)")
+    # a single Tensor output gets its history inline below; every other kind starts from an empty input_meta
+    inline_history = not inplace and e.output_mask is None and len(e.returns) == 1 and not e.is_list_return()
+    if not inline_history:
+        w.w("    _n.input_meta = []")
     edges = []
     for a in e.inputs:
         if e.is_list(a):
             w.w(f"    _n.n_{a.name} = len({a.name})")
             edges.append(f"*[_edge(_t) for _t in {a.name}]")
         else:
-            edges.append(f"_gedge({a.name}) if {rg_of[a.name]} else None")
+            # a non-leaf, non-view input's edge is (grad_fn, output_nr): inline; anything else via gradient_edge
+            edges.append(f"(((_f, {a.name}._output_nr) if (_f := {a.name}.grad_fn) is not None and {a.name}._base is None "
+                         f"else _gedge({a.name})) if {rg_of[a.name]} else None)")
     w.w("    _n.next_edges = (" + "".join(f"{x}, " for x in edges) + ")")
     for n in saved:
         kind, expr = kinds[n]
@@ -688,7 +698,22 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         single = len(e.returns) > 1 and not e.is_list_return() and \
             not any("grads" in _names(f) for f in e.formulas.values()) and \
             any("grad" in _names(f) for f in e.formulas.values())
-        w.w(f"    _set_history(_res, _n{', True' if single else ''})")
+        if inline_history:
+            # set_history inlined for the one differentiable Tensor output (the common case)
+            w.w("    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):")
+            w.w("        if _res._base is not None:")
+            w.w("            _res._gfv = _res._version_counter.value")
+            w.w("        _x = _res._ks")
+            w.w("        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]")
+            w.w("        _res._output_nr = 0")
+            w.w("        _res.grad_fn = _n")
+            w.w("        _res._requires_grad = True")
+            w.w("        _res._ks = _x | _AUTOGRAD_BIT")
+            w.w("    else:")
+            w.w("        _n.input_meta = []")
+            w.w(f"        _set_history(_res, _n{', True' if single else ''})")
+        else:
+            w.w(f"    _set_history(_res, _n{', True' if single else ''})")
     for n in saved:
         kind, expr = kinds[n]
         if kind == "output":
@@ -789,6 +814,10 @@ PRELUDE = [
     "from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS",
     "from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE",
     "from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON",
+    "from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT",
+    "from ember._core.device import CPU as _CPU, META as _META",
+    "from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,",
+    "                                  record_anomaly as _record_anomaly)",
     "_getattr = _bi.getattr",
 ]
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._core.tls import state
 from .._grad_mode import _set_enabled
-from .._core.tensor_impl import TensorImpl as Tensor
+from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Tensor
 from . import anomaly_mode
 from ._shape_dtype import sum_to, to_dtype
 from .graph import AccumulateGrad, _clone_detached
@@ -234,7 +234,23 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     outs = anomaly_mode.run_checked(fn, buf) if anomaly else fn.apply(buf)
                 if outs.__class__ is not tuple and outs.__class__ is not list:
                     outs = (outs,)
-                outs = _validate_outputs(fn, edges, outs)
+                # _validate_outputs' common case inline: one grad per edge, each of its input's shape and dtype
+                valid = len(outs) == len(edges)
+                if valid:
+                    try:
+                        for e, g in zip(edges, outs):
+                            if e is not None and g is not None:
+                                m = e[0].input_meta[e[1]]
+                                s = g._size
+                                ms = m[0]
+                                if g.dtype is not m[1] or s is not ms and (hash(s) != hash(ms) or s != ms) \
+                                        or g.__class__ not in _TENSOR_TYPES:
+                                    valid = False
+                                    break
+                    except (TypeError, AttributeError):    # symbolic sizes, a non-tensor grad: the full check
+                        valid = False
+                if not valid:
+                    outs = _validate_outputs(fn, edges, outs)
                 if fn._post_hooks:
                     for h in list(fn._post_hooks.values()):
                         r = h(tuple(outs), tuple(buf))

@@ -30,6 +30,19 @@ _getattr = getattr
 _INF = float("inf")
 _ANOMALY = _anomaly.ENABLED_ANYWHERE
 
+# what the generated Autograd kernels use to build a node without a Python-level Node.__init__ frame:
+# _new(cls), then _sequence_nr = next_sequence_nr(), input_meta, and record_anomaly(node) when ANOMALY[0]
+new_node = object.__new__
+next_sequence_nr = _seq.__next__
+ANOMALY = _ANOMALY
+
+
+def record_anomaly(node):
+    """Node.__init__'s anomaly-mode trace, for a node the generated kernels build inline (called at the
+    same stack depth as from __init__, so the recorded trace ends at the forward op's caller)."""
+    if _anomaly._state.enabled:
+        _anomaly.record(node)
+
 
 class RemovableHandle:
     _ids = itertools.count()
@@ -218,8 +231,12 @@ def gradient_edge(t):
     if t._requires_grad:
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None
-        if acc is None:
-            acc = AccumulateGrad(t)
+        if acc is None:                               # AccumulateGrad(t), without its __init__ frame
+            acc = new_node(AccumulateGrad)
+            acc.variable = t
+            acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
+            if _ANOMALY[0]:
+                record_anomaly(acc)     # the same stack depth as from __init__
             t._grad_acc_ref = _weakref(acc)
         return (acc, 0)
     return None

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, sum_to
 from ember.autograd.formulas.activation import (HARDSIGMOID_SLOPE, elu_backward,
@@ -90,10 +94,24 @@ def relu(self):
         _k = _OP_relu._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ReluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -129,8 +147,12 @@ def relu_(self):
         _k = _OP_relu_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ReluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -199,14 +221,28 @@ def gelu(self, *, approximate='none'):
         _k = _OP_gelu._resolve(_ks)
     if not _need:
         return _k(self, approximate=approximate)
-    _n = GeluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(GeluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_approximate = approximate
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, approximate=approximate)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -241,8 +277,12 @@ def gelu_(self, *, approximate='none'):
         _k = _OP_gelu_._resolve(_ks)
     if not _need:
         return _k(self, approximate=approximate)
-    _n = GeluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(GeluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_approximate = approximate
     if _g0:
@@ -329,8 +369,11 @@ def gelu_backward(grad_output, self, *, approximate='none'):
         _k = _OP_gelu_backward._resolve(_ks)
     if not _need:
         return _k(grad_output, self, approximate=approximate)
-    _n = GeluBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    _n = _new(GeluBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_approximate = approximate
     if _g1:
@@ -338,7 +381,18 @@ def gelu_backward(grad_output, self, *, approximate='none'):
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(grad_output, self, approximate=approximate)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -403,12 +457,26 @@ def silu(self):
         _k = _OP_silu._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SiluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SiluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -443,8 +511,12 @@ def silu_(self):
         _k = _OP_silu_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SiluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SiluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -513,12 +585,26 @@ def mish(self):
         _k = _OP_mish._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = MishBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(MishBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -553,8 +639,12 @@ def mish_(self):
         _k = _OP_mish_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = MishBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(MishBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -629,8 +719,11 @@ def softplus(self, beta=1, threshold=20):
         _k = _OP_softplus._resolve(_ks)
     if not _need:
         return _k(self, beta, threshold)
-    _n = SoftplusBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SoftplusBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_beta = beta
     if _g0:
@@ -638,7 +731,18 @@ def softplus(self, beta=1, threshold=20):
     if _g0:
         _n.s_threshold = threshold
     _res = _k(self, beta, threshold)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -712,8 +816,11 @@ def elu(self, alpha=1, scale=1, input_scale=1):
         _k = _OP_elu._resolve(_ks)
     if not _need:
         return _k(self, alpha, scale, input_scale)
-    _n = EluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(EluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -723,7 +830,18 @@ def elu(self, alpha=1, scale=1, input_scale=1):
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, alpha, scale, input_scale)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -764,8 +882,12 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
         _k = _OP_elu_._resolve(_ks)
     if not _need:
         return _k(self, alpha, scale, input_scale)
-    _n = EluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(EluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -843,14 +965,28 @@ def celu(self, alpha=1.0):
         _k = _OP_celu._resolve(_ks)
     if not _need:
         return _k(self, alpha)
-    _n = CeluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CeluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -887,8 +1023,12 @@ def celu_(self, alpha=1.0):
         _k = _OP_celu_._resolve(_ks)
     if not _need:
         return _k(self, alpha)
-    _n = CeluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CeluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -962,14 +1102,28 @@ def leaky_relu(self, negative_slope=0.01):
         _k = _OP_leaky_relu._resolve(_ks)
     if not _need:
         return _k(self, negative_slope)
-    _n = LeakyReluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LeakyReluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_negative_slope = negative_slope
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, negative_slope)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1006,8 +1160,12 @@ def leaky_relu_(self, negative_slope=0.01):
         _k = _OP_leaky_relu_._resolve(_ks)
     if not _need:
         return _k(self, negative_slope)
-    _n = LeakyReluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LeakyReluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_negative_slope = negative_slope
     if _g0:
@@ -1081,14 +1239,28 @@ def hardshrink(self, lambd=0.5):
         _k = _OP_hardshrink._resolve(_ks)
     if not _need:
         return _k(self, lambd)
-    _n = HardshrinkBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(HardshrinkBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, lambd)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1173,14 +1345,28 @@ def hardshrink_backward(grad_out, self, lambd):
         _k = _OP_hardshrink_backward._resolve(_ks)
     if not _need:
         return _k(grad_out, self, lambd)
-    _n = HardshrinkBackwardBackward0()
-    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(self) if _g1 else None, )
+    _n = _new(HardshrinkBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(grad_out, self, lambd)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1248,14 +1434,28 @@ def softshrink(self, lambd=0.5):
         _k = _OP_softshrink._resolve(_ks)
     if not _need:
         return _k(self, lambd)
-    _n = SoftshrinkBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SoftshrinkBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, lambd)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1340,14 +1540,28 @@ def softshrink_backward(grad_output, self, lambd):
         _k = _OP_softshrink_backward._resolve(_ks)
     if not _need:
         return _k(grad_output, self, lambd)
-    _n = SoftshrinkBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    _n = _new(SoftshrinkBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(grad_output, self, lambd)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1418,8 +1632,11 @@ def hardtanh(self, min_val=-1, max_val=1):
         _k = _OP_hardtanh._resolve(_ks)
     if not _need:
         return _k(self, min_val, max_val)
-    _n = HardtanhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(HardtanhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_max_val = max_val
     if _g0:
@@ -1427,7 +1644,18 @@ def hardtanh(self, min_val=-1, max_val=1):
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, min_val, max_val)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1466,8 +1694,12 @@ def hardtanh_(self, min_val=-1, max_val=1):
         _k = _OP_hardtanh_._resolve(_ks)
     if not _need:
         return _k(self, min_val, max_val)
-    _n = HardtanhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(HardtanhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_max_val = max_val
     if _g0:
@@ -1540,12 +1772,26 @@ def hardsigmoid(self):
         _k = _OP_hardsigmoid._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = HardsigmoidBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(HardsigmoidBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1580,8 +1826,12 @@ def hardsigmoid_(self):
         _k = _OP_hardsigmoid_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = HardsigmoidBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(HardsigmoidBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -1650,12 +1900,26 @@ def hardswish(self):
         _k = _OP_hardswish._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = HardswishBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(HardswishBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1690,8 +1954,12 @@ def hardswish_(self):
         _k = _OP_hardswish_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = HardswishBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(HardswishBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -1760,12 +2028,26 @@ def log_sigmoid(self):
         _k = _OP_log_sigmoid._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = LogSigmoidBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LogSigmoidBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1835,14 +2117,28 @@ def threshold(self, threshold, value):
         _k = _OP_threshold._resolve(_ks)
     if not _need:
         return _k(self, threshold, value)
-    _n = ThresholdBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ThresholdBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_threshold = threshold
     _res = _k(self, threshold, value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1881,8 +2177,12 @@ def threshold_(self, threshold, value):
         _k = _OP_threshold_._resolve(_ks)
     if not _need:
         return _k(self, threshold, value)
-    _n = ThresholdBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ThresholdBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     if _g0:
@@ -1961,14 +2261,28 @@ def glu(self, dim=-1):
         _k = _OP_glu._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = GluBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(GluBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.attention import flash_attention_double_backward
@@ -149,8 +153,12 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         _k = _OP__scaled_dot_product_flash_attention_for_cpu._resolve(_ks)
     if not _need:
         return _k(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
-    _n = ScaledDotProductFlashAttentionForCpuBackward0()
-    _n.next_edges = (_gedge(query) if _g0 else None, _gedge(key) if _g1 else None, _gedge(value) if _g2 else None, )
+    _n = _new(ScaledDotProductFlashAttentionForCpuBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, query._output_nr) if (_f := query.grad_fn) is not None and query._base is None else _gedge(query)) if _g0 else None), (((_f, key._output_nr) if (_f := key.grad_fn) is not None and key._base is None else _gedge(key)) if _g1 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_attn_mask = _SV(attn_mask)
     if _g0 or _g1 or _g2:
@@ -312,8 +320,12 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
         _k = _OP__scaled_dot_product_flash_attention_for_cpu_backward._resolve(_ks)
     if not _need:
         return _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
-    _n = ScaledDotProductFlashAttentionForCpuBackwardBackward0()
-    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(query) if _g1 else None, _gedge(key) if _g2 else None, _gedge(value) if _g3 else None, )
+    _n = _new(ScaledDotProductFlashAttentionForCpuBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, query._output_nr) if (_f := query.grad_fn) is not None and query._base is None else _gedge(query)) if _g1 else None), (((_f, key._output_nr) if (_f := key.grad_fn) is not None and key._base is None else _gedge(key)) if _g2 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g3 else None), )
     if _g0 or _g1 or _g2 or _g3:
         _n.s_attn_mask = _SV(attn_mask)
     if _g0 or _g1 or _g2 or _g3:

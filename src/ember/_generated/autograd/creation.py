@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 
 _aten = _ops_ns.aten
@@ -82,10 +86,24 @@ def fill_Scalar(self, value):
         _k = _OP_fill_Scalar._resolve(_ks)
     if not _need:
         return _k(self, value)
-    _n = FillBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FillBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -155,10 +173,24 @@ def fill_Tensor(self, value):
         _k = _OP_fill_Tensor._resolve(_ks)
     if not _need:
         return _k(self, value)
-    _n = FillBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    _n = _new(FillBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
     _res = _k(self, value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -223,8 +255,12 @@ def fill__Scalar(self, value):
         _k = _OP_fill__Scalar._resolve(_ks)
     if not _need:
         return _k(self, value)
-    _n = FillBackward2()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FillBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, value)
     _rebase_history(self, _n)
     return _res
@@ -299,8 +335,12 @@ def fill__Tensor(self, value):
         _k = _OP_fill__Tensor._resolve(_ks)
     if not _need:
         return _k(self, value)
-    _n = FillBackward3()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    _n = _new(FillBackward3)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
     _res = _k(self, value)
     _rebase_history(self, _n)
     return _res
@@ -365,8 +405,12 @@ def zero_(self):
         _k = _OP_zero_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ZeroBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ZeroBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res

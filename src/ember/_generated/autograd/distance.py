@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.distance import cdist_backward_
@@ -124,8 +128,11 @@ def _cdist_forward(x1, x2, p, compute_mode):
         _k = _OP__cdist_forward._resolve(_ks)
     if not _need:
         return _k(x1, x2, p, compute_mode)
-    _n = CdistBackward0()
-    _n.next_edges = (_gedge(x1) if _g0 else None, _gedge(x2) if _g1 else None, )
+    _n = _new(CdistBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, x1._output_nr) if (_f := x1.grad_fn) is not None and x1._base is None else _gedge(x1)) if _g0 else None), (((_f, x2._output_nr) if (_f := x2.grad_fn) is not None and x2._base is None else _gedge(x2)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_compute_mode = compute_mode
     if _g0 or _g1:
@@ -135,7 +142,18 @@ def _cdist_forward(x1, x2, p, compute_mode):
     if _g0 or _g1:
         _n.s_x2 = _SV(x2)
     _res = _k(x1, x2, p, compute_mode)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 

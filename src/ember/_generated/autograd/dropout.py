@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.dropout import dropout_scale
@@ -101,8 +105,12 @@ def native_dropout(input, p, train):
         _k = _OP_native_dropout._resolve(_ks)
     if not _need:
         return _k(input, p, train)
-    _n = NativeDropoutBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, )
+    _n = _new(NativeDropoutBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -184,14 +192,28 @@ def native_dropout_backward(grad_output, mask, scale):
         _k = _OP_native_dropout_backward._resolve(_ks)
     if not _need:
         return _k(grad_output, mask, scale)
-    _n = NativeDropoutBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    _n = _new(NativeDropoutBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
         _n.s_scale = scale
     _res = _k(grad_output, mask, scale)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

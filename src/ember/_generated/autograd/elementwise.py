@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, maybe_multiply, sum_to
 from ember.autograd.formulas.complex import abs_jvp
@@ -103,12 +107,26 @@ def add_Tensor(self, other, *, alpha=1):
         _k = _OP_add_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other, alpha=alpha)
-    _n = AddBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(AddBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -148,8 +166,12 @@ def add__Tensor(self, other, *, alpha=1):
         _k = _OP_add__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other, alpha=alpha)
-    _n = AddBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(AddBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
@@ -218,10 +240,24 @@ def add_Scalar(self, other, alpha=1):
         _k = _OP_add_Scalar._resolve(_ks)
     if not _need:
         return _k(self, other, alpha)
-    _n = AddBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AddBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, other, alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -260,8 +296,12 @@ def add__Scalar(self, other, alpha=1):
         _k = _OP_add__Scalar._resolve(_ks)
     if not _need:
         return _k(self, other, alpha)
-    _n = AddBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AddBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, other, alpha)
     _rebase_history(self, _n)
     return _res
@@ -339,12 +379,26 @@ def sub_Tensor(self, other, *, alpha=1):
         _k = _OP_sub_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other, alpha=alpha)
-    _n = SubBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(SubBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -384,8 +438,12 @@ def sub__Tensor(self, other, *, alpha=1):
         _k = _OP_sub__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other, alpha=alpha)
-    _n = SubBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(SubBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
@@ -454,10 +512,24 @@ def sub_Scalar(self, other, alpha=1):
         _k = _OP_sub_Scalar._resolve(_ks)
     if not _need:
         return _k(self, other, alpha)
-    _n = SubBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SubBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, other, alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -496,8 +568,12 @@ def sub__Scalar(self, other, alpha=1):
         _k = _OP_sub__Scalar._resolve(_ks)
     if not _need:
         return _k(self, other, alpha)
-    _n = SubBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SubBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, other, alpha)
     _rebase_history(self, _n)
     return _res
@@ -575,12 +651,26 @@ def rsub_Tensor(self, other, *, alpha=1):
         _k = _OP_rsub_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other, alpha=alpha)
-    _n = RsubBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(RsubBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -661,14 +751,28 @@ def mul_Tensor(self, other):
         _k = _OP_mul_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = MulBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(MulBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -706,8 +810,12 @@ def mul__Tensor(self, other):
         _k = _OP_mul__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = MulBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(MulBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g1:
@@ -777,12 +885,26 @@ def mul_Scalar(self, other):
         _k = _OP_mul_Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = MulBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(MulBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -819,8 +941,12 @@ def mul__Scalar(self, other):
         _k = _OP_mul__Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = MulBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(MulBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     _res = _k(self, other)
@@ -906,14 +1032,28 @@ def div_Tensor(self, other):
         _k = _OP_div_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = DivBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(DivBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -951,8 +1091,12 @@ def div__Tensor(self, other):
         _k = _OP_div__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = DivBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(DivBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -1022,12 +1166,26 @@ def div_Scalar(self, other):
         _k = _OP_div_Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = DivBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(DivBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1064,8 +1222,12 @@ def div__Scalar(self, other):
         _k = _OP_div__Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = DivBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(DivBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     _res = _k(self, other)
@@ -1158,8 +1320,11 @@ def div_Tensor_mode(self, other, *, rounding_mode):
         _k = _OP_div_Tensor_mode._resolve(_ks)
     if not _need:
         return _k(self, other, rounding_mode=rounding_mode)
-    _n = DivBackward2()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(DivBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -1167,7 +1332,18 @@ def div_Tensor_mode(self, other, *, rounding_mode):
     if _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other, rounding_mode=rounding_mode)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1205,8 +1381,12 @@ def div__Tensor_mode(self, other, *, rounding_mode):
         _k = _OP_div__Tensor_mode._resolve(_ks)
     if not _need:
         return _k(self, other, rounding_mode=rounding_mode)
-    _n = DivBackward2()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(DivBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -1277,10 +1457,24 @@ def remainder_Scalar(self, other):
         _k = _OP_remainder_Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = RemainderBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RemainderBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1317,8 +1511,12 @@ def remainder__Scalar(self, other):
         _k = _OP_remainder__Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = RemainderBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RemainderBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -1386,12 +1584,26 @@ def rsub_Scalar(self, other, alpha=1):
         _k = _OP_rsub_Scalar._resolve(_ks)
     if not _need:
         return _k(self, other, alpha)
-    _n = RsubBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RsubBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1472,14 +1684,28 @@ def remainder_Tensor(self, other):
         _k = _OP_remainder_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = RemainderBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(RemainderBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1517,8 +1743,12 @@ def remainder__Tensor(self, other):
         _k = _OP_remainder__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = RemainderBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(RemainderBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -1611,14 +1841,28 @@ def pow_Tensor_Tensor(self, exponent):
         _k = _OP_pow_Tensor_Tensor._resolve(_ks)
     if not _need:
         return _k(self, exponent)
-    _n = PowBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(exponent) if _g1 else None, )
+    _n = _new(PowBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None and exponent._base is None else _gedge(exponent)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, exponent)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -1657,8 +1901,12 @@ def pow__Tensor(self, exponent):
         _k = _OP_pow__Tensor._resolve(_ks)
     if not _need:
         return _k(self, exponent)
-    _n = PowBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(exponent) if _g1 else None, )
+    _n = _new(PowBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None and exponent._base is None else _gedge(exponent)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
     if _g0 or _g1:
@@ -1733,14 +1981,28 @@ def pow_Tensor_Scalar(self, exponent):
         _k = _OP_pow_Tensor_Scalar._resolve(_ks)
     if not _need:
         return _k(self, exponent)
-    _n = PowBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(PowBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_exponent = exponent
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, exponent)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1777,8 +2039,12 @@ def pow__Scalar(self, exponent):
         _k = _OP_pow__Scalar._resolve(_ks)
     if not _need:
         return _k(self, exponent)
-    _n = PowBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(PowBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_exponent = exponent
     if _g0:
@@ -1856,14 +2122,28 @@ def pow_Scalar(self, exponent):
         _k = _OP_pow_Scalar._resolve(_ks)
     if not _need:
         return _k(self, exponent)
-    _n = PowBackward2()
-    _n.next_edges = (_gedge(exponent) if _g0 else None, )
+    _n = _new(PowBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None and exponent._base is None else _gedge(exponent)) if _g0 else None), )
     if _g0:
         _n.s_exponent = _SV(exponent)
     if _g0:
         _n.s_self = self
     _res = _k(self, exponent)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -1925,10 +2205,24 @@ def neg(self):
         _k = _OP_neg._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = NegBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(NegBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1963,8 +2257,12 @@ def neg_(self):
         _k = _OP_neg_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = NegBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(NegBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -2029,12 +2327,26 @@ def abs(self):
         _k = _OP_abs._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AbsBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AbsBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2069,8 +2381,12 @@ def abs_(self):
         _k = _OP_abs_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AbsBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AbsBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -2139,10 +2455,24 @@ def exp(self):
         _k = _OP_exp._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ExpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ExpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -2178,8 +2508,12 @@ def exp_(self):
         _k = _OP_exp_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ExpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ExpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -2247,12 +2581,26 @@ def log(self):
         _k = _OP_log._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = LogBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LogBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2287,8 +2635,12 @@ def log_(self):
         _k = _OP_log_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = LogBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LogBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -2357,10 +2709,24 @@ def sqrt(self):
         _k = _OP_sqrt._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SqrtBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SqrtBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -2396,8 +2762,12 @@ def sqrt_(self):
         _k = _OP_sqrt_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SqrtBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SqrtBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -2465,10 +2835,24 @@ def rsqrt(self):
         _k = _OP_rsqrt._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = RsqrtBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RsqrtBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -2504,8 +2888,12 @@ def rsqrt_(self):
         _k = _OP_rsqrt_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = RsqrtBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RsqrtBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -2573,12 +2961,26 @@ def sin(self):
         _k = _OP_sin._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SinBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SinBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2613,8 +3015,12 @@ def sin_(self):
         _k = _OP_sin_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SinBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SinBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -2683,12 +3089,26 @@ def cos(self):
         _k = _OP_cos._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = CosBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CosBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2723,8 +3143,12 @@ def cos_(self):
         _k = _OP_cos_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = CosBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CosBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -2793,10 +3217,24 @@ def tanh(self):
         _k = _OP_tanh._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = TanhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TanhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -2832,8 +3270,12 @@ def tanh_(self):
         _k = _OP_tanh_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = TanhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TanhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -2901,10 +3343,24 @@ def sigmoid(self):
         _k = _OP_sigmoid._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SigmoidBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SigmoidBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -2940,8 +3396,12 @@ def sigmoid_(self):
         _k = _OP_sigmoid_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SigmoidBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SigmoidBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -3015,8 +3475,11 @@ def clamp(self, min=None, max=None):
         _k = _OP_clamp._resolve(_ks)
     if not _need:
         return _k(self, min, max)
-    _n = ClampBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ClampBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_max = max
     if _g0:
@@ -3024,7 +3487,18 @@ def clamp(self, min=None, max=None):
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, min, max)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -3063,8 +3537,12 @@ def clamp_(self, min=None, max=None):
         _k = _OP_clamp_._resolve(_ks)
     if not _need:
         return _k(self, min, max)
-    _n = ClampBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ClampBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_max = max
     if _g0:
@@ -3175,8 +3653,11 @@ def clamp_Tensor(self, min=None, max=None):
         _k = _OP_clamp_Tensor._resolve(_ks)
     if not _need:
         return _k(self, min, max)
-    _n = ClampBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, _gedge(max) if _g2 else None, )
+    _n = _new(ClampBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, min._output_nr) if (_f := min.grad_fn) is not None and min._base is None else _gedge(min)) if _g1 else None), (((_f, max._output_nr) if (_f := max.grad_fn) is not None and max._base is None else _gedge(max)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_max = _SV(max)
     if _g0 or _g1 or _g2:
@@ -3184,7 +3665,18 @@ def clamp_Tensor(self, min=None, max=None):
     if _g0 or _g1 or _g2:
         _n.s_self = _SV(self)
     _res = _k(self, min, max)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -3225,8 +3717,12 @@ def clamp__Tensor(self, min=None, max=None):
         _k = _OP_clamp__Tensor._resolve(_ks)
     if not _need:
         return _k(self, min, max)
-    _n = ClampBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, _gedge(max) if _g2 else None, )
+    _n = _new(ClampBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, min._output_nr) if (_f := min.grad_fn) is not None and min._base is None else _gedge(min)) if _g1 else None), (((_f, max._output_nr) if (_f := max.grad_fn) is not None and max._base is None else _gedge(max)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_max = _SV(max)
     if _g0 or _g1 or _g2:
@@ -3302,14 +3798,28 @@ def clamp_min(self, min):
         _k = _OP_clamp_min._resolve(_ks)
     if not _need:
         return _k(self, min)
-    _n = ClampMinBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ClampMinBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_min = min
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, min)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -3346,8 +3856,12 @@ def clamp_min_(self, min):
         _k = _OP_clamp_min_._resolve(_ks)
     if not _need:
         return _k(self, min)
-    _n = ClampMinBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ClampMinBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_min = min
     if _g0:
@@ -3421,14 +3935,28 @@ def clamp_max(self, max):
         _k = _OP_clamp_max._resolve(_ks)
     if not _need:
         return _k(self, max)
-    _n = ClampMaxBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ClampMaxBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_max = max
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, max)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -3465,8 +3993,12 @@ def clamp_max_(self, max):
         _k = _OP_clamp_max_._resolve(_ks)
     if not _need:
         return _k(self, max)
-    _n = ClampMaxBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ClampMaxBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_max = max
     if _g0:
@@ -3552,12 +4084,26 @@ def where_self(condition, self, other):
         _k = _OP_where_self._resolve(_ks)
     if not _need:
         return _k(condition, self, other)
-    _n = WhereBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(WhereBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_condition = _SV(condition)
     _res = _k(condition, self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -3618,8 +4164,12 @@ def eq__Tensor(self, other):
         _k = _OP_eq__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = EqBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(EqBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -3684,8 +4234,12 @@ def ne__Tensor(self, other):
         _k = _OP_ne__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = NeBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(NeBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -3750,8 +4304,12 @@ def lt__Tensor(self, other):
         _k = _OP_lt__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = LtBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(LtBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -3816,8 +4374,12 @@ def le__Tensor(self, other):
         _k = _OP_le__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = LeBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(LeBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -3882,8 +4444,12 @@ def gt__Tensor(self, other):
         _k = _OP_gt__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = GtBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(GtBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -3948,8 +4514,12 @@ def ge__Tensor(self, other):
         _k = _OP_ge__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = GeBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(GeBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -4130,10 +4700,24 @@ def exp2(self):
         _k = _OP_exp2._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Exp2Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Exp2Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -4169,8 +4753,12 @@ def exp2_(self):
         _k = _OP_exp2_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Exp2Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Exp2Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -4238,10 +4826,24 @@ def expm1(self):
         _k = _OP_expm1._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Expm1Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Expm1Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -4277,8 +4879,12 @@ def expm1_(self):
         _k = _OP_expm1_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Expm1Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Expm1Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -4346,12 +4952,26 @@ def log1p(self):
         _k = _OP_log1p._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Log1PBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Log1PBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -4386,8 +5006,12 @@ def log1p_(self):
         _k = _OP_log1p_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Log1PBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Log1PBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -4456,12 +5080,26 @@ def log2(self):
         _k = _OP_log2._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Log2Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Log2Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -4496,8 +5134,12 @@ def log2_(self):
         _k = _OP_log2_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Log2Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Log2Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -4566,12 +5208,26 @@ def log10(self):
         _k = _OP_log10._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Log10Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Log10Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -4606,8 +5262,12 @@ def log10_(self):
         _k = _OP_log10_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Log10Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Log10Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -4672,10 +5332,24 @@ def sign(self):
         _k = _OP_sign._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SignBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SignBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -4710,8 +5384,12 @@ def sign_(self):
         _k = _OP_sign_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SignBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SignBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -4774,10 +5452,24 @@ def floor(self):
         _k = _OP_floor._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = FloorBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FloorBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -4812,8 +5504,12 @@ def floor_(self):
         _k = _OP_floor_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = FloorBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FloorBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -4876,10 +5572,24 @@ def ceil(self):
         _k = _OP_ceil._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = CeilBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CeilBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -4914,8 +5624,12 @@ def ceil_(self):
         _k = _OP_ceil_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = CeilBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CeilBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -4978,10 +5692,24 @@ def round(self):
         _k = _OP_round._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = RoundBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RoundBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -5016,8 +5744,12 @@ def round_(self):
         _k = _OP_round_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = RoundBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RoundBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -5082,10 +5814,24 @@ def round_decimals(self, *, decimals):
         _k = _OP_round_decimals._resolve(_ks)
     if not _need:
         return _k(self, decimals=decimals)
-    _n = RoundBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RoundBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, decimals=decimals)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -5122,8 +5868,12 @@ def round__decimals(self, *, decimals):
         _k = _OP_round__decimals._resolve(_ks)
     if not _need:
         return _k(self, decimals=decimals)
-    _n = RoundBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RoundBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, decimals=decimals)
     _rebase_history(self, _n)
     return _res
@@ -5186,10 +5936,24 @@ def trunc(self):
         _k = _OP_trunc._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = TruncBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TruncBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -5224,8 +5988,12 @@ def trunc_(self):
         _k = _OP_trunc_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = TruncBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TruncBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -5288,10 +6056,24 @@ def frac(self):
         _k = _OP_frac._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = FracBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FracBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -5326,8 +6108,12 @@ def frac_(self):
         _k = _OP_frac_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = FracBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FracBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -5394,10 +6180,24 @@ def reciprocal(self):
         _k = _OP_reciprocal._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ReciprocalBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReciprocalBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -5433,8 +6233,12 @@ def reciprocal_(self):
         _k = _OP_reciprocal_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ReciprocalBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReciprocalBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -5502,12 +6306,26 @@ def erf(self):
         _k = _OP_erf._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ErfBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ErfBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -5542,8 +6360,12 @@ def erf_(self):
         _k = _OP_erf_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ErfBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ErfBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -5612,12 +6434,26 @@ def erfc(self):
         _k = _OP_erfc._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ErfcBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ErfcBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -5652,8 +6488,12 @@ def erfc_(self):
         _k = _OP_erfc_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ErfcBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ErfcBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -5722,10 +6562,24 @@ def erfinv(self):
         _k = _OP_erfinv._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ErfinvBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ErfinvBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -5761,8 +6615,12 @@ def erfinv_(self):
         _k = _OP_erfinv_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ErfinvBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ErfinvBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -5830,12 +6688,26 @@ def asin(self):
         _k = _OP_asin._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AsinBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AsinBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -5870,8 +6742,12 @@ def asin_(self):
         _k = _OP_asin_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AsinBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AsinBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -5940,12 +6816,26 @@ def acos(self):
         _k = _OP_acos._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AcosBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AcosBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -5980,8 +6870,12 @@ def acos_(self):
         _k = _OP_acos_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AcosBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AcosBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6050,12 +6944,26 @@ def atan(self):
         _k = _OP_atan._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AtanBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AtanBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -6090,8 +6998,12 @@ def atan_(self):
         _k = _OP_atan_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AtanBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AtanBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6160,12 +7072,26 @@ def sinh(self):
         _k = _OP_sinh._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SinhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SinhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -6200,8 +7126,12 @@ def sinh_(self):
         _k = _OP_sinh_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SinhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SinhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6270,12 +7200,26 @@ def cosh(self):
         _k = _OP_cosh._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = CoshBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CoshBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -6310,8 +7254,12 @@ def cosh_(self):
         _k = _OP_cosh_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = CoshBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CoshBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6380,10 +7328,24 @@ def tan(self):
         _k = _OP_tan._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = TanBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TanBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -6419,8 +7381,12 @@ def tan_(self):
         _k = _OP_tan_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = TanBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TanBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -6488,12 +7454,26 @@ def asinh(self):
         _k = _OP_asinh._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AsinhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AsinhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -6528,8 +7508,12 @@ def asinh_(self):
         _k = _OP_asinh_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AsinhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AsinhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6598,12 +7582,26 @@ def acosh(self):
         _k = _OP_acosh._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AcoshBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AcoshBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -6638,8 +7636,12 @@ def acosh_(self):
         _k = _OP_acosh_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AcoshBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AcoshBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6708,12 +7710,26 @@ def atanh(self):
         _k = _OP_atanh._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AtanhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AtanhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -6748,8 +7764,12 @@ def atanh_(self):
         _k = _OP_atanh_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AtanhBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AtanhBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6824,12 +7844,26 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
         _k = _OP_nan_to_num._resolve(_ks)
     if not _need:
         return _k(self, nan, posinf, neginf)
-    _n = NanToNumBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(NanToNumBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, nan, posinf, neginf)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -6870,8 +7904,12 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
         _k = _OP_nan_to_num_._resolve(_ks)
     if not _need:
         return _k(self, nan, posinf, neginf)
-    _n = NanToNumBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(NanToNumBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, nan, posinf, neginf)
@@ -6943,14 +7981,28 @@ def logit(self, eps=None):
         _k = _OP_logit._resolve(_ks)
     if not _need:
         return _k(self, eps)
-    _n = LogitBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LogitBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_eps = eps
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, eps)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -6987,8 +8039,12 @@ def logit_(self, eps=None):
         _k = _OP_logit_._resolve(_ks)
     if not _need:
         return _k(self, eps)
-    _n = LogitBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LogitBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_eps = eps
     if _g0:
@@ -7080,14 +8136,28 @@ def hypot(self, other):
         _k = _OP_hypot._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = HypotBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(HypotBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -7126,8 +8196,12 @@ def hypot_(self, other):
         _k = _OP_hypot_._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = HypotBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(HypotBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
@@ -7217,14 +8291,28 @@ def atan2(self, other):
         _k = _OP_atan2._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = Atan2Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(Atan2Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -7262,8 +8350,12 @@ def atan2_(self, other):
         _k = _OP_atan2_._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = Atan2Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(Atan2Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -7346,12 +8438,26 @@ def lerp_Scalar(self, end, weight):
         _k = _OP_lerp_Scalar._resolve(_ks)
     if not _need:
         return _k(self, end, weight)
-    _n = LerpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, )
+    _n = _new(LerpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, end._output_nr) if (_f := end.grad_fn) is not None and end._base is None else _gedge(end)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_weight = weight
     _res = _k(self, end, weight)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -7391,8 +8497,12 @@ def lerp__Scalar(self, end, weight):
         _k = _OP_lerp__Scalar._resolve(_ks)
     if not _need:
         return _k(self, end, weight)
-    _n = LerpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, )
+    _n = _new(LerpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, end._output_nr) if (_f := end.grad_fn) is not None and end._base is None else _gedge(end)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_weight = weight
     _res = _k(self, end, weight)
@@ -7494,8 +8604,11 @@ def lerp_Tensor(self, end, weight):
         _k = _OP_lerp_Tensor._resolve(_ks)
     if not _need:
         return _k(self, end, weight)
-    _n = LerpBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, _gedge(weight) if _g2 else None, )
+    _n = _new(LerpBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, end._output_nr) if (_f := end.grad_fn) is not None and end._base is None else _gedge(end)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
     if _g2:
         _n.s_end = _SV(end)
     if _g2:
@@ -7503,7 +8616,18 @@ def lerp_Tensor(self, end, weight):
     if _g0 or _g1:
         _n.s_weight = _SV(weight)
     _res = _k(self, end, weight)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -7544,8 +8668,12 @@ def lerp__Tensor(self, end, weight):
         _k = _OP_lerp__Tensor._resolve(_ks)
     if not _need:
         return _k(self, end, weight)
-    _n = LerpBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(end) if _g1 else None, _gedge(weight) if _g2 else None, )
+    _n = _new(LerpBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, end._output_nr) if (_f := end.grad_fn) is not None and end._base is None else _gedge(end)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
     if _g2:
         _n.s_end = _SV(end)
     if _g2:
@@ -7634,14 +8762,28 @@ def fmod_Tensor(self, other):
         _k = _OP_fmod_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = FmodBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(FmodBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -7679,8 +8821,12 @@ def fmod__Tensor(self, other):
         _k = _OP_fmod__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = FmodBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(FmodBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -7749,10 +8895,24 @@ def fmod_Scalar(self, other):
         _k = _OP_fmod_Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = FmodBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FmodBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -7789,8 +8949,12 @@ def fmod__Scalar(self, other):
         _k = _OP_fmod__Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = FmodBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FmodBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -7877,14 +9041,28 @@ def copysign_Tensor(self, other):
         _k = _OP_copysign_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = CopysignBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(CopysignBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -7923,8 +9101,12 @@ def copysign__Tensor(self, other):
         _k = _OP_copysign__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = CopysignBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(CopysignBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
@@ -8002,12 +9184,26 @@ def copysign_Scalar(self, other):
         _k = _OP_copysign_Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = CopysignBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CopysignBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -8045,8 +9241,12 @@ def copysign__Scalar(self, other):
         _k = _OP_copysign__Scalar._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = CopysignBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CopysignBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -8134,14 +9334,28 @@ def maximum(self, other):
         _k = _OP_maximum._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = MaximumBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(MaximumBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -8224,14 +9438,28 @@ def minimum(self, other):
         _k = _OP_minimum._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = MinimumBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(MinimumBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -8314,14 +9542,28 @@ def fmax(self, other):
         _k = _OP_fmax._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = FmaxBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(FmaxBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -8404,14 +9646,28 @@ def fmin(self, other):
         _k = _OP_fmin._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = FminBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(FminBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -8571,8 +9827,11 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         _k = _OP_addcmul._resolve(_ks)
     if not _need:
         return _k(self, tensor1, tensor2, value=value)
-    _n = AddcmulBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
+    _n = _new(AddcmulBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None and tensor1._base is None else _gedge(tensor1)) if _g1 else None), (((_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None and tensor2._base is None else _gedge(tensor2)) if _g2 else None), )
     if _g2:
         _n.s_tensor1 = _SV(tensor1)
     if _g1:
@@ -8580,7 +9839,18 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     if _g1 or _g2:
         _n.s_value = value
     _res = _k(self, tensor1, tensor2, value=value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -8623,8 +9893,12 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         _k = _OP_addcmul_._resolve(_ks)
     if not _need:
         return _k(self, tensor1, tensor2, value=value)
-    _n = AddcmulBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
+    _n = _new(AddcmulBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None and tensor1._base is None else _gedge(tensor1)) if _g1 else None), (((_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None and tensor2._base is None else _gedge(tensor2)) if _g2 else None), )
     if _g2:
         _n.s_tensor1 = _SV(tensor1)
     if _g1:
@@ -8730,8 +10004,11 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         _k = _OP_addcdiv._resolve(_ks)
     if not _need:
         return _k(self, tensor1, tensor2, value=value)
-    _n = AddcdivBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
+    _n = _new(AddcdivBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None and tensor1._base is None else _gedge(tensor1)) if _g1 else None), (((_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None and tensor2._base is None else _gedge(tensor2)) if _g2 else None), )
     if _g2:
         _n.s_tensor1 = _SV(tensor1)
     if _g1 or _g2:
@@ -8739,7 +10016,18 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     if _g1 or _g2:
         _n.s_value = value
     _res = _k(self, tensor1, tensor2, value=value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -8782,8 +10070,12 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         _k = _OP_addcdiv_._resolve(_ks)
     if not _need:
         return _k(self, tensor1, tensor2, value=value)
-    _n = AddcdivBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor1) if _g1 else None, _gedge(tensor2) if _g2 else None, )
+    _n = _new(AddcdivBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None and tensor1._base is None else _gedge(tensor1)) if _g1 else None), (((_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None and tensor2._base is None else _gedge(tensor2)) if _g2 else None), )
     if _g2:
         _n.s_tensor1 = _SV(tensor1)
     if _g1 or _g2:
@@ -8874,14 +10166,28 @@ def xlogy_Tensor(self, other):
         _k = _OP_xlogy_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = XlogyBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(XlogyBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -8919,8 +10225,12 @@ def xlogy__Tensor(self, other):
         _k = _OP_xlogy__Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = XlogyBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(XlogyBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -8994,14 +10304,28 @@ def xlogy_Scalar_Self(self, other):
         _k = _OP_xlogy_Scalar_Self._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = XlogyBackward1()
-    _n.next_edges = (_gedge(other) if _g0 else None, )
+    _n = _new(XlogyBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g0 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = self
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -9069,14 +10393,28 @@ def xlogy_Scalar_Other(self, other):
         _k = _OP_xlogy_Scalar_Other._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = XlogyBackward2()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(XlogyBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -9113,8 +10451,12 @@ def xlogy__Scalar_Other(self, other):
         _k = _OP_xlogy__Scalar_Other._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = XlogyBackward2()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(XlogyBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     if _g0:
@@ -9203,14 +10545,28 @@ def logaddexp(self, other):
         _k = _OP_logaddexp._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = LogaddexpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(LogaddexpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -9271,10 +10627,24 @@ def deg2rad(self):
         _k = _OP_deg2rad._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Deg2RadBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Deg2RadBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -9309,8 +10679,12 @@ def deg2rad_(self):
         _k = _OP_deg2rad_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Deg2RadBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Deg2RadBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -9373,10 +10747,24 @@ def rad2deg(self):
         _k = _OP_rad2deg._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Rad2DegBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Rad2DegBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -9411,8 +10799,12 @@ def rad2deg_(self):
         _k = _OP_rad2deg_._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = Rad2DegBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Rad2DegBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -9494,14 +10886,28 @@ def logaddexp2(self, other):
         _k = _OP_logaddexp2._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = Logaddexp2Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(Logaddexp2Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -9579,12 +10985,26 @@ def ldexp_Tensor(self, other):
         _k = _OP_ldexp_Tensor._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = LdexpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(LdexpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -9623,8 +11043,12 @@ def ldexp_(self, other):
         _k = _OP_ldexp_._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = LdexpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(LdexpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -9708,14 +11132,28 @@ def nextafter(self, other):
         _k = _OP_nextafter._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = NextafterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(NextafterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -9753,8 +11191,12 @@ def nextafter_(self, other):
         _k = _OP_nextafter_._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = NextafterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(NextafterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0:
@@ -9832,8 +11274,12 @@ def frexp_Tensor(self):
         _k = _OP_frexp_Tensor._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = FrexpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FrexpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -9979,14 +11425,28 @@ def clamp_min_Tensor(self, min):
         _k = _OP_clamp_min_Tensor._resolve(_ks)
     if not _need:
         return _k(self, min)
-    _n = ClampMinBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, )
+    _n = _new(ClampMinBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, min._output_nr) if (_f := min.grad_fn) is not None and min._base is None else _gedge(min)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_min = _SV(min)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, min)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -10024,8 +11484,12 @@ def clamp_min__Tensor(self, min):
         _k = _OP_clamp_min__Tensor._resolve(_ks)
     if not _need:
         return _k(self, min)
-    _n = ClampMinBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(min) if _g1 else None, )
+    _n = _new(ClampMinBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, min._output_nr) if (_f := min.grad_fn) is not None and min._base is None else _gedge(min)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_min = _SV(min)
     if _g0 or _g1:
@@ -10114,14 +11578,28 @@ def clamp_max_Tensor(self, max):
         _k = _OP_clamp_max_Tensor._resolve(_ks)
     if not _need:
         return _k(self, max)
-    _n = ClampMaxBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(max) if _g1 else None, )
+    _n = _new(ClampMaxBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, max._output_nr) if (_f := max.grad_fn) is not None and max._base is None else _gedge(max)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_max = _SV(max)
     if _g0 or _g1:
         _n.s_self = _SV(self)
     _res = _k(self, max)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -10159,8 +11637,12 @@ def clamp_max__Tensor(self, max):
         _k = _OP_clamp_max__Tensor._resolve(_ks)
     if not _need:
         return _k(self, max)
-    _n = ClampMaxBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(max) if _g1 else None, )
+    _n = _new(ClampMaxBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, max._output_nr) if (_f := max.grad_fn) is not None and max._base is None else _gedge(max)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_max = _SV(max)
     if _g0 or _g1:

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 
 _aten = _ops_ns.aten
@@ -62,10 +66,24 @@ def special_chebyshev_polynomial_t(x, n):
         _k = _OP_special_chebyshev_polynomial_t._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialTBackward0()
+    _n = _new(SpecialChebyshevPolynomialTBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -107,10 +125,24 @@ def special_chebyshev_polynomial_t_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_t_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialTBackward1()
+    _n = _new(SpecialChebyshevPolynomialTBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -152,10 +184,24 @@ def special_chebyshev_polynomial_t_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_t_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialTBackward2()
+    _n = _new(SpecialChebyshevPolynomialTBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -197,10 +243,24 @@ def special_chebyshev_polynomial_u(x, n):
         _k = _OP_special_chebyshev_polynomial_u._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialUBackward0()
+    _n = _new(SpecialChebyshevPolynomialUBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -242,10 +302,24 @@ def special_chebyshev_polynomial_u_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_u_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialUBackward1()
+    _n = _new(SpecialChebyshevPolynomialUBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -287,10 +361,24 @@ def special_chebyshev_polynomial_u_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_u_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialUBackward2()
+    _n = _new(SpecialChebyshevPolynomialUBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -332,10 +420,24 @@ def special_chebyshev_polynomial_v(x, n):
         _k = _OP_special_chebyshev_polynomial_v._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialVBackward0()
+    _n = _new(SpecialChebyshevPolynomialVBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -377,10 +479,24 @@ def special_chebyshev_polynomial_v_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_v_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialVBackward1()
+    _n = _new(SpecialChebyshevPolynomialVBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -422,10 +538,24 @@ def special_chebyshev_polynomial_v_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_v_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialVBackward2()
+    _n = _new(SpecialChebyshevPolynomialVBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -467,10 +597,24 @@ def special_chebyshev_polynomial_w(x, n):
         _k = _OP_special_chebyshev_polynomial_w._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialWBackward0()
+    _n = _new(SpecialChebyshevPolynomialWBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -512,10 +656,24 @@ def special_chebyshev_polynomial_w_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_w_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialWBackward1()
+    _n = _new(SpecialChebyshevPolynomialWBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -557,10 +715,24 @@ def special_chebyshev_polynomial_w_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_w_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialChebyshevPolynomialWBackward2()
+    _n = _new(SpecialChebyshevPolynomialWBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -602,10 +774,24 @@ def special_hermite_polynomial_h(x, n):
         _k = _OP_special_hermite_polynomial_h._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialHermitePolynomialHBackward0()
+    _n = _new(SpecialHermitePolynomialHBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -647,10 +833,24 @@ def special_hermite_polynomial_h_x_scalar(x, n):
         _k = _OP_special_hermite_polynomial_h_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialHermitePolynomialHBackward1()
+    _n = _new(SpecialHermitePolynomialHBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -692,10 +892,24 @@ def special_hermite_polynomial_h_n_scalar(x, n):
         _k = _OP_special_hermite_polynomial_h_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialHermitePolynomialHBackward2()
+    _n = _new(SpecialHermitePolynomialHBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -737,10 +951,24 @@ def special_hermite_polynomial_he(x, n):
         _k = _OP_special_hermite_polynomial_he._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialHermitePolynomialHeBackward0()
+    _n = _new(SpecialHermitePolynomialHeBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -782,10 +1010,24 @@ def special_hermite_polynomial_he_x_scalar(x, n):
         _k = _OP_special_hermite_polynomial_he_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialHermitePolynomialHeBackward1()
+    _n = _new(SpecialHermitePolynomialHeBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -827,10 +1069,24 @@ def special_hermite_polynomial_he_n_scalar(x, n):
         _k = _OP_special_hermite_polynomial_he_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialHermitePolynomialHeBackward2()
+    _n = _new(SpecialHermitePolynomialHeBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -872,10 +1128,24 @@ def special_laguerre_polynomial_l(x, n):
         _k = _OP_special_laguerre_polynomial_l._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialLaguerrePolynomialLBackward0()
+    _n = _new(SpecialLaguerrePolynomialLBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -917,10 +1187,24 @@ def special_laguerre_polynomial_l_x_scalar(x, n):
         _k = _OP_special_laguerre_polynomial_l_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialLaguerrePolynomialLBackward1()
+    _n = _new(SpecialLaguerrePolynomialLBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -962,10 +1246,24 @@ def special_laguerre_polynomial_l_n_scalar(x, n):
         _k = _OP_special_laguerre_polynomial_l_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialLaguerrePolynomialLBackward2()
+    _n = _new(SpecialLaguerrePolynomialLBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1007,10 +1305,24 @@ def special_legendre_polynomial_p(x, n):
         _k = _OP_special_legendre_polynomial_p._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialLegendrePolynomialPBackward0()
+    _n = _new(SpecialLegendrePolynomialPBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1052,10 +1364,24 @@ def special_legendre_polynomial_p_x_scalar(x, n):
         _k = _OP_special_legendre_polynomial_p_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialLegendrePolynomialPBackward1()
+    _n = _new(SpecialLegendrePolynomialPBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1097,10 +1423,24 @@ def special_legendre_polynomial_p_n_scalar(x, n):
         _k = _OP_special_legendre_polynomial_p_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialLegendrePolynomialPBackward2()
+    _n = _new(SpecialLegendrePolynomialPBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1142,10 +1482,24 @@ def special_shifted_chebyshev_polynomial_t(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_t._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialTBackward0()
+    _n = _new(SpecialShiftedChebyshevPolynomialTBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1187,10 +1541,24 @@ def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_t_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialTBackward1()
+    _n = _new(SpecialShiftedChebyshevPolynomialTBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1232,10 +1600,24 @@ def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_t_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialTBackward2()
+    _n = _new(SpecialShiftedChebyshevPolynomialTBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1277,10 +1659,24 @@ def special_shifted_chebyshev_polynomial_u(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_u._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialUBackward0()
+    _n = _new(SpecialShiftedChebyshevPolynomialUBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1322,10 +1718,24 @@ def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_u_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialUBackward1()
+    _n = _new(SpecialShiftedChebyshevPolynomialUBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1367,10 +1777,24 @@ def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_u_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialUBackward2()
+    _n = _new(SpecialShiftedChebyshevPolynomialUBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1412,10 +1836,24 @@ def special_shifted_chebyshev_polynomial_v(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_v._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialVBackward0()
+    _n = _new(SpecialShiftedChebyshevPolynomialVBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1457,10 +1895,24 @@ def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_v_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialVBackward1()
+    _n = _new(SpecialShiftedChebyshevPolynomialVBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1502,10 +1954,24 @@ def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_v_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialVBackward2()
+    _n = _new(SpecialShiftedChebyshevPolynomialVBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1547,10 +2013,24 @@ def special_shifted_chebyshev_polynomial_w(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_w._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialWBackward0()
+    _n = _new(SpecialShiftedChebyshevPolynomialWBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1592,10 +2072,24 @@ def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_w_x_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialWBackward1()
+    _n = _new(SpecialShiftedChebyshevPolynomialWBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1637,10 +2131,24 @@ def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_w_n_scalar._resolve(_ks)
     if not _need:
         return _k(x, n)
-    _n = SpecialShiftedChebyshevPolynomialWBackward2()
+    _n = _new(SpecialShiftedChebyshevPolynomialWBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.next_edges = ()
     _res = _k(x, n)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

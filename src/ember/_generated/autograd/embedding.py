@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.embedding import (embedding_bag_psw_backward,
@@ -101,8 +105,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         _k = _OP_embedding._resolve(_ks)
     if not _need:
         return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
-    _n = EmbeddingBackward0()
-    _n.next_edges = (_gedge(weight) if _g0 else None, )
+    _n = _new(EmbeddingBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g0 else None), )
     if _g0:
         _n.s_indices = _SV(indices)
     if _g0:
@@ -112,7 +119,18 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if _g0:
         _n.s_weight_sym_sizes = weight._size
     _res = _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -238,8 +256,12 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         _k = _OP__embedding_bag._resolve(_ks)
     if not _need:
         return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
-    _n = EmbeddingBagBackward0()
-    _n.next_edges = (_gedge(weight) if _g0 else None, _gedge(per_sample_weights) if _g1 else None, )
+    _n = _new(EmbeddingBagBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g0 else None), (((_f, per_sample_weights._output_nr) if (_f := per_sample_weights.grad_fn) is not None and per_sample_weights._base is None else _gedge(per_sample_weights)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_indices = _SV(indices)
     if _g0 or _g1:
@@ -336,8 +358,11 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         _k = _OP_embedding_dense_backward._resolve(_ks)
     if not _need:
         return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
-    _n = EmbeddingDenseBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    _n = _new(EmbeddingDenseBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_indices = _SV(indices)
     if _g0:
@@ -345,7 +370,18 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     if _g0:
         _n.s_scale_grad_by_freq = scale_grad_by_freq
     _res = _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -399,8 +435,12 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
         _k = _OP_embedding_renorm_._resolve(_ks)
     if not _need:
         return _k(self, indices, max_norm, norm_type)
-    _n = EmbeddingRenormBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(EmbeddingRenormBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, indices, max_norm, norm_type)
     _rebase_history(self, _n)
     return _res

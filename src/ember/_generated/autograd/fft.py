@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas.fft import fft_c2r_backward, fft_r2c_backward
 
@@ -74,8 +78,11 @@ def _fft_r2c(self, dim, normalization, onesided):
     _need = _g0
     if not _need:
         return _OP__fft_r2c.redispatch(_below_ks((self, dim, normalization, onesided)), self, dim, normalization, onesided)
-    _n = FftR2CBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FftR2CBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -85,7 +92,18 @@ def _fft_r2c(self, dim, normalization, onesided):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__fft_r2c.redispatch(_below_ks((self, dim, normalization, onesided)), self, dim, normalization, onesided)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -136,14 +154,28 @@ def _fft_c2r(self, dim, normalization, last_dim_size):
     _need = _g0
     if not _need:
         return _OP__fft_c2r.redispatch(_below_ks((self, dim, normalization, last_dim_size)), self, dim, normalization, last_dim_size)
-    _n = FftC2RBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FftC2RBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_normalization = normalization
     _res = _OP__fft_c2r.redispatch(_below_ks((self, dim, normalization, last_dim_size)), self, dim, normalization, last_dim_size)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -195,8 +227,11 @@ def _fft_c2c(self, dim, normalization, forward):
     _need = _g0
     if not _need:
         return _OP__fft_c2c.redispatch(_below_ks((self, dim, normalization, forward)), self, dim, normalization, forward)
-    _n = FftC2CBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FftC2CBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -204,7 +239,18 @@ def _fft_c2c(self, dim, normalization, forward):
     if _g0:
         _n.s_normalization = normalization
     _res = _OP__fft_c2c.redispatch(_below_ks((self, dim, normalization, forward)), self, dim, normalization, forward)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

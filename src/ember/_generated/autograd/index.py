@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to
 from ember.autograd.formulas.index import (index_backward, index_fill_value_backward,
@@ -76,14 +80,28 @@ def index_Tensor(self, indices):
     _need = _g0
     if not _need:
         return _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
-    _n = IndexBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(IndexBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_indices = list(indices)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -159,8 +177,11 @@ def index_put(self, indices, values, accumulate=False):
     _need = _g0 or _g1
     if not _need:
         return _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
-    _n = IndexPutBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(values) if _g1 else None, )
+    _n = _new(IndexPutBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, values._output_nr) if (_f := values.grad_fn) is not None and values._base is None else _gedge(values)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -170,7 +191,18 @@ def index_put(self, indices, values, accumulate=False):
     if _g1:
         _n.s_values_sym_sizes = values._size
     _res = _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -197,8 +229,12 @@ def index_put_(self, indices, values, accumulate=False):
     _need = _g0 or _g1
     if not _need:
         return _OP_index_put_.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
-    _n = IndexPutBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(values) if _g1 else None, )
+    _n = _new(IndexPutBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, values._output_nr) if (_f := values.grad_fn) is not None and values._base is None else _gedge(values)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -297,14 +333,28 @@ def index_fill_int_Tensor(self, dim, index, value):
         _k = _OP_index_fill_int_Tensor._resolve(_ks)
     if not _need:
         return _k(self, dim, index, value)
-    _n = IndexFillBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    _n = _new(IndexFillBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
         _n.s_index = _SV(index)
     _res = _k(self, dim, index, value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -347,8 +397,12 @@ def index_fill__int_Tensor(self, dim, index, value):
         _k = _OP_index_fill__int_Tensor._resolve(_ks)
     if not _need:
         return _k(self, dim, index, value)
-    _n = IndexFillBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    _n = _new(IndexFillBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -455,8 +509,11 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
         _k = _OP_scatter_reduce_two._resolve(_ks)
     if not _need:
         return _k(self, dim, index, src, reduce, include_self=include_self)
-    _n = ScatterReduceBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(ScatterReduceBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -470,7 +527,18 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
     if _g0 or _g1:
         _n.s_src = _SV(src)
     _res = _k(self, dim, index, src, reduce, include_self=include_self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -514,8 +582,12 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
         _k = _OP_scatter_reduce__two._resolve(_ks)
     if not _need:
         return _k(self, dim, index, src, reduce, include_self=include_self)
-    _n = ScatterReduceBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(ScatterReduceBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -631,8 +703,11 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         _k = _OP_index_reduce._resolve(_ks)
     if not _need:
         return _k(self, dim, index, source, reduce, include_self=include_self)
-    _n = IndexReduceBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(IndexReduceBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -646,7 +721,18 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
     if _g0 or _g1:
         _n.s_source = _SV(source)
     _res = _k(self, dim, index, source, reduce, include_self=include_self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -690,8 +776,12 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         _k = _OP_index_reduce_._resolve(_ks)
     if not _need:
         return _k(self, dim, index, source, reduce, include_self=include_self)
-    _n = IndexReduceBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(IndexReduceBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -784,8 +874,11 @@ def gather(self, dim, index, *, sparse_grad=False):
         _k = _OP_gather._resolve(_ks)
     if not _need:
         return _k(self, dim, index, sparse_grad=sparse_grad)
-    _n = GatherBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(GatherBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -793,7 +886,18 @@ def gather(self, dim, index, *, sparse_grad=False):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim, index, sparse_grad=sparse_grad)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -883,14 +987,28 @@ def scatter_src(self, dim, index, src):
         _k = _OP_scatter_src._resolve(_ks)
     if not _need:
         return _k(self, dim, index, src)
-    _n = ScatterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(ScatterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
         _n.s_index = _SV(index)
     _res = _k(self, dim, index, src)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -933,8 +1051,12 @@ def scatter__src(self, dim, index, src):
         _k = _OP_scatter__src._resolve(_ks)
     if not _need:
         return _k(self, dim, index, src)
-    _n = ScatterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(ScatterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1018,14 +1140,28 @@ def scatter_value(self, dim, index, value):
         _k = _OP_scatter_value._resolve(_ks)
     if not _need:
         return _k(self, dim, index, value)
-    _n = ScatterBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ScatterBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_index = _SV(index)
     _res = _k(self, dim, index, value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1067,8 +1203,12 @@ def scatter__value(self, dim, index, value):
         _k = _OP_scatter__value._resolve(_ks)
     if not _need:
         return _k(self, dim, index, value)
-    _n = ScatterBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ScatterBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1162,14 +1302,28 @@ def scatter_add(self, dim, index, src):
         _k = _OP_scatter_add._resolve(_ks)
     if not _need:
         return _k(self, dim, index, src)
-    _n = ScatterAddBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(ScatterAddBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g1:
         _n.s_dim = dim
     if _g1:
         _n.s_index = _SV(index)
     _res = _k(self, dim, index, src)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1212,8 +1366,12 @@ def scatter_add_(self, dim, index, src):
         _k = _OP_scatter_add_._resolve(_ks)
     if not _need:
         return _k(self, dim, index, src)
-    _n = ScatterAddBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(ScatterAddBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g1:
         _n.s_dim = dim
     if _g1:
@@ -1301,8 +1459,11 @@ def index_select(self, dim, index):
         _k = _OP_index_select._resolve(_ks)
     if not _need:
         return _k(self, dim, index)
-    _n = IndexSelectBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(IndexSelectBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1312,7 +1473,18 @@ def index_select(self, dim, index):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim, index)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1407,8 +1579,11 @@ def index_add(self, dim, index, source, *, alpha=1):
         _k = _OP_index_add._resolve(_ks)
     if not _need:
         return _k(self, dim, index, source, alpha=alpha)
-    _n = IndexAddBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(IndexAddBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     if _g1:
@@ -1418,7 +1593,18 @@ def index_add(self, dim, index, source, *, alpha=1):
     if _g1:
         _n.s_source = _SV(source)
     _res = _k(self, dim, index, source, alpha=alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1463,8 +1649,12 @@ def index_add_(self, dim, index, source, *, alpha=1):
         _k = _OP_index_add_._resolve(_ks)
     if not _need:
         return _k(self, dim, index, source, alpha=alpha)
-    _n = IndexAddBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(IndexAddBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     if _g1:
@@ -1568,8 +1758,11 @@ def index_copy(self, dim, index, source):
         _k = _OP_index_copy._resolve(_ks)
     if not _need:
         return _k(self, dim, index, source)
-    _n = IndexCopyBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(IndexCopyBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1577,7 +1770,18 @@ def index_copy(self, dim, index, source):
     if _g1:
         _n.s_source = _SV(source)
     _res = _k(self, dim, index, source)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1620,8 +1824,12 @@ def index_copy_(self, dim, index, source):
         _k = _OP_index_copy_._resolve(_ks)
     if not _need:
         return _k(self, dim, index, source)
-    _n = IndexCopyBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(IndexCopyBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1707,14 +1915,28 @@ def index_fill_int_Scalar(self, dim, index, value):
         _k = _OP_index_fill_int_Scalar._resolve(_ks)
     if not _need:
         return _k(self, dim, index, value)
-    _n = IndexFillBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(IndexFillBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_index = _SV(index)
     _res = _k(self, dim, index, value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1756,8 +1978,12 @@ def index_fill__int_Scalar(self, dim, index, value):
         _k = _OP_index_fill__int_Scalar._resolve(_ks)
     if not _need:
         return _k(self, dim, index, value)
-    _n = IndexFillBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(IndexFillBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1840,14 +2066,28 @@ def masked_fill_Scalar(self, mask, value):
         _k = _OP_masked_fill_Scalar._resolve(_ks)
     if not _need:
         return _k(self, mask, value)
-    _n = MaskedFillBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(MaskedFillBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, mask, value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1887,8 +2127,12 @@ def masked_fill__Scalar(self, mask, value):
         _k = _OP_masked_fill__Scalar._resolve(_ks)
     if not _need:
         return _k(self, mask, value)
-    _n = MaskedFillBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(MaskedFillBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -1982,14 +2226,28 @@ def masked_fill_Tensor(self, mask, value):
         _k = _OP_masked_fill_Tensor._resolve(_ks)
     if not _need:
         return _k(self, mask, value)
-    _n = MaskedFillBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    _n = _new(MaskedFillBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, mask, value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2030,8 +2288,12 @@ def masked_fill__Tensor(self, mask, value):
         _k = _OP_masked_fill__Tensor._resolve(_ks)
     if not _need:
         return _k(self, mask, value)
-    _n = MaskedFillBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(value) if _g1 else None, )
+    _n = _new(MaskedFillBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2116,8 +2378,11 @@ def masked_select(self, mask):
         _k = _OP_masked_select._resolve(_ks)
     if not _need:
         return _k(self, mask)
-    _n = MaskedSelectBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(MaskedSelectBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2125,7 +2390,18 @@ def masked_select(self, mask):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, mask)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2215,14 +2491,28 @@ def masked_scatter(self, mask, source):
         _k = _OP_masked_scatter._resolve(_ks)
     if not _need:
         return _k(self, mask, source)
-    _n = MaskedScatterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(MaskedScatterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g1:
         _n.s_source = _SV(source)
     _res = _k(self, mask, source)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2263,8 +2553,12 @@ def masked_scatter_(self, mask, source):
         _k = _OP_masked_scatter_._resolve(_ks)
     if not _need:
         return _k(self, mask, source)
-    _n = MaskedScatterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(MaskedScatterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g1:
@@ -2345,14 +2639,28 @@ def take(self, index):
         _k = _OP_take._resolve(_ks)
     if not _need:
         return _k(self, index)
-    _n = TakeBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TakeBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_index = _SV(index)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, index)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2444,8 +2752,11 @@ def put(self, index, source, accumulate=False):
         _k = _OP_put._resolve(_ks)
     if not _need:
         return _k(self, index, source, accumulate)
-    _n = PutBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(PutBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -2453,7 +2764,18 @@ def put(self, index, source, accumulate=False):
     if _g0 or _g1:
         _n.s_source = _SV(source)
     _res = _k(self, index, source, accumulate)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2494,8 +2816,12 @@ def put_(self, index, source, accumulate=False):
         _k = _OP_put_._resolve(_ks)
     if not _need:
         return _k(self, index, source, accumulate)
-    _n = PutBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(source) if _g1 else None, )
+    _n = _new(PutBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.index import gather_backward
@@ -78,8 +82,11 @@ def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, sca
     _need = _g0
     if not _need:
         return _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
-    _n = UpsampleBilinear2DAaBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UpsampleBilinear2DAaBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -91,7 +98,18 @@ def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, sca
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -146,8 +164,11 @@ def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scal
     _need = _g0
     if not _need:
         return _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
-    _n = UpsampleBicubic2DAaBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UpsampleBicubic2DAaBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -159,7 +180,18 @@ def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scal
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -214,8 +246,11 @@ def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scal
     _need = _g0
     if not _need:
         return _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
-    _n = UpsampleLanczos2DAaBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UpsampleLanczos2DAaBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -227,7 +262,18 @@ def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scal
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -281,8 +327,11 @@ def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align
     _need = _g0
     if not _need:
         return _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
-    _n = UpsampleBilinear2DAaBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    _n = _new(UpsampleBilinear2DAaBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -292,7 +341,18 @@ def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align
     if _g0:
         _n.s_scales_w = scales_w
     _res = _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -346,8 +406,11 @@ def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_
     _need = _g0
     if not _need:
         return _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
-    _n = UpsampleBicubic2DAaBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    _n = _new(UpsampleBicubic2DAaBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -357,7 +420,18 @@ def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_
     if _g0:
         _n.s_scales_w = scales_w
     _res = _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -411,8 +485,11 @@ def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_
     _need = _g0
     if not _need:
         return _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
-    _n = UpsampleLanczos2DAaBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, )
+    _n = _new(UpsampleLanczos2DAaBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -422,7 +499,18 @@ def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_
     if _g0:
         _n.s_scales_w = scales_w
     _res = _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -485,8 +573,11 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
     _need = _g0
     if not _need:
         return _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _n = UpsampleNearest1DBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, )
+    _n = _new(UpsampleNearest1DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
     if _g0:
         _n.s_input = _SV(input)
     if _g0:
@@ -494,7 +585,18 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
     if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -557,8 +659,11 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
     _need = _g0
     if not _need:
         return _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _n = UpsampleNearest2DBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, )
+    _n = _new(UpsampleNearest2DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
     if _g0:
         _n.s_input = _SV(input)
     if _g0:
@@ -566,7 +671,18 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
     if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -629,8 +745,11 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
     _need = _g0
     if not _need:
         return _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _n = UpsampleNearestExact2DBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, )
+    _n = _new(UpsampleNearestExact2DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
     if _g0:
         _n.s_input = _SV(input)
     if _g0:
@@ -638,7 +757,18 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
     if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -702,8 +832,11 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
     _need = _g0
     if not _need:
         return _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _n = UpsampleLinear1DBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, )
+    _n = _new(UpsampleLinear1DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -713,7 +846,18 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
     if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -777,8 +921,11 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
     _need = _g0
     if not _need:
         return _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _n = UpsampleBilinear2DBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, )
+    _n = _new(UpsampleBilinear2DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -788,7 +935,18 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
     if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -852,8 +1010,11 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
     _need = _g0
     if not _need:
         return _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _n = UpsampleBicubic2DBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, )
+    _n = _new(UpsampleBicubic2DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -863,7 +1024,18 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
     if _g0:
         _n.s_scale_factors = scale_factors
     _res = _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -956,8 +1128,11 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         _k = _OP_grid_sampler_2d._resolve(_ks)
     if not _need:
         return _k(input, grid, interpolation_mode, padding_mode, align_corners)
-    _n = GridSampler2DBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(grid) if _g1 else None, )
+    _n = _new(GridSampler2DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, grid._output_nr) if (_f := grid.grad_fn) is not None and grid._base is None else _gedge(grid)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_align_corners = align_corners
     if _g0 or _g1:
@@ -969,7 +1144,18 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     if _g0 or _g1:
         _n.s_padding_mode = padding_mode
     _res = _k(input, grid, interpolation_mode, padding_mode, align_corners)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1031,12 +1217,26 @@ def pixel_shuffle(self, upscale_factor):
         _k = _OP_pixel_shuffle._resolve(_ks)
     if not _need:
         return _k(self, upscale_factor)
-    _n = PixelShuffleBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(PixelShuffleBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_upscale_factor = upscale_factor
     _res = _k(self, upscale_factor)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1098,12 +1298,26 @@ def pixel_unshuffle(self, downscale_factor):
         _k = _OP_pixel_unshuffle._resolve(_ks)
     if not _need:
         return _k(self, downscale_factor)
-    _n = PixelUnshuffleBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(PixelUnshuffleBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_downscale_factor = downscale_factor
     _res = _k(self, downscale_factor)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
 from ember.autograd.formulas.linalg import (cholesky_backward, cholesky_solve_backward,
@@ -113,8 +117,11 @@ def mm(self, mat2):
         _k = _OP_mm._resolve(_ks)
     if not _need:
         return _k(self, mat2)
-    _n = MmBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat2) if _g1 else None, )
+    _n = _new(MmBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None and mat2._base is None else _gedge(mat2)) if _g1 else None), )
     if _g0:
         _n.s_mat2 = _SV(mat2)
     if _g1:
@@ -128,7 +135,18 @@ def mm(self, mat2):
     if _g0:
         _n.s_self_sym_strides = self.stride()
     _res = _k(self, mat2)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -207,14 +225,28 @@ def bmm(self, mat2):
         _k = _OP_bmm._resolve(_ks)
     if not _need:
         return _k(self, mat2)
-    _n = BmmBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat2) if _g1 else None, )
+    _n = _new(BmmBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None and mat2._base is None else _gedge(mat2)) if _g1 else None), )
     if _g0:
         _n.s_mat2 = _SV(mat2)
     if _g1:
         _n.s_self = _SV(self)
     _res = _k(self, mat2)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -293,14 +325,28 @@ def mv(self, vec):
         _k = _OP_mv._resolve(_ks)
     if not _need:
         return _k(self, vec)
-    _n = MvBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(vec) if _g1 else None, )
+    _n = _new(MvBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, vec._output_nr) if (_f := vec.grad_fn) is not None and vec._base is None else _gedge(vec)) if _g1 else None), )
     if _g1:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_vec = _SV(vec)
     _res = _k(self, vec)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -379,14 +425,28 @@ def dot(self, tensor):
         _k = _OP_dot._resolve(_ks)
     if not _need:
         return _k(self, tensor)
-    _n = DotBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(tensor) if _g1 else None, )
+    _n = _new(DotBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor._output_nr) if (_f := tensor.grad_fn) is not None and tensor._base is None else _gedge(tensor)) if _g1 else None), )
     if _g1:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_tensor = _SV(tensor)
     _res = _k(self, tensor)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -486,8 +546,11 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         _k = _OP_addmm._resolve(_ks)
     if not _need:
         return _k(self, mat1, mat2, beta=beta, alpha=alpha)
-    _n = AddmmBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat1) if _g1 else None, _gedge(mat2) if _g2 else None, )
+    _n = _new(AddmmBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat1._output_nr) if (_f := mat1.grad_fn) is not None and mat1._base is None else _gedge(mat1)) if _g1 else None), (((_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None and mat2._base is None else _gedge(mat2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -507,7 +570,18 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, mat1, mat2, beta=beta, alpha=alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -614,8 +688,11 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         _k = _OP_baddbmm._resolve(_ks)
     if not _need:
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
-    _n = BaddbmmBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
+    _n = _new(BaddbmmBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None and batch1._base is None else _gedge(batch1)) if _g1 else None), (((_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None and batch2._base is None else _gedge(batch2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -627,7 +704,18 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, batch1, batch2, beta=beta, alpha=alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -672,8 +760,12 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _k = _OP_baddbmm_._resolve(_ks)
     if not _need:
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
-    _n = BaddbmmBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
+    _n = _new(BaddbmmBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None and batch1._base is None else _gedge(batch1)) if _g1 else None), (((_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None and batch2._base is None else _gedge(batch2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -800,8 +892,11 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         _k = _OP_addbmm._resolve(_ks)
     if not _need:
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
-    _n = AddbmmBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
+    _n = _new(AddbmmBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None and batch1._base is None else _gedge(batch1)) if _g1 else None), (((_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None and batch2._base is None else _gedge(batch2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -817,7 +912,18 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, batch1, batch2, beta=beta, alpha=alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -862,8 +968,12 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _k = _OP_addbmm_._resolve(_ks)
     if not _need:
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
-    _n = AddbmmBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(batch1) if _g1 else None, _gedge(batch2) if _g2 else None, )
+    _n = _new(AddbmmBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None and batch1._base is None else _gedge(batch1)) if _g1 else None), (((_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None and batch2._base is None else _gedge(batch2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -986,8 +1096,11 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         _k = _OP_addmv._resolve(_ks)
     if not _need:
         return _k(self, mat, vec, beta=beta, alpha=alpha)
-    _n = AddmvBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat) if _g1 else None, _gedge(vec) if _g2 else None, )
+    _n = _new(AddmvBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat._output_nr) if (_f := mat.grad_fn) is not None and mat._base is None else _gedge(mat)) if _g1 else None), (((_f, vec._output_nr) if (_f := vec.grad_fn) is not None and vec._base is None else _gedge(vec)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -999,7 +1112,18 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
     if _g1:
         _n.s_vec = _SV(vec)
     _res = _k(self, mat, vec, beta=beta, alpha=alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1044,8 +1168,12 @@ def addmv_(self, mat, vec, *, beta=1, alpha=1):
         _k = _OP_addmv_._resolve(_ks)
     if not _need:
         return _k(self, mat, vec, beta=beta, alpha=alpha)
-    _n = AddmvBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(mat) if _g1 else None, _gedge(vec) if _g2 else None, )
+    _n = _new(AddmvBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat._output_nr) if (_f := mat.grad_fn) is not None and mat._base is None else _gedge(mat)) if _g1 else None), (((_f, vec._output_nr) if (_f := vec.grad_fn) is not None and vec._base is None else _gedge(vec)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1164,8 +1292,11 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
         _k = _OP_addr._resolve(_ks)
     if not _need:
         return _k(self, vec1, vec2, beta=beta, alpha=alpha)
-    _n = AddrBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(vec1) if _g1 else None, _gedge(vec2) if _g2 else None, )
+    _n = _new(AddrBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None and vec1._base is None else _gedge(vec1)) if _g1 else None), (((_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None and vec2._base is None else _gedge(vec2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1177,7 +1308,18 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
     if _g1:
         _n.s_vec2 = _SV(vec2)
     _res = _k(self, vec1, vec2, beta=beta, alpha=alpha)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1222,8 +1364,12 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         _k = _OP_addr_._resolve(_ks)
     if not _need:
         return _k(self, vec1, vec2, beta=beta, alpha=alpha)
-    _n = AddrBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(vec1) if _g1 else None, _gedge(vec2) if _g2 else None, )
+    _n = _new(AddrBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None and vec1._base is None else _gedge(vec1)) if _g1 else None), (((_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None and vec2._base is None else _gedge(vec2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1300,8 +1446,11 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     _need = _g0
     if not _need:
         return _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
-    _n = LinalgVectorNormBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LinalgVectorNormBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1313,7 +1462,18 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -1391,8 +1551,12 @@ def linalg_inv_ex(A, *, check_errors=False):
         _k = _OP_linalg_inv_ex._resolve(_ks)
     if not _need:
         return _k(A, check_errors=check_errors)
-    _n = LinalgInvExBackward0()
-    _n.next_edges = (_gedge(A) if _g0 else None, )
+    _n = _new(LinalgInvExBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
     _res = _k(A, check_errors=check_errors)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -1450,8 +1614,12 @@ def linalg_slogdet(A):
         _k = _OP_linalg_slogdet._resolve(_ks)
     if not _need:
         return _k(A)
-    _n = LinalgSlogdetBackward0()
-    _n.next_edges = (_gedge(A) if _g0 else None, )
+    _n = _new(LinalgSlogdetBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
     if _g0:
         _n.s_A = _SV(A)
     _res = _k(A)
@@ -1553,8 +1721,12 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
         _k = _OP_linalg_solve_ex._resolve(_ks)
     if not _need:
         return _k(A, B, left=left, check_errors=check_errors)
-    _n = LinalgSolveExBackward0()
-    _n.next_edges = (_gedge(A) if _g0 else None, _gedge(B) if _g1 else None, )
+    _n = _new(LinalgSolveExBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), (((_f, B._output_nr) if (_f := B.grad_fn) is not None and B._base is None else _gedge(B)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_A = _SV(A)
     if _g0 or _g1:
@@ -1640,8 +1812,12 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
         _k = _OP_linalg_cholesky_ex._resolve(_ks)
     if not _need:
         return _k(self, upper=upper, check_errors=check_errors)
-    _n = LinalgCholeskyExBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LinalgCholeskyExBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_upper = upper
     _res = _k(self, upper=upper, check_errors=check_errors)
@@ -1738,8 +1914,11 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
         _k = _OP_linalg_solve_triangular._resolve(_ks)
     if not _need:
         return _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
-    _n = LinalgSolveTriangularBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(B) if _g1 else None, )
+    _n = _new(LinalgSolveTriangularBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, B._output_nr) if (_f := B.grad_fn) is not None and B._base is None else _gedge(B)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_B = _SV(B)
     if _g0 or _g1:
@@ -1751,7 +1930,18 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
     if _g0 or _g1:
         _n.s_upper = upper
     _res = _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -1822,12 +2012,26 @@ def cholesky(self, upper=False):
         _k = _OP_cholesky._resolve(_ks)
     if not _need:
         return _k(self, upper)
-    _n = CholeskyBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CholeskyBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_upper = upper
     _res = _k(self, upper)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -1919,8 +2123,11 @@ def cholesky_solve(self, input2, upper=False):
         _k = _OP_cholesky_solve._resolve(_ks)
     if not _need:
         return _k(self, input2, upper)
-    _n = CholeskySolveBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(input2) if _g1 else None, )
+    _n = _new(CholeskySolveBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, input2._output_nr) if (_f := input2.grad_fn) is not None and input2._base is None else _gedge(input2)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_input2 = _SV(input2)
     if _g0 or _g1:
@@ -1928,7 +2135,18 @@ def cholesky_solve(self, input2, upper=False):
     if _g0 or _g1:
         _n.s_upper = upper
     _res = _k(self, input2, upper)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -2014,8 +2232,12 @@ def linalg_qr(A, mode='reduced'):
         _k = _OP_linalg_qr._resolve(_ks)
     if not _need:
         return _k(A, mode)
-    _n = LinalgQrBackward0()
-    _n.next_edges = (_gedge(A) if _g0 else None, )
+    _n = _new(LinalgQrBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
     if _g0:
         _n.s_mode = mode
     _res = _k(A, mode)
@@ -2117,8 +2339,12 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         _k = _OP__linalg_svd._resolve(_ks)
     if not _need:
         return _k(A, full_matrices, compute_uv, driver=driver)
-    _n = LinalgSvdBackward0()
-    _n.next_edges = (_gedge(A) if _g0 else None, )
+    _n = _new(LinalgSvdBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
     if _g0:
         _n.s_A = _SV(A)
     if _g0:
@@ -2187,8 +2413,12 @@ def linalg_eig(self):
         _k = _OP_linalg_eig._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = LinalgEigBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LinalgEigBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
@@ -2283,8 +2513,12 @@ def _linalg_eigh(A, UPLO='L', compute_v=True):
         _k = _OP__linalg_eigh._resolve(_ks)
     if not _need:
         return _k(A, UPLO, compute_v)
-    _n = LinalgEighBackward0()
-    _n.next_edges = (_gedge(A) if _g0 else None, )
+    _n = _new(LinalgEighBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
     if _g0:
         _n.s_A = _SV(A)
     if _g0:
@@ -2359,8 +2593,12 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
         _k = _OP_linalg_lstsq._resolve(_ks)
     if not _need:
         return _k(self, b, rcond, driver=driver)
-    _n = LinalgLstsqBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(b) if _g1 else None, )
+    _n = _new(LinalgLstsqBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, b._output_nr) if (_f := b.grad_fn) is not None and b._base is None else _gedge(b)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_b = _SV(b)
     if _g0 or _g1:
@@ -2449,12 +2687,26 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
         _k = _OP_linalg_pinv_atol_rtol_float._resolve(_ks)
     if not _need:
         return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
-    _n = LinalgPinvBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LinalgPinvBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -2535,12 +2787,26 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         _k = _OP_linalg_pinv_atol_rtol_tensor._resolve(_ks)
     if not _need:
         return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
-    _n = LinalgPinvBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LinalgPinvBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -2626,14 +2892,28 @@ def vdot(self, other):
         _k = _OP_vdot._resolve(_ks)
     if not _need:
         return _k(self, other)
-    _n = VdotBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(VdotBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(self)
     _res = _k(self, other)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2701,12 +2981,26 @@ def trace(self):
         _k = _OP_trace._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = TraceBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TraceBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2800,8 +3094,11 @@ def linalg_cross(self, other, *, dim=-1):
         _k = _OP_linalg_cross._resolve(_ks)
     if not _need:
         return _k(self, other, dim=dim)
-    _n = LinalgCrossBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(LinalgCrossBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0:
@@ -2813,7 +3110,18 @@ def linalg_cross(self, other, *, dim=-1):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, other, dim=dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -2887,12 +3195,26 @@ def linalg_det(A):
         _k = _OP_linalg_det._resolve(_ks)
     if not _need:
         return _k(A)
-    _n = LinalgDetBackward0()
-    _n.next_edges = (_gedge(A) if _g0 else None, )
+    _n = _new(LinalgDetBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
     if _g0:
         _n.s_A = _SV(A)
     _res = _k(A)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -2963,12 +3285,26 @@ def linalg_matrix_exp(self):
         _k = _OP_linalg_matrix_exp._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = LinalgMatrixExpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LinalgMatrixExpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -3043,14 +3379,28 @@ def cholesky_inverse(self, upper=False):
         _k = _OP_cholesky_inverse._resolve(_ks)
     if not _need:
         return _k(self, upper)
-    _n = CholeskyInverseBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CholeskyInverseBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
         _n.s_upper = upper
     _res = _k(self, upper)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -3136,14 +3486,28 @@ def linalg_householder_product(input, tau):
         _k = _OP_linalg_householder_product._resolve(_ks)
     if not _need:
         return _k(input, tau)
-    _n = LinalgHouseholderProductBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(tau) if _g1 else None, )
+    _n = _new(LinalgHouseholderProductBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, tau._output_nr) if (_f := tau.grad_fn) is not None and tau._base is None else _gedge(tau)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_input = _SV(input)
     if _g0 or _g1:
         _n.s_tau = _SV(tau)
     _res = _k(input, tau)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -3243,8 +3607,11 @@ def ormqr(self, input2, input3, left=True, transpose=False):
         _k = _OP_ormqr._resolve(_ks)
     if not _need:
         return _k(self, input2, input3, left, transpose)
-    _n = OrmqrBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(input2) if _g1 else None, _gedge(input3) if _g2 else None, )
+    _n = _new(OrmqrBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, input2._output_nr) if (_f := input2.grad_fn) is not None and input2._base is None else _gedge(input2)) if _g1 else None), (((_f, input3._output_nr) if (_f := input3.grad_fn) is not None and input3._base is None else _gedge(input3)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_input2 = _SV(input2)
     if _g0 or _g1 or _g2:
@@ -3256,7 +3623,18 @@ def ormqr(self, input2, input3, left=True, transpose=False):
     if _g0 or _g1 or _g2:
         _n.s_transpose = transpose
     _res = _k(self, input2, input3, left, transpose)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -3345,8 +3723,11 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     _need = _g0 or _g1 or _g2
     if not _need:
         return _OP__trilinear.redispatch(_below_ks((i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
-    _n = TrilinearBackward0()
-    _n.next_edges = (_gedge(i1) if _g0 else None, _gedge(i2) if _g1 else None, _gedge(i3) if _g2 else None, )
+    _n = _new(TrilinearBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, i1._output_nr) if (_f := i1.grad_fn) is not None and i1._base is None else _gedge(i1)) if _g0 else None), (((_f, i2._output_nr) if (_f := i2.grad_fn) is not None and i2._base is None else _gedge(i2)) if _g1 else None), (((_f, i3._output_nr) if (_f := i3.grad_fn) is not None and i3._base is None else _gedge(i3)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_expand1 = expand1
     if _g0 or _g1 or _g2:
@@ -3362,7 +3743,18 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     if _g0 or _g1 or _g2:
         _n.s_sumdim = sumdim
     _res = _OP__trilinear.redispatch(_below_ks((i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.linalg_lu import (linalg_lu_backward, linalg_lu_solve_backward,
@@ -107,8 +111,12 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
         _k = _OP_linalg_lu_factor_ex._resolve(_ks)
     if not _need:
         return _k(A, pivot=pivot, check_errors=check_errors)
-    _n = LinalgLuFactorExBackward0()
-    _n.next_edges = (_gedge(A) if _g0 else None, )
+    _n = _new(LinalgLuFactorExBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
     if _g0:
         _n.s_pivot = pivot
     _res = _k(A, pivot=pivot, check_errors=check_errors)
@@ -209,8 +217,12 @@ def linalg_lu(A, *, pivot=True):
         _k = _OP_linalg_lu._resolve(_ks)
     if not _need:
         return _k(A, pivot=pivot)
-    _n = LinalgLuBackward0()
-    _n.next_edges = (_gedge(A) if _g0 else None, )
+    _n = _new(LinalgLuBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
     if _g0:
         _n.s_pivot = pivot
     _res = _k(A, pivot=pivot)
@@ -303,8 +315,12 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         _k = _OP_lu_unpack._resolve(_ks)
     if not _need:
         return _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
-    _n = LuUnpackBackward0()
-    _n.next_edges = (_gedge(LU_data) if _g0 else None, )
+    _n = _new(LuUnpackBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, LU_data._output_nr) if (_f := LU_data.grad_fn) is not None and LU_data._base is None else _gedge(LU_data)) if _g0 else None), )
     if _g0:
         _n.s_LU_data_sym_sizes = LU_data._size
     _res = _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
@@ -410,8 +426,11 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         _k = _OP_linalg_lu_solve._resolve(_ks)
     if not _need:
         return _k(LU, pivots, B, left=left, adjoint=adjoint)
-    _n = LinalgLuSolveBackward0()
-    _n.next_edges = (_gedge(LU) if _g0 else None, _gedge(B) if _g1 else None, )
+    _n = _new(LinalgLuSolveBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, LU._output_nr) if (_f := LU.grad_fn) is not None and LU._base is None else _gedge(LU)) if _g0 else None), (((_f, B._output_nr) if (_f := B.grad_fn) is not None and B._base is None else _gedge(B)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_B = _SV(B)
     if _g0 or _g1:
@@ -423,7 +442,18 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if _g0 or _g1:
         _n.s_pivots = _SV(pivots)
     _res = _k(LU, pivots, B, left=left, adjoint=adjoint)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -497,8 +527,12 @@ def geqrf(self):
         _k = _OP_geqrf._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = GeqrfBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(GeqrfBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
     _set_history(_res, _n)
     return _res

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.loss import (bce_with_logits_backward,
@@ -130,8 +134,12 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         _k = _OP_nll_loss_forward._resolve(_ks)
     if not _need:
         return _k(self, target, weight, reduction, ignore_index)
-    _n = NllLossBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(NllLossBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -244,8 +252,12 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         _k = _OP_nll_loss2d_forward._resolve(_ks)
     if not _need:
         return _k(self, target, weight, reduction, ignore_index)
-    _n = NllLoss2DBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(NllLoss2DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -350,8 +362,11 @@ def mse_loss(self, target, reduction=0):
         _k = _OP_mse_loss._resolve(_ks)
     if not _need:
         return _k(self, target, reduction)
-    _n = MseLossBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    _n = _new(MseLossBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
@@ -359,7 +374,18 @@ def mse_loss(self, target, reduction=0):
     if _g0 or _g1:
         _n.s_target = _SV(target)
     _res = _k(self, target, reduction)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -455,8 +481,11 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
         _k = _OP_smooth_l1_loss._resolve(_ks)
     if not _need:
         return _k(self, target, reduction, beta)
-    _n = SmoothL1LossBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    _n = _new(SmoothL1LossBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_beta = beta
     if _g0 or _g1:
@@ -466,7 +495,18 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
     if _g0 or _g1:
         _n.s_target = _SV(target)
     _res = _k(self, target, reduction, beta)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -562,8 +602,11 @@ def huber_loss(self, target, reduction=0, delta=1.0):
         _k = _OP_huber_loss._resolve(_ks)
     if not _need:
         return _k(self, target, reduction, delta)
-    _n = HuberLossBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    _n = _new(HuberLossBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_delta = delta
     if _g0 or _g1:
@@ -573,7 +616,18 @@ def huber_loss(self, target, reduction=0, delta=1.0):
     if _g0 or _g1:
         _n.s_target = _SV(target)
     _res = _k(self, target, reduction, delta)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -662,8 +716,11 @@ def soft_margin_loss(self, target, reduction=0):
         _k = _OP_soft_margin_loss._resolve(_ks)
     if not _need:
         return _k(self, target, reduction)
-    _n = SoftMarginLossBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    _n = _new(SoftMarginLossBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
     if _g0:
         _n.s_reduction = reduction
     if _g0:
@@ -671,7 +728,18 @@ def soft_margin_loss(self, target, reduction=0):
     if _g0:
         _n.s_target = _SV(target)
     _res = _k(self, target, reduction)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -771,8 +839,11 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
         _k = _OP_binary_cross_entropy._resolve(_ks)
     if not _need:
         return _k(self, target, weight, reduction)
-    _n = BinaryCrossEntropyBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    _n = _new(BinaryCrossEntropyBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
@@ -782,7 +853,18 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
     if _g0 or _g1:
         _n.s_weight = _SV(weight)
     _res = _k(self, target, weight, reduction)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -890,8 +972,11 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         _k = _OP_binary_cross_entropy_with_logits._resolve(_ks)
     if not _need:
         return _k(self, target, weight, pos_weight, reduction)
-    _n = BinaryCrossEntropyWithLogitsBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(target) if _g1 else None, )
+    _n = _new(BinaryCrossEntropyWithLogitsBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_pos_weight = _SV(pos_weight)
     if _g0 or _g1:
@@ -903,7 +988,18 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
     if _g0 or _g1:
         _n.s_weight = _SV(weight)
     _res = _k(self, target, weight, pos_weight, reduction)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -961,8 +1057,12 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     _need = _g0
     if not _need:
         return _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
-    _n = CtcLossBackward0()
-    _n.next_edges = (_gedge(log_probs) if _g0 else None, )
+    _n = _new(CtcLossBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None and log_probs._base is None else _gedge(log_probs)) if _g0 else None), )
     if _g0:
         _n.s_blank = blank
     if _g0:
@@ -1061,8 +1161,12 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
         _k = _OP__ctc_loss_Tensor._resolve(_ks)
     if not _need:
         return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
-    _n = CtcLossBackward1()
-    _n.next_edges = (_gedge(log_probs) if _g0 else None, )
+    _n = _new(CtcLossBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None and log_probs._base is None else _gedge(log_probs)) if _g0 else None), )
     if _g0:
         _n.s_blank = blank
     if _g0:
@@ -1180,8 +1284,11 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
         _k = _OP_nll_loss_backward._resolve(_ks)
     if not _need:
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
-    _n = NllLossBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    _n = _new(NllLossBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -1193,7 +1300,18 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     if _g0:
         _n.s_weight = _SV(weight)
     _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1295,8 +1413,11 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
         _k = _OP_nll_loss2d_backward._resolve(_ks)
     if not _need:
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
-    _n = NllLoss2DBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, )
+    _n = _new(NllLoss2DBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -1308,7 +1429,18 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
     if _g0:
         _n.s_weight = _SV(weight)
     _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1418,8 +1550,11 @@ def mse_loss_backward(grad_output, self, target, reduction):
         _k = _OP_mse_loss_backward._resolve(_ks)
     if not _need:
         return _k(grad_output, self, target, reduction)
-    _n = MseLossBackwardBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(self) if _g1 else None, _gedge(target) if _g2 else None, )
+    _n = _new(MseLossBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1 or _g2:
@@ -1429,7 +1564,18 @@ def mse_loss_backward(grad_output, self, target, reduction):
     if _g0 or _g2:
         _n.s_target = _SV(target)
     _res = _k(grad_output, self, target, reduction)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1521,8 +1667,11 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
         _k = _OP_multi_margin_loss._resolve(_ks)
     if not _need:
         return _k(self, target, p, margin, weight, reduction)
-    _n = MultiMarginLossBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(MultiMarginLossBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_margin = margin
     if _g0:
@@ -1536,7 +1685,18 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
     if _g0:
         _n.s_weight = _SV(weight)
     _res = _k(self, target, p, margin, weight, reduction)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1626,8 +1786,12 @@ def multilabel_margin_loss_forward(self, target, reduction):
         _k = _OP_multilabel_margin_loss_forward._resolve(_ks)
     if not _need:
         return _k(self, target, reduction)
-    _n = MultilabelMarginLossBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(MultilabelMarginLossBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_reduction = reduction
     if _g0:

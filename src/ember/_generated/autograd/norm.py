@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.norm import (batch_norm_backward_, batch_norm_double_backward,
@@ -124,8 +128,12 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
-    _n = NativeLayerNormBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight) if _g1 else None, _gedge(bias) if _g2 else None, )
+    _n = _new(NativeLayerNormBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g1 else None), (((_f, bias._output_nr) if (_f := bias.grad_fn) is not None and bias._base is None else _gedge(bias)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_bias = _SV(bias)
     if _g0 or _g1 or _g2:
@@ -266,8 +274,12 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         _k = _OP_native_batch_norm._resolve(_ks)
     if not _need:
         return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
-    _n = NativeBatchNormBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight) if _g1 else None, _gedge(bias) if _g2 else None, )
+    _n = _new(NativeBatchNormBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g1 else None), (((_f, bias._output_nr) if (_f := bias.grad_fn) is not None and bias._base is None else _gedge(bias)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_eps = eps
     if _g0 or _g1 or _g2:
@@ -406,8 +418,12 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         _k = _OP_native_group_norm._resolve(_ks)
     if not _need:
         return _k(input, weight, bias, N, C, HxW, group, eps)
-    _n = NativeGroupNormBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight) if _g1 else None, _gedge(bias) if _g2 else None, )
+    _n = _new(NativeGroupNormBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g1 else None), (((_f, bias._output_nr) if (_f := bias.grad_fn) is not None and bias._base is None else _gedge(bias)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_C = C
     if _g0 or _g1 or _g2:
@@ -523,8 +539,12 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     _need = _g0 or _g1 or _g2
     if not _need:
         return _OP_native_layer_norm_backward.redispatch(_below_ks((grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
-    _n = NativeLayerNormBackwardBackward0()
-    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(input) if _g1 else None, _gedge(weight) if _g2 else None, )
+    _n = _new(NativeLayerNormBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_grad_out = _SV(grad_out)
     if _g0 or _g1 or _g2:
@@ -664,8 +684,12 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         _k = _OP_native_batch_norm_backward._resolve(_ks)
     if not _need:
         return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
-    _n = NativeBatchNormBackwardBackward0()
-    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(input) if _g1 else None, _gedge(weight) if _g2 else None, )
+    _n = _new(NativeBatchNormBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_eps = eps
     if _g0 or _g1 or _g2:
@@ -808,8 +832,12 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
         _k = _OP_native_group_norm_backward._resolve(_ks)
     if not _need:
         return _k(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
-    _n = NativeGroupNormBackwardBackward0()
-    _n.next_edges = (_gedge(grad_out) if _g0 else None, _gedge(input) if _g1 else None, _gedge(weight) if _g2 else None, )
+    _n = _new(NativeGroupNormBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_C = C
     if _g0 or _g1 or _g2:
@@ -923,8 +951,12 @@ def _weight_norm_interface(v, g, dim=0):
         _k = _OP__weight_norm_interface._resolve(_ks)
     if not _need:
         return _k(v, g, dim)
-    _n = WeightNormInterfaceBackward0()
-    _n.next_edges = (_gedge(v) if _g0 else None, _gedge(g) if _g1 else None, )
+    _n = _new(WeightNormInterfaceBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, v._output_nr) if (_f := v.grad_fn) is not None and v._base is None else _gedge(v)) if _g0 else None), (((_f, g._output_nr) if (_f := g.grad_fn) is not None and g._base is None else _gedge(g)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:

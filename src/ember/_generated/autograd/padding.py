@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.index import gather_backward
@@ -80,12 +84,26 @@ def constant_pad_nd(self, pad, value=0):
     _need = _g0
     if not _need:
         return _OP_constant_pad_nd.redispatch(_below_ks((self, pad, value)), self, pad, value)
-    _n = ConstantPadNdBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ConstantPadNdBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_pad = pad
     _res = _OP_constant_pad_nd.redispatch(_below_ks((self, pad, value)), self, pad, value)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -147,14 +165,28 @@ def reflection_pad1d(self, padding):
     _need = _g0
     if not _need:
         return _OP_reflection_pad1d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReflectionPad1DBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReflectionPad1DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_padding = padding
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP_reflection_pad1d.redispatch(_below_ks((self, padding)), self, padding)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -216,14 +248,28 @@ def reflection_pad2d(self, padding):
     _need = _g0
     if not _need:
         return _OP_reflection_pad2d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReflectionPad2DBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReflectionPad2DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_padding = padding
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP_reflection_pad2d.redispatch(_below_ks((self, padding)), self, padding)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -285,14 +331,28 @@ def reflection_pad3d(self, padding):
     _need = _g0
     if not _need:
         return _OP_reflection_pad3d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReflectionPad3DBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReflectionPad3DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_padding = padding
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP_reflection_pad3d.redispatch(_below_ks((self, padding)), self, padding)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -354,14 +414,28 @@ def replication_pad1d(self, padding):
     _need = _g0
     if not _need:
         return _OP_replication_pad1d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReplicationPad1DBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReplicationPad1DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_padding = padding
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP_replication_pad1d.redispatch(_below_ks((self, padding)), self, padding)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -423,14 +497,28 @@ def replication_pad2d(self, padding):
     _need = _g0
     if not _need:
         return _OP_replication_pad2d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReplicationPad2DBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReplicationPad2DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_padding = padding
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP_replication_pad2d.redispatch(_below_ks((self, padding)), self, padding)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -492,14 +580,28 @@ def replication_pad3d(self, padding):
     _need = _g0
     if not _need:
         return _OP_replication_pad3d.redispatch(_below_ks((self, padding)), self, padding)
-    _n = ReplicationPad3DBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ReplicationPad3DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_padding = padding
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP_replication_pad3d.redispatch(_below_ks((self, padding)), self, padding)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

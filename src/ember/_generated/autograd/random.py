@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 
@@ -129,8 +133,12 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         _k = _OP_normal_._resolve(_ks)
     if not _need:
         return _k(self, mean, std, generator=generator)
-    _n = NormalBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(NormalBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -186,8 +194,12 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
         _k = _OP_uniform_._resolve(_ks)
     if not _need:
         return _k(self, from_, to, generator=generator)
-    _n = UniformBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UniformBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -239,8 +251,12 @@ def random__to(self, to, *, generator=None):
         _k = _OP_random__to._resolve(_ks)
     if not _need:
         return _k(self, to, generator=generator)
-    _n = RandomBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RandomBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -290,8 +306,12 @@ def random_(self, *, generator=None):
         _k = _OP_random_._resolve(_ks)
     if not _need:
         return _k(self, generator=generator)
-    _n = RandomBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RandomBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -343,8 +363,12 @@ def bernoulli__float(self, p=0.5, *, generator=None):
         _k = _OP_bernoulli__float._resolve(_ks)
     if not _need:
         return _k(self, p, generator=generator)
-    _n = BernoulliBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(BernoulliBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -412,10 +436,24 @@ def bernoulli(self, *, generator=None):
         _k = _OP_bernoulli._resolve(_ks)
     if not _need:
         return _k(self, generator=generator)
-    _n = BernoulliBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(BernoulliBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, generator=generator)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -483,10 +521,24 @@ def bernoulli_p(self, p, *, generator=None):
         _k = _OP_bernoulli_p._resolve(_ks)
     if not _need:
         return _k(self, p, generator=generator)
-    _n = BernoulliBackward2()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(BernoulliBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, p, generator=generator)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -540,8 +592,12 @@ def random__from(self, from_, to, *, generator=None, **_kw):
         _k = _OP_random__from._resolve(_ks)
     if not _need:
         return _k(self, from_, to, generator=generator)
-    _n = RandomBackward2()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RandomBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -620,12 +676,26 @@ def normal_Tensor_float(mean, std=1.0, *, generator=None):
         _k = _OP_normal_Tensor_float._resolve(_ks)
     if not _need:
         return _k(mean, std, generator=generator)
-    _n = NormalBackward1()
-    _n.next_edges = (_gedge(mean) if _g0 else None, )
+    _n = _new(NormalBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, mean._output_nr) if (_f := mean.grad_fn) is not None and mean._base is None else _gedge(mean)) if _g0 else None), )
     if _g0:
         _n.s_mean_sym_sizes = mean._size
     _res = _k(mean, std, generator=generator)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -695,12 +765,26 @@ def normal_float_Tensor(mean, std, *, generator=None):
         _k = _OP_normal_float_Tensor._resolve(_ks)
     if not _need:
         return _k(mean, std, generator=generator)
-    _n = NormalBackward2()
-    _n.next_edges = (_gedge(std) if _g0 else None, )
+    _n = _new(NormalBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, std._output_nr) if (_f := std.grad_fn) is not None and std._base is None else _gedge(std)) if _g0 else None), )
     if _g0:
         _n.s_std_sym_sizes = std._size
     _res = _k(mean, std, generator=generator)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -782,14 +866,28 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
         _k = _OP_normal_Tensor_Tensor._resolve(_ks)
     if not _need:
         return _k(mean, std, generator=generator)
-    _n = NormalBackward3()
-    _n.next_edges = (_gedge(mean) if _g0 else None, _gedge(std) if _g1 else None, )
+    _n = _new(NormalBackward3)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, mean._output_nr) if (_f := mean.grad_fn) is not None and mean._base is None else _gedge(mean)) if _g0 else None), (((_f, std._output_nr) if (_f := std.grad_fn) is not None and std._base is None else _gedge(std)) if _g1 else None), )
     if _g0:
         _n.s_mean_sym_sizes = mean._size
     if _g1:
         _n.s_std_sym_sizes = std._size
     _res = _k(mean, std, generator=generator)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -839,8 +937,12 @@ def exponential_(self, lambd=1.0, *, generator=None):
         _k = _OP_exponential_._resolve(_ks)
     if not _need:
         return _k(self, lambd, generator=generator)
-    _n = ExponentialBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ExponentialBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, lambd, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -892,8 +994,12 @@ def geometric_(self, p, *, generator=None):
         _k = _OP_geometric_._resolve(_ks)
     if not _need:
         return _k(self, p, generator=generator)
-    _n = GeometricBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(GeometricBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -947,8 +1053,12 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         _k = _OP_log_normal_._resolve(_ks)
     if not _need:
         return _k(self, mean, std, generator=generator)
-    _n = LogNormalBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LogNormalBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -1002,8 +1112,12 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         _k = _OP_cauchy_._resolve(_ks)
     if not _need:
         return _k(self, median, sigma, generator=generator)
-    _n = CauchyBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CauchyBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, median, sigma, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -1071,10 +1185,24 @@ def poisson(self, generator=None):
         _k = _OP_poisson._resolve(_ks)
     if not _need:
         return _k(self, generator)
-    _n = PoissonBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(PoissonBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, generator)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1148,12 +1276,26 @@ def _standard_gamma(self, generator=None):
         _k = _OP__standard_gamma._resolve(_ks)
     if not _need:
         return _k(self, generator)
-    _n = StandardGammaBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(StandardGammaBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, generator)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 

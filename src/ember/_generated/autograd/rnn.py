@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.rnn import (fused_gru_cell_backward_, fused_lstm_cell_backward_,
@@ -165,8 +169,12 @@ def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
         _k = _OP__thnn_fused_lstm_cell._resolve(_ks)
     if not _need:
         return _k(input_gates, hidden_gates, cx, input_bias, hidden_bias)
-    _n = ThnnFusedLstmCellBackward0()
-    _n.next_edges = (_gedge(input_gates) if _g0 else None, _gedge(hidden_gates) if _g1 else None, _gedge(cx) if _g2 else None, _gedge(input_bias) if _g3 else None, _gedge(hidden_bias) if _g4 else None, )
+    _n = _new(ThnnFusedLstmCellBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None and input_gates._base is None else _gedge(input_gates)) if _g0 else None), (((_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None and hidden_gates._base is None else _gedge(hidden_gates)) if _g1 else None), (((_f, cx._output_nr) if (_f := cx.grad_fn) is not None and cx._base is None else _gedge(cx)) if _g2 else None), (((_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None and input_bias._base is None else _gedge(input_bias)) if _g3 else None), (((_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None and hidden_bias._base is None else _gedge(hidden_bias)) if _g4 else None), )
     if _g0 or _g1 or _g2 or _g3 or _g4:
         _n.s_cx = _SV(cx)
     if _g0 or _g1 or _g2 or _g3 or _g4:
@@ -318,8 +326,12 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
         _k = _OP__thnn_fused_gru_cell._resolve(_ks)
     if not _need:
         return _k(input_gates, hidden_gates, hx, input_bias, hidden_bias)
-    _n = ThnnFusedGruCellBackward0()
-    _n.next_edges = (_gedge(input_gates) if _g0 else None, _gedge(hidden_gates) if _g1 else None, _gedge(hx) if _g2 else None, _gedge(input_bias) if _g3 else None, _gedge(hidden_bias) if _g4 else None, )
+    _n = _new(ThnnFusedGruCellBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None and input_gates._base is None else _gedge(input_gates)) if _g0 else None), (((_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None and hidden_gates._base is None else _gedge(hidden_gates)) if _g1 else None), (((_f, hx._output_nr) if (_f := hx.grad_fn) is not None and hx._base is None else _gedge(hx)) if _g2 else None), (((_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None and input_bias._base is None else _gedge(input_bias)) if _g3 else None), (((_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None and hidden_bias._base is None else _gedge(hidden_bias)) if _g4 else None), )
     if _g0 or _g1 or _g2 or _g3 or _g4:
         _n.s_hidden_bias = _SV(hidden_bias)
     if _g0 or _g1 or _g2 or _g3 or _g4:
@@ -501,8 +513,12 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     _need = _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6
     if not _need:
         return _OP_mkldnn_rnn_layer.redispatch(_below_ks((input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)), input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
-    _n = MkldnnRnnLayerBackward0()
-    _n.next_edges = (_gedge(input) if _g0 else None, _gedge(weight0) if _g1 else None, _gedge(weight1) if _g2 else None, _gedge(weight2) if _g3 else None, _gedge(weight3) if _g4 else None, _gedge(hx_) if _g5 else None, _gedge(cx_) if _g6 else None, )
+    _n = _new(MkldnnRnnLayerBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, weight0._output_nr) if (_f := weight0.grad_fn) is not None and weight0._base is None else _gedge(weight0)) if _g1 else None), (((_f, weight1._output_nr) if (_f := weight1.grad_fn) is not None and weight1._base is None else _gedge(weight1)) if _g2 else None), (((_f, weight2._output_nr) if (_f := weight2.grad_fn) is not None and weight2._base is None else _gedge(weight2)) if _g3 else None), (((_f, weight3._output_nr) if (_f := weight3.grad_fn) is not None and weight3._base is None else _gedge(weight3)) if _g4 else None), (((_f, hx_._output_nr) if (_f := hx_.grad_fn) is not None and hx_._base is None else _gedge(hx_)) if _g5 else None), (((_f, cx_._output_nr) if (_f := cx_.grad_fn) is not None and cx_._base is None else _gedge(cx_)) if _g6 else None), )
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
         _n.s_batch_first = batch_first
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:

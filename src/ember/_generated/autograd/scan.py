@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to, to_dtype
 from ember.autograd.formulas.reduction import value_selecting_backward
@@ -86,14 +90,28 @@ def cumsum(self, dim, *, dtype=None):
         _k = _OP_cumsum._resolve(_ks)
     if not _need:
         return _k(self, dim, dtype=dtype)
-    _n = CumsumBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CumsumBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _k(self, dim, dtype=dtype)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -130,8 +148,12 @@ def cumsum_(self, dim, *, dtype=None):
         _k = _OP_cumsum_._resolve(_ks)
     if not _need:
         return _k(self, dim, dtype=dtype)
-    _n = CumsumBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CumsumBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -216,8 +238,11 @@ def cumprod(self, dim, *, dtype=None):
         _k = _OP_cumprod._resolve(_ks)
     if not _need:
         return _k(self, dim, dtype=dtype)
-    _n = CumprodBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CumprodBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -225,7 +250,18 @@ def cumprod(self, dim, *, dtype=None):
     if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _k(self, dim, dtype=dtype)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -263,8 +299,12 @@ def cumprod_(self, dim, *, dtype=None):
         _k = _OP_cumprod_._resolve(_ks)
     if not _need:
         return _k(self, dim, dtype=dtype)
-    _n = CumprodBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CumprodBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -348,8 +388,12 @@ def cummax(self, dim):
         _k = _OP_cummax._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = CummaxBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CummaxBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -431,8 +475,12 @@ def cummin(self, dim):
         _k = _OP_cummin._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = CumminBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(CumminBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -516,14 +564,28 @@ def logcumsumexp(self, dim):
         _k = _OP_logcumsumexp._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = LogcumsumexpBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LogcumsumexpBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 

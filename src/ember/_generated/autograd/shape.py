@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.shape import block_diag_backward, cat_backward, stack_backward
@@ -74,7 +78,10 @@ def cat(tensors, dim=0):
     _need = _g0
     if not _need:
         return _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
-    _n = CatBackward0()
+    _n = _new(CatBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.n_tensors = len(tensors)
     _n.next_edges = (*[_edge(_t) for _t in tensors], )
     if _g0:
@@ -82,7 +89,18 @@ def cat(tensors, dim=0):
     if _g0:
         _n.s_tensors_sym_sizes = [_t._size for _t in tensors]
     _res = _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -133,13 +151,27 @@ def stack(tensors, dim=0):
     _need = _g0
     if not _need:
         return _OP_stack.redispatch(_below_ks((tensors, dim)), tensors, dim)
-    _n = StackBackward0()
+    _n = _new(StackBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.n_tensors = len(tensors)
     _n.next_edges = (*[_edge(_t) for _t in tensors], )
     if _g0:
         _n.s_dim = dim
     _res = _OP_stack.redispatch(_below_ks((tensors, dim)), tensors, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -179,7 +211,10 @@ def block_diag(tensors):
     _need = _g0
     if not _need:
         return _OP_block_diag.redispatch(_below_ks((tensors,)), tensors)
-    _n = BlockDiagBackward0()
+    _n = _new(BlockDiagBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
     _n.n_tensors = len(tensors)
     _n.next_edges = (*[_edge(_t) for _t in tensors], )
     if _g0:
@@ -187,7 +222,18 @@ def block_diag(tensors):
     if _g0:
         _n.s_tensors_sym_sizes = [_t._size for _t in tensors]
     _res = _OP_block_diag.redispatch(_below_ks((tensors,)), tensors)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -247,14 +293,28 @@ def repeat(self, repeats):
     _need = _g0
     if not _need:
         return _OP_repeat.redispatch(_below_ks((self, repeats)), self, repeats)
-    _n = RepeatBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RepeatBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_repeats = repeats
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_repeat.redispatch(_below_ks((self, repeats)), self, repeats)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -313,14 +373,28 @@ def roll(self, shifts, dims=()):
     _need = _g0
     if not _need:
         return _OP_roll.redispatch(_below_ks((self, shifts, dims)), self, shifts, dims)
-    _n = RollBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(RollBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     if _g0:
         _n.s_shifts = shifts
     _res = _OP_roll.redispatch(_below_ks((self, shifts, dims)), self, shifts, dims)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -378,12 +452,26 @@ def flip(self, dims):
     _need = _g0
     if not _need:
         return _OP_flip.redispatch(_below_ks((self, dims)), self, dims)
-    _n = FlipBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(FlipBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     _res = _OP_flip.redispatch(_below_ks((self, dims)), self, dims)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -435,14 +523,28 @@ def rot90(self, k=1, dims=(0, 1)):
     _need = _g0
     if not _need:
         return _OP_rot90.redispatch(_below_ks((self, k, dims)), self, k, dims)
-    _n = Rot90Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Rot90Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     if _g0:
         _n.s_k = k
     _res = _OP_rot90.redispatch(_below_ks((self, k, dims)), self, k, dims)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -511,12 +613,26 @@ def tril(self, diagonal=0):
         _k = _OP_tril._resolve(_ks)
     if not _need:
         return _k(self, diagonal)
-    _n = TrilBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TrilBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -553,8 +669,12 @@ def tril_(self, diagonal=0):
         _k = _OP_tril_._resolve(_ks)
     if not _need:
         return _k(self, diagonal)
-    _n = TrilBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TrilBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
@@ -627,12 +747,26 @@ def triu(self, diagonal=0):
         _k = _OP_triu._resolve(_ks)
     if not _need:
         return _k(self, diagonal)
-    _n = TriuBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TriuBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -669,8 +803,12 @@ def triu_(self, diagonal=0):
         _k = _OP_triu_._resolve(_ks)
     if not _need:
         return _k(self, diagonal)
-    _n = TriuBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TriuBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
@@ -749,8 +887,11 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         _k = _OP_diag_embed._resolve(_ks)
     if not _need:
         return _k(self, offset, dim1, dim2)
-    _n = DiagEmbedBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(DiagEmbedBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim1 = dim1
     if _g0:
@@ -758,7 +899,18 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     if _g0:
         _n.s_offset = offset
     _res = _k(self, offset, dim1, dim2)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -835,8 +987,11 @@ def narrow_copy(self, dim, start, length):
         _k = _OP_narrow_copy._resolve(_ks)
     if not _need:
         return _k(self, dim, start, length)
-    _n = NarrowCopyBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(NarrowCopyBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -846,7 +1001,18 @@ def narrow_copy(self, dim, start, length):
     if _g0:
         _n.s_start = start
     _res = _k(self, dim, start, length)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.softmax import (log_softmax_double_backward_grad_output,
@@ -99,14 +103,28 @@ def _softmax(self, dim, half_to_float):
         _k = _OP__softmax._resolve(_ks)
     if not _need:
         return _k(self, dim, half_to_float)
-    _n = SoftmaxBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SoftmaxBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _k(self, dim, half_to_float)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -182,14 +200,28 @@ def _log_softmax(self, dim, half_to_float):
         _k = _OP__log_softmax._resolve(_ks)
     if not _need:
         return _k(self, dim, half_to_float)
-    _n = LogSoftmaxBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(LogSoftmaxBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _k(self, dim, half_to_float)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -281,8 +313,11 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         _k = _OP__softmax_backward_data._resolve(_ks)
     if not _need:
         return _k(grad_output, output, dim, input_dtype)
-    _n = SoftmaxBackwardDataBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(output) if _g1 else None, )
+    _n = _new(SoftmaxBackwardDataBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, output._output_nr) if (_f := output.grad_fn) is not None and output._base is None else _gedge(output)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g1:
@@ -290,7 +325,18 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     if _g0 or _g1:
         _n.s_output = _SV(output)
     _res = _k(grad_output, output, dim, input_dtype)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -381,8 +427,11 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         _k = _OP__log_softmax_backward_data._resolve(_ks)
     if not _need:
         return _k(grad_output, output, dim, input_dtype)
-    _n = LogSoftmaxBackwardDataBackward0()
-    _n.next_edges = (_gedge(grad_output) if _g0 else None, _gedge(output) if _g1 else None, )
+    _n = _new(LogSoftmaxBackwardDataBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, output._output_nr) if (_f := output.grad_fn) is not None and output._base is None else _gedge(output)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g1:
@@ -390,7 +439,18 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     if _g0 or _g1:
         _n.s_output = _SV(output)
     _res = _k(grad_output, output, dim, input_dtype)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.reduction import value_selecting_backward
@@ -102,8 +106,12 @@ def kthvalue(self, k, dim=-1, keepdim=False):
         _k = _OP_kthvalue._resolve(_ks)
     if not _need:
         return _k(self, k, dim, keepdim)
-    _n = KthvalueBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(KthvalueBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -187,8 +195,12 @@ def sort(self, dim=-1, descending=False):
         _k = _OP_sort._resolve(_ks)
     if not _need:
         return _k(self, dim, descending)
-    _n = SortBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SortBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -274,8 +286,12 @@ def sort_stable(self, *, stable, dim=-1, descending=False):
         _k = _OP_sort_stable._resolve(_ks)
     if not _need:
         return _k(self, stable=stable, dim=dim, descending=descending)
-    _n = SortBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SortBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -363,8 +379,12 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         _k = _OP_topk._resolve(_ks)
     if not _need:
         return _k(self, k, dim, largest, sorted)
-    _n = TopkBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TopkBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -447,8 +467,12 @@ def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
         _k = _OP__unique2._resolve(_ks)
     if not _need:
         return _k(self, sorted, return_inverse, return_counts)
-    _n = Unique2Backward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(Unique2Backward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, sorted, return_inverse, return_counts)
     for _x, _d in zip(_res, (True, False, False)):
         if _d:
@@ -528,8 +552,12 @@ def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False
         _k = _OP_unique_dim._resolve(_ks)
     if not _need:
         return _k(self, dim, sorted, return_inverse, return_counts)
-    _n = UniqueDimBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UniqueDimBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, dim, sorted, return_inverse, return_counts)
     for _x, _d in zip(_res, (True, False, False)):
         if _d:
@@ -609,8 +637,12 @@ def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None
         _k = _OP_unique_consecutive._resolve(_ks)
     if not _need:
         return _k(self, return_inverse, return_counts, dim)
-    _n = UniqueConsecutiveBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UniqueConsecutiveBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self, return_inverse, return_counts, dim)
     for _x, _d in zip(_res, (True, False, False)):
         if _d:

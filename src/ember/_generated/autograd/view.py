@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.view import (as_strided_backward, axis_select, axis_slice,
@@ -89,10 +93,24 @@ def alias(self):
         _k = _OP_alias._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AliasBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AliasBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -143,12 +161,26 @@ def view(self, size):
     _need = _g0
     if not _need:
         return _OP_view.redispatch(_below_ks((self, size)), self, size)
-    _n = ViewBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ViewBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -199,12 +231,26 @@ def expand(self, size, *, implicit=False):
     _need = _g0
     if not _need:
         return _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
-    _n = ExpandBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ExpandBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -269,14 +315,28 @@ def transpose_int(self, dim0, dim1):
         _k = _OP_transpose_int._resolve(_ks)
     if not _need:
         return _k(self, dim0, dim1)
-    _n = TransposeBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TransposeBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
         _n.s_dim1 = dim1
     _res = _k(self, dim0, dim1)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -327,12 +387,26 @@ def permute(self, dims):
     _need = _g0
     if not _need:
         return _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
-    _n = PermuteBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(PermuteBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -391,10 +465,24 @@ def t(self):
         _k = _OP_t._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = TBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -456,12 +544,26 @@ def unsqueeze(self, dim):
         _k = _OP_unsqueeze._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = UnsqueezeBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UnsqueezeBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -521,12 +623,26 @@ def squeeze(self):
         _k = _OP_squeeze._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SqueezeBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SqueezeBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -588,12 +704,26 @@ def squeeze_dim(self, dim):
         _k = _OP_squeeze_dim._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = SqueezeBackward1()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SqueezeBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -644,12 +774,26 @@ def squeeze_dims(self, dim):
     _need = _g0
     if not _need:
         return _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
-    _n = SqueezeBackward2()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SqueezeBackward2)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -722,8 +866,11 @@ def select_int(self, dim, index):
         _k = _OP_select_int._resolve(_ks)
     if not _need:
         return _k(self, dim, index)
-    _n = SelectBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SelectBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -731,7 +878,18 @@ def select_int(self, dim, index):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim, index)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -803,8 +961,11 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         _k = _OP_slice_Tensor._resolve(_ks)
     if not _need:
         return _k(self, dim, start, end, step)
-    _n = SliceBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SliceBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -816,7 +977,18 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     if _g0:
         _n.s_step = step
     _res = _k(self, dim, start, end, step)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -885,8 +1057,11 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         _k = _OP_diagonal._resolve(_ks)
     if not _need:
         return _k(self, offset, dim1, dim2)
-    _n = DiagonalBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(DiagonalBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim1 = dim1
     if _g0:
@@ -896,7 +1071,18 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, offset, dim1, dim2)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -952,8 +1138,11 @@ def as_strided(self, size, stride, storage_offset=None):
     _need = _g0
     if not _need:
         return _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
-    _n = AsStridedBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AsStridedBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g0:
@@ -967,7 +1156,18 @@ def as_strided(self, size, stride, storage_offset=None):
     if _g0:
         _n.s_stride = stride
     _res = _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1032,8 +1232,12 @@ def unbind_int(self, dim=0):
         _k = _OP_unbind_int._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = UnbindBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UnbindBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
@@ -1104,8 +1308,12 @@ def split_Tensor(self, split_size, dim=0):
         _k = _OP_split_Tensor._resolve(_ks)
     if not _need:
         return _k(self, split_size, dim)
-    _n = SplitBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SplitBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, split_size, dim)
@@ -1163,8 +1371,12 @@ def split_with_sizes(self, split_sizes, dim=0):
     _need = _g0
     if not _need:
         return _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
-    _n = SplitWithSizesBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SplitWithSizesBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
@@ -1219,12 +1431,26 @@ def _unsafe_view(self, size):
     _need = _g0
     if not _need:
         return _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
-    _n = UnsafeViewBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UnsafeViewBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1305,8 +1531,11 @@ def unfold(self, dimension, size, step):
         _k = _OP_unfold._resolve(_ks)
     if not _need:
         return _k(self, dimension, size, step)
-    _n = UnfoldBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UnfoldBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dimension = dimension
     if _g0:
@@ -1318,7 +1547,18 @@ def unfold(self, dimension, size, step):
     if _g0:
         _n.s_step = step
     _res = _k(self, dimension, size, step)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1406,8 +1646,11 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         _k = _OP_slice_scatter._resolve(_ks)
     if not _need:
         return _k(self, src, dim, start, end, step)
-    _n = SliceScatterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(SliceScatterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1419,7 +1662,18 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     if _g0 or _g1:
         _n.s_step = step
     _res = _k(self, src, dim, start, end, step)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1499,8 +1753,11 @@ def select_scatter(self, src, dim, index):
         _k = _OP_select_scatter._resolve(_ks)
     if not _need:
         return _k(self, src, dim, index)
-    _n = SelectScatterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(SelectScatterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1508,7 +1765,18 @@ def select_scatter(self, src, dim, index):
     if _g0:
         _n.s_src = _SV(src)
     _res = _k(self, src, dim, index)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1592,8 +1860,11 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         _k = _OP_diagonal_scatter._resolve(_ks)
     if not _need:
         return _k(self, src, offset, dim1, dim2)
-    _n = DiagonalScatterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(DiagonalScatterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim1 = dim1
     if _g0 or _g1:
@@ -1603,7 +1874,18 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     if _g0:
         _n.s_src = _SV(src)
     _res = _k(self, src, offset, dim1, dim2)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1670,8 +1952,11 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     _need = _g0 or _g1
     if not _need:
         return _OP_as_strided_scatter.redispatch(_below_ks((self, src, size, stride, storage_offset)), self, src, size, stride, storage_offset)
-    _n = AsStridedScatterBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(src) if _g1 else None, )
+    _n = _new(AsStridedScatterBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_size = size
     if _g0:
@@ -1681,7 +1966,18 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     if _g0 or _g1:
         _n.s_stride = stride
     _res = _OP_as_strided_scatter.redispatch(_below_ks((self, src, size, stride, storage_offset)), self, src, size, stride, storage_offset)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 

@@ -22,6 +22,10 @@ from ember._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ember._core.dispatch_keys import BACKEND_BITS as _BACKEND_BITS
 from ember._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_OR_PYTHON
+from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
+from ember._core.device import CPU as _CPU, META as _META
+from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
+                                  record_anomaly as _record_anomaly)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.view import (as_strided_backward, axis_select, axis_slice,
@@ -82,10 +86,24 @@ def view_as_real_copy(self):
         _k = _OP_view_as_real_copy._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = ViewAsRealBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ViewAsRealBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -148,8 +166,11 @@ def as_strided_copy(self, size, stride, storage_offset=None):
     _need = _g0
     if not _need:
         return _OP_as_strided_copy.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
-    _n = AsStridedBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AsStridedBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g0:
@@ -163,7 +184,18 @@ def as_strided_copy(self, size, stride, storage_offset=None):
     if _g0:
         _n.s_stride = stride
     _res = _OP_as_strided_copy.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -232,8 +264,11 @@ def diagonal_copy(self, offset=0, dim1=0, dim2=1):
         _k = _OP_diagonal_copy._resolve(_ks)
     if not _need:
         return _k(self, offset, dim1, dim2)
-    _n = DiagonalBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(DiagonalBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim1 = dim1
     if _g0:
@@ -243,7 +278,18 @@ def diagonal_copy(self, offset=0, dim1=0, dim2=1):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, offset, dim1, dim2)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -294,12 +340,26 @@ def expand_copy(self, size, *, implicit=False):
     _need = _g0
     if not _need:
         return _OP_expand_copy.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
-    _n = ExpandBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ExpandBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_expand_copy.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -350,12 +410,26 @@ def permute_copy(self, dims):
     _need = _g0
     if not _need:
         return _OP_permute_copy.redispatch(_below_ks((self, dims)), self, dims)
-    _n = PermuteBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(PermuteBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     _res = _OP_permute_copy.redispatch(_below_ks((self, dims)), self, dims)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -421,8 +495,11 @@ def select_copy_int(self, dim, index):
         _k = _OP_select_copy_int._resolve(_ks)
     if not _need:
         return _k(self, dim, index)
-    _n = SelectBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SelectBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -430,7 +507,18 @@ def select_copy_int(self, dim, index):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim, index)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -502,8 +590,11 @@ def slice_copy_Tensor(self, dim=0, start=None, end=None, step=1):
         _k = _OP_slice_copy_Tensor._resolve(_ks)
     if not _need:
         return _k(self, dim, start, end, step)
-    _n = SliceBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SliceBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -515,7 +606,18 @@ def slice_copy_Tensor(self, dim=0, start=None, end=None, step=1):
     if _g0:
         _n.s_step = step
     _res = _k(self, dim, start, end, step)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -581,8 +683,12 @@ def split_copy_Tensor(self, split_size, dim=0):
         _k = _OP_split_copy_Tensor._resolve(_ks)
     if not _need:
         return _k(self, split_size, dim)
-    _n = SplitBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SplitBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, split_size, dim)
@@ -639,8 +745,12 @@ def split_with_sizes_copy(self, split_sizes, dim=0):
     _need = _g0
     if not _need:
         return _OP_split_with_sizes_copy.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
-    _n = SplitWithSizesBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SplitWithSizesBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _OP_split_with_sizes_copy.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
@@ -704,12 +814,26 @@ def squeeze_copy(self):
         _k = _OP_squeeze_copy._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = SqueezeBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SqueezeBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -771,12 +895,26 @@ def squeeze_copy_dim(self, dim):
         _k = _OP_squeeze_copy_dim._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = SqueezeBackward1_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SqueezeBackward1_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -827,12 +965,26 @@ def squeeze_copy_dims(self, dim):
     _need = _g0
     if not _need:
         return _OP_squeeze_copy_dims.redispatch(_below_ks((self, dim)), self, dim)
-    _n = SqueezeBackward2_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(SqueezeBackward2_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze_copy_dims.redispatch(_below_ks((self, dim)), self, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -891,10 +1043,24 @@ def t_copy(self):
         _k = _OP_t_copy._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = TBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -959,14 +1125,28 @@ def transpose_copy_int(self, dim0, dim1):
         _k = _OP_transpose_copy_int._resolve(_ks)
     if not _need:
         return _k(self, dim0, dim1)
-    _n = TransposeBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(TransposeBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
         _n.s_dim1 = dim1
     _res = _k(self, dim0, dim1)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1028,12 +1208,26 @@ def unsqueeze_copy(self, dim):
         _k = _OP_unsqueeze_copy._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = UnsqueezeBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UnsqueezeBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1097,8 +1291,12 @@ def unbind_copy_int(self, dim=0):
         _k = _OP_unbind_copy_int._resolve(_ks)
     if not _need:
         return _k(self, dim)
-    _n = UnbindBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UnbindBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
@@ -1153,12 +1351,26 @@ def view_copy(self, size):
     _need = _g0
     if not _need:
         return _OP_view_copy.redispatch(_below_ks((self, size)), self, size)
-    _n = ViewBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(ViewBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_view_copy.redispatch(_below_ks((self, size)), self, size)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1246,8 +1458,11 @@ def unfold_copy(self, dimension, size, step):
         _k = _OP_unfold_copy._resolve(_ks)
     if not _need:
         return _k(self, dimension, size, step)
-    _n = UnfoldBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(UnfoldBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_dimension = dimension
     if _g0:
@@ -1259,7 +1474,18 @@ def unfold_copy(self, dimension, size, step):
     if _g0:
         _n.s_step = step
     _res = _k(self, dimension, size, step)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
@@ -1318,10 +1544,24 @@ def alias_copy(self):
         _k = _OP_alias_copy._resolve(_ks)
     if not _need:
         return _k(self)
-    _n = AliasBackward0_copy()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(AliasBackward0_copy)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     _res = _k(self)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
