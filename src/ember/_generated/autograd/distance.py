@@ -255,8 +255,11 @@ def dist(self, other, p=2):
         _k = _OP_dist._resolve(_ks)
     if not _need:
         return _k(self, other, p)
-    _n = DistBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, _gedge(other) if _g1 else None, )
+    _n = _new(DistBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -268,7 +271,18 @@ def dist(self, other, p=2):
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, other, p)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -346,14 +360,28 @@ def _pdist_forward(self, p=2.0):
         _k = _OP__pdist_forward._resolve(_ks)
     if not _need:
         return _k(self, p)
-    _n = PdistBackward0()
-    _n.next_edges = (_gedge(self) if _g0 else None, )
+    _n = _new(PdistBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, p)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     _n.s_result = _SV(_res, True)
     return _res
 
@@ -446,10 +474,24 @@ def _pdist_backward(grad, self, p, pdist):
         _k = _OP__pdist_backward._resolve(_ks)
     if not _need:
         return _k(grad, self, p, pdist)
-    _n = PdistBackwardBackward0()
-    _n.next_edges = (_gedge(grad) if _g0 else None, _gedge(self) if _g1 else None, _gedge(pdist) if _g2 else None, )
+    _n = _new(PdistBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad._output_nr) if (_f := grad.grad_fn) is not None and grad._base is None else _gedge(grad)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), (((_f, pdist._output_nr) if (_f := pdist.grad_fn) is not None and pdist._base is None else _gedge(pdist)) if _g2 else None), )
     _res = _k(grad, self, p, pdist)
-    _set_history(_res, _n)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
     return _res
 
 
