@@ -100,6 +100,8 @@ class GraphLowering:
 
     # ------------------------------------------------------------------ the walk
     def run(self):
+        # (before the symbolic swap: a filled-in value is a fake of the graph's own SymInts, swapped like the rest)
+        _fill_missing_meta(self.gm)
         set_current_graph(self)
         saved = _symbolic_vals(self.gm, self.size_hints, self.concrete)
         try:
@@ -111,7 +113,6 @@ class GraphLowering:
         return self
 
     def _run(self):
-        _fill_missing_meta(self.gm)
         users = {}
         for node in self.gm.graph.nodes:
             for a in node.all_input_nodes:
@@ -142,8 +143,9 @@ class GraphLowering:
                 # any input whose strides differ from the compiled ones
                 buf = InputBuffer(f"arg{position}", _dense_layout(val), position=position)
                 for d, sz in enumerate(val._size):
+                    # (a size symbol itself, not a factor such as a pooled size's `ember_floordiv_i(s2, 2)`)
                     if isinstance(sz, SymSize) and len(sz.terms) == 1 and sz.terms[0][1] == 1 and \
-                            len(sz.terms[0][0]) == 1:
+                            len(sz.terms[0][0]) == 1 and sz.terms[0][0][0].isidentifier():
                         self.symbols.setdefault(sz.terms[0][0][0], f"arg{position}._size[{d}]")
                 self.inputs.append(buf)
                 self.env[node] = buf.view()

@@ -1267,17 +1267,10 @@ def _index_select(node, x, dim, index):
     return Pointwise(tuple(out.shape), out.dtype, inner)
 
 
-def _static_sizes(what, *sizes):
-    """Scatter and Scan kernels are generated for static sizes only: a symbolic size (sizevars.SymSize) falls back."""
-    if any(type(s) is not int for size in sizes for s in size):
-        raise NotImplementedError(f"ember._inductor: {what} with symbolic sizes (falls back)")
-
-
 def _scatter_into(node, x, index_space, inner, accumulate):
     """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores."""
     out = _val(node)
     size = tuple(out.shape)
-    _static_sizes("a scatter", size, index_space)
     init = Pointwise(size, out.dtype, loader(x, size, out.dtype))
     return _graph().add_serial(Scatter(index_space, init, inner, accumulate), out.dtype)
 
@@ -1484,7 +1477,6 @@ def _scan_lowering(node, x, dim, scan_type):
     size = tuple(out.shape)
     if not size:
         return _copy(node, x)
-    _static_sizes("a scan", size)
     dim %= len(size)
     return _graph().add_serial(Scan(size, dim, scan_type, loader(x, size, out.dtype)), out.dtype)
 
