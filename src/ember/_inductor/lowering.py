@@ -1267,12 +1267,13 @@ def _index_select(node, x, dim, index):
     return Pointwise(tuple(out.shape), out.dtype, inner)
 
 
-def _scatter_into(node, x, index_space, inner, accumulate):
-    """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores."""
+def _scatter_into(node, x, index_space, inner, accumulate, direct=()):
+    """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores (`direct`: see
+    ir.Scatter)."""
     out = _val(node)
     size = tuple(out.shape)
     init = Pointwise(size, out.dtype, loader(x, size, out.dtype))
-    return _graph().add_serial(Scatter(index_space, init, inner, accumulate), out.dtype)
+    return _graph().add_serial(Scatter(index_space, init, inner, accumulate, direct), out.dtype)
 
 
 def _scatter_lowering(node, x, dim, index, src, accumulate):
@@ -1287,7 +1288,8 @@ def _scatter_lowering(node, x, dim, index, src, accumulate):
         full = list(idx)
         full[dim] = ops.indirect_indexing(il(idx), size[dim])
         return _contig_flat(size, full), sl(idx), None
-    return _scatter_into(node, x, index.get_size(), inner, accumulate)
+    direct = [(d, d) for d in range(len(size)) if d != dim]
+    return _scatter_into(node, x, index.get_size(), inner, accumulate, direct)
 
 
 @register_lowering(*_overloads("scatter", "src", "value"))
@@ -1317,7 +1319,9 @@ def _index_add(node, x, dim, index, source, alpha=1):
         if alpha != 1:
             v = ops.mul(v, ops.constant(alpha, out.dtype))
         return _contig_flat(size, full), v, None
-    return _scatter_into(node, x, source.get_size() if source.get_size() else (1,), inner, True)
+    if not source.get_size():
+        return _scatter_into(node, x, (1,), inner, True)
+    return _scatter_into(node, x, source.get_size(), inner, True, [(d, d) for d in range(len(size)) if d != dim])
 
 
 def _leading_indices(indices):
@@ -1371,7 +1375,8 @@ def _index_put(node, x, indices, values, accumulate=False):
         bidx = idx[:len(b)]
         full = [ops.indirect_indexing(ld(bidx), size[d]) for d, ld in enumerate(loaders)] + list(idx[len(b):])
         return _contig_flat(size, full), vl(idx), None
-    return _scatter_into(node, x, space if space else (1,), inner, accumulate)
+    direct = [(len(b) + m, k + m) for m in range(len(size) - k)]
+    return _scatter_into(node, x, space if space else (1,), inner, accumulate, direct)
 
 
 @register_lowering(*_overloads("slice_scatter", "default"))
@@ -1427,7 +1432,8 @@ def _max_pool2d_backward(node, grad, x, kernel_size, stride, padding, dilation, 
         pos = ops.indirect_indexing(il(idx), plane)
         lead = _contig_flat(size[:-2], idx[:-2]) * plane if len(size) > 2 else Index()
         return lead + pos, gl(idx), None
-    return _scatter_into(node, _full_value(size, out.dtype, 0), grad.get_size(), inner, True)
+    return _scatter_into(node, _full_value(size, out.dtype, 0), grad.get_size(), inner, True,
+                         [(d, d) for d in range(len(size) - 2)])
 
 
 @register_lowering(*_overloads("avg_pool2d_backward", "default"))
@@ -1469,7 +1475,7 @@ def _avg_pool2d_backward(node, grad, x, kernel_size, stride, padding, ceil_mode,
         flat = _contig_flat(size, list(idx[:nlead]) + [h, w])
         return flat, v, inside
     space = tuple(grad.get_size()) + (kh, kw)
-    return _scatter_into(node, _full_value(size, dt, 0), space, inner, True)
+    return _scatter_into(node, _full_value(size, dt, 0), space, inner, True, [(d, d) for d in range(nlead)])
 
 
 def _scan_lowering(node, x, dim, scan_type):
