@@ -614,7 +614,7 @@ class CorrCholeskyTransform(Transform):
         n = shape[-1]
         d = round((0.25 + 2 * n) ** 0.5 + 0.5)
         if d * (d - 1) // 2 != n:
-            raise ValueError("Input is not a flattend lower-diagonal number")
+            raise ValueError("Input is not a flattened lower-diagonal number")
         return tuple(shape[:-1]) + (d, d)
 
     def inverse_shape(self, shape):
