@@ -21,7 +21,7 @@ from ember._core.tensor_impl import TensorImpl
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
 from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
-from . import blas_calls, conv_calls
+from . import attention_calls, blas_calls, conv_calls
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
@@ -32,6 +32,8 @@ PARALLEL_MIN_WORK = 1 << 21
 EXTERN_GEMM_IN_C = True
 # convolutions ember's direct kernel takes are called from the C entry (conv_calls.py); False: from Python
 EXTERN_CONV_IN_C = True
+# the fused attention and its backward are called from the C entry (attention_calls.py); False: from Python
+EXTERN_ATTENTION_IN_C = True
 
 
 class CompiledModule:
@@ -40,7 +42,7 @@ class CompiledModule:
     types and a fresh arena pool."""
 
     def __init__(self, c_source, py_source, entry_names, namespace, n_kernels, pointer_arrays=(), n_arenas=0,
-                 blas_bits=None, dconv=False):
+                 blas_bits=None, dconv=False, attention=False):
         self.c_source = c_source
         self.py_source = py_source
         self.entry_names = entry_names
@@ -50,6 +52,7 @@ class CompiledModule:
         self.n_arenas = n_arenas
         self.blas_bits = blas_bits       # the C calls cblas gemms of this integer width (blas_calls.py), or None
         self.dconv = dconv               # the C calls ember's direct convolution (conv_calls.py)
+        self.attention = attention       # the C calls ember's attention row kernels (attention_calls.py)
 
     def load(self, lib):
         """Bind the C entries of the built library and return the `call` function."""
@@ -57,6 +60,8 @@ class CompiledModule:
             blas_calls.bind(lib, self.blas_bits)
         if getattr(self, "dconv", False):
             conv_calls.bind(lib)
+        if getattr(self, "attention", False):
+            attention_calls.bind(lib)
         ns = dict(self.namespace)
         ns.update(_HELPERS)
         ns["_pool"] = [None] * self.n_arenas
@@ -199,18 +204,25 @@ def generate(graph, sched):
             if plan is not None:
                 gemms[b.name] = plan
 
-    # convolutions the C entry calls (conv_calls.py): their results too (convolution_backward's MultiOutputs)
+    # convolutions and attention the C entry calls (conv_calls.py, attention_calls.py): their results are
+    # buffers of the memory plan too (convolution_backward's and attention's MultiOutputs)
     convs = {}
-    if EXTERN_CONV_IN_C:
-        multis = {}
-        for b in graph.buffers:
-            if isinstance(b, MultiOutput):
-                multis.setdefault(b.kernel.name, []).append(b)
-        for b in graph.buffers:
-            if isinstance(b, ExternKernel) and str(b.op) in conv_calls.CONV_OPS:
-                plan = conv_calls.conv_plan(b, multis.get(b.name, ()))
-                if plan is not None:
-                    convs[b.name] = plan
+    multis = {}
+    for b in graph.buffers:
+        if isinstance(b, MultiOutput):
+            multis.setdefault(b.kernel.name, []).append(b)
+    for b in graph.buffers:
+        if not isinstance(b, ExternKernel):
+            continue
+        plan = None
+        if EXTERN_CONV_IN_C and str(b.op) in conv_calls.CONV_OPS:
+            plan = conv_calls.conv_plan(b, multis.get(b.name, ()))
+        elif EXTERN_ATTENTION_IN_C and str(b.op) in attention_calls.ATTENTION_OPS:
+            plan = attention_calls.attention_plan(b, multis.get(b.name, ()))
+        if plan is not None:
+            convs[b.name] = plan
+    has_conv = any(isinstance(p, conv_calls.ConvPlan) for p in convs.values())
+    has_attention = any(isinstance(p, attention_calls.AttentionPlan) for p in convs.values())
     conv_written = {w.name for plan in convs.values() for w in plan.written()}
 
     def in_arena(b):
@@ -247,11 +259,13 @@ def generate(graph, sched):
 
     # C: kernels and entries
     c_parts = [PREAMBLE]
-    blas_bits = blas_calls.blas_int_bits() if gemms else None
-    if gemms:
+    blas_bits = blas_calls.blas_int_bits() if gemms or has_attention else None
+    if blas_bits is not None:
         c_parts.append(blas_calls.gemm_preamble(blas_bits))
-    if convs:
+    if has_conv:
         c_parts.append(conv_calls.preamble())
+    if has_attention:
+        c_parts.append(attention_calls.preamble())
     entries = []
     py = ["def call(*args):"]
     namespace = {}
@@ -308,7 +322,7 @@ def generate(graph, sched):
         return f"_view_of({b.name}, {lay.size!r}, {lay.stride!r}, {lay.offset - b.layout.offset})"
 
     pending = []           # what the entry being built calls: (kernel name, KernelCodegen), (None, GemmPlan)
-    #                        or ("conv", ConvPlan)
+    #                        or ("conv", ConvPlan or AttentionPlan)
     n_kernels = 0
 
     def flush():
@@ -437,7 +451,7 @@ def generate(graph, sched):
     else:
         py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels,
-                          sorted(pointer_arrays), pool_index, blas_bits, bool(convs))
+                          sorted(pointer_arrays), pool_index, blas_bits, has_conv, has_attention)
 
 
 def _size_params(graph):
