@@ -1303,19 +1303,13 @@ def _index_select(node, x, dim, index):
     return Pointwise(tuple(out.shape), out.dtype, inner)
 
 
-def _static_sizes(what, *sizes):
-    """Scatter and Scan kernels are generated for static sizes only: a symbolic size (sizevars.SymSize) falls back."""
-    if any(type(s) is not int for size in sizes for s in size):
-        raise NotImplementedError(f"ember._inductor: {what} with symbolic sizes (falls back)")
-
-
-def _scatter_into(node, x, index_space, inner, accumulate):
-    """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores."""
+def _scatter_into(node, x, index_space, inner, accumulate, direct=()):
+    """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores (`direct`: see
+    ir.Scatter)."""
     out = _val(node)
     size = tuple(out.shape)
-    _static_sizes("a scatter", size, index_space)
     init = Pointwise(size, out.dtype, loader(x, size, out.dtype))
-    return _graph().add_serial(Scatter(index_space, init, inner, accumulate), out.dtype)
+    return _graph().add_serial(Scatter(index_space, init, inner, accumulate, direct), out.dtype)
 
 
 def _scatter_lowering(node, x, dim, index, src, accumulate):
@@ -1330,7 +1324,8 @@ def _scatter_lowering(node, x, dim, index, src, accumulate):
         full = list(idx)
         full[dim] = ops.indirect_indexing(il(idx), size[dim])
         return _contig_flat(size, full), sl(idx), None
-    return _scatter_into(node, x, index.get_size(), inner, accumulate)
+    direct = [(d, d) for d in range(len(size)) if d != dim]
+    return _scatter_into(node, x, index.get_size(), inner, accumulate, direct)
 
 
 @register_lowering(*_overloads("scatter", "src", "value"))
@@ -1360,7 +1355,9 @@ def _index_add(node, x, dim, index, source, alpha=1):
         if alpha != 1:
             v = ops.mul(v, ops.constant(alpha, out.dtype))
         return _contig_flat(size, full), v, None
-    return _scatter_into(node, x, source.get_size() if source.get_size() else (1,), inner, True)
+    if not source.get_size():
+        return _scatter_into(node, x, (1,), inner, True)
+    return _scatter_into(node, x, source.get_size(), inner, True, [(d, d) for d in range(len(size)) if d != dim])
 
 
 def _leading_indices(indices):
@@ -1414,7 +1411,8 @@ def _index_put(node, x, indices, values, accumulate=False):
         bidx = idx[:len(b)]
         full = [ops.indirect_indexing(ld(bidx), size[d]) for d, ld in enumerate(loaders)] + list(idx[len(b):])
         return _contig_flat(size, full), vl(idx), None
-    return _scatter_into(node, x, space if space else (1,), inner, accumulate)
+    direct = [(len(b) + m, k + m) for m in range(len(size) - k)]
+    return _scatter_into(node, x, space if space else (1,), inner, accumulate, direct)
 
 
 @register_lowering(*_overloads("slice_scatter", "default"))
@@ -1470,7 +1468,8 @@ def _max_pool2d_backward(node, grad, x, kernel_size, stride, padding, dilation, 
         pos = ops.indirect_indexing(il(idx), plane)
         lead = _contig_flat(size[:-2], idx[:-2]) * plane if len(size) > 2 else Index()
         return lead + pos, gl(idx), None
-    return _scatter_into(node, _full_value(size, out.dtype, 0), grad.get_size(), inner, True)
+    return _scatter_into(node, _full_value(size, out.dtype, 0), grad.get_size(), inner, True,
+                         [(d, d) for d in range(len(size) - 2)])
 
 
 @register_lowering(*_overloads("avg_pool2d_backward", "default"))
@@ -1512,7 +1511,7 @@ def _avg_pool2d_backward(node, grad, x, kernel_size, stride, padding, ceil_mode,
         flat = _contig_flat(size, list(idx[:nlead]) + [h, w])
         return flat, v, inside
     space = tuple(grad.get_size()) + (kh, kw)
-    return _scatter_into(node, _full_value(size, dt, 0), space, inner, True)
+    return _scatter_into(node, _full_value(size, dt, 0), space, inner, True, [(d, d) for d in range(nlead)])
 
 
 def _scan_lowering(node, x, dim, scan_type):
@@ -1520,7 +1519,6 @@ def _scan_lowering(node, x, dim, scan_type):
     size = tuple(out.shape)
     if not size:
         return _copy(node, x)
-    _static_sizes("a scan", size)
     dim %= len(size)
     return _graph().add_serial(Scan(size, dim, scan_type, loader(x, size, out.dtype)), out.dtype)
 
