@@ -1776,7 +1776,8 @@ _OP__reshape_alias = getattr(_aten._reshape_alias, 'default')
 
 def _jvp__reshape_alias(_ts, self, size, stride, result):
     _o = None
-    _o = _OP__reshape_alias(_z(_ts[0], self), size, stride)
+    self_t = _z(_ts[0], self)
+    _o = self_t.reshape(size)
     return _o
 
 
