@@ -1047,7 +1047,7 @@ _d('l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor', (('Compo
 _d('smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor', (('CPU', 'cpu.loss:smooth_l1_loss'), ('Meta', 'meta.loss:smooth_l1_loss')))
 _d('huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor', (('CPU', 'cpu.loss:huber_loss'), ('Meta', 'meta.loss:huber_loss')))
 _d('soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor', (('CPU', 'cpu.loss:soft_margin_loss'), ('Meta', 'meta.loss:soft_margin_loss')))
-_d('kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor', (('CPU', 'cpu.loss:kl_div'), ('Meta', 'meta.loss:kl_div'), ('CompositeImplicitAutograd', 'decompositions.loss:kl_div')))
+_d('kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.loss:kl_div'),))
 _d('binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor', (('CPU', 'cpu.loss:binary_cross_entropy'), ('Meta', 'meta.loss:binary_cross_entropy')))
 _d('binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor', (('CPU', 'cpu.loss:binary_cross_entropy_with_logits'), ('Meta', 'meta.loss:binary_cross_entropy_with_logits')))
 _d('margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor', (('CompositeImplicitAutograd', 'decompositions.loss:margin_ranking_loss'),))
