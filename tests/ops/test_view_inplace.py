@@ -140,3 +140,25 @@ def test_compiled_write_through_inplace_view_matches_eager():
     for got, want in zip(ember.compile(f)(x), f(x)):
         assert got.shape == want.shape
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parity
+def test_inplace_view_forward_ad_matches_torch():
+    """A dual tensor's tangent takes the in-place view's geometry (on a view of a dual too)."""
+    got = []
+    for L, fw in ((torch, torch.autograd.forward_ad), (ember, ember.autograd.forward_ad)):
+        out = []
+        with fw.dual_level():
+            d = fw.make_dual(L.tensor([[1.0, 2.0, 3.0]]), L.tensor([[0.1, 0.2, 0.3]]))
+            y = d * 2
+            y.squeeze_(0)
+            out.append(fw.unpack_dual(y).tangent.numpy().tolist())
+            y.unsqueeze_(1).transpose_(0, 1)
+            out.append(fw.unpack_dual(y).tangent.numpy().tolist())
+            b = d * 1
+            z = b[:, 1:]
+            z.squeeze_()
+            z.mul_(3)
+            out += [fw.unpack_dual(z).tangent.numpy().tolist(), fw.unpack_dual(b).tangent.numpy().tolist()]
+        got.append(np.round(np.array(out[0] + out[1][0] + out[2] + out[3][0]), 6).tolist())
+    assert got[0] == got[1]

@@ -825,9 +825,24 @@ class SqueezeBackward3(_Node):
 _OP_squeeze_ = getattr(_aten.squeeze_, 'default')
 
 
+def _jvp_squeeze_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze()
+    return _o
+
+
 def squeeze_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('squeeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze_(self)
+            _t = _jvp_squeeze_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -883,9 +898,24 @@ class SqueezeBackward4(_Node):
 _OP_squeeze__dim = getattr(_aten.squeeze_, 'dim')
 
 
+def _jvp_squeeze__dim(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze(dim)
+    return _o
+
+
 def squeeze__dim(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('squeeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze__dim(self, dim)
+            _t = _jvp_squeeze__dim(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -943,9 +973,24 @@ class SqueezeBackward5(_Node):
 _OP_squeeze__dims = getattr(_aten.squeeze_, 'dims')
 
 
+def _jvp_squeeze__dims(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze(dim)
+    return _o
+
+
 def squeeze__dims(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('squeeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze__dims(self, dim)
+            _t = _jvp_squeeze__dims(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -992,9 +1037,24 @@ class UnsqueezeBackward1(_Node):
 _OP_unsqueeze_ = getattr(_aten.unsqueeze_, 'default')
 
 
+def _jvp_unsqueeze_(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.unsqueeze(dim)
+    return _o
+
+
 def unsqueeze_(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('unsqueeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_unsqueeze_(self, dim)
+            _t = _jvp_unsqueeze_(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -1053,9 +1113,24 @@ class TransposeBackward1(_Node):
 _OP_transpose_ = getattr(_aten.transpose_, 'default')
 
 
+def _jvp_transpose_(_ts, self, dim0, dim1, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.transpose(dim0, dim1)
+    return _o
+
+
 def transpose_(self, dim0, dim1):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('transpose_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_transpose_(self, dim0, dim1)
+            _t = _jvp_transpose_(_ts, _old, dim0, dim1, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
