@@ -1,4 +1,4 @@
-"""In-place view ops (squeeze_, unsqueeze_, transpose_: torch's inplace_view tag) and reshape's _reshape_alias,
+"""In-place view ops (squeeze_, unsqueeze_, transpose_, t_, swapdims_, swapaxes_: torch's inplace_view tag) and reshape's _reshape_alias,
 against torch: geometry, aliasing, versions, the history autograd records and the gradients through it."""
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 CALLS = [
     "t.squeeze_()", "t.squeeze_(1)", "t.squeeze_(-3)", "t.squeeze_((0, 1))", "t.squeeze_([])",
     "t.unsqueeze_(0)", "t.unsqueeze_(-1)", "t.unsqueeze_(2)", "t.transpose_(0, 2)", "t.transpose_(1, 1)",
-    "t.transpose_(-1, 0).squeeze_(2)",
+    "t.transpose_(-1, 0).squeeze_(2)", "t.squeeze_(1).t_()", "t.swapdims_(0, 1)", "t.swapaxes_(2, 0)",
 ]
 
 
@@ -34,7 +34,8 @@ def test_inplace_view_matches_torch(call, through_view):
 
 
 @pytest.mark.parity
-@pytest.mark.parametrize("call", ["t.squeeze_(3)", "t.unsqueeze_(4)", "t.transpose_(0, 3)", "t.squeeze_((0, 5))"])
+@pytest.mark.parametrize("call", ["t.squeeze_(3)", "t.unsqueeze_(4)", "t.transpose_(0, 3)", "t.squeeze_((0, 5))", "t.t_()",
+                                  "t.swapdims_(0, 3)", "t.swapaxes_(-4, 0)"])
 def test_inplace_view_errors_match_torch(call):
     got = []
     for L in (torch, ember):

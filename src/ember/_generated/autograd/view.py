@@ -1167,6 +1167,76 @@ def transpose_(self, dim0, dim1):
 _self_transpose_ = transpose_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class TBackward1(_Node):
+    _op_name = 'aten::t_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad.t()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_t_ = getattr(_aten.t_, 'default')
+
+
+def _jvp_t_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.t()
+    return _o
+
+
+def t_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_t_(self)
+            _t = _jvp_t_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_t_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_t_._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = _new(TBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _res = _k(self)
+    _set_history(self, _n)
+    return _res
+
+
+_self_t_ = t_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_view_dtype = getattr(_aten.view, 'dtype')
 
 

@@ -417,6 +417,12 @@ def transpose_(self, dim0, dim1):
     return _take_geometry(self, transpose(self, dim0, dim1))
 
 
+def t_(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return _take_geometry(self, t(self))
+
+
 def diagonal(self, offset=0, dim1=0, dim2=1):
     nd = self.dim()
     d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
