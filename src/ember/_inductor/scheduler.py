@@ -19,7 +19,8 @@ fusion saves), tried best first. A pair fuses when
   3. no path leads from one group to the other through a third one (the cycle check),
   4. the group stays under `MAX_SECTIONS`.
 Rounds repeat until nothing fuses (torch does the same, at most 10 rounds). A scan is a kernel of its own; a
-scatter's kernel takes pointwise epilogues that read its output only at the element they store (`_try_fuse_scatter_epilogue`).
+scatter's kernel takes pointwise epilogues that read its output only at the element they store
+(`_try_fuse_scatter_epilogue`).
 
 Memory planning (`plan_memory`): a buffer that is not a graph output takes the storage of a buffer of the
 same byte size whose last reader ran before it is first written (torch's `memory_planning` reuse pools).
