@@ -1161,6 +1161,8 @@ def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilatio
     stride = _pair(stride, kernel)
     padding, dilation = _pair(padding), _pair(dilation)
     load, H, W = _window(x, out_size, kernel, stride, padding, dilation, float("-inf"))
+    if kernel[0] * kernel[1] <= _UNROLL_WINDOW:
+        return _max_pool2d_unrolled(out_size, x.get_dtype(), load, W, kernel, stride, padding, dilation)
     graph = _graph()
     rsize = kernel
     dt = x.get_dtype()
@@ -1177,6 +1179,40 @@ def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilatio
         w = ops.add(ops.index_expr(index[-1] * sw - pw, _dt.int64), ops.mul(j, ops.constant(dw, _dt.int64)))
         return ops.add(ops.mul(h, ops.constant(W, _dt.int64)), w)
     return values, Pointwise(out_size, _dt.int64, index_of)
+
+
+# windows of at most this many elements are unrolled into pointwise code (torch's inductor unrolls up to 25 too):
+# the loop over output columns then vectorises, where a per-output reduction loop of 4 elements does not
+_UNROLL_WINDOW = 25
+
+
+def _max_pool2d_unrolled(out_size, dt, load, W, kernel, stride, padding, dilation):
+    """max_pool2d_with_indices of a small window as two pointwise chains over its elements in row-major order:
+    the NaN-propagating max, and the flat input index of the first maximum (a NaN is a maximum, the first NaN
+    wins): the `max` and `argmax` reductions' results, without a loop per output."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    taps = [(i, j) for i in range(kh) for j in range(kw)]
+
+    def values(index):
+        acc = load(index, (0, 0))
+        for r in taps[1:]:
+            acc = ops.maximum(acc, load(index, r))
+        return acc
+
+    def flat(index, r):
+        i, j = r
+        return ops.index_expr((index[-2] * sh + (i * dh - ph)) * W + index[-1] * sw + (j * dw - pw), _dt.int64)
+
+    def positions(index):
+        acc = load(index, (0, 0))
+        pos = flat(index, (0, 0))
+        for r in taps[1:]:
+            v = load(index, r)
+            take = ops.logical_and(ops.logical_not(ops.isnan(acc)), ops.logical_or(ops.isnan(v), ops.gt(v, acc)))
+            acc = ops.where(take, v, acc)
+            pos = ops.where(take, flat(index, r), pos)
+        return pos
+    return Pointwise(out_size, dt, values), Pointwise(out_size, _dt.int64, positions)
 
 
 @register_lowering(*_overloads("avg_pool2d", "default"))
