@@ -1,14 +1,12 @@
 """ember.distributions: torch.distributions, probability distributions with sampling, reparameterised
-sampling (rsample, differentiable), log_prob, entropy, moments, argument and sample validation with torch's
-ValueError messages, and kl_divergence. One module per distribution, as torch.
+sampling (rsample, differentiable), log_prob, entropy, moments, cdf/icdf, argument and sample validation with
+torch's ValueError messages, and kl_divergence. One module per distribution, named as torch's.
 
-Present: Distribution, Normal, Uniform, Bernoulli, Categorical, OneHotCategorical, Exponential, Laplace,
-Cauchy, Poisson, Gamma, Chi2, Beta, Dirichlet (reparameterised through _standard_gamma's implicit gradient),
-StudentT, Geometric, Binomial, Multinomial, LogNormal, TransformedDistribution with the common transforms (Exp, Affine,
-Sigmoid, Tanh, Power, Compose), MultivariateNormal, Independent, constraints, kl_divergence / register_kl. Samples come from ember's
-generator (ember.manual_seed), so their values differ from torch's; their distribution does not.
-Not here yet (torch has them; touching one raises AttributeError saying so): the other
-transforms, MixtureSameFamily, the relaxed distributions, ..."""
+Present: every distribution torch.distributions exports (Normal ... Wishart, the relaxed distributions,
+MixtureSameFamily, LowRankMultivariateNormal, LKJCholesky, ExponentialFamily with entropy and KL by Bregman
+divergence), every transform, constraints, biject_to / transform_to (constraint_registry), and kl_divergence with
+all the pairs torch registers. Samples come from ember's generator (ember.manual_seed), so their values differ
+from torch's; their distribution does not. A torch name not here raises AttributeError saying so."""
 from .._core.unimplemented import missing_attribute as _missing_attribute
 from . import constraints  # noqa: F401
 from .bernoulli import Bernoulli
