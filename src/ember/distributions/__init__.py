@@ -5,8 +5,8 @@ torch's ValueError messages, and kl_divergence. One module per distribution, nam
 Present: every distribution torch.distributions exports (Normal ... Wishart, the relaxed distributions,
 MixtureSameFamily, LowRankMultivariateNormal, LKJCholesky, ExponentialFamily with entropy and KL by Bregman
 divergence), every transform, constraints, biject_to / transform_to (constraint_registry), and kl_divergence with
-all the pairs torch registers. Samples come from ember's generator (ember.manual_seed), so their values differ
-from torch's; their distribution does not. A torch name not here raises AttributeError saying so."""
+all the pairs torch registers. Samples come from ember's generator (ember.manual_seed), so their values
+differ from those of torch; their distribution does not. A torch name not here raises AttributeError saying so."""
 from .._core.unimplemented import missing_attribute as _missing_attribute
 from . import constraints  # noqa: F401
 from .bernoulli import Bernoulli
