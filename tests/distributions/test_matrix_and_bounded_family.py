@@ -158,3 +158,21 @@ def test_exponential_family_entropy_by_autograd():
     close(ember.distributions.ExponentialFamily.entropy(d), d.entropy(), 1e-5)
     t = torch.distributions.ContinuousBernoulli(torch.tensor(PROBS))
     close(ember.distributions.ExponentialFamily.entropy(d), torch.distributions.ExponentialFamily.entropy(t), 1e-6)
+
+
+@pytest.mark.parametrize("name,args", [("Normal", (LOC, SCALE)), ("Gamma", (SCALE, SCALE[::-1].copy())),
+                                       ("Exponential", (SCALE,)), ("Bernoulli", (U,)), ("Beta", (SCALE, SCALE)),
+                                       ("Dirichlet", (SCALE,)), ("Poisson", (SCALE,)),
+                                       ("Wishart", (np.array([4.0, 6.5]),))])
+def test_exponential_family_members_match_torch(name, args):
+    kw = {"covariance_matrix": COV} if name == "Wishart" else {}
+    e, t = make(ember, name, args, kw), make(torch, name, args, kw)
+    assert isinstance(e, ember.distributions.ExponentialFamily)
+    try:
+        want = torch.distributions.ExponentialFamily.entropy(t)
+    except NotImplementedError:                       # no carrier measure given (Beta, Dirichlet, Poisson)
+        with pytest.raises(NotImplementedError):
+            ember.distributions.ExponentialFamily.entropy(e)
+        return
+    close(ember.distributions.ExponentialFamily.entropy(e), want, 1e-6)
+    close(ember.distributions.ExponentialFamily.entropy(e), e.entropy(), 1e-5)
