@@ -128,3 +128,27 @@ def test_kl_errors_match_torch():
             D.kl_divergence(_build(T, "Poisson", 0), _build(T, "Dirichlet", 0))
         with pytest.raises(NotImplementedError):
             D.kl_divergence(D.VonMises(T.tensor(0.0), T.tensor(1.0)), D.VonMises(T.tensor(0.0), T.tensor(1.0)))
+
+
+@pytest.mark.parametrize("name,same", [("Weibull", True), ("Weibull", False), ("LogisticNormal", True),
+                                       ("Kumaraswamy", True), ("RelaxedBernoulli", True), ("LogNormal", True)])
+def test_kl_through_equal_transforms(name, same):
+    # TransformedDistribution pairs reduce to their bases when the transforms compare equal (parameters included)
+    a, b = _pos(), _pos()
+    args = {"Weibull": [(a, b), (a, b if same else b + 1)], "LogisticNormal": [(a, b), (b, a)],
+            "Kumaraswamy": [(a, b), (a, b)], "RelaxedBernoulli": [(np.array(0.5), U), (np.array(0.5), U[::-1].copy())],
+            "LogNormal": [(a, b), (b, a)]}[name]
+
+    def kl(T):
+        D = T.distributions
+        return D.kl_divergence(*[getattr(D, name)(*[T.tensor(x) for x in xs]) for xs in args])
+    try:
+        want = kl(torch)
+    except NotImplementedError:
+        with pytest.raises(NotImplementedError):
+            kl(ember)
+        return
+    close(kl(ember), want, 1e-6)
+
+
+U = RNG.uniform(0.1, 0.9, S)
