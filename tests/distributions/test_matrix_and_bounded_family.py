@@ -8,7 +8,7 @@ import pytest
 
 import ember
 
-from ._parity_checks import check_against_torch, check_rsample_gradient, check_sample_moments, close, make
+from ._parity_checks import check_against_torch, check_log_prob_gradients, check_rsample_gradient, check_sample_moments, close, make
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.parity
@@ -176,3 +176,8 @@ def test_exponential_family_members_match_torch(name, args):
         return
     close(ember.distributions.ExponentialFamily.entropy(e), want, 1e-6)
     close(ember.distributions.ExponentialFamily.entropy(e), e.entropy(), 1e-5)
+
+
+@pytest.mark.parametrize("name,args,kw,value", CASES, ids=IDS)
+def test_log_prob_gradients_match_torch(name, args, kw, value):
+    check_log_prob_gradients(torch, name, args, kw, value, rtol=1e-5)

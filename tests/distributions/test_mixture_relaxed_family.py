@@ -6,7 +6,7 @@ import pytest
 
 import ember
 
-from ._parity_checks import check_against_torch, check_sample_moments, close, make
+from ._parity_checks import check_against_torch, check_log_prob_gradients, check_sample_moments, close, make
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.parity
@@ -184,3 +184,22 @@ def test_invalid_arguments_raise_torchs_error(name, args, kw):
     with pytest.raises(ValueError) as ee:
         make(ember, name, args, kw)
     assert str(ee.value).replace("ember.", "torch.") == str(te.value)
+
+
+@pytest.mark.parametrize("name,args,kw,value", CASES, ids=IDS)
+def test_log_prob_gradients_match_torch(name, args, kw, value):
+    check_log_prob_gradients(torch, name, args, kw, value, rtol=1e-5)
+
+
+def test_mixture_log_prob_gradients_match_torch():
+    logits, loc, scale = RNG.standard_normal((3, 3)), RNG_MIX_LOC, RNG_MIX_SCALE
+    value = RNG.standard_normal((5, 3)) * 2
+    grads = []
+    for T in (ember, torch):
+        leaves = [T.tensor(x, requires_grad=True) for x in (logits, loc, scale)]
+        D = T.distributions
+        d = D.MixtureSameFamily(D.Categorical(logits=leaves[0]), D.Normal(leaves[1], leaves[2]))
+        (d.log_prob(T.tensor(value)).sum() + d.mean.sum() + d.variance.sum()).backward()
+        grads.append([x.grad for x in leaves])
+    for e, t in zip(*grads):
+        close(e, t, 1e-6)
