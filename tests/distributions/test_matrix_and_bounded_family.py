@@ -181,3 +181,12 @@ def test_exponential_family_members_match_torch(name, args):
 @pytest.mark.parametrize("name,args,kw,value", CASES, ids=IDS)
 def test_log_prob_gradients_match_torch(name, args, kw, value):
     check_log_prob_gradients(torch, name, args, kw, value, rtol=1e-5)
+
+
+def test_continuous_bernoulli_checks_probs_before_clamping():
+    for mod in (torch, ember):
+        with pytest.raises(ValueError, match="The parameter probs has invalid values"):
+            mod.distributions.ContinuousBernoulli(mod.tensor([0.3, 1.2]), validate_args=True)
+        d = mod.distributions.ContinuousBernoulli(mod.tensor([0.0, 1.0]), validate_args=False)
+        eps = np.finfo(np.float32).eps
+        np.testing.assert_allclose(d.probs.numpy(), [eps, 1 - eps])
