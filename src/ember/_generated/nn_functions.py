@@ -78,6 +78,8 @@ _op_relu6_default, _c_relu6_default = _lazy(_G, '_op_relu6_default', 'aten', 're
 _op_replication_pad1d_default, _c_replication_pad1d_default = _lazy(_G, '_op_replication_pad1d_default', 'aten', 'replication_pad1d', 'default')
 _op_replication_pad2d_default, _c_replication_pad2d_default = _lazy(_G, '_op_replication_pad2d_default', 'aten', 'replication_pad2d', 'default')
 _op_replication_pad3d_default, _c_replication_pad3d_default = _lazy(_G, '_op_replication_pad3d_default', 'aten', 'replication_pad3d', 'default')
+_op_rrelu_with_noise__default, _c_rrelu_with_noise__default = _lazy(_G, '_op_rrelu_with_noise__default', 'aten', 'rrelu_with_noise_', 'default')
+_op_rrelu_with_noise_default, _c_rrelu_with_noise_default = _lazy(_G, '_op_rrelu_with_noise_default', 'aten', 'rrelu_with_noise', 'default')
 _op_scaled_dot_product_attention_default, _c_scaled_dot_product_attention_default = _lazy(_G, '_op_scaled_dot_product_attention_default', 'aten', 'scaled_dot_product_attention', 'default')
 _op_silu__default, _c_silu__default = _lazy(_G, '_op_silu__default', 'aten', 'silu_', 'default')
 _op_silu_default, _c_silu_default = _lazy(_G, '_op_silu_default', 'aten', 'silu', 'default')
@@ -261,6 +263,32 @@ def leaky_relu_(input, negative_slope=0.01):
         if _k is not None:
             return _k(input, negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
+
+def rrelu_with_noise(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu_with_noise', 'input', 1, 'Tensor', input)
+    if noise.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu_with_noise', 'noise', 2, 'Tensor', noise)
+    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+        raise _bad_arg('rrelu_with_noise', 'lower', 3, 'Number', lower)
+    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+        raise _bad_arg('rrelu_with_noise', 'upper', 4, 'Number', upper)
+    if training.__class__ is not bool:
+        raise _bad_arg('rrelu_with_noise', 'training', 5, 'bool', training)
+    return _op_rrelu_with_noise_default(input, noise, lower, upper, training, generator)
+
+def rrelu_with_noise_(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu_with_noise_', 'input', 1, 'Tensor', input)
+    if noise.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu_with_noise_', 'noise', 2, 'Tensor', noise)
+    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+        raise _bad_arg('rrelu_with_noise_', 'lower', 3, 'Number', lower)
+    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+        raise _bad_arg('rrelu_with_noise_', 'upper', 4, 'Number', upper)
+    if training.__class__ is not bool:
+        raise _bad_arg('rrelu_with_noise_', 'training', 5, 'bool', training)
+    return _op_rrelu_with_noise__default(input, noise, lower, upper, training, generator)
 
 def softshrink(input, lambd=0.5, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -1218,4 +1246,4 @@ def adaptive_max_pool3d(input, output_size):
         raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool3d_default(input, output_size)
 
-__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']
+__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'rrelu_with_noise_', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']

@@ -170,13 +170,16 @@ class Scatter:
     backwards): out[i] = init[i] for every i, then for each index of `size` *in order*: if mask,
     out[flat] = value (or out[flat] += value when `accumulate`), with `inner_fn(index)` returning
     (flat, value, mask or None), `flat` an Index into the output's contiguous layout (opaque vars allowed).
-    The stores conflict, so the kernel is one serial loop nest and is never fused."""
+    `direct`: pairs (dim of `size`, output dim) where the stores' position along that output dim is the loop index
+    itself: stores at different values of it never meet, so the kernel may split it over threads. The stores
+    may conflict otherwise, so the kernel is never fused."""
 
-    def __init__(self, size, init, inner_fn, accumulate):
+    def __init__(self, size, init, inner_fn, accumulate, direct=()):
         self.size = tuple(_sz(s) for s in size)
         self.init = init                # an IR value (Pointwise / BufferView) of the output's size and dtype
         self.inner_fn = inner_fn
         self.accumulate = accumulate
+        self.direct = tuple(direct)
 
 
 class Scan:

@@ -402,15 +402,18 @@ class Scheduler:
 
 
 # ---------------------------------------------------------------------------- memory planning
-def plan_memory(groups, buffers, keep, also=()):
-    """Assign each computed buffer (and each extern result named in `also`: the matmuls the C entry calls) a
-    storage slot: {buffer name: slot name}. A buffer in `keep` (a graph output, or anything the wrapper hands
+def plan_memory(groups, buffers, keep, also=(), written_by=None):
+    """Assign each computed buffer (and each extern result named in `also`: the matmuls and convolutions the C
+    entry calls) a storage slot: {buffer name: slot name}. `written_by` maps an extern's name to buffers its call
+    writes (convolution_backward's MultiOutputs): they are live from that call on. A buffer in `keep` (a graph output, or anything the wrapper hands
     out) gets its own slot; others reuse a slot of the same byte size whose previous occupant is dead. Returns
     (assignment, {slot: nbytes})."""
     first_write, last_read = {}, {}
     for step, g in enumerate(groups):
         for n in g.nodes:
             first_write.setdefault(n.buf.name, step)
+            for w in (written_by or {}).get(n.buf.name, ()):
+                first_write.setdefault(w, step)
             for r in n.reads:
                 last_read[r] = step
     free = {}            # nbytes -> [(slot, free_from_step)]

@@ -59,6 +59,11 @@ class Gamma(Distribution):
         return (ember.xlogy(self.concentration, self.rate) + ember.xlogy(self.concentration - 1, value)
                 - self.rate * value - ember.lgamma(self.concentration))
 
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return ember.special.gammainc(self.concentration, self.rate * value)
+
     def entropy(self):
         return (self.concentration - ember.log(self.rate) + ember.lgamma(self.concentration)
                 + (1.0 - self.concentration) * ember.digamma(self.concentration))
