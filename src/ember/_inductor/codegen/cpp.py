@@ -233,6 +233,9 @@ class CppOps:
         self.k = kernel
         self.lines = []
         self.cse = {}
+        # value -> the value it is NaN exactly when (relu(x) is NaN iff x is): isnan reads the source, since gcc
+        # folds `isnan(x < 0 ? 0 : x)` into a select of masks of two widths that stops it vectorising the loop
+        self.nan_source = {}
 
     # -------------------------------------------------------------- plumbing
     def _emit(self, expr, dtype, key=None):
@@ -412,7 +415,12 @@ class CppOps:
         if op in UNARY_OPS:
             def unary(x):
                 out = _dt.bool_ if op in BOOL_RESULT else x.dtype
-                return self._emit(self._unary(op, x), out)
+                if op == "isnan":
+                    x = self.nan_source.get(x.name, x)
+                v = self._emit(self._unary(op, x), out)
+                if op == "relu" and _is_float(x.dtype):
+                    self.nan_source[v.name] = self.nan_source.get(x.name, x)
+                return v
             return unary
         if op in BINARY_OPS:
             def binary(a, b):
