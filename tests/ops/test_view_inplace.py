@@ -35,7 +35,8 @@ def test_inplace_view_matches_torch(call, through_view):
 
 @pytest.mark.parity
 @pytest.mark.parametrize("call", ["t.squeeze_(3)", "t.unsqueeze_(4)", "t.transpose_(0, 3)", "t.squeeze_((0, 5))", "t.t_()",
-                                  "t.swapdims_(0, 3)", "t.swapaxes_(-4, 0)"])
+                                  "t.swapdims_(0, 3)", "t.swapaxes_(-4, 0)", "t.squeeze_((1, 1))",
+                                  "t.squeeze((0, -3))", "t.squeeze_((0, 2, 0))"])
 def test_inplace_view_errors_match_torch(call):
     got = []
     for L in (torch, ember):

@@ -387,7 +387,13 @@ def squeeze_dim(self, dim):
 
 
 def squeeze_dims(self, dim):
-    return _squeeze_dims(self, {wrap_dim(d, self.dim()) for d in _intlist(dim)})
+    seen = set()
+    for d in _intlist(dim):         # torch's dim_list_to_bitset: wrapped and checked in order
+        d = wrap_dim(d, self.dim())
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return _squeeze_dims(self, seen)
 
 
 # ---------------------------------------------------------------- in-place views (tag inplace_view)
