@@ -4,7 +4,7 @@ from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
-from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -2026,7 +2026,7 @@ def relu(input):
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu_default(input)
@@ -2036,7 +2036,7 @@ def relu_(input):
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu__default(input)
@@ -2046,7 +2046,7 @@ def selu(input):
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_selu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_selu_default(input)
@@ -2056,7 +2056,7 @@ def selu_(input):
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_selu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_selu__default(input)
@@ -2070,7 +2070,7 @@ def celu(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_celu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, alpha)
     return _op_celu_default(input, alpha)
@@ -2084,7 +2084,7 @@ def celu_(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_celu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, alpha)
     return _op_celu__default(input, alpha)
@@ -2102,7 +2102,7 @@ def hardshrink(input, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, lambd)
     return _op_hardshrink_default(input, lambd)
@@ -2124,7 +2124,7 @@ def threshold(input, threshold, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold_default(input, threshold, value)
@@ -2142,7 +2142,7 @@ def threshold_(input, threshold, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold__default(input, threshold, value)
@@ -2155,7 +2155,7 @@ def prelu(input, weight):
     _ks = input._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight)
     return _op_prelu_default(input, weight)
@@ -2178,7 +2178,7 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         if dropout_p.__class__ in _TENSOR_TYPES:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
@@ -2197,7 +2197,7 @@ def conj_physical(input, *, out=None):
         return _op_conj_physical_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_conj_physical_default(input)
@@ -2207,7 +2207,7 @@ def conj_physical_(input):
         raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_conj_physical__default(input)
@@ -2217,7 +2217,7 @@ def conj(input):
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_conj_default(input)
@@ -2227,7 +2227,7 @@ def _conj(input):
         raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op__conj_default(input)
@@ -2237,7 +2237,7 @@ def _neg_view(input):
         raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op__neg_view_default(input)
@@ -2247,7 +2247,7 @@ def resolve_conj(input):
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_resolve_conj_default(input)
@@ -2257,7 +2257,7 @@ def resolve_neg(input):
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_resolve_neg_default(input)
@@ -2267,7 +2267,7 @@ def view_as_real(input):
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_real_default(input)
@@ -2277,7 +2277,7 @@ def view_as_complex(input):
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_complex_default(input)
@@ -2294,7 +2294,7 @@ def complex(real, imag, *, out=None):
     _ks = real._ks
     _ks |= imag._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(real, imag)
     return _op_complex_default(real, imag)
@@ -2311,7 +2311,7 @@ def polar(abs, angle, *, out=None):
     _ks = abs._ks
     _ks |= angle._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polar_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_polar_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(abs, angle)
     return _op_polar_default(abs, angle)
@@ -2325,7 +2325,7 @@ def angle(input, *, out=None):
         return _op_angle_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_angle_default(input)
@@ -2729,7 +2729,7 @@ def clone(input, *, memory_format=None):
     if memory_format is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_clone_default(input)
@@ -2741,7 +2741,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op__to_copy_default(input)
@@ -2768,7 +2768,7 @@ def _fill__b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill__Scalar(input, value)
@@ -2785,7 +2785,7 @@ def _fill__b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill__Tensor(input, value)
@@ -2848,7 +2848,7 @@ def _fill_b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill_Scalar(input, value)
@@ -2865,7 +2865,7 @@ def _fill_b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill_Tensor(input, value)
@@ -2918,7 +2918,7 @@ def zero_(input):
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_zero__default(input)
@@ -3934,7 +3934,7 @@ def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         if base.__class__ in _TENSOR_TYPES:
             _ks |= base._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(start, end, steps, base)
         return _op_logspace_Tensor_Tensor(start, end, steps, base)
@@ -4025,7 +4025,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x1, x2, p, eps, keepdim)
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
@@ -4046,7 +4046,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x1, x2, dim, eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
@@ -4063,7 +4063,7 @@ def dist(input, other, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, p)
     return _op_dist_default(input, other, p)
@@ -4077,7 +4077,7 @@ def pdist(input, p=2.0):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_pdist_default(input, p)
@@ -4098,7 +4098,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if compute_mode.__class__ in _TENSOR_TYPES:
         _ks |= compute_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x1, x2, p, compute_mode)
     return _op_cdist_default(x1, x2, p, compute_mode)
@@ -4114,7 +4114,7 @@ def native_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_native_dropout_default(input, p, train)
@@ -4130,7 +4130,7 @@ def dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_dropout_default(input, p, train)
@@ -4146,7 +4146,7 @@ def feature_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout_default(input, p, train)
@@ -4162,7 +4162,7 @@ def alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout_default(input, p, train)
@@ -4178,7 +4178,7 @@ def feature_alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout_default(input, p, train)
@@ -4194,7 +4194,7 @@ def dropout_(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_dropout__default(input, p, train)
@@ -4210,7 +4210,7 @@ def feature_dropout_(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout__default(input, p, train)
@@ -4226,7 +4226,7 @@ def alpha_dropout_(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout__default(input, p, train)
@@ -4242,7 +4242,7 @@ def feature_alpha_dropout_(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout__default(input, p, train)
@@ -4257,7 +4257,7 @@ def add(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_add_Tensor(input, other)
@@ -4277,7 +4277,7 @@ def sub(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_sub_Tensor(input, other)
@@ -4298,7 +4298,7 @@ def mul(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_mul_Tensor(input, other)
@@ -4322,7 +4322,7 @@ def _div_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_div_Tensor(input, other)
@@ -4408,7 +4408,7 @@ def _rsub_b0(input, other, *, alpha=1):
         _ks = input._ks
         _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_rsub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_rsub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_rsub_Tensor(input, other)
@@ -4435,7 +4435,7 @@ def _rsub_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsub_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rsub_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, alpha)
     return _op_rsub_Scalar(input, other, alpha)
@@ -4498,7 +4498,7 @@ def floor_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_floor_divide_default(input, other)
@@ -4525,7 +4525,7 @@ def remainder(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_remainder_Tensor(input, other)
@@ -4554,7 +4554,7 @@ def float_power(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, exponent)
     return _op_float_power_Tensor_Tensor(input, exponent)
@@ -4581,7 +4581,7 @@ def pow(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, exponent)
     return _op_pow_Tensor_Tensor(input, exponent)
@@ -4603,7 +4603,7 @@ def eq(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_eq_Tensor(input, other)
@@ -4625,7 +4625,7 @@ def ne(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ne_Tensor(input, other)
@@ -4647,7 +4647,7 @@ def lt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_lt_Tensor(input, other)
@@ -4669,7 +4669,7 @@ def le(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_le_Tensor(input, other)
@@ -4691,7 +4691,7 @@ def gt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_gt_Tensor(input, other)
@@ -4713,7 +4713,7 @@ def ge(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ge_Tensor(input, other)
@@ -4730,7 +4730,7 @@ def logical_and(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logical_and_default(input, other)
@@ -4747,7 +4747,7 @@ def logical_or(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logical_or_default(input, other)
@@ -4764,7 +4764,7 @@ def logical_xor(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logical_xor_default(input, other)
@@ -4791,7 +4791,7 @@ def bitwise_and(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_and_Tensor(input, other)
@@ -4818,7 +4818,7 @@ def bitwise_or(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_or_Tensor(input, other)
@@ -4845,7 +4845,7 @@ def bitwise_xor(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_xor_Tensor(input, other)
@@ -4859,7 +4859,7 @@ def neg(input, *, out=None):
         return _op_neg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_neg_default(input)
@@ -4869,7 +4869,7 @@ def neg_(input):
         raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_neg__default(input)
@@ -4883,7 +4883,7 @@ def abs(input, *, out=None):
         return _op_abs_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_abs_default(input)
@@ -4893,7 +4893,7 @@ def abs_(input):
         raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_abs__default(input)
@@ -4907,7 +4907,7 @@ def exp(input, *, out=None):
         return _op_exp_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp_default(input)
@@ -4917,7 +4917,7 @@ def exp_(input):
         raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp__default(input)
@@ -4931,7 +4931,7 @@ def log(input, *, out=None):
         return _op_log_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log_default(input)
@@ -4941,7 +4941,7 @@ def log_(input):
         raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log__default(input)
@@ -4955,7 +4955,7 @@ def sqrt(input, *, out=None):
         return _op_sqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sqrt_default(input)
@@ -4965,7 +4965,7 @@ def sqrt_(input):
         raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sqrt__default(input)
@@ -4979,7 +4979,7 @@ def rsqrt(input, *, out=None):
         return _op_rsqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_rsqrt_default(input)
@@ -4989,7 +4989,7 @@ def rsqrt_(input):
         raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_rsqrt__default(input)
@@ -5003,7 +5003,7 @@ def sin(input, *, out=None):
         return _op_sin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sin_default(input)
@@ -5013,7 +5013,7 @@ def sin_(input):
         raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sin__default(input)
@@ -5027,7 +5027,7 @@ def cos(input, *, out=None):
         return _op_cos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_cos_default(input)
@@ -5037,7 +5037,7 @@ def cos_(input):
         raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_cos__default(input)
@@ -5051,7 +5051,7 @@ def tanh(input, *, out=None):
         return _op_tanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_tanh_default(input)
@@ -5061,7 +5061,7 @@ def tanh_(input):
         raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_tanh__default(input)
@@ -5075,7 +5075,7 @@ def sigmoid(input, *, out=None):
         return _op_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sigmoid_default(input)
@@ -5085,7 +5085,7 @@ def sigmoid_(input):
         raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sigmoid__default(input)
@@ -5099,7 +5099,7 @@ def bitwise_not(input, *, out=None):
         return _op_bitwise_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_bitwise_not_default(input)
@@ -5113,7 +5113,7 @@ def logical_not(input, *, out=None):
         return _op_logical_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_logical_not_default(input)
@@ -5141,7 +5141,7 @@ def _clamp_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp_default(input, min, max)
@@ -5165,7 +5165,7 @@ def _clamp_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp_Tensor(input, min, max)
@@ -5242,7 +5242,7 @@ def _clamp__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp__default(input, min, max)
@@ -5264,7 +5264,7 @@ def _clamp__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp__Tensor(input, min, max)
@@ -5333,7 +5333,7 @@ def _clamp_min_b0(input, min, *, out=None):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min_default(input, min)
@@ -5352,7 +5352,7 @@ def _clamp_min_b1(input, min, *, out=None):
     _ks = input._ks
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min_Tensor(input, min)
@@ -5421,7 +5421,7 @@ def _clamp_max_b0(input, max, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max_default(input, max)
@@ -5440,7 +5440,7 @@ def _clamp_max_b1(input, max, *, out=None):
     _ks = input._ks
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max_Tensor(input, max)
@@ -5524,7 +5524,7 @@ def _where_b0(condition, input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(condition, input, other)
     return _op_where_self(condition, input, other)
@@ -5538,7 +5538,7 @@ def _where_c1(condition):
 def _where_b1(condition):
     _ks = condition._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_where_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(condition))
     return _as_tuple(_op_where_default(condition))
@@ -5606,7 +5606,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_isclose_default(input, other, rtol, atol, equal_nan)
@@ -5629,7 +5629,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_allclose_default(input, other, rtol, atol, equal_nan)
@@ -5643,7 +5643,7 @@ def exp2(input, *, out=None):
         return _op_exp2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp2_default(input)
@@ -5653,7 +5653,7 @@ def exp2_(input):
         raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp2__default(input)
@@ -5667,7 +5667,7 @@ def expm1(input, *, out=None):
         return _op_expm1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_expm1_default(input)
@@ -5677,7 +5677,7 @@ def expm1_(input):
         raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_expm1__default(input)
@@ -5691,7 +5691,7 @@ def log1p(input, *, out=None):
         return _op_log1p_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log1p_default(input)
@@ -5701,7 +5701,7 @@ def log1p_(input):
         raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log1p__default(input)
@@ -5715,7 +5715,7 @@ def log2(input, *, out=None):
         return _op_log2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log2_default(input)
@@ -5725,7 +5725,7 @@ def log2_(input):
         raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log2__default(input)
@@ -5739,7 +5739,7 @@ def log10(input, *, out=None):
         return _op_log10_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log10_default(input)
@@ -5749,7 +5749,7 @@ def log10_(input):
         raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log10__default(input)
@@ -5763,7 +5763,7 @@ def sign(input, *, out=None):
         return _op_sign_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sign_default(input)
@@ -5777,7 +5777,7 @@ def sgn(input, *, out=None):
         return _op_sgn_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sgn_default(input)
@@ -5791,7 +5791,7 @@ def floor(input, *, out=None):
         return _op_floor_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_floor_default(input)
@@ -5801,7 +5801,7 @@ def floor_(input):
         raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_floor__default(input)
@@ -5815,7 +5815,7 @@ def ceil(input, *, out=None):
         return _op_ceil_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_ceil_default(input)
@@ -5825,7 +5825,7 @@ def ceil_(input):
         raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_ceil__default(input)
@@ -5841,7 +5841,7 @@ def _round_b0(input, *, out=None):
         return _op_round_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_round_default(input)
@@ -5913,7 +5913,7 @@ def _round__c0(input):
 def _round__b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_round__default(input)
@@ -5979,7 +5979,7 @@ def trunc(input, *, out=None):
         return _op_trunc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_trunc_default(input)
@@ -5989,7 +5989,7 @@ def trunc_(input):
         raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_trunc__default(input)
@@ -6003,7 +6003,7 @@ def frac(input, *, out=None):
         return _op_frac_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_frac_default(input)
@@ -6013,7 +6013,7 @@ def frac_(input):
         raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_frac__default(input)
@@ -6027,7 +6027,7 @@ def reciprocal(input, *, out=None):
         return _op_reciprocal_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_reciprocal_default(input)
@@ -6037,7 +6037,7 @@ def reciprocal_(input):
         raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_reciprocal__default(input)
@@ -6051,7 +6051,7 @@ def square(input, *, out=None):
         return _op_square_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_square_default(input)
@@ -6061,7 +6061,7 @@ def square_(input):
         raise _bad_arg('square_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_square__default(input)
@@ -6075,7 +6075,7 @@ def erf(input, *, out=None):
         return _op_erf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erf_default(input)
@@ -6085,7 +6085,7 @@ def erf_(input):
         raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erf__default(input)
@@ -6099,7 +6099,7 @@ def erfc(input, *, out=None):
         return _op_erfc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erfc_default(input)
@@ -6109,7 +6109,7 @@ def erfc_(input):
         raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erfc__default(input)
@@ -6123,7 +6123,7 @@ def erfinv(input, *, out=None):
         return _op_erfinv_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erfinv_default(input)
@@ -6137,7 +6137,7 @@ def asin(input, *, out=None):
         return _op_asin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_asin_default(input)
@@ -6147,7 +6147,7 @@ def asin_(input):
         raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_asin__default(input)
@@ -6161,7 +6161,7 @@ def acos(input, *, out=None):
         return _op_acos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_acos_default(input)
@@ -6171,7 +6171,7 @@ def acos_(input):
         raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_acos__default(input)
@@ -6185,7 +6185,7 @@ def atan(input, *, out=None):
         return _op_atan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_atan_default(input)
@@ -6195,7 +6195,7 @@ def atan_(input):
         raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_atan__default(input)
@@ -6209,7 +6209,7 @@ def sinh(input, *, out=None):
         return _op_sinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinh_default(input)
@@ -6219,7 +6219,7 @@ def sinh_(input):
         raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinh__default(input)
@@ -6233,7 +6233,7 @@ def cosh(input, *, out=None):
         return _op_cosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_cosh_default(input)
@@ -6243,7 +6243,7 @@ def cosh_(input):
         raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_cosh__default(input)
@@ -6257,7 +6257,7 @@ def tan(input, *, out=None):
         return _op_tan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_tan_default(input)
@@ -6267,7 +6267,7 @@ def tan_(input):
         raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_tan__default(input)
@@ -6281,7 +6281,7 @@ def asinh(input, *, out=None):
         return _op_asinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_asinh_default(input)
@@ -6291,7 +6291,7 @@ def asinh_(input):
         raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_asinh__default(input)
@@ -6305,7 +6305,7 @@ def acosh(input, *, out=None):
         return _op_acosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_acosh_default(input)
@@ -6315,7 +6315,7 @@ def acosh_(input):
         raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_acosh__default(input)
@@ -6329,7 +6329,7 @@ def atanh(input, *, out=None):
         return _op_atanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_atanh_default(input)
@@ -6339,7 +6339,7 @@ def atanh_(input):
         raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_atanh__default(input)
@@ -6365,7 +6365,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num_default(input, nan, posinf, neginf)
@@ -6387,7 +6387,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num__default(input, nan, posinf, neginf)
@@ -6405,7 +6405,7 @@ def logit(input, eps=None, *, out=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, eps)
     return _op_logit_default(input, eps)
@@ -6419,7 +6419,7 @@ def logit_(input, eps=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, eps)
     return _op_logit__default(input, eps)
@@ -6436,7 +6436,7 @@ def hypot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_hypot_default(input, other)
@@ -6453,7 +6453,7 @@ def atan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_atan2_default(input, other)
@@ -6478,7 +6478,7 @@ def _lerp_b0(input, end, weight, *, out=None):
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Scalar(input, end, weight)
@@ -6500,7 +6500,7 @@ def _lerp_b1(input, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Tensor(input, end, weight)
@@ -6574,7 +6574,7 @@ def fmod(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_fmod_Tensor(input, other)
@@ -6597,7 +6597,7 @@ def copysign(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_copysign_Tensor(input, other)
@@ -6614,7 +6614,7 @@ def heaviside(input, values, *, out=None):
     _ks = input._ks
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, values)
     return _op_heaviside_default(input, values)
@@ -6631,7 +6631,7 @@ def gcd(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_gcd_default(input, other)
@@ -6644,7 +6644,7 @@ def gcd_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_gcd__default(input, other)
@@ -6661,7 +6661,7 @@ def lcm(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_lcm_default(input, other)
@@ -6674,7 +6674,7 @@ def lcm_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_lcm__default(input, other)
@@ -6696,7 +6696,7 @@ def _isin_b0(elements, test_elements, *, assume_unique=False, invert=False, out=
         _ks = elements._ks
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_isin_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_isin_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(elements, test_elements)
         return _op_isin_Tensor_Tensor(elements, test_elements)
@@ -6724,7 +6724,7 @@ def _isin_b1(elements, test_element, *, assume_unique=False, invert=False, out=N
         if test_element.__class__ in _TENSOR_TYPES:
             _ks |= test_element._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_isin_Tensor_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_isin_Tensor_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(elements, test_element)
         return _op_isin_Tensor_Scalar(elements, test_element)
@@ -6751,7 +6751,7 @@ def _isin_b2(element, test_elements, *, assume_unique=False, invert=False, out=N
         _ks = element._ks if element.__class__ in _TENSOR_TYPES else 0
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_isin_Scalar_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_isin_Scalar_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(element, test_elements)
         return _op_isin_Scalar_Tensor(element, test_elements)
@@ -6839,7 +6839,7 @@ def maximum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_maximum_default(input, other)
@@ -6856,7 +6856,7 @@ def minimum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_minimum_default(input, other)
@@ -6873,7 +6873,7 @@ def fmax(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_fmax_default(input, other)
@@ -6890,7 +6890,7 @@ def fmin(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_fmin_default(input, other)
@@ -6900,7 +6900,7 @@ def positive(input):
         raise _bad_arg('positive', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_positive_default(input)
@@ -6910,7 +6910,7 @@ def isreal(input):
         raise _bad_arg('isreal', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isreal_default(input)
@@ -6930,7 +6930,7 @@ def _clamp_min__b0(input, min):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min__default(input, min)
@@ -6947,7 +6947,7 @@ def _clamp_min__b1(input, min):
     _ks = input._ks
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min__Tensor(input, min)
@@ -7010,7 +7010,7 @@ def _clamp_max__b0(input, max):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max__default(input, max)
@@ -7027,7 +7027,7 @@ def _clamp_max__b1(input, max):
     _ks = input._ks
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max__Tensor(input, max)
@@ -7080,7 +7080,7 @@ def negative_(input):
         raise _bad_arg('negative_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_negative__default(input)
@@ -7090,7 +7090,7 @@ def fix_(input):
         raise _bad_arg('fix_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_fix__default(input)
@@ -7100,7 +7100,7 @@ def isnan(input):
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isnan_default(input)
@@ -7110,7 +7110,7 @@ def isinf(input):
         raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isinf_default(input)
@@ -7120,7 +7120,7 @@ def isfinite(input):
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isfinite_default(input)
@@ -7134,7 +7134,7 @@ def signbit(input, *, out=None):
         return _op_signbit_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_signbit_default(input)
@@ -7148,7 +7148,7 @@ def isposinf(input, *, out=None):
         return _op_isposinf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isposinf_default(input)
@@ -7162,7 +7162,7 @@ def isneginf(input, *, out=None):
         return _op_isneginf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isneginf_default(input)
@@ -7179,7 +7179,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcmul_default(input, tensor1, tensor2)
@@ -7203,7 +7203,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcdiv_default(input, tensor1, tensor2)
@@ -7239,7 +7239,7 @@ def xlogy(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_xlogy_Tensor(input, other)
@@ -7256,7 +7256,7 @@ def xlogy_(input, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_xlogy__Tensor(input, other)
@@ -7273,7 +7273,7 @@ def logaddexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logaddexp_default(input, other)
@@ -7287,7 +7287,7 @@ def deg2rad(input, *, out=None):
         return _op_deg2rad_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_deg2rad_default(input)
@@ -7297,7 +7297,7 @@ def deg2rad_(input):
         raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_deg2rad__default(input)
@@ -7311,7 +7311,7 @@ def rad2deg(input, *, out=None):
         return _op_rad2deg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_rad2deg_default(input)
@@ -7321,7 +7321,7 @@ def rad2deg_(input):
         raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_rad2deg__default(input)
@@ -7338,7 +7338,7 @@ def logaddexp2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logaddexp2_default(input, other)
@@ -7355,7 +7355,7 @@ def nextafter(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_nextafter_default(input, other)
@@ -7372,7 +7372,7 @@ def ldexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ldexp_Tensor(input, other)
@@ -7385,7 +7385,7 @@ def ldexp_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ldexp__default(input, other)
@@ -7397,7 +7397,7 @@ def frexp(input, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_frexp(*_k(input))
     return _rt_frexp(*_op_frexp_Tensor(input))
@@ -7426,7 +7426,7 @@ def bitwise_left_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_left_shift_Tensor(input, other)
@@ -7455,7 +7455,7 @@ def bitwise_right_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_right_shift_Tensor(input, other)
@@ -7469,7 +7469,7 @@ def arcsin(input, *, out=None):
         return _op_arcsin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsin_default(input)
@@ -7479,7 +7479,7 @@ def arcsin_(input):
         raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsin__default(input)
@@ -7493,7 +7493,7 @@ def arccos(input, *, out=None):
         return _op_arccos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccos_default(input)
@@ -7503,7 +7503,7 @@ def arccos_(input):
         raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccos__default(input)
@@ -7517,7 +7517,7 @@ def arctan(input, *, out=None):
         return _op_arctan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctan_default(input)
@@ -7527,7 +7527,7 @@ def arctan_(input):
         raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctan__default(input)
@@ -7541,7 +7541,7 @@ def arcsinh(input, *, out=None):
         return _op_arcsinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsinh_default(input)
@@ -7551,7 +7551,7 @@ def arcsinh_(input):
         raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsinh__default(input)
@@ -7565,7 +7565,7 @@ def arccosh(input, *, out=None):
         return _op_arccosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccosh_default(input)
@@ -7575,7 +7575,7 @@ def arccosh_(input):
         raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccosh__default(input)
@@ -7589,7 +7589,7 @@ def arctanh(input, *, out=None):
         return _op_arctanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctanh_default(input)
@@ -7599,7 +7599,7 @@ def arctanh_(input):
         raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctanh__default(input)
@@ -7616,7 +7616,7 @@ def arctan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_arctan2_default(input, other)
@@ -7644,7 +7644,7 @@ def _clip_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip_default(input, min, max)
@@ -7668,7 +7668,7 @@ def _clip_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip_Tensor(input, min, max)
@@ -7745,7 +7745,7 @@ def _clip__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip__default(input, min, max)
@@ -7767,7 +7767,7 @@ def _clip__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip__Tensor(input, min, max)
@@ -7841,7 +7841,7 @@ def _subtract_b0(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_subtract_Tensor(input, other)
@@ -7872,7 +7872,7 @@ def _subtract_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, alpha)
     return _op_subtract_Scalar(input, other, alpha)
@@ -7933,7 +7933,7 @@ def absolute(input, *, out=None):
         return _op_absolute_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_absolute_default(input)
@@ -7947,7 +7947,7 @@ def negative(input, *, out=None):
         return _op_negative_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_negative_default(input)
@@ -7961,7 +7961,7 @@ def fix(input, *, out=None):
         return _op_fix_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_fix_default(input)
@@ -7985,7 +7985,7 @@ def _divide_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_divide_Tensor(input, other)
@@ -8065,7 +8065,7 @@ def true_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_true_divide_Tensor(input, other)
@@ -8081,7 +8081,7 @@ def multiply(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_multiply_Tensor(input, other)
@@ -8103,7 +8103,7 @@ def greater(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_greater_Tensor(input, other)
@@ -8125,7 +8125,7 @@ def greater_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_greater_equal_Tensor(input, other)
@@ -8147,7 +8147,7 @@ def less(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_less_Tensor(input, other)
@@ -8169,7 +8169,7 @@ def less_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_less_equal_Tensor(input, other)
@@ -8191,7 +8191,7 @@ def not_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_not_equal_Tensor(input, other)
@@ -8205,7 +8205,7 @@ def lgamma(input, *, out=None):
         return _op_lgamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_lgamma_default(input)
@@ -8219,7 +8219,7 @@ def digamma(input, *, out=None):
         return _op_digamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_digamma_default(input)
@@ -8233,7 +8233,7 @@ def i0(input, *, out=None):
         return _op_i0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_i0_default(input)
@@ -8243,7 +8243,7 @@ def i0_(input):
         raise _bad_arg('i0_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_i0__default(input)
@@ -8257,7 +8257,7 @@ def sinc(input, *, out=None):
         return _op_sinc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinc_default(input)
@@ -8267,7 +8267,7 @@ def sinc_(input):
         raise _bad_arg('sinc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinc__default(input)
@@ -8284,7 +8284,7 @@ def polygamma(n, input, *, out=None):
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
     _ks |= input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(n, input)
     return _op_polygamma_default(n, input)
@@ -8302,7 +8302,7 @@ def mvlgamma(input, p, *, out=None):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_mvlgamma_default(input, p)
@@ -8319,7 +8319,7 @@ def igamma(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_igamma_default(input, other)
@@ -8336,7 +8336,7 @@ def igammac(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_igammac_default(input, other)
@@ -8357,7 +8357,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
@@ -8391,7 +8391,7 @@ def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
     if per_sample_weights.__class__ in _TENSOR_TYPES:
         _ks |= per_sample_weights._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
     return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
@@ -8429,7 +8429,7 @@ def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
@@ -8532,7 +8532,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
@@ -8553,7 +8553,7 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     if norm_type.__class__ in _TENSOR_TYPES:
         _ks |= norm_type._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, indices, max_norm, norm_type)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
@@ -8616,7 +8616,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, index)
         return _op_gather_default(input, dim, index)
@@ -8649,7 +8649,7 @@ def _scatter_b0(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_src(input, dim, index, src)
@@ -8678,7 +8678,7 @@ def _scatter_b1(input, dim, index, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, value)
     return _op_scatter_value(input, dim, index, value)
@@ -8827,7 +8827,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_add_default(input, dim, index, src)
@@ -8850,7 +8850,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, index, src, reduce)
         return _op_scatter_reduce_two(input, dim, index, src, reduce)
@@ -8878,7 +8878,7 @@ def index_select(input, dim, index, *, out=None):
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_index_select_default(input, dim, index)
@@ -8899,7 +8899,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, index, source)
         return _op_index_add_default(input, dim, index, source)
@@ -8930,7 +8930,7 @@ def index_copy(input, dim, index, source, *, out=None):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, source)
     return _op_index_copy_default(input, dim, index, source)
@@ -8957,7 +8957,7 @@ def _index_fill_b0(input, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Scalar(input, dim, index, value)
@@ -8981,7 +8981,7 @@ def _index_fill_b1(input, dim, index, value):
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Tensor(input, dim, index, value)
@@ -9055,7 +9055,7 @@ def _masked_fill_b0(input, mask, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Scalar(input, mask, value)
@@ -9075,7 +9075,7 @@ def _masked_fill_b1(input, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Tensor(input, mask, value)
@@ -9139,7 +9139,7 @@ def masked_select(input, mask, *, out=None):
     _ks = input._ks
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mask)
     return _op_masked_select_default(input, mask)
@@ -9155,7 +9155,7 @@ def masked_scatter(input, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mask, source)
     return _op_masked_scatter_default(input, mask, source)
@@ -9172,7 +9172,7 @@ def take(input, index, *, out=None):
     _ks = input._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, index)
     return _op_take_default(input, index)
@@ -9193,7 +9193,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, indices, dim)
     return _op_take_along_dim_default(input, indices, dim)
@@ -9207,7 +9207,7 @@ def nonzero(input, *, out=None):
         return _op_nonzero_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_nonzero_default(input)
@@ -9217,7 +9217,7 @@ def argwhere(input):
         raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_argwhere_default(input)
@@ -9235,7 +9235,7 @@ def put(input, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, index, source, accumulate)
     return _op_put_default(input, index, source, accumulate)
@@ -9258,7 +9258,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, index, source, reduce)
         return _op_index_reduce_default(input, dim, index, source, reduce)
@@ -9324,7 +9324,7 @@ def channel_shuffle(input, groups):
     if groups.__class__ in _TENSOR_TYPES:
         _ks |= groups._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, groups)
     return _op_channel_shuffle_default(input, groups)
@@ -9338,7 +9338,7 @@ def native_channel_shuffle(input, groups):
     if groups.__class__ in _TENSOR_TYPES:
         _ks |= groups._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, groups)
     return _op_native_channel_shuffle_default(input, groups)
@@ -9352,7 +9352,7 @@ def pixel_shuffle(input, upscale_factor):
     if upscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= upscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
@@ -9366,7 +9366,7 @@ def pixel_unshuffle(input, downscale_factor):
     if downscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= downscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
@@ -9389,7 +9389,7 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
@@ -9412,7 +9412,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
@@ -9426,7 +9426,7 @@ def inverse(input, *, out=None):
         return _op_inverse_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_inverse_default(input)
@@ -9436,7 +9436,7 @@ def det(input):
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_det_default(input)
@@ -9448,7 +9448,7 @@ def slogdet(input, *, out=None):
         return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_slogdet(*_k(input))
     return _rt_slogdet(*_op_slogdet_default(input))
@@ -9458,7 +9458,7 @@ def logdet(input):
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_logdet_default(input)
@@ -9474,7 +9474,7 @@ def cholesky(input, upper=False, *, out=None):
         return _op_cholesky_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, upper)
     return _op_cholesky_default(input, upper)
@@ -9488,7 +9488,7 @@ def qr(input, some=True, *, out=None):
         return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_qr(*_k(input, some))
     return _rt_qr(*_op_qr_default(input, some))
@@ -9503,7 +9503,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt__linalg_svd(*_k(A, full_matrices, compute_uv))
         return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
@@ -9524,7 +9524,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_svd(*_k(input, some, compute_uv))
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
@@ -9540,7 +9540,7 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
         return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt__linalg_eigh(*_k(A, UPLO, compute_v))
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
@@ -9554,7 +9554,7 @@ def pinverse(input, rcond=1e-15):
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, rcond)
     return _op_pinverse_default(input, rcond)
@@ -9572,7 +9572,7 @@ def matrix_power(input, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, n)
     return _op_matrix_power_default(input, n)
@@ -9582,7 +9582,7 @@ def matrix_exp(input):
         raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_matrix_exp_default(input)
@@ -9601,7 +9601,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     _ks = input._ks
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, input2, upper)
     return _op_cholesky_solve_default(input, input2, upper)
@@ -9617,7 +9617,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _op_cholesky_inverse_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, upper)
     return _op_cholesky_inverse_default(input, upper)
@@ -9633,7 +9633,7 @@ def vander(x, N=None, increasing=False):
     if N.__class__ in _TENSOR_TYPES:
         _ks |= N._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, N, increasing)
     return _op_vander_default(x, N, increasing)
@@ -9654,7 +9654,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     _ks = input._ks
     _ks |= A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_triangular_solve(*_k(input, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
@@ -9671,7 +9671,7 @@ def orgqr(input, input2, *, out=None):
     _ks = input._ks
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, input2)
     return _op_orgqr_default(input, input2)
@@ -9695,7 +9695,7 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     _ks |= input2._ks
     _ks |= input3._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, input2, input3, left, transpose)
     return _op_ormqr_default(input, input2, input3, left, transpose)
@@ -9734,7 +9734,7 @@ def bilinear(input1, input2, weight, bias=None):
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input1, input2, weight, bias)
     return _op_bilinear_default(input1, input2, weight, bias)
@@ -9753,7 +9753,7 @@ def _mm_b0(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mat2)
     return _op_mm_default(input, mat2)
@@ -9774,7 +9774,7 @@ def _mm_b1(input, mat2, out_dtype, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mat2, out_dtype)
     return _op_mm_dtype(input, mat2, out_dtype)
@@ -9842,7 +9842,7 @@ def _bmm_b0(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mat2)
     return _op_bmm_default(input, mat2)
@@ -9863,7 +9863,7 @@ def _bmm_b1(input, mat2, out_dtype, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mat2, out_dtype)
     return _op_bmm_dtype(input, mat2, out_dtype)
@@ -9929,7 +9929,7 @@ def mv(input, vec, *, out=None):
     _ks = input._ks
     _ks |= vec._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, vec)
     return _op_mv_default(input, vec)
@@ -9946,7 +9946,7 @@ def dot(input, tensor, *, out=None):
     _ks = input._ks
     _ks |= tensor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, tensor)
     return _op_dot_default(input, tensor)
@@ -9963,7 +9963,7 @@ def matmul(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_matmul_default(input, other)
@@ -9992,7 +9992,7 @@ def _addmm_b0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, mat1, mat2)
         return _op_addmm_default(input, mat1, mat2)
@@ -10026,7 +10026,7 @@ def _addmm_b1(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, mat1, mat2, out_dtype)
         return _op_addmm_dtype(input, mat1, mat2, out_dtype)
@@ -10119,7 +10119,7 @@ def _baddbmm_b0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
@@ -10153,7 +10153,7 @@ def _baddbmm_b1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_baddbmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, batch1, batch2, out_dtype)
         return _op_baddbmm_dtype(input, batch1, batch2, out_dtype)
@@ -10234,7 +10234,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_addbmm_default(input, batch1, batch2)
@@ -10260,7 +10260,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, mat, vec)
         return _op_addmv_default(input, mat, vec)
@@ -10286,7 +10286,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, vec1, vec2)
         return _op_addr_default(input, vec1, vec2)
@@ -10305,7 +10305,7 @@ def trace(input):
         raise _bad_arg('trace', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_trace_default(input)
@@ -10322,7 +10322,7 @@ def outer(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, vec2)
     return _op_outer_default(input, vec2)
@@ -10339,7 +10339,7 @@ def ger(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, vec2)
     return _op_ger_default(input, vec2)
@@ -10356,7 +10356,7 @@ def kron(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_kron_default(input, other)
@@ -10377,7 +10377,7 @@ def cross(input, other, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, dim)
     return _op_cross_default(input, other, dim)
@@ -10420,7 +10420,7 @@ def inner(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_inner_default(input, other)
@@ -10448,7 +10448,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     _ks = LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_lu_unpack(*_k(LU_data, LU_pivots, unpack_data, unpack_pivots))
     return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
@@ -10462,7 +10462,7 @@ def _lu_with_info(input, pivot=True, check_errors=True):
         raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt__lu_with_info(*_k(input, pivot, check_errors))
     return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
@@ -10482,7 +10482,7 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
     _ks |= LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, LU_data, LU_pivots)
     return _op_lu_solve_default(input, LU_data, LU_pivots)
@@ -10494,7 +10494,7 @@ def geqrf(input, *, out=None):
         return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_geqrf(*_k(input))
     return _rt_geqrf(*_op_geqrf_default(input))
@@ -10511,7 +10511,7 @@ def vdot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_vdot_default(input, other)
@@ -10540,7 +10540,7 @@ def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     if blank.__class__ in _TENSOR_TYPES:
         _ks |= blank._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
@@ -10636,7 +10636,7 @@ def kl_div(input, target, reduction=0, *, log_target=False):
         if reduction.__class__ in _TENSOR_TYPES:
             _ks |= reduction._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, target, reduction)
         return _op_kl_div_default(input, target, reduction)
@@ -10664,7 +10664,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, pos_weight, reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
@@ -10688,7 +10688,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
@@ -10709,7 +10709,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, margin, reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
@@ -10733,7 +10733,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
@@ -10767,7 +10767,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
@@ -10792,7 +10792,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, log_input, full, eps, reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
@@ -10846,7 +10846,7 @@ def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, red
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
@@ -10927,7 +10927,7 @@ def norm_except_dim(v, pow=2, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(v, pow, dim)
     return _op_norm_except_dim_default(v, pow, dim)
@@ -10944,7 +10944,7 @@ def _weight_norm(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_default(v, g, dim)
@@ -10961,7 +10961,7 @@ def _weight_norm_interface(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_interface_default(v, g, dim)
@@ -11025,7 +11025,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -11063,7 +11063,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias, N, C, HxW, group, eps)
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
@@ -11101,7 +11101,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
@@ -11129,7 +11129,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
@@ -11167,7 +11167,7 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
@@ -12080,7 +12080,7 @@ def _bernoulli_b0(input, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_bernoulli_default(input)
@@ -12102,7 +12102,7 @@ def _bernoulli_b1(input, p, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, p)
         return _op_bernoulli_p(input, p)
@@ -12165,7 +12165,7 @@ def _normal_b0(mean, std=1.0, *, generator=None, out=None):
         if std.__class__ in _TENSOR_TYPES:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_float(mean, std)
@@ -12186,7 +12186,7 @@ def _normal_b1(mean, std, *, generator=None, out=None):
         _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_float_Tensor(mean, std)
@@ -12207,7 +12207,7 @@ def _normal_b2(mean, std, *, generator=None, out=None):
         _ks = mean._ks
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_Tensor(mean, std)
@@ -12320,7 +12320,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         if num_samples.__class__ in _TENSOR_TYPES:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, num_samples, replacement)
         return _op_multinomial_default(input, num_samples, replacement)
@@ -12348,7 +12348,7 @@ def _standard_gamma_grad(input, output):
     _ks = input._ks
     _ks |= output._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, output)
     return _op__standard_gamma_grad_default(input, output)
@@ -12372,7 +12372,7 @@ def _sum_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_sum_default(input)
@@ -12458,7 +12458,7 @@ def _mean_b0(input, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_mean_default(input)
@@ -12548,7 +12548,7 @@ def _prod_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_prod_default(input)
@@ -12572,7 +12572,7 @@ def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, keepdim)
         return _op_prod_dim_int(input, dim, keepdim)
@@ -12684,7 +12684,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_aminmax(*_k(input))
         return _rt_aminmax(*_op_aminmax_default(input))
@@ -12707,7 +12707,7 @@ def _max_b0(input, *, out=None):
         return _op_max_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_max_default(input)
@@ -12729,7 +12729,7 @@ def _max_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_max(*_k(input, dim, keepdim))
     return _rt_max(*_op_max_dim(input, dim, keepdim))
@@ -12748,7 +12748,7 @@ def _max_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_max_other(input, other)
@@ -12818,7 +12818,7 @@ def _min_b0(input, *, out=None):
         return _op_min_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_min_default(input)
@@ -12840,7 +12840,7 @@ def _min_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_min(*_k(input, dim, keepdim))
     return _rt_min(*_op_min_dim(input, dim, keepdim))
@@ -12859,7 +12859,7 @@ def _min_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_min_other(input, other)
@@ -12933,7 +12933,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmax_default(input, dim, keepdim)
@@ -12953,7 +12953,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmin_default(input, dim, keepdim)
@@ -12969,7 +12969,7 @@ def _all_b0(input, *, out=None):
         return _op_all_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_all_default(input)
@@ -12991,7 +12991,7 @@ def _all_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_all_dim(input, dim, keepdim)
@@ -13080,7 +13080,7 @@ def _any_b0(input, *, out=None):
         return _op_any_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_any_default(input)
@@ -13102,7 +13102,7 @@ def _any_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_any_dim(input, dim, keepdim)
@@ -13191,7 +13191,7 @@ def _var_c0(input, unbiased=True):
 def _var_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_var_default(input, unbiased)
@@ -13307,7 +13307,7 @@ def _std_c0(input, unbiased=True):
 def _std_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_std_default(input, unbiased)
@@ -13423,7 +13423,7 @@ def _var_mean_c0(input, unbiased=True):
 def _var_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_var_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_var_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_var_mean_default(input, unbiased)
@@ -13531,7 +13531,7 @@ def _std_mean_c0(input, unbiased=True):
 def _std_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_std_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_std_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_std_mean_default(input, unbiased)
@@ -13656,7 +13656,7 @@ def _norm_b0(input, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_norm_Scalar(input, p)
@@ -13813,7 +13813,7 @@ def _count_nonzero_b1(input, dim=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_count_nonzero_default(input, dim)
@@ -13870,7 +13870,7 @@ def _median_c0(input):
 def _median_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_median_default(input)
@@ -13892,7 +13892,7 @@ def _median_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_median(*_k(input, dim, keepdim))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
@@ -13949,7 +13949,7 @@ def _nanmedian_c0(input):
 def _nanmedian_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_nanmedian_default(input)
@@ -13971,7 +13971,7 @@ def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_nanmedian(*_k(input, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
@@ -14032,7 +14032,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_mode(*_k(input, dim, keepdim))
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
@@ -14050,7 +14050,7 @@ def bincount(input, weights=None, minlength=0):
     if minlength.__class__ in _TENSOR_TYPES:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weights, minlength)
     return _op_bincount_default(input, weights, minlength)
@@ -14076,7 +14076,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, bins, min, max)
     return _op_histc_default(input, bins, min, max)
@@ -14107,7 +14107,7 @@ def _nuclear_norm_b0(input, keepdim=False, *, out=None):
         return _op_nuclear_norm_out(input, keepdim, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nuclear_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nuclear_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, keepdim)
     return _op_nuclear_norm_default(input, keepdim)
@@ -14197,7 +14197,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, dim, maxnorm)
     return _op_renorm_default(input, p, dim, maxnorm)
@@ -14219,7 +14219,7 @@ def _histogram_b0(input, bins, *, weight=None, density=False, out=None):
         _ks = input._ks
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(input, bins))
@@ -14245,7 +14245,7 @@ def _histogram_b1(input, bins=100, *, range=None, weight=None, density=False, ou
         if bins.__class__ in _TENSOR_TYPES:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bin_ct(input, bins))
@@ -14319,7 +14319,7 @@ def _trapezoid_b0(y, x, *, dim=-1):
         _ks = y._ks
         _ks |= x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y, x)
         return _op_trapezoid_x(y, x)
@@ -14341,7 +14341,7 @@ def _trapezoid_b1(y, *, dx=1, dim=-1):
     if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
         _ks = y._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y)
         return _op_trapezoid_dx(y)
@@ -14409,7 +14409,7 @@ def _trapz_b0(y, x, *, dim=-1):
         _ks = y._ks
         _ks |= x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_trapz_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_trapz_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y, x)
         return _op_trapz_x(y, x)
@@ -14500,7 +14500,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if append.__class__ in _TENSOR_TYPES:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, n, dim, prepend, append)
     return _op_diff_default(input, n, dim, prepend, append)
@@ -14739,7 +14739,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_cov_default(input)
@@ -14756,7 +14756,7 @@ def corrcoef(input):
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_corrcoef_default(input)
@@ -14798,7 +14798,7 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -14825,7 +14825,7 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -14852,7 +14852,7 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -14902,7 +14902,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim)
         return _op_cumsum_default(input, dim)
@@ -14924,7 +14924,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim)
         return _op_cumprod_default(input, dim)
@@ -14947,7 +14947,7 @@ def cummax(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_cummax(*_k(input, dim))
     return _rt_cummax(*_op_cummax_default(input, dim))
@@ -14963,7 +14963,7 @@ def cummin(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_cummin(*_k(input, dim))
     return _rt_cummin(*_op_cummin_default(input, dim))
@@ -14981,7 +14981,7 @@ def logcumsumexp(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_logcumsumexp_default(input, dim)
@@ -15001,7 +15001,7 @@ def _cumulative_trapezoid_b0(y, x, *, dim=-1):
         _ks = y._ks
         _ks |= x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumulative_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumulative_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y, x)
         return _op_cumulative_trapezoid_x(y, x)
@@ -15023,7 +15023,7 @@ def _cumulative_trapezoid_b1(y, *, dx=1, dim=-1):
     if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
         _ks = y._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumulative_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumulative_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y)
         return _op_cumulative_trapezoid_dx(y)
@@ -15088,7 +15088,7 @@ def _repeat_interleave_b0(repeats, *, output_size=None):
     if output_size is None:
         _ks = repeats._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(repeats)
         return _op_repeat_interleave_Tensor(repeats)
@@ -15113,7 +15113,7 @@ def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_Tensor(input, repeats, dim)
@@ -15139,7 +15139,7 @@ def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_int(input, repeats, dim)
@@ -15233,7 +15233,7 @@ def fliplr(input):
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_fliplr_default(input)
@@ -15243,7 +15243,7 @@ def flipud(input):
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_flipud_default(input)
@@ -15270,7 +15270,7 @@ def tril(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_tril_default(input, diagonal)
@@ -15288,7 +15288,7 @@ def triu(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_triu_default(input, diagonal)
@@ -15306,7 +15306,7 @@ def diag(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_diag_default(input, diagonal)
@@ -15328,7 +15328,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diag_embed_default(input, offset, dim1, dim2)
@@ -15342,7 +15342,7 @@ def diagflat(input, offset=0):
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, offset)
     return _op_diagflat_default(input, offset)
@@ -15436,7 +15436,7 @@ def combinations(input, r=2, with_replacement=False):
     if r.__class__ in _TENSOR_TYPES:
         _ks |= r._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, r, with_replacement)
     return _op_combinations_default(input, r, with_replacement)
@@ -15467,7 +15467,7 @@ def narrow_copy(input, dim, start, length, *, out=None):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_copy_default(input, dim, start, length)
@@ -15572,7 +15572,7 @@ def _softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__softmax_default(input, dim, half_to_float)
@@ -15588,7 +15588,7 @@ def _log_softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
@@ -15608,7 +15608,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, dtype)
     return _op_softmax_int(input, dim, dtype)
@@ -15628,7 +15628,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, dtype)
     return _op_log_softmax_int(input, dim, dtype)
@@ -15647,7 +15647,7 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
@@ -15666,7 +15666,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
@@ -15688,7 +15688,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_kthvalue(*_k(input, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
@@ -15710,7 +15710,7 @@ def _sort_b0(input, dim=-1, descending=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_sort(*_k(input, dim, descending))
     return _rt_sort(*_op_sort_default(input, dim, descending))
@@ -15796,7 +15796,7 @@ def _argsort_b0(input, dim=-1, descending=False):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, descending)
     return _op_argsort_default(input, dim, descending)
@@ -15888,7 +15888,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_topk(*_k(input, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
@@ -15902,7 +15902,7 @@ def msort(input, *, out=None):
         return _op_msort_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_msort_default(input)
@@ -15918,7 +15918,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
         raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, sorted, return_inverse, return_counts)
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
@@ -15938,7 +15938,7 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, sorted, return_inverse, return_counts)
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
@@ -15956,7 +15956,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, return_inverse, return_counts, dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
@@ -15976,7 +15976,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         if input.__class__ in _TENSOR_TYPES:
             _ks |= input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(sorted_sequence, input)
         return _op_searchsorted_Tensor(sorted_sequence, input)
@@ -16007,7 +16007,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         _ks |= boundaries._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, boundaries)
         return _op_bucketize_Tensor(input, boundaries)
@@ -16045,7 +16045,7 @@ def transpose(input, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_int(input, dim0, dim1)
@@ -16062,7 +16062,7 @@ def t(input):
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_t_default(input)
@@ -16072,7 +16072,7 @@ def adjoint(input):
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_adjoint_default(input)
@@ -16094,7 +16094,7 @@ def narrow(input, dim, start, length):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_default(input, dim, start, length)
@@ -16112,7 +16112,7 @@ def select(input, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_select_int(input, dim, index)
@@ -16138,7 +16138,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_Tensor(input, dim, start, end, step)
@@ -16152,7 +16152,7 @@ def unsqueeze(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_default(input, dim)
@@ -16166,7 +16166,7 @@ def _squeeze_c0(input):
 def _squeeze_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_squeeze_default(input)
@@ -16184,7 +16184,7 @@ def _squeeze_b1(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_squeeze_dim(input, dim)
@@ -16261,7 +16261,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if end_dim.__class__ in _TENSOR_TYPES:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, start_dim, end_dim)
     return _op_flatten_using_ints(input, start_dim, end_dim)
@@ -16292,7 +16292,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_default(input, offset, dim1, dim2)
@@ -16306,7 +16306,7 @@ def unbind(input, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, dim))
     return _as_tuple(_op_unbind_int(input, dim))
@@ -16324,7 +16324,7 @@ def split(input, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_split_Tensor(input, split_size, dim))
@@ -16351,7 +16351,7 @@ def chunk(input, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, chunks, dim))
     return _as_tuple(_op_chunk_default(input, chunks, dim))
@@ -16386,7 +16386,7 @@ def _movedim_b1(input, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, source, destination)
     return _op_movedim_int(input, source, destination)
@@ -16468,7 +16468,7 @@ def _moveaxis_b1(input, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, source, destination)
     return _op_moveaxis_int(input, source, destination)
@@ -16533,7 +16533,7 @@ def swapaxes(input, axis0, axis1):
     if axis1.__class__ in _TENSOR_TYPES:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, axis0, axis1)
     return _op_swapaxes_default(input, axis0, axis1)
@@ -16551,7 +16551,7 @@ def swapdims(input, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_swapdims_default(input, dim0, dim1)
@@ -16561,7 +16561,7 @@ def ravel(input):
         raise _bad_arg('ravel', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_ravel_default(input)
@@ -16583,7 +16583,7 @@ def _tensor_split_b0(input, sections, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections, dim))
     return _as_tuple(_op_tensor_split_sections(input, sections, dim))
@@ -16617,7 +16617,7 @@ def _tensor_split_b2(input, tensor_indices_or_sections, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, tensor_indices_or_sections, dim))
     return _as_tuple(_op_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim))
@@ -16691,7 +16691,7 @@ def _hsplit_b0(input, sections):
     if sections.__class__ in _TENSOR_TYPES:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_hsplit_int(input, sections))
@@ -16763,7 +16763,7 @@ def _vsplit_b0(input, sections):
     if sections.__class__ in _TENSOR_TYPES:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_vsplit_int(input, sections))
@@ -16835,7 +16835,7 @@ def _dsplit_b0(input, sections):
     if sections.__class__ in _TENSOR_TYPES:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_dsplit_int(input, sections))
@@ -16907,7 +16907,7 @@ def unsafe_split(input, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_unsafe_split_Tensor(input, split_size, dim))
@@ -16934,7 +16934,7 @@ def unsafe_chunk(input, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, chunks, dim))
     return _as_tuple(_op_unsafe_chunk_default(input, chunks, dim))
@@ -16944,7 +16944,7 @@ def alias(input):
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_alias_default(input)
@@ -16954,7 +16954,7 @@ def detach(input):
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_detach_default(input)
@@ -16994,7 +16994,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, src, dim, start, end, step)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
@@ -17015,7 +17015,7 @@ def select_scatter(input, src, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, src, dim, index)
     return _op_select_scatter_default(input, src, dim, index)
@@ -17040,7 +17040,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
@@ -17067,7 +17067,7 @@ def view_as_real_copy(input, *, out=None):
         return _op_view_as_real_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_real_copy_default(input)
@@ -17081,7 +17081,7 @@ def view_as_complex_copy(input, *, out=None):
         return _op_view_as_complex_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_complex_copy_default(input)
@@ -17122,7 +17122,7 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_copy_default(input, offset, dim1, dim2)
@@ -17170,7 +17170,7 @@ def select_copy(input, dim, index, *, out=None):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_select_copy_int(input, dim, index)
@@ -17184,7 +17184,7 @@ def detach_copy(input, *, out=None):
         return _op_detach_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_detach_copy_default(input)
@@ -17214,7 +17214,7 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_copy_Tensor(input, dim, start, end, step)
@@ -17236,7 +17236,7 @@ def split_copy(input, split_size, dim=0, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_split_copy_Tensor(input, split_size, dim))
@@ -17265,7 +17265,7 @@ def _squeeze_copy_b0(input, *, out=None):
         return _op_squeeze_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_squeeze_copy_default(input)
@@ -17285,7 +17285,7 @@ def _squeeze_copy_b1(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_squeeze_copy_dim(input, dim)
@@ -17366,7 +17366,7 @@ def t_copy(input, *, out=None):
         return _op_t_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_t_copy_default(input)
@@ -17388,7 +17388,7 @@ def transpose_copy(input, dim0, dim1, *, out=None):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_copy_int(input, dim0, dim1)
@@ -17406,7 +17406,7 @@ def unsqueeze_copy(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_copy_default(input, dim)
@@ -17424,7 +17424,7 @@ def unbind_copy(input, dim=0, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, dim))
     return _as_tuple(_op_unbind_copy_int(input, dim))
@@ -17455,7 +17455,7 @@ def _view_copy_b1(input, dtype, *, out=None):
         return _op_view_copy_dtype_out(input, dtype, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dtype)
     return _op_view_copy_dtype(input, dtype)
@@ -17528,7 +17528,7 @@ def unfold_copy(input, dimension, size, step, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dimension, size, step)
     return _op_unfold_copy_default(input, dimension, size, step)
@@ -17542,7 +17542,7 @@ def alias_copy(input, *, out=None):
         return _op_alias_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_alias_copy_default(input)

@@ -4,7 +4,7 @@ from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
-from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -280,7 +280,7 @@ def special_chebyshev_polynomial_t(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_t_default(x, n)
@@ -309,7 +309,7 @@ def special_chebyshev_polynomial_u(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_u_default(x, n)
@@ -338,7 +338,7 @@ def special_chebyshev_polynomial_v(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_v_default(x, n)
@@ -367,7 +367,7 @@ def special_chebyshev_polynomial_w(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_w_default(x, n)
@@ -396,7 +396,7 @@ def special_hermite_polynomial_h(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_hermite_polynomial_h_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_hermite_polynomial_h_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_hermite_polynomial_h_default(x, n)
@@ -425,7 +425,7 @@ def special_hermite_polynomial_he(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_hermite_polynomial_he_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_hermite_polynomial_he_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_hermite_polynomial_he_default(x, n)
@@ -454,7 +454,7 @@ def special_laguerre_polynomial_l(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_laguerre_polynomial_l_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_laguerre_polynomial_l_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_laguerre_polynomial_l_default(x, n)
@@ -483,7 +483,7 @@ def special_legendre_polynomial_p(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_legendre_polynomial_p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_legendre_polynomial_p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_legendre_polynomial_p_default(x, n)
@@ -512,7 +512,7 @@ def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_t_default(x, n)
@@ -541,7 +541,7 @@ def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_u_default(x, n)
@@ -570,7 +570,7 @@ def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_v_default(x, n)
@@ -599,7 +599,7 @@ def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_w_default(x, n)
@@ -613,7 +613,7 @@ def special_i0e(input, *, out=None):
         return _op_special_i0e_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i0e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_i0e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_i0e_default(input)
@@ -627,7 +627,7 @@ def special_i1(input, *, out=None):
         return _op_special_i1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_i1_default(input)
@@ -641,7 +641,7 @@ def special_i1e(input, *, out=None):
         return _op_special_i1e_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i1e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_i1e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_i1e_default(input)
@@ -655,7 +655,7 @@ def special_erfcx(input, *, out=None):
         return _op_special_erfcx_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_erfcx_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_erfcx_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_erfcx_default(input)
@@ -669,7 +669,7 @@ def special_ndtri(input, *, out=None):
         return _op_special_ndtri_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_ndtri_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_ndtri_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_ndtri_default(input)
@@ -683,7 +683,7 @@ def special_log_ndtr(input, *, out=None):
         return _op_special_log_ndtr_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_log_ndtr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_log_ndtr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_log_ndtr_default(input)
@@ -697,7 +697,7 @@ def special_airy_ai(x, *, out=None):
         return _op_special_airy_ai_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_airy_ai_default(x)
@@ -711,7 +711,7 @@ def special_bessel_j0(input, *, out=None):
         return _op_special_bessel_j0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_j0_default(input)
@@ -725,7 +725,7 @@ def special_bessel_j1(input, *, out=None):
         return _op_special_bessel_j1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_j1_default(input)
@@ -739,7 +739,7 @@ def special_bessel_y0(input, *, out=None):
         return _op_special_bessel_y0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_y0_default(input)
@@ -753,7 +753,7 @@ def special_bessel_y1(input, *, out=None):
         return _op_special_bessel_y1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_y1_default(input)
@@ -767,7 +767,7 @@ def special_modified_bessel_i0(input, *, out=None):
         return _op_special_modified_bessel_i0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_i0_default(input)
@@ -781,7 +781,7 @@ def special_modified_bessel_i1(input, *, out=None):
         return _op_special_modified_bessel_i1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_i1_default(input)
@@ -795,7 +795,7 @@ def special_modified_bessel_k0(input, *, out=None):
         return _op_special_modified_bessel_k0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_k0_default(input)
@@ -809,7 +809,7 @@ def special_modified_bessel_k1(input, *, out=None):
         return _op_special_modified_bessel_k1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_k1_default(input)
@@ -823,7 +823,7 @@ def special_scaled_modified_bessel_k0(x, *, out=None):
         return _op_special_scaled_modified_bessel_k0_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_scaled_modified_bessel_k0_default(x)
@@ -837,7 +837,7 @@ def special_scaled_modified_bessel_k1(x, *, out=None):
         return _op_special_scaled_modified_bessel_k1_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_scaled_modified_bessel_k1_default(x)
@@ -851,7 +851,7 @@ def special_spherical_bessel_j0(x, *, out=None):
         return _op_special_spherical_bessel_j0_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_spherical_bessel_j0_default(x)
@@ -868,7 +868,7 @@ def special_zeta(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_zeta_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_zeta_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_zeta_default(input, other)
@@ -885,7 +885,7 @@ def special_gammainc(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_gammainc_default(input, other)
@@ -902,7 +902,7 @@ def special_gammaincc(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_gammaincc_default(input, other)
@@ -916,7 +916,7 @@ def special_entr(input, *, out=None):
         return _op_special_entr_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_entr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_entr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_entr_default(input)
@@ -945,7 +945,7 @@ def special_xlog1py(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_xlog1py_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_xlog1py_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_xlog1py_default(input, other)
