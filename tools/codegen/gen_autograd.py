@@ -682,6 +682,10 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             edges.append(f"(((_f, {a.name}._output_nr) if (_f := {a.name}.grad_fn) is not None and {a.name}._base is None "
                          f"else _gedge({a.name})) if {rg_of[a.name]} else None)")
     w.w("    _n.next_edges = (" + "".join(f"{x}, " for x in edges) + ")")
+    # an argument the op writes besides self (rrelu_with_noise's noise) is saved after the call: the formula
+    # reads what the op wrote, and saving it before would trip the version check (torch saves it after too)
+    written = {a.name for a in e.all_args if a.annotation is not None and a.annotation.is_write and a.name != "self"}
+    after = []
     for n in saved:
         kind, expr = kinds[n]
         if kind == "output":
@@ -692,10 +696,15 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             val = "_SV(_saved_clone(self))" if (inplace and n == "self") else f"_SV({n})"
         else:
             val = expr
-        w.w(f"    if {cond}:")
-        w.w(f"        _n.s_{n} = {val}")
+        (after if n in written else w.lines).extend([f"    if {cond}:", f"        _n.s_{n} = {val}"])
     w.w(f"    _res = _k({_call(fn)})" if below else f"    _res = {op}.redispatch(_below_ks({args}), {_call(fn)})")
-    if inplace:
+    for line in after:
+        w.w(line)
+    if inplace and "inplace_view" in fn.tags:
+        # squeeze_, unsqueeze_: self's geometry changed, not its values; as torch's codegen does for in-place
+        # views, self gets the node as a new history (a view stays a view of its base: no CopySlices)
+        w.w("    _set_history(self, _n)")
+    elif inplace:
         w.w("    _rebase_history(self, _n)")
     elif e.output_mask is not None:
         # non-differentiable outputs keep their slot in the node's inputs (grads stay aligned by position)
@@ -867,7 +876,7 @@ def emit(fns):
             base = str(fn.func.name.name).rstrip("_")
             cls = w.class_name(base, e.node)
             uses, saved = emit_node(w, e, cls)
-            inplace = any(a.is_write for a in e.all_args)
+            inplace = any(a.is_write and a.name == "self" for a in e.all_args)   # self written (not only noise)
             emit_kernel(w, e, fn, cls, uses, saved, inplace)
             registered.append((family, fn))
             if not inplace:

@@ -1130,6 +1130,307 @@ def leaky_relu_(self, negative_slope=0.01):
 _self_leaky_relu_ = leaky_relu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class RreluWithNoiseBackward0(_Node):
+    _op_name = 'aten::rrelu_with_noise'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            lower = _n.s_lower
+            noise = _n.s_noise.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            training = _n.s_training
+            upper = _n.s_upper
+            _r0 = _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_noise', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_rrelu_with_noise = getattr(_aten.rrelu_with_noise, 'default')
+
+
+def _jvp_rrelu_with_noise(_ts, self, noise, lower, upper, training, generator, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False))
+    return _o
+
+
+def rrelu_with_noise(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_rrelu_with_noise(self, noise, lower, upper, training, generator)
+            _t = _jvp_rrelu_with_noise(_ts, self, noise, lower, upper, training, generator, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if noise.__class__ in _TENSOR_TYPES:
+        _ks |= noise._ks
+    if lower.__class__ in _TENSOR_TYPES:
+        _ks |= lower._ks
+    if upper.__class__ in _TENSOR_TYPES:
+        _ks |= upper._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, noise, lower, upper, training, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rrelu_with_noise._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rrelu_with_noise._resolve(_ks)
+    if not _need:
+        return _k(self, noise, lower, upper, training, generator)
+    _n = _new(RreluWithNoiseBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_lower = lower
+    if _g0:
+        _n.s_self = _SV(self)
+    if _g0:
+        _n.s_training = training
+    if _g0:
+        _n.s_upper = upper
+    _res = _k(self, noise, lower, upper, training, generator)
+    if _g0:
+        _n.s_noise = _SV(noise)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
+    return _res
+
+
+_self_rrelu_with_noise = rrelu_with_noise   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class RreluWithNoiseBackward1(_Node):
+    _op_name = 'aten::rrelu_with_noise_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            lower = _n.s_lower
+            noise = _n.s_noise.unpack(_n)
+            result = _n.s_result.unpack(_n)
+            training = _n.s_training
+            upper = _n.s_upper
+            _r0 = _aten.rrelu_with_noise_backward.default(grad, result, noise, lower, upper, training, True)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_noise', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_rrelu_with_noise_ = getattr(_aten.rrelu_with_noise_, 'default')
+
+
+def rrelu_with_noise_(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('rrelu_with_noise_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if noise.__class__ in _TENSOR_TYPES:
+        _ks |= noise._ks
+    if lower.__class__ in _TENSOR_TYPES:
+        _ks |= lower._ks
+    if upper.__class__ in _TENSOR_TYPES:
+        _ks |= upper._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, noise, lower, upper, training, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rrelu_with_noise_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rrelu_with_noise_._resolve(_ks)
+    if not _need:
+        return _k(self, noise, lower, upper, training, generator)
+    _n = _new(RreluWithNoiseBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_lower = lower
+    if _g0:
+        _n.s_training = training
+    if _g0:
+        _n.s_upper = upper
+    _res = _k(self, noise, lower, upper, training, generator)
+    if _g0:
+        _n.s_noise = _SV(noise)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_rrelu_with_noise_ = rrelu_with_noise_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class RreluWithNoiseBackwardBackward0(_Node):
+    _op_name = 'aten::rrelu_with_noise_backward'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            lower = _n.s_lower
+            noise = _n.s_noise.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            training = _n.s_training
+            upper = _n.s_upper
+            _r0 = _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False)
+        _r1 = None
+        _s1 = _k
+        _k += 1
+        if _e[_s1] is not None:
+            _r1 = zeros_like(grad)
+        _out = []
+        _out.append(_r0)
+        _out.append(_r1)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_noise', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_rrelu_with_noise_backward = getattr(_aten.rrelu_with_noise_backward, 'default')
+
+
+def _jvp_rrelu_with_noise_backward(_ts, grad_output, self, noise, lower, upper, training, self_is_result, result):
+    _o = None
+    grad_output_t = _z(_ts[0], grad_output)
+    self_t = _z(_ts[1], self)
+    _o = _aten.rrelu_with_noise_backward.default(grad_output_t, self, noise, lower, upper, training, False)
+    return _o
+
+
+def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result)
+            _t = _jvp_rrelu_with_noise_backward(_ts, grad_output, self, noise, lower, upper, training, self_is_result, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _no_rg(noise, 'noise', 'rrelu_with_noise_backward')
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
+    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+    if noise.__class__ in _TENSOR_TYPES:
+        _ks |= noise._ks
+    if lower.__class__ in _TENSOR_TYPES:
+        _ks |= lower._ks
+    if upper.__class__ in _TENSOR_TYPES:
+        _ks |= upper._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self, noise, lower, upper, training, self_is_result))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rrelu_with_noise_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rrelu_with_noise_backward._resolve(_ks)
+    if not _need:
+        return _k(grad_output, self, noise, lower, upper, training, self_is_result)
+    _n = _new(RreluWithNoiseBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    if _g0:
+        _n.s_lower = lower
+    if _g0:
+        _n.s_noise = _SV(noise)
+    if _g0:
+        _n.s_self = _SV(self)
+    if _g0:
+        _n.s_training = training
+    if _g0:
+        _n.s_upper = upper
+    _res = _k(grad_output, self, noise, lower, upper, training, self_is_result)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
+    return _res
+
+
+_self_rrelu_with_noise_backward = rrelu_with_noise_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class HardshrinkBackward0(_Node):
     _op_name = 'aten::hardshrink'
     _complex = 'conj'
