@@ -10153,7 +10153,7 @@ def __m_squeeze__c0(self):
 def __m_squeeze__b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_squeeze__default(self)
@@ -10169,7 +10169,7 @@ def __m_squeeze__b1(self, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze__dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze__dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_squeeze__dim(self, dim)
@@ -10192,7 +10192,7 @@ def __m_squeeze__b2(self, *dim):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_squeeze__dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_squeeze__dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, dim)
     return _op_squeeze__dims(self, dim)
@@ -10249,7 +10249,7 @@ def _m_unsqueeze_(self, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_unsqueeze__default(self, dim)
@@ -10265,7 +10265,7 @@ def _m_transpose_(self, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_transpose__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_transpose__default(self, dim0, dim1)

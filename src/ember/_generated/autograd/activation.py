@@ -1137,20 +1137,15 @@ class RreluWithNoiseBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lower = _n.s_lower
             noise = _n.s_noise.unpack(_n)
             self = _n.s_self.unpack(_n)
             training = _n.s_training
             upper = _n.s_upper
             _r0 = _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1242,20 +1237,15 @@ class RreluWithNoiseBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lower = _n.s_lower
             noise = _n.s_noise.unpack(_n)
             result = _n.s_result.unpack(_n)
             training = _n.s_training
             upper = _n.s_upper
             _r0 = _aten.rrelu_with_noise_backward.default(grad, result, noise, lower, upper, training, True)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1323,11 +1313,8 @@ class RreluWithNoiseBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lower = _n.s_lower
             noise = _n.s_noise.unpack(_n)
             self = _n.s_self.unpack(_n)
@@ -1335,14 +1322,9 @@ class RreluWithNoiseBackwardBackward0(_Node):
             upper = _n.s_upper
             _r0 = _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True

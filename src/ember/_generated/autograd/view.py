@@ -757,16 +757,11 @@ class SqueezeBackward3(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -815,16 +810,11 @@ class SqueezeBackward4(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -875,16 +865,11 @@ class SqueezeBackward5(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -924,16 +909,11 @@ class UnsqueezeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = grad.squeeze(dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -984,17 +964,12 @@ class TransposeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim0 = _n.s_dim0
             dim1 = _n.s_dim1
             _r0 = grad.transpose(dim0, dim1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1666,16 +1641,11 @@ class ReshapeAliasBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
