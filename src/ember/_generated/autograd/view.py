@@ -48,15 +48,10 @@ class AliasBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -124,16 +119,11 @@ class ViewBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -194,16 +184,11 @@ class ExpandBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad, self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -264,17 +249,12 @@ class TransposeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim0 = _n.s_dim0
             dim1 = _n.s_dim1
             _r0 = grad.transpose(dim0, dim1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -350,16 +330,11 @@ class PermuteBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dims = _n.s_dims
             _r0 = grad.permute(inverse_permutation(dims))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -420,15 +395,10 @@ class TBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad.t()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -496,16 +466,11 @@ class UnsqueezeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = grad.squeeze(dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -577,16 +542,11 @@ class SqueezeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -656,16 +616,11 @@ class SqueezeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -737,16 +692,11 @@ class SqueezeBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -807,16 +757,11 @@ class SqueezeBackward3(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -880,16 +825,11 @@ class SqueezeBackward4(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -955,16 +895,11 @@ class SqueezeBackward5(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1019,16 +954,11 @@ class UnsqueezeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = grad.squeeze(dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1094,17 +1024,12 @@ class TransposeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim0 = _n.s_dim0
             dim1 = _n.s_dim1
             _r0 = grad.transpose(dim0, dim1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1251,18 +1176,13 @@ class SelectBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.select(dim, index), axis_select(self_sym_sizes, dim, index))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1340,20 +1260,15 @@ class SliceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             end = _n.s_end
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             step = _n.s_step
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1439,19 +1354,14 @@ class DiagonalBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.diagonal(offset, dim1, dim2))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1533,11 +1443,8 @@ class AsStridedBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             self_sym_storage_offset = _n.s_self_sym_storage_offset
             self_sym_strides = _n.s_self_sym_strides
@@ -1545,9 +1452,7 @@ class AsStridedBackward0(_Node):
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r0 = as_strided_backward(grad, self_sym_sizes, self_sym_strides, self_sym_storage_offset, size, stride, storage_offset)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1619,16 +1524,11 @@ class UnbindBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = stack(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1693,16 +1593,11 @@ class SplitBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = cat(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1769,16 +1664,11 @@ class SplitWithSizesBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = cat(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1831,16 +1721,11 @@ class UnsafeViewBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1901,16 +1786,11 @@ class ReshapeAliasBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1972,20 +1852,15 @@ class UnfoldBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dimension = _n.s_dimension
             self = _n.s_self.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             size = _n.s_size
             step = _n.s_step
             _r0 = grad.new_zeros(self_sym_sizes).index_add(dimension, (arange(grad.shape[dimension]).reshape(-1, 1) * step + arange(size)).reshape(-1), grad.movedim(-1, dimension + 1).flatten(dimension, dimension + 1)) if self.dim() else grad.sum().reshape(())
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2080,11 +1955,8 @@ class SliceScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             end = _n.s_end
             src = _n.s_src.unpack(_n)
@@ -2092,18 +1964,13 @@ class SliceScatterBackward0(_Node):
             step = _n.s_step
             _r0 = slice_scatter(grad, zeros_like(src), dim, start, end, step)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             end = _n.s_end
             start = _n.s_start
             step = _n.s_step
             _r1 = grad.slice(dim, start, end, step)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2195,26 +2062,18 @@ class SelectScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index
             src = _n.s_src.unpack(_n)
             _r0 = select_scatter(grad, zeros_like(src), dim, index)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index
             _r1 = grad.select(dim, index)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2298,28 +2157,20 @@ class DiagonalScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             src = _n.s_src.unpack(_n)
             _r0 = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             _r1 = grad.diagonal(offset, dim1, dim2).clone()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2407,28 +2258,20 @@ class AsStridedScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             size = _n.s_size
             src = _n.s_src.unpack(_n)
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r0 = as_strided_scatter(grad.contiguous(), zeros_like(src), size, stride, storage_offset)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             size = _n.s_size
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r1 = grad.contiguous().as_strided(size, stride, storage_offset).clone()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
