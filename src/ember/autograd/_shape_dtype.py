@@ -90,7 +90,13 @@ def expand_to(g, shape):
         return g
     if state.mode_stack:
         return _aten().expand.default(g, list(shape))
-    out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._logical_np(), shape).copy(), g.dtype)
+    if g._np is None:
+        out = _meta(shape, g.dtype)
+    else:
+        a = g._logical_np()
+        arr = np.empty(shape, a.dtype)      # a broadcasting write: np.broadcast_to(a, shape).copy() cost ~7x this
+        arr[...] = a
+        out = Tensor._wrap_fresh(arr, g.dtype) if a.dtype == g.dtype._np else _const(arr, g.dtype)
     if _needs_history(g):
         _record(out, ExpandBackward0(g._size), (g,))
     return _fw_linear(out, g, lambda t: expand_to(t, shape))

@@ -6,6 +6,7 @@ from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor, check_out, np_of
 from .runtime import clib
+from .runtime.fp_errors import quiet
 from .runtime.pool import get_num_threads, run_parts
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
 
@@ -314,35 +315,33 @@ def _div_mode(rounding_mode):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'") from None
 
 
-def _errs(f):
-    def g(*a, **k):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return f(*a, **k)
-    return g
+_quiet_dio = quiet(divide="ignore", invalid="ignore", over="ignore")
+_quiet_di = quiet(divide="ignore", invalid="ignore")
+_quiet_over = quiet(over="ignore")
 
 
 def div(self, other):
-    return _errs(_div_true[0])(self, other)
+    return _quiet_dio(_div_true[0], self, other)
 
 
 def div_(self, other):
-    return _errs(_div_true[1])(self, other)
+    return _quiet_dio(_div_true[1], self, other)
 
 
 def div_out(self, other, out):
-    return _errs(_div_true[2])(self, other, out)
+    return _quiet_dio(_div_true[2], self, other, out)
 
 
 def div_mode(self, other, rounding_mode=None):
-    return _errs(_div_mode(rounding_mode)[0])(self, other)
+    return _quiet_dio(_div_mode(rounding_mode)[0], self, other)
 
 
 def div_mode_(self, other, rounding_mode=None):
-    return _errs(_div_mode(rounding_mode)[1])(self, other)
+    return _quiet_dio(_div_mode(rounding_mode)[1], self, other)
 
 
 def div_mode_out(self, other, rounding_mode=None, out=None):
-    return _errs(_div_mode(rounding_mode)[2])(self, other, out)
+    return _quiet_dio(_div_mode(rounding_mode)[2], self, other, out)
 
 
 floor_divide, floor_divide_, floor_divide_out = _div_floor
@@ -366,8 +365,7 @@ def _pow(a, b, out):
         return
     if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        np.power(a, b, out=out, casting="unsafe")
+    _quiet_dio(np.power, a, b, out=out, casting="unsafe")
 
 
 pow, pow_, pow_out = make_binary(_pow, ARITH, "pow")
@@ -440,14 +438,16 @@ def make_unary(fn_np, kind, name, split=False):
 
 def _u(uf):
     def f(a, out):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            uf(a, out=out, casting="unsafe")
+        _quiet_dio(uf, a, out=out, casting="unsafe")
     return f
 
 
+def _rsqrt_np(a, out):
+    np.divide(1, np.sqrt(a), out=out, casting="unsafe")
+
+
 def _rsqrt(a, out):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(1, np.sqrt(a), out=out, casting="unsafe")
+    _quiet_di(_rsqrt_np, a, out)
 
 
 C_MIN_ELEMS = 1 << 12     # from here where/sigmoid/clamp on contiguous float32/64 run csrc/elementwise.c
@@ -476,8 +476,11 @@ def _c_run(name, sig, arrays, *args):
 def _sigmoid(a, out):
     if a.shape == out.shape and _c_run("sigmoid", "ppl", [a, out]):
         return
-    with np.errstate(over="ignore"):
-        np.divide(1, 1 + np.exp(-a), out=out, casting="unsafe")
+    _quiet_over(_sigmoid_np, a, out)
+
+
+def _sigmoid_np(a, out):
+    np.divide(1, 1 + np.exp(-a), out=out, casting="unsafe")
 
 
 def _abs(a, out):
