@@ -51,17 +51,25 @@ def make_binary(fn_np, kind, name, fast_uf=None):
                             return _wrap_fresh(_split_ufunc(fast_uf, a, other, fast_bool), rdt)
                         r = fast_uf(a, other)
                         return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
-                elif isinstance(other, Tensor) and other.dtype is self.dtype and (other._size == self._size
-                                                                                  or not other._size):
-                    # same shape, or a 0-d other (alpha + x[t, k]): numpy's result is torch's, contiguous
+                elif isinstance(other, Tensor) and other.dtype is self.dtype:
                     b = other._np
                     if (b is not None and b.flags.c_contiguous and self.dtype is not D.bool_
                             and (kind != TRUE_DIV or self.dtype.is_floating_point)):
                         rdt = D.bool_ if fast_bool else self.dtype
-                        if a.size >= SPLIT_ELEMS:
-                            return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool), rdt)
-                        r = fast_uf(a, b)       # a numpy scalar when both are 0-d
-                        return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
+                        if other._size == self._size or not other._size:
+                            # same shape, or a 0-d other (alpha + x[t, k]): numpy's result is torch's, contiguous
+                            if a.size >= SPLIT_ELEMS:
+                                return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool), rdt)
+                            r = fast_uf(a, b)       # a numpy scalar when both are 0-d
+                            return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
+                        # broadcasting contiguous operands ((1, K) + (K, K)): torch's result is contiguous too,
+                        # as numpy's is; shapes that do not broadcast get torch's error from binary_spec below
+                        try:
+                            r = fast_uf(a, b)
+                        except ValueError:
+                            r = None
+                        if r.__class__ is np.ndarray and r.flags.c_contiguous:
+                            return _wrap_fresh(r, rdt)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
         if rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.flags.c_contiguous:
