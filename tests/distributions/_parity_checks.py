@@ -86,3 +86,36 @@ def check_rsample_gradient(torch, name, params, fixed=None, rtol=1e-4):
     for (k, p), g in zip(eparams.items(), grads):
         np.testing.assert_allclose(p.grad.numpy(), (-g / pdf).detach().numpy(), rtol=rtol, atol=1e-8,
                                    err_msg=f"gradient of rsample wrt {k}")
+
+
+def check_log_prob_gradients(torch, name, args, kw, value, rtol=1e-6):
+    """Gradients of sum(log_prob) (+ sum(entropy) where torch has it) wrt every floating tensor argument agree
+    with torch's."""
+    def leaves(mod):
+        conv_args = [mod.tensor(a, requires_grad=a.dtype.kind == "f") if isinstance(a, np.ndarray) else a
+                     for a in args]
+        conv_kw = {k: mod.tensor(v, requires_grad=v.dtype.kind == "f") if isinstance(v, np.ndarray) else v
+                   for k, v in kw.items()}
+        return conv_args, conv_kw
+
+    if not any(isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in list(args) + list(kw.values())):
+        return                                       # only number parameters: nothing to differentiate
+    ea, ekw = leaves(ember)
+    ta, tkw = leaves(torch)
+    e = getattr(ember.distributions, name)(*ea, **ekw)
+    t = getattr(torch.distributions, name)(*ta, **tkw)
+    t_obj = t.log_prob(torch.tensor(value)).sum()
+    e_obj = e.log_prob(ember.tensor(value)).sum()
+    try:
+        t_obj = t_obj + t.entropy().sum()
+        e_obj = e_obj + e.entropy().sum()
+    except NotImplementedError:
+        pass
+    t_obj.backward()
+    e_obj.backward()
+    e_leaves = [x for x in list(ea) + list(ekw.values()) if isinstance(x, ember.Tensor) and x.requires_grad]
+    t_leaves = [x for x in list(ta) + list(tkw.values()) if isinstance(x, torch.Tensor) and x.requires_grad]
+    for el, tl in zip(e_leaves, t_leaves):
+        assert (el.grad is None) == (tl.grad is None)
+        if tl.grad is not None:
+            close(el.grad, tl.grad, rtol, 1e-8)

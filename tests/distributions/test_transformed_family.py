@@ -6,7 +6,7 @@ import pytest
 
 import ember
 
-from ._parity_checks import check_against_torch, check_rsample_gradient, check_sample_moments, make
+from ._parity_checks import check_against_torch, check_log_prob_gradients, check_rsample_gradient, check_sample_moments, make
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.parity
@@ -103,3 +103,8 @@ def test_value_outside_support_raises():
             mod.distributions.HalfNormal(mod.tensor(1.0)).log_prob(mod.tensor(-1.0))
         with pytest.raises(ValueError, match="within the support"):
             mod.distributions.Pareto(mod.tensor(2.0), mod.tensor(1.0)).log_prob(mod.tensor(1.0))
+
+
+@pytest.mark.parametrize("name,args,kw,value", CASES, ids=IDS)
+def test_log_prob_gradients_match_torch(name, args, kw, value):
+    check_log_prob_gradients(torch, name, args, kw, value, rtol=1e-4 if value.dtype == np.float32 else 1e-6)

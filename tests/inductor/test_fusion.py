@@ -203,7 +203,7 @@ def _kernels_source(c):
 def test_in_place_op_is_computed_once_into_its_input(returns):
     """`t.sin_()` then reading t (or returning it): sin is computed once, stored once into t's storage, and the
     later reads load it back (one kernel), instead of a kernel computing sin for the output and another
-    computing it again for the in-place write."""
+    computing it again for the in-place write. (A returned t is the input itself: AOT hands it out.)"""
     def f(t):
         t.sin_()
         return t * 2 if returns == "product" else t

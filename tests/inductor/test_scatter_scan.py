@@ -238,3 +238,67 @@ def test_scatter_producers_are_inlined_into_its_kernel():
     assert_close(c(x, src), fn(x, src))
     assert c.kernels() == [1], c.source()
     assert "vm_expf" in c.source().split("scatter (accumulate)")[1]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_pointwise_epilogue_fuses_into_the_scatter_kernel(threads):
+    """`scatter_add(...) * 2 + 1`: the pointwise consumer reading the scatter's output at the element it stores
+    loops over the output after the stores, in the scatter's kernel (over the thread's slice when it is split)."""
+    from ember._inductor import config
+    n = 1500
+    x, s = ember.randn(n, 700), ember.randn(n, 700)
+    idx = ember.randint(0, n, (n, 700))
+
+    def f(a, b):
+        return a.scatter_add(0, idx, b) * 2 + 1
+    with config.patch({"cpp.threads": threads}):
+        c = Compiled(f)
+        got = c(x, s)
+    assert bool((got == f(x, s)).all())
+    assert c.kernels() == [1]
+    assert ("ember_parallel(kernel" in c.source()) == (threads == 2)
+
+
+def test_scatter_consumers_reading_other_elements_stay_apart():
+    """A consumer reading another element of the scatter's output (flip), a reduction of it, and a 1-d (serial)
+    scatter's epilogue (fused, whole loops)."""
+    x, s = ember.randn(6, 5), ember.randn(4, 5)
+    idx = ember.randint(0, 6, (4, 5))
+
+    def flipped(a, b):
+        y = a.scatter_add(0, idx, b)
+        return y + y.flip(0)
+    c = Compiled(flipped)
+    assert_close(c(x, s), flipped(x, s))
+    assert c.kernels() == [2]
+
+    def summed(a, b):
+        return a.scatter_add(0, idx, b).sum(0)
+    c = Compiled(summed)
+    assert_close(c(x, s), summed(x, s))
+    assert c.kernels() == [2]
+    rows = ember.tensor([1, 1, 3])
+
+    def serial(a, v):
+        return a.index_put((rows,), v, accumulate=True).exp()
+    c = Compiled(serial)
+    a, v = ember.randn(5), ember.randn(3)
+    assert_close(c(a, v), serial(a, v))
+    assert c.kernels() == [1]
+
+
+@pytest.mark.parametrize("shape,dim", [((2100, 1000), 1), ((2100, 1000), 0), ((7, 5), 0), ((50,), 0)])
+def test_pointwise_epilogue_fuses_into_the_scan_kernel(shape, dim):
+    """`cumsum(dim) * 2 + x`: the epilogue runs after the scan in its kernel, over the same thread slice when the
+    scan's rows are split over threads."""
+    from ember._inductor import config
+    x = ember.rand(*shape, dtype=ember.float64)
+
+    def f(t):
+        return t.cumsum(dim) * 2 + t
+    with config.patch({"cpp.threads": 2}):
+        c = Compiled(f)
+        got = c(x)
+    assert_close(got, f(x), rtol=1e-12, atol=0)
+    assert c.kernels() == [1], c.source()
+    assert ("ember_parallel(kernel" in c.source()) == (x.numel() >= 1 << 21 and len(shape) > 1)

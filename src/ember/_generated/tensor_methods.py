@@ -714,6 +714,9 @@ _op_sqrt_out, _c_sqrt_out = _lazy(_G, '_op_sqrt_out', 'aten', 'sqrt', 'out')
 _op_square__default, _c_square__default = _lazy(_G, '_op_square__default', 'aten', 'square_', 'default')
 _op_square_default, _c_square_default = _lazy(_G, '_op_square_default', 'aten', 'square', 'default')
 _op_square_out, _c_square_out = _lazy(_G, '_op_square_out', 'aten', 'square', 'out')
+_op_squeeze__default, _c_squeeze__default = _lazy(_G, '_op_squeeze__default', 'aten', 'squeeze_', 'default')
+_op_squeeze__dim, _c_squeeze__dim = _lazy(_G, '_op_squeeze__dim', 'aten', 'squeeze_', 'dim')
+_op_squeeze__dims, _c_squeeze__dims = _lazy(_G, '_op_squeeze__dims', 'aten', 'squeeze_', 'dims')
 _op_squeeze_default, _c_squeeze_default = _lazy(_G, '_op_squeeze_default', 'aten', 'squeeze', 'default')
 _op_squeeze_dim, _c_squeeze_dim = _lazy(_G, '_op_squeeze_dim', 'aten', 'squeeze', 'dim')
 _op_squeeze_dims, _c_squeeze_dims = _lazy(_G, '_op_squeeze_dims', 'aten', 'squeeze', 'dims')
@@ -755,6 +758,7 @@ _op_tile_default, _c_tile_default = _lazy(_G, '_op_tile_default', 'aten', 'tile'
 _op_topk_default, _c_topk_default = _lazy(_G, '_op_topk_default', 'aten', 'topk', 'default')
 _op_topk_values, _c_topk_values = _lazy(_G, '_op_topk_values', 'aten', 'topk', 'values')
 _op_trace_default, _c_trace_default = _lazy(_G, '_op_trace_default', 'aten', 'trace', 'default')
+_op_transpose__default, _c_transpose__default = _lazy(_G, '_op_transpose__default', 'aten', 'transpose_', 'default')
 _op_transpose_int, _c_transpose_int = _lazy(_G, '_op_transpose_int', 'aten', 'transpose', 'int')
 _op_triangular_solve_X, _c_triangular_solve_X = _lazy(_G, '_op_triangular_solve_X', 'aten', 'triangular_solve', 'X')
 _op_triangular_solve_default, _c_triangular_solve_default = _lazy(_G, '_op_triangular_solve_default', 'aten', 'triangular_solve', 'default')
@@ -776,6 +780,7 @@ _op_uniform__default, _c_uniform__default = _lazy(_G, '_op_uniform__default', 'a
 _op_unsafe_chunk_default, _c_unsafe_chunk_default = _lazy(_G, '_op_unsafe_chunk_default', 'aten', 'unsafe_chunk', 'default')
 _op_unsafe_split_Tensor, _c_unsafe_split_Tensor = _lazy(_G, '_op_unsafe_split_Tensor', 'aten', 'unsafe_split', 'Tensor')
 _op_unsafe_split_with_sizes_default, _c_unsafe_split_with_sizes_default = _lazy(_G, '_op_unsafe_split_with_sizes_default', 'aten', 'unsafe_split_with_sizes', 'default')
+_op_unsqueeze__default, _c_unsqueeze__default = _lazy(_G, '_op_unsqueeze__default', 'aten', 'unsqueeze_', 'default')
 _op_unsqueeze_default, _c_unsqueeze_default = _lazy(_G, '_op_unsqueeze_default', 'aten', 'unsqueeze', 'default')
 _op_var_correction, _c_var_correction = _lazy(_G, '_op_var_correction', 'aten', 'var', 'correction')
 _op_var_correction_out, _c_var_correction_out = _lazy(_G, '_op_var_correction_out', 'aten', 'var', 'correction_out')
@@ -10141,6 +10146,130 @@ def _m_squeeze(*args, **kwargs):
                 raise _e from None
     raise _no_match('squeeze', args, kwargs, __m_squeeze_sigs, True)
 
+def __m_squeeze__c0(self):
+    s = 0
+    return s
+
+def __m_squeeze__b0(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_squeeze__default(self)
+
+def __m_squeeze__c1(self, dim):
+    s = 0
+    if not _is_int(dim):
+        return None
+    return s
+
+def __m_squeeze__b1(self, dim):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_squeeze__dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, dim)
+    return _op_squeeze__dim(self, dim)
+
+def __m_squeeze__c2(self, *dim):
+    s = 0
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+            return None
+    return s
+
+def __m_squeeze__b2(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
+        for _a in dim:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_squeeze__dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
+    return _op_squeeze__dims(self, dim)
+
+def __m_squeeze__e0(self):
+    return None
+
+def __m_squeeze__e1(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('squeeze_', 'dim', 1, 'int', dim)
+    return None
+
+def __m_squeeze__e2(self, *dim):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+        raise _bad_arg('squeeze_', 'dim', 1, 'tuple of ints', dim)
+    return None
+
+__m_squeeze__errs = ((0, 0, __m_squeeze__e0), (1, 1, __m_squeeze__e1), (0, 1, __m_squeeze__e2),)
+__m_squeeze__ovs = ((__m_squeeze__c0, __m_squeeze__b0), (__m_squeeze__c1, __m_squeeze__b1), (__m_squeeze__c2, __m_squeeze__b2),)
+__m_squeeze__sigs = ('()', '(int dim)', '(tuple of ints dim)')
+
+def _m_squeeze_(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_squeeze__b0(args[0])
+    best = None
+    for c, b in __m_squeeze__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_squeeze__errs if lo <= _n <= hi]
+    if len(_p) == 1 and _p[0] is not None:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            _m = str(_e)
+            if not _m.startswith('__m_squeeze__e'):
+                raise _e from None
+    raise _no_match('squeeze_', args, kwargs, __m_squeeze__sigs, True)
+
+def _m_unsqueeze_(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsqueeze_', 'dim', 1, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, dim)
+    return _op_unsqueeze__default(self, dim)
+
+def _m_transpose_(self, dim0, dim1):
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('transpose_', 'dim0', 1, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('transpose_', 'dim1', 2, 'int', dim1)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_transpose__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, dim0, dim1)
+    return _op_transpose__default(self, dim0, dim1)
+
 def _m_flatten(self, start_dim=0, end_dim=-1):
     if start_dim.__class__ is not int and not _is_int(start_dim):
         raise _bad_arg('flatten', 'start_dim', 1, 'int', start_dim)
@@ -11329,6 +11458,7 @@ class TensorMethods:
     square = _m_square
     square_ = _m_square_
     squeeze = _m_squeeze
+    squeeze_ = _m_squeeze_
     std = _m_std
     sub = _m_sub
     sub_ = _m_sub_
@@ -11350,6 +11480,7 @@ class TensorMethods:
     topk = _m_topk
     trace = _m_trace
     transpose = _m_transpose
+    transpose_ = _m_transpose_
     triangular_solve = _m_triangular_solve
     tril = _m_tril
     tril_ = _m_tril_
@@ -11366,6 +11497,7 @@ class TensorMethods:
     unsafe_split = _m_unsafe_split
     unsafe_split_with_sizes = _m_unsafe_split_with_sizes
     unsqueeze = _m_unsqueeze
+    unsqueeze_ = _m_unsqueeze_
     var = _m_var
     vdot = _m_vdot
     view = _m_view

@@ -296,8 +296,9 @@ class GraphLowering:
                     self.output_consts.append(x)
                     continue
                 if isinstance(x, BufferView) and getattr(x.buffer, "mutated_input", None) is not None:
-                    # the mutated input itself (what `t.sin_()` returns): its storage holds the value
-                    x = BufferView(next(b for b in self.inputs if b.name == x.buffer.mutated_input), x.layout)
+                    # a value written into an input early (_mutate_early): the output is a tensor of its own (AOT
+                    # hands out the input itself where the output aliases it), copied from the stored value
+                    x = self.realize(x, _dense_layout(meta))
                 if isinstance(x, Pointwise):
                     x = self.realize(x, _dense_layout(meta))
                 elif isinstance(x, BufferView) and isinstance(x.buffer, InputBuffer) and \

@@ -1187,32 +1187,29 @@ _UNROLL_WINDOW = 25
 
 
 def _max_pool2d_unrolled(out_size, dt, load, W, kernel, stride, padding, dilation):
-    """max_pool2d_with_indices of a small window as two pointwise chains over its elements in row-major order:
-    the NaN-propagating max, and the flat input index of the first maximum (a NaN is a maximum, the first NaN
-    wins): the `max` and `argmax` reductions' results, without a loop per output."""
+    """max_pool2d_with_indices of a small window as pointwise code: one select chain over its elements in
+    row-major order, eager's rule (csrc/pool.c, torch's cpu kernel): an element replaces the running maximum when
+    it is greater or NaN, so ties keep the first and the last NaN wins. Two pointwise values read the chain: the
+    maximum, and the flat input index of that element. No loop per output: the column loop vectorises."""
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     taps = [(i, j) for i in range(kh) for j in range(kw)]
-
-    def values(index):
-        acc = load(index, (0, 0))
-        for r in taps[1:]:
-            acc = ops.maximum(acc, load(index, r))
-        return acc
 
     def flat(index, r):
         i, j = r
         return ops.index_expr((index[-2] * sh + (i * dh - ph)) * W + index[-1] * sw + (j * dw - pw), _dt.int64)
 
-    def positions(index):
+    def chain(index, want_pos):
         acc = load(index, (0, 0))
-        pos = flat(index, (0, 0))
+        pos = flat(index, (0, 0)) if want_pos else None
         for r in taps[1:]:
             v = load(index, r)
-            take = ops.logical_and(ops.logical_not(ops.isnan(acc)), ops.logical_or(ops.isnan(v), ops.gt(v, acc)))
+            take = ops.logical_or(ops.gt(v, acc), ops.isnan(v))
             acc = ops.where(take, v, acc)
-            pos = ops.where(take, flat(index, r), pos)
-        return pos
-    return Pointwise(out_size, dt, values), Pointwise(out_size, _dt.int64, positions)
+            if want_pos:
+                pos = ops.where(take, flat(index, r), pos)
+        return pos if want_pos else acc
+    return (Pointwise(out_size, dt, lambda index: chain(index, False)),
+            Pointwise(out_size, _dt.int64, lambda index: chain(index, True)))
 
 
 @register_lowering(*_overloads("avg_pool2d", "default"))

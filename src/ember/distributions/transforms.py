@@ -292,6 +292,12 @@ class PowerTransform(Transform):
     def with_cache(self, cache_size=1):
         return self if self._cache_size == cache_size else PowerTransform(self.exponent, cache_size=cache_size)
 
+    def __eq__(self, other):
+        return isinstance(other, PowerTransform) and bool(self.exponent.eq(other.exponent).all())
+
+    def __hash__(self):
+        return id(self)
+
     @property
     def sign(self):
         return self.exponent.sign()
@@ -386,6 +392,20 @@ class AffineTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return AffineTransform(self.loc, self.scale, self._event_dim, cache_size=cache_size)
+
+    def __eq__(self, other):
+        if not isinstance(other, AffineTransform):
+            return False
+        for mine, theirs in ((self.loc, other.loc), (self.scale, other.scale)):
+            if isinstance(mine, numbers.Number) and isinstance(theirs, numbers.Number):
+                if mine != theirs:
+                    return False
+            elif not bool((mine == theirs).all()):
+                return False
+        return True
+
+    def __hash__(self):
+        return id(self)
 
     @property
     def sign(self):
@@ -577,12 +597,6 @@ class CorrCholeskyTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.corr_cholesky
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, CorrCholeskyTransform)
-
-    def __hash__(self):
-        return hash(CorrCholeskyTransform)
 
     def _call(self, x):
         x = ember.tanh(x)

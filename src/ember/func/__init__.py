@@ -299,35 +299,29 @@ def _as_tensor(x):
     return tensor(x)
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *, tie_weights=True, strict=False):
-    """Call module with some parameters/buffers replaced (restored afterwards)."""
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False):
+    """Call `module` with the tensors of `parameter_and_buffer_dicts` (a dict, or a sequence of dicts with distinct
+    keys) in place of its parameters and buffers, restored afterwards (torch.func.functional_call)."""
+    from collections.abc import Sequence
+    from ._reparametrize import _functional_call
     dicts = parameter_and_buffer_dicts
-    if isinstance(dicts, (list, tuple)):
-        merged = {}
+    if isinstance(dicts, dict):
+        merged = dicts
+    elif isinstance(dicts, Sequence):
+        if not all(isinstance(d, dict) for d in dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+        counts = {}
         for d in dicts:
-            merged.update(d)
-        dicts = merged
-    if not isinstance(args, tuple):
-        args = (args,)
-    saved = []
-    try:
-        for name, value in dicts.items():
-            *path, leaf = name.split(".")
-            m = module
-            for p in path:
-                m = getattr(m, p)
-            store = m._parameters if leaf in getattr(m, "_parameters", {}) else m._buffers \
-                if leaf in getattr(m, "_buffers", {}) else None
-            if store is None:
-                if strict:
-                    raise RuntimeError(f"Unexpected key(s): '{name}'.")
-                continue
-            saved.append((store, leaf, store[leaf]))
-            store[leaf] = value
-        return module(*args, **(kwargs or {}))
-    finally:
-        for store, leaf, old in reversed(saved):
-            store[leaf] = old
+            for k in d:
+                counts[k] = counts.get(k, 0) + 1
+        repeated = [k for k, n in counts.items() if n > 1]
+        if repeated:
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+        merged = {k: v for d in dicts for k, v in d.items()}
+    else:
+        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
+                         f"{type(dicts)}")
+    return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights, strict=strict)
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)

@@ -233,6 +233,9 @@ class CppOps:
         self.k = kernel
         self.lines = []
         self.cse = {}
+        # value -> the value it is NaN exactly when (relu(x) is NaN iff x is): isnan reads the source, since gcc
+        # folds `isnan(x < 0 ? 0 : x)` into a select of masks of two widths that stops it vectorising the loop
+        self.nan_source = {}
 
     # -------------------------------------------------------------- plumbing
     def _emit(self, expr, dtype, key=None):
@@ -412,7 +415,12 @@ class CppOps:
         if op in UNARY_OPS:
             def unary(x):
                 out = _dt.bool_ if op in BOOL_RESULT else x.dtype
-                return self._emit(self._unary(op, x), out)
+                if op == "isnan":
+                    x = self.nan_source.get(x.name, x)
+                v = self._emit(self._unary(op, x), out)
+                if op == "relu" and _is_float(x.dtype):
+                    self.nan_source[v.name] = self.nan_source.get(x.name, x)
+                return v
             return unary
         if op in BINARY_OPS:
             def binary(a, b):
@@ -505,6 +513,7 @@ class KernelCodegen:
         self.split_size = outer[0] if self.splittable else None
         self.scan_split = None
         self.scatter_split = None     # a scatter's split size (its body already runs over [x0_lo, x0_hi))
+        self.serial_split_dim = None   # the output dim a scatter or scan splits (its epilogues' loop over it too)
         if column:
             body = self._generate_columns(outer)
         else:
@@ -654,7 +663,15 @@ class KernelCodegen:
             h.lines.append(h.store_expr(buf.name, store_index, v))
         if not s.loops:
             return [f"/* {buf.name} */ {{"] + ["    " + ln for ln in h.lines] + ["}"]
-        return [f"/* {buf.name} */"] + self._loops(s.loops, h.lines, "#pragma omp simd")
+        lines = [f"/* {buf.name} */"] + self._loops(s.loops, h.lines, "#pragma omp simd")
+        if self.serial_split_dim is not None:     # an epilogue of a split scatter/scan: the thread's slice only
+            d = self.serial_split_dim
+            var, n = next(((v, n) for v, n in s.loops if v.rsplit("_", 1)[1] == str(d)), (None, None))
+            if var is None:
+                raise AssertionError("ember._inductor: a scatter epilogue without a loop over the split dim")
+            head = f"for (int64_t {var} = 0; {var} < {n}; {var}++)"
+            lines = [ln.replace(head, f"for (int64_t {var} = x0_lo; {var} < x0_hi; {var}++)", 1) for ln in lines]
+        return lines
 
     def _scatter(self, buf):
         """A Scatter: the init pass over the output (vectorised), then the stores in order (two positions may be
@@ -668,7 +685,7 @@ class KernelCodegen:
         data = buf.data
         size = buf.layout.size
         split = None
-        if self.scatter_split is None and len(self.group.sections) == 1:
+        if self.scatter_split is None and self.group.sections[0].buf is buf:    # (then pointwise epilogues only)
             split = next(((si, od) for si, od in data.direct if size[od] != 1 and data.size[si] != 1), None)
         oidx = [Index.var(f"z{d}") if n != 1 else Index() for d, n in enumerate(size)]
         h = CppOps(self)
@@ -703,7 +720,7 @@ class KernelCodegen:
             bound = "x0_hi" if n_si == n_od else f"(x0_hi < {n_si} ? x0_hi : {n_si})"
             out = [ln.replace(init_loop, f"for (int64_t z{od} = x0_lo; z{od} < x0_hi; z{od}++)", 1)
                    .replace(store_loop, f"for (int64_t w{si} = x0_lo; w{si} < {bound}; w{si}++)", 1) for ln in out]
-            self.scatter_split = n_od
+            self.scatter_split, self.serial_split_dim = n_od, od
         return out + ["}"]
 
     def _scan(self, buf):
@@ -734,8 +751,9 @@ class KernelCodegen:
             return self._loops(after, h.lines, "#pragma omp simd") if after else h.lines
         # the outermost loop over a non-scan dim runs over [x0_lo, x0_hi): the entry may split it over threads
         # (the rows of a scan are independent)
-        if self.scan_split is None and len(self.group.sections) == 1 and (before or after):
-            self.scan_split = (before or after)[0]
+        if self.scan_split is None and self.group.sections[0].buf is buf and (before or after):
+            self.scan_split = (before or after)[0]            # (the other sections: pointwise epilogues)
+            self.serial_split_dim = int(self.scan_split[0][1:])
         inner = body(True)
         if n > 1:
             inner += [f"for (int64_t zj = 1; zj < {n}; zj++) {{"] + ["    " + ln for ln in body(False)] + ["}"]
