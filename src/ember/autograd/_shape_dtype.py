@@ -77,11 +77,16 @@ def sum_to(g, shape):
         out = _meta(shape, g.dtype)
     else:
         arr = g._logical_np()
-        arr = arr.sum(axis=axes, keepdims=True) if axes else arr
-        out = _const(arr.reshape(shape), g.dtype)
-    if _needs_history(g):
+        if axes:
+            arr = np.add.reduce(arr, axis=axes, keepdims=True).reshape(shape)    # (= arr.sum, minus its wrapper)
+            out = Tensor._wrap_fresh(arr, g.dtype) if arr.dtype == g.dtype._np else _const(arr, g.dtype)
+        else:
+            out = _const(arr.reshape(shape), g.dtype)
+    if state.grad_enabled and g._requires_grad:
         _record(out, SumToSizeBackward0(g._size), (g,))
-    return _fw_linear(out, g, lambda t: sum_to(t, shape))
+    if "_fw_tangent" in g.__dict__:
+        return _fw_linear(out, g, lambda t: sum_to(t, shape))
+    return out
 
 
 def expand_to(g, shape):
@@ -97,9 +102,11 @@ def expand_to(g, shape):
         arr = np.empty(shape, a.dtype)      # a broadcasting write: np.broadcast_to(a, shape).copy() cost ~7x this
         arr[...] = a
         out = Tensor._wrap_fresh(arr, g.dtype) if a.dtype == g.dtype._np else _const(arr, g.dtype)
-    if _needs_history(g):
+    if state.grad_enabled and g._requires_grad:
         _record(out, ExpandBackward0(g._size), (g,))
-    return _fw_linear(out, g, lambda t: expand_to(t, shape))
+    if "_fw_tangent" in g.__dict__:
+        return _fw_linear(out, g, lambda t: expand_to(t, shape))
+    return out
 
 
 class ToCopyBackward0(Node):
