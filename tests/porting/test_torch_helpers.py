@@ -249,3 +249,23 @@ def test_dist_gradients_match_torch(torch):
             res.append(a.grad.numpy())
     for e, w in zip(res[:3], res[3:]):
         np.testing.assert_allclose(e, w, rtol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("arg", [None, "cpu", "cuda", "cuda:0", "meta", "banana", 3])
+def test_get_device_module_matches_torch(torch, arg):
+    got = []
+    for L in (torch, ember):
+        res = outcome(lambda: L.get_device_module(L.device(arg) if arg == "cuda:0" else arg))
+        got.append((res[0], res[1].__name__.split(".", 1)[-1]) if res[0] == "ok" else
+                   (res[0], res[1], res[2].replace("torch", "T").replace("ember", "T")))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_top_level_gradscaler_and_vulkan_answer_as_torch(torch):
+    got = []
+    for L in (torch, ember):
+        s = L.GradScaler("cpu", init_scale=4.0)
+        got.append((L.GradScaler is L.amp.GradScaler, s.get_scale(), L.is_vulkan_available()))
+    assert got[0] == got[1]
