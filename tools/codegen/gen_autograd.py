@@ -687,7 +687,11 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     w.w(f"    _res = _k({_call(fn)})" if below else f"    _res = {op}.redispatch(_below_ks({args}), {_call(fn)})")
     for line in after:
         w.w(line)
-    if inplace:
+    if inplace and "inplace_view" in fn.tags:
+        # squeeze_, unsqueeze_: self's geometry changed, not its values; as torch's codegen does for in-place
+        # views, self gets the node as a new history (a view stays a view of its base: no CopySlices)
+        w.w("    _set_history(self, _n)")
+    elif inplace:
         w.w("    _rebase_history(self, _n)")
     elif e.output_mask is not None:
         # non-differentiable outputs keep their slot in the node's inputs (grads stay aligned by position)

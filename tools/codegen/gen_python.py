@@ -594,9 +594,7 @@ def _ops_imports(groups):
         f = used[var]
         n = f.func.name
         ov = n.overload_name or "default"
-        lines.append(f"{var} = getattr(_ops.aten.{n.name}, {ov!r})" if keyword.iskeyword(ov)
-                     else f"{var} = _ops.aten.{n.name}.{ov}")
-        lines.append(f"_c{var[3:]} = {var}._dispatch_cache")
+        lines.append(f"{var}, _c{var[3:]} = _lazy(_G, {var!r}, 'aten', {str(n.name)!r}, {ov!r})")
     return lines
 
 
@@ -740,7 +738,7 @@ def _rt_import(groups):
 
 def emit_functions(fns, module=""):
     groups = python_groups(fns, module)
-    lines = _imports() + _rt_import({k: v for k, v in groups.items() if not k[1]}) + ["", "_ops = _opsmod.ops", ""]
+    lines = _imports() + _rt_import({k: v for k, v in groups.items() if not k[1]}) + ["", "_G = globals()", "_lazy = _opsmod.lazy_overload", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if not k[1]})
     lines.append("")
     names = []
@@ -755,7 +753,7 @@ def emit_functions(fns, module=""):
 
 def emit_methods(fns):
     groups = python_groups(fns)
-    lines = _imports() + _rt_import({k: v for k, v in groups.items() if k[1]}) + ["", "_ops = _opsmod.ops", ""]
+    lines = _imports() + _rt_import({k: v for k, v in groups.items() if k[1]}) + ["", "_G = globals()", "_lazy = _opsmod.lazy_overload", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if k[1]})
     lines.append("")
     names = []

@@ -14,6 +14,7 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Ten
 from . import anomaly_mode
 from ._shape_dtype import sum_to, to_dtype
 from .graph import AccumulateGrad, _clone_detached
+from .input_buffer import accumulate as _accumulate
 from .._core.strides import same_shape
 
 class _TaskState:
@@ -270,7 +271,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     b = buffers[nxt] = [None] * (n_in if n_in > nr else nr + 1)
                 if g is not None:
                     old = b[nr]
-                    b[nr] = g if old is None else old + g
+                    b[nr] = g if old is None else _accumulate(old, g)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:

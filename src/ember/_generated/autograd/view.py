@@ -800,6 +800,298 @@ def squeeze_dims(self, dim):
 _self_squeeze_dims = squeeze_dims   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class SqueezeBackward3(_Node):
+    _op_name = 'aten::squeeze_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = grad.reshape(self_sym_sizes)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_squeeze_ = getattr(_aten.squeeze_, 'default')
+
+
+def squeeze_(self):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('squeeze_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_squeeze_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_squeeze_._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = _new(SqueezeBackward3)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _k(self)
+    _set_history(self, _n)
+    return _res
+
+
+_self_squeeze_ = squeeze_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SqueezeBackward4(_Node):
+    _op_name = 'aten::squeeze_.dim'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = grad.reshape(self_sym_sizes)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_squeeze__dim = getattr(_aten.squeeze_, 'dim')
+
+
+def squeeze__dim(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('squeeze_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_squeeze__dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_squeeze__dim._resolve(_ks)
+    if not _need:
+        return _k(self, dim)
+    _n = _new(SqueezeBackward4)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _k(self, dim)
+    _set_history(self, _n)
+    return _res
+
+
+_self_squeeze__dim = squeeze__dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SqueezeBackward5(_Node):
+    _op_name = 'aten::squeeze_.dims'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = grad.reshape(self_sym_sizes)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_squeeze__dims = getattr(_aten.squeeze_, 'dims')
+
+
+def squeeze__dims(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('squeeze_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_squeeze__dims.redispatch(_below_ks((self, dim)), self, dim)
+    _n = _new(SqueezeBackward5)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_squeeze__dims.redispatch(_below_ks((self, dim)), self, dim)
+    _set_history(self, _n)
+    return _res
+
+
+_self_squeeze__dims = squeeze__dims   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UnsqueezeBackward1(_Node):
+    _op_name = 'aten::unsqueeze_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim = _n.s_dim
+            _r0 = grad.squeeze(dim)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_unsqueeze_ = getattr(_aten.unsqueeze_, 'default')
+
+
+def unsqueeze_(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('unsqueeze_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unsqueeze_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unsqueeze_._resolve(_ks)
+    if not _need:
+        return _k(self, dim)
+    _n = _new(UnsqueezeBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_dim = dim
+    _res = _k(self, dim)
+    _set_history(self, _n)
+    return _res
+
+
+_self_unsqueeze_ = unsqueeze_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class TransposeBackward1(_Node):
+    _op_name = 'aten::transpose_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            dim0 = _n.s_dim0
+            dim1 = _n.s_dim1
+            _r0 = grad.transpose(dim0, dim1)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_transpose_ = getattr(_aten.transpose_, 'default')
+
+
+def transpose_(self, dim0, dim1):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('transpose_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim0, dim1))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_transpose_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_transpose_._resolve(_ks)
+    if not _need:
+        return _k(self, dim0, dim1)
+    _n = _new(TransposeBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_dim0 = dim0
+    if _g0:
+        _n.s_dim1 = dim1
+    _res = _k(self, dim0, dim1)
+    _set_history(self, _n)
+    return _res
+
+
+_self_transpose_ = transpose_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_view_dtype = getattr(_aten.view, 'dtype')
 
 
@@ -1455,6 +1747,77 @@ def _unsafe_view(self, size):
 
 
 _self__unsafe_view = _unsafe_view   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class ReshapeAliasBackward0(_Node):
+    _op_name = 'aten::_reshape_alias'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = grad.reshape(self_sym_sizes)
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__reshape_alias = getattr(_aten._reshape_alias, 'default')
+
+
+def _jvp__reshape_alias(_ts, self, size, stride, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.reshape(size)
+    return _o
+
+
+def _reshape_alias(self, size, stride):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__reshape_alias(self, size, stride)
+            _t = _jvp__reshape_alias(_ts, self, size, stride, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP__reshape_alias.redispatch(_below_ks((self, size, stride)), self, size, stride)
+    _n = _new(ReshapeAliasBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP__reshape_alias.redispatch(_below_ks((self, size, stride)), self, size, stride)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
+    return _res
+
+
+_self__reshape_alias = _reshape_alias   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 class UnfoldBackward0(_Node):

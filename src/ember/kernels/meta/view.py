@@ -194,6 +194,12 @@ def as_strided(self, size, stride, storage_offset=None):
     return make_view(self, size, stride, off)
 
 
+def reshape_alias(self, size, stride):
+    """_reshape_alias: reshape's view of a tensor that is not contiguous but whose layout allows the new shape
+    (the strides come from compute_stride)."""
+    return as_strided(self, size, stride)
+
+
 def expand(self, size, implicit=False):
     size = _intlist(size)
     nd, ndt = len(size), self.dim()
@@ -382,6 +388,33 @@ def squeeze_dim(self, dim):
 
 def squeeze_dims(self, dim):
     return _squeeze_dims(self, {wrap_dim(d, self.dim()) for d in _intlist(dim)})
+
+
+# ---------------------------------------------------------------- in-place views (tag inplace_view)
+def _take_geometry(self, view):
+    """self becomes `view` (a view of self's storage): its sizes, strides and numpy view change in place."""
+    self._size, self._stride, self._offset, self._np = view._size, view.stride(), view._offset, view._np
+    return self
+
+
+def squeeze_(self):
+    return _take_geometry(self, squeeze(self))
+
+
+def squeeze_dim_(self, dim):
+    return _take_geometry(self, squeeze_dim(self, dim))
+
+
+def squeeze_dims_(self, dim):
+    return _take_geometry(self, squeeze_dims(self, dim))
+
+
+def unsqueeze_(self, dim):
+    return _take_geometry(self, unsqueeze(self, dim))
+
+
+def transpose_(self, dim0, dim1):
+    return _take_geometry(self, transpose(self, dim0, dim1))
 
 
 def diagonal(self, offset=0, dim1=0, dim2=1):
