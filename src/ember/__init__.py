@@ -42,6 +42,7 @@ try:
     from ._generated import registrations as _registrations  # noqa: F401
     from ._generated.functions import *  # noqa: F401,F403
     from .functional import *  # noqa: F401,F403
+    from .functional import deprecated_range as range  # noqa: F401,A001  (torch.range: not in functional's globals)
     from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
     from ._core.device import set_default_device, get_default_device  # noqa: F401
     from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401

@@ -711,3 +711,40 @@ def _gradient_coordinates(x, coords, d, edge_order):
         last = (h0 / (h1 * (h0 + h1)) * sl(n - 3, n - 2) - (h0 + h1) / (h0 * h1) * sl(n - 2, n - 1)
                 + (2 * h0 + h1) / (h0 * (h0 + h1)) * sl(n - 1, n))
     return _F.cat([first, center, last], d)
+
+
+# ------------------------------------------------------------------ range (deprecated; ember/__init__ binds it as range)
+_NO_END = object()
+
+
+def deprecated_range(start=0, end=_NO_END, step=1, *, out=None, dtype=None, layout=None, device=None,
+                     pin_memory=False, requires_grad=False):
+    """torch.range: like arange but `end` included, and the default float dtype even for integer bounds."""
+    import math
+    import warnings
+    if end is _NO_END:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", stacklevel=2)
+    from .kernels.common import as_dtype
+    dt = as_dtype(dtype) if dtype is not None else (out.dtype if out is not None else get_default_dtype())
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not (dt.is_floating_point or dt.is_complex):
+        vals = [int(v) for v in vals]                 # integral dtypes compute in int64, as torch's accscalar
+    s, e, st = vals
+    if st == 0:
+        raise RuntimeError("step must be nonzero")
+    if (st > 0 and e < s) or (st < 0 and e > s):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    size = (e - s) / st + 1
+    if not math.isfinite(size):
+        raise RuntimeError(f"unsupported range: {s} -> {e}")
+    n = int(size)
+    idx = _F.arange(n, dtype=D.float64 if dt.is_floating_point or dt.is_complex else D.int64, device=device)
+    result = (idx * st + s).to(dt)
+    if out is not None:
+        out.resize_(result.shape)
+        out.copy_(result)
+        return out
+    return result.requires_grad_(requires_grad) if requires_grad else result
