@@ -35,7 +35,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "is_conj", "is_neg", "numel", "equal", "chain_matmul", "split_copy", "split_with_sizes_copy",
            "unbind_copy", "is_nonzero", "is_same_size", "is_signed", "is_inference", "typename", "unravel_index",
            "detach_", "real", "imag", "get_device", "is_storage", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
-           "gradient"]
+           "gradient", "frombuffer", "empty_permuted"]
 
 has_lapack = has_spectral = True       # ember's numpy builds give both (torch's build flags)
 has_mkl = has_openmp = False           # no MKL or OpenMP in ember's kernels
@@ -748,3 +748,59 @@ def deprecated_range(start=0, end=_NO_END, step=1, *, out=None, dtype=None, layo
         out.copy_(result)
         return out
     return result.requires_grad_(requires_grad) if requires_grad else result
+
+
+# ------------------------------------------------------------------ frombuffer, empty_permuted
+_FROMBUFFER_WARNED = [False]
+
+
+def frombuffer(buffer, *, dtype=None, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over the bytes of a Python buffer (bytes, bytearray, array, mmap, ...), sharing its memory."""
+    import warnings
+    if dtype is None:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    if view.readonly and not _FROMBUFFER_WARNED[0]:
+        _FROMBUFFER_WARNED[0] = True
+        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+                      "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
+                      "may want to copy the buffer to protect its data or make it writable before converting it to a "
+                      "tensor. This type of warning will be suppressed for the rest of this program.", stacklevel=2)
+    length = view.nbytes
+    elsize = dtype.itemsize
+    if not (length > 0 and count != 0):
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not (0 <= offset < length):
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({length} "
+                         "bytes) minus 1")
+    if count <= 0 and (length - offset) % elsize:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                         f"of element size ({elsize})")
+    n = (length - offset) // elsize if count < 0 else count
+    if offset + n * elsize > length:
+        raise ValueError(f"requested buffer length ({n} * {elsize} bytes) after offset ({offset} bytes) must not be "
+                         f"greater than actual buffer length ({length} bytes)")
+    arr = np.frombuffer(view.cast("B"), dtype=dtype._np, count=n, offset=offset)
+    t = from_numpy(arr)
+    return t.requires_grad_() if requires_grad else t
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialized tensor of shape `size` whose memory holds the dims in the order `physical_layout`
+    (outermost first): empty_permuted((2, 3, 4), (0, 2, 1)) has strides (12, 1, 3)."""
+    size, perm = tuple(size), tuple(physical_layout)
+    if len(size) != len(perm):
+        raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(perm)}")
+    if len(set(perm)) != len(perm) or any(not 0 <= p < len(perm) for p in perm):
+        raise RuntimeError("Duplicate dim not allowed")
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    phys = _F.empty([size[p] for p in perm], dtype=dtype, device=device)
+    out = phys.permute(*inverse) if perm else phys
+    return out.requires_grad_() if requires_grad else out
