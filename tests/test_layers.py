@@ -37,7 +37,7 @@ LAYERS = [
                 "ember.functional", "ember.linalg", "ember.func", "ember._tensor_types", "ember.fft", "ember.special"]),
     ("nn", ["ember.nn", "ember.optim", "ember.utils", "ember.utils.data", "ember.utils.checkpoint", "ember.amp",
             "ember.distributions",
-            "ember.cuda", "ember.backends"]),
+            "ember.cuda", "ember.backends", "ember.cpu", "ember.accelerator", "ember.random"]),
     ("serialization", ["ember.serialization", "ember.utils.safetensors"]),
     ("compiler", ["ember.fx", "ember._dynamo", "ember._functorch", "ember._inductor", "ember.compiler", "ember._decomp",
                   "ember._subclasses", "ember.jit", "ember.onnx"]),

@@ -12,7 +12,8 @@ import functools
 from .._grad_mode import enable_grad
 from .._tensor import Tensor
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
+           "stack_module_state", "replace_all_batch_norm_modules_"]
 
 
 # ---------------------------------------------------------------- pytrees (tuple/list/dict of tensors)
@@ -322,6 +323,9 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
                          f"{type(dicts)}")
     return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights, strict=strict)
+
+
+from ._module_state import stack_module_state, replace_all_batch_norm_modules_  # noqa: E402
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
