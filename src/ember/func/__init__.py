@@ -12,7 +12,8 @@ import functools
 from .._grad_mode import enable_grad
 from .._tensor import Tensor
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
+           "functionalize", "linearize", "stack_module_state", "replace_all_batch_norm_modules_", "debug_unwrap"]
 
 
 # ---------------------------------------------------------------- pytrees (tuple/list/dict of tensors)
@@ -322,6 +323,98 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
                          f"{type(dicts)}")
     return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights, strict=strict)
+
+
+def _structure(x):
+    """A comparable description of a pytree's shape (containers and keys, leaves as None)."""
+    if isinstance(x, (tuple, list)):
+        return (type(x), tuple(_structure(v) for v in x))
+    if isinstance(x, dict):
+        return (dict, tuple((k, _structure(v)) for k, v in x.items()))
+    return None
+
+
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) is the Jacobian of func at primals applied to tangents
+    (torch.func.linearize). torch traces the jvp once into a graph; ember runs forward-mode AD per call
+    (same values, func evaluated again per jvp_fn call)."""
+    output = func(*primals)
+    flat_primals = [p for arg in primals for p in _flatten(arg)[0]]
+    spec = _structure(primals)
+    fixed = tuple(_flatten(p)[1]([t.detach() for t in _flatten(p)[0]]) for p in primals)
+    meta = [(tuple(p.shape), p.device, p.dtype) for p in flat_primals]
+
+    def jvp_fn(*tangents):
+        if _structure(tangents) != spec:
+            raise RuntimeError(f"Expected the tangents {_structure(tangents)} to have the same argspec as the "
+                               f"primals {spec}")
+        flat = [t for arg in tangents for t in _flatten(arg)[0]]
+        for idx, (t, (shape, device, dtype)) in enumerate(zip(flat, meta)):
+            if tuple(t.shape) != shape:
+                raise RuntimeError(f"tangent:{idx} with shape {t.shape} in flattened pytree doesn't match the "
+                                   f"shape {flat_primals[idx].shape} of the corresponding primal.")
+            if t.device != device:
+                raise RuntimeError(f"tangent:{idx} with device {t.device} in flattened pytree doesn't match the "
+                                   f"device {device} of the corresponding primal.")
+            if t.dtype != dtype:
+                raise RuntimeError(f"tangent:{idx} with dtype {t.dtype} in flattened pytree doesn't match the "
+                                   f"dtype {dtype} of the corresponding primal.")
+        return jvp(func, fixed, tuple(tangents))[1]
+    return output, jvp_fn
+
+
+def functionalize(func, *, remove="mutations"):
+    """torch.func.functionalize: func without mutations (and, remove="mutations_and_views", without views);
+    see ember._functorch.eager_transforms."""
+    from .._functorch.eager_transforms import functionalize as _functionalize
+    return _functionalize(func, remove=remove)
+
+
+def _stacked_leaf(tensors, name):
+    from .. import stack
+    all_grad = all(t.requires_grad for t in tensors)
+    if not all_grad and any(t.requires_grad for t in tensors):
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    result = stack(tensors)
+    if all_grad:
+        result = result.detach().requires_grad_()
+    return result
+
+
+def stack_module_state(models):
+    """(params, buffers): each model's parameters and buffers stacked along a new dim 0, by name, for ensembling
+    with vmap; the stacked parameters are new leaves (torch.func.stack_module_state)."""
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    typ = type(models[0])
+    if not all(type(m) is typ for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    all_params = [dict(m.named_parameters()) for m in models]
+    params = {k: _stacked_leaf(tuple(p[k] for p in all_params), k) for k in all_params[0]}
+    all_buffers = [dict(m.named_buffers()) for m in models]
+    buffers = {k: _stacked_leaf(tuple(b[k] for b in all_buffers), k) for k in all_buffers[0]}
+    return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """In place: every BatchNorm module in root stops tracking running stats (running_mean, running_var and
+    num_batches_tracked set to None, track_running_stats False); returns root."""
+    from ..nn.modules.batchnorm import _BatchNorm
+    for m in [root, *root.modules()]:
+        if isinstance(m, _BatchNorm) and m.track_running_stats:
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """The tensor under a functorch wrapper. ember's transforms run on plain tensors (no BatchedTensor or
+    GradTrackingTensor wrappers), so this is the tensor itself, as torch returns an unwrapped tensor."""
+    return tensor
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
