@@ -5,7 +5,7 @@ import ember
 import ember.fx.annotate  # noqa: F401
 
 torch = pytest.importorskip("torch")
-import torch.fx.annotate  # noqa: E402,F401  (a submodule, as ember's)
+pytest.importorskip("torch.fx.annotate")     # a submodule, as ember's
 
 
 def _trace(lib, fn):
