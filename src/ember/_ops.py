@@ -9,7 +9,7 @@ Registering a kernel clears the caches.
 """
 import importlib
 
-from ._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state
+from ._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state
 from ._arg_parser import bind_packet_call
 from ._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ._core.dispatch_keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey,
@@ -237,7 +237,7 @@ class OpOverload:
             if ks & _BACKEND_BITS:
                 if _KEYS_ACTIVE[0]:
                     ks = (ks | state._include) & ~state._exclude
-                elif ks & AUTOGRAD_BIT:           # only grad mode can be in the thread's sets: see _core/tls
+                elif ks & AUTOGRAD_BIT and _GRAD_OFF:     # only grad mode can be in the thread's sets: see _core/tls
                     ks &= ~state._exclude
                 try:
                     k = self._dispatch_cache[ks]

@@ -1,107 +1,68 @@
-"""torch.func's module-state helpers (stack_module_state, replace_all_batch_norm_modules_, debug_unwrap) vs torch."""
+"""torch.func's model-ensembling helpers against torch: stack_module_state (stacked leaves, buffers, its errors)
+with vmap over functional_call as torch's ensembling tutorial runs it, and replace_all_batch_norm_modules_."""
+import copy
+
 import numpy as np
 import pytest
 
 import ember
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.parity
 
 
-def _models(lib, n=3):
-    class Net(lib.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.l1 = lib.nn.Linear(3, 4)
-            self.bn = lib.nn.BatchNorm1d(4)
-
-        def forward(self, x):
-            return self.bn(self.l1(x))
-    lib.manual_seed(0)
-    ms = [Net() for _ in range(n)]
-    rng = np.random.default_rng(1)
-    with lib.no_grad():
-        for m in ms:
-            for p in list(m.parameters()) + [m.bn.running_mean]:
-                p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape))))
-    return ms
+def _models(L, n=3, bn=False):
+    out = []
+    for i in range(n):
+        layers = [L.nn.Linear(3, 4)] + ([L.nn.BatchNorm1d(4)] if bn else []) + [L.nn.ReLU(), L.nn.Linear(4, 2)]
+        m = L.nn.Sequential(*layers)
+        with L.no_grad():
+            for j, p in enumerate(m.parameters()):
+                p.copy_(L.tensor(np.sin(np.arange(p.numel()) * (i + 1) + j).reshape(tuple(p.shape)), dtype=L.float32))
+        out.append(m)
+    return out
 
 
-@pytest.mark.parity
-def test_stack_module_state_matches_torch():
-    (ep, eb), (tp, tb) = ember.func.stack_module_state(_models(ember)), torch.func.stack_module_state(_models(torch))
-    assert list(ep) == list(tp) and list(eb) == list(tb)
-    for d_e, d_t in ((ep, tp), (eb, tb)):
-        for k in d_t:
-            np.testing.assert_array_equal(d_e[k].numpy() if not d_e[k].requires_grad else d_e[k].detach().numpy(),
-                                          d_t[k].detach().numpy())
-            assert d_e[k].requires_grad == d_t[k].requires_grad
-            assert d_e[k].is_leaf == d_t[k].is_leaf
-    assert ep["l1.weight"].shape == (3, 4, 3) and eb["bn.num_batches_tracked"].dtype == ember.int64
+def test_stack_module_state_and_ensembled_forward_match_torch():
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    res = []
+    for L in (torch, ember):
+        models = _models(L, bn=True)
+        params, buffers = L.func.stack_module_state(models)
+        base = copy.deepcopy(models[0]).to("meta")
+
+        def f(p, b, xx):
+            return L.func.functional_call(base, (p, b), (xx,))
+        out = L.func.vmap(f, in_dims=(0, 0, None))(params, buffers, L.tensor(x))
+        out.pow(2).sum().backward()
+        res.append(({k: (tuple(v.shape), v.requires_grad, v.is_leaf) for k, v in params.items()},
+                    {k: (tuple(v.shape), str(v.dtype).split(".")[1]) for k, v in buffers.items()},
+                    out.detach().numpy(), params["0.weight"].grad.numpy()))
+    assert res[0][:2] == res[1][:2]
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(res[1][3], res[0][3], rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parity
-def test_stacked_state_through_vmap_matches_torch():
-    def ensemble(lib):
-        models = _models(lib)
-        params, buffers = lib.func.stack_module_state(models)
-        for m in models:
-            m.eval()
-        x = lib.tensor(np.linspace(-1, 1, 6).reshape(2, 3), dtype=lib.float32)
-        base = models[0]
-
-        def call(p, b, data):
-            return lib.func.functional_call(base, (p, b), (data,))
-        return lib.func.vmap(call, in_dims=(0, 0, None))(params, buffers, x)
-    e, t = ensemble(ember), ensemble(torch)
-    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-6)
+@pytest.mark.parametrize("make", [
+    lambda L: [], lambda L: [_models(L)[0], _models(L)[1].eval()],
+    lambda L: [_models(L)[0], L.nn.Linear(3, 4)],
+    lambda L: [_models(L)[0], _models(L)[1].requires_grad_(False)],
+], ids=["none", "modes", "classes", "requires-grad"])
+def test_stack_module_state_errors_match_torch(make):
+    errs = []
+    for L in (torch, ember):
+        with pytest.raises(RuntimeError) as e:
+            L.func.stack_module_state(make(L))
+        errs.append(str(e.value))
+    assert errs[0] == errs[1]
 
 
-@pytest.mark.parity
-def test_stack_module_state_errors_match_torch():
-    def errors(lib):
-        out = []
-        ms = _models(lib, 2)
-        bad = [
-            [],
-            [ms[0], lib.nn.Linear(3, 4)],
-        ]
-        ms2 = _models(lib, 2)
-        ms2[1].eval()
-        bad.append(ms2)
-        ms3 = _models(lib, 2)
-        ms3[1].l1.weight.requires_grad_(False)
-        bad.append(ms3)
-        for models in bad:
-            with pytest.raises(RuntimeError) as e:
-                lib.func.stack_module_state(models)
-            out.append(str(e.value))
-        return out
-    assert errors(ember) == errors(torch)
-
-
-@pytest.mark.parity
 def test_replace_all_batch_norm_modules_matches_torch():
-    def run(lib):
-        net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.Sequential(lib.nn.BatchNorm1d(4)))
-        assert lib.func.replace_all_batch_norm_modules_(net) is net
-        x = lib.tensor(np.linspace(-1, 1, 12).reshape(4, 3), dtype=lib.float32)
-        with lib.no_grad():
-            net[0].weight.copy_(lib.tensor(np.linspace(-0.5, 0.5, 12).reshape(4, 3), dtype=lib.float32))
-        net.eval()                    # without running stats eval mode still normalises by batch statistics
-        state = [(m.running_mean, m.running_var, m.num_batches_tracked, m.track_running_stats) for m in (net[1], net[2][0])]
-        return net(x), state, sorted(dict(net.named_buffers()))
-    (eo, es, eb), (to, ts, tb) = run(ember), run(torch)
-    np.testing.assert_allclose(eo.detach().numpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
-    assert es == ts == [(None, None, None, False)] * 2
-    assert eb == tb == []
-
-
-@pytest.mark.parity
-def test_debug_unwrap_outside_and_inside_transforms():
-    x = ember.tensor([1.0, 2.0])
-    assert ember.func.debug_unwrap(x) is x
-    tx = torch.tensor([1.0, 2.0])
-    assert torch.func.debug_unwrap(tx) is tx
-    seen = []
-    ember.func.grad(lambda a: (seen.append(ember.func.debug_unwrap(a, recurse=False)), (a * a).sum())[1])(x)
-    np.testing.assert_array_equal(seen[0].detach().numpy(), [1.0, 2.0])
+    res = []
+    for L in (torch, ember):
+        m = L.nn.Sequential(L.nn.BatchNorm1d(3), L.nn.Sequential(L.nn.BatchNorm2d(2, track_running_stats=True)),
+                            L.nn.Linear(3, 3))
+        r = L.func.replace_all_batch_norm_modules_(m)
+        res.append((r is m, [n for n, _ in m.named_buffers()], m[0].track_running_stats, m[1][0].running_mean,
+                    repr(m)))
+    assert res[0] == res[1]

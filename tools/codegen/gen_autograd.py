@@ -381,7 +381,10 @@ def emit_node(w, e, cls):
     w.w("    def apply(_n, grads):")
     w.w("        grad = grads[0]")
     w.w("        _e = _n.next_edges")
-    w.w("        _k = 0")
+    # without list inputs, input i's edge is next_edges[i]: literal indices (no running offset)
+    static = not any(e.is_list(a) for a in e.inputs)
+    if not static:
+        w.w("        _k = 0")
     pos = {a.name: i for i, a in enumerate(e.inputs)}
     done = set()
     for i, a in enumerate(e.inputs):
@@ -406,9 +409,13 @@ def emit_node(w, e, cls):
                 w.w(f"            _r{pos[k]} = _g[{keys.index(k)}] if _e[{pos[k]}] is not None else None")
             continue
         w.w(f"        _r{i} = None")
-        if e.group:
+        if static:
+            w.w(f"        if _e[{i}] is not None:")
+        elif e.group:
             w.w(f"        _k = {i}")
-        if e.is_list(a):
+        if static:
+            pass
+        elif e.is_list(a):
             w.w(f"        _s{i} = _k")
             w.w(f"        _k += _n.n_{a.name}")
             w.w(f"        if _bi.any(_x is not None for _x in _e[_s{i}:_k]):")
@@ -422,13 +429,19 @@ def emit_node(w, e, cls):
             else:
                 w.w(f"            {n} = _n.s_{n}")
         w.w(f"            _r{i} = {e.formulas[a.name]}")
-    w.w("        _out = []")
+    if static:
+        w.w("        return [" + ", ".join(f"_r{i}" for i in range(len(e.inputs))) + "]")
+    else:
+        w.w("        _out = []")
     for i, a in enumerate(e.inputs):
+        if static:
+            break
         if e.is_list(a):
             w.w(f"        _out.extend(_r{i} if _r{i} is not None else [None] * _n.n_{a.name})")
         else:
             w.w(f"        _out.append(_r{i})")
-    w.w("        return _out")
+    if not static:
+        w.w("        return _out")
     w.w("")
     w.w("    def release_variables(_n):")
     w.w("        _n._released = True")
@@ -602,7 +615,10 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w(f"            _t = _jvp_{jvp_of if (inplace and not own) else ident}(_ts, {names}, _res)")
         w.w("        finally:")
         w.w("            _fw_restore()")
-        if inplace:
+        if inplace and "inplace_view" in fn.tags:
+            w.w("        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self")
+            w.w("        return _res")
+        elif inplace:
             w.w("        _fw_attach(self, _t, True)")
             w.w("        return _res")
         elif e.is_list_return():

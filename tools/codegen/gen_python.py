@@ -330,7 +330,7 @@ class Overload:
         call_args = self.call_args(self.fn, positional_only=True)
         cache = "_c" + opvar[3:]
         lines += ["if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
-                  f"    _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
+                  f"    _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
                   "    if _k is not None:",
                   f"        return {wrap('_k(' + call_args + ')')}",
                   f"return {wrap(opvar + '(' + call_args + ')')}"]
@@ -351,7 +351,7 @@ class Overload:
                 "    else:",
                 "        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0",
                 "        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
-                f"            _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
+                f"            _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
                 "            if _k is not None:",
                 f"                return {wrap('_k(' + call_args + ')')}",
                 f"return {wrap(opvar + '(' + call_args + ')')}"]
@@ -673,7 +673,7 @@ def _emit_group(pyname, defname, ovs, lines, method):
                   "            _self = args[0]",
                   "            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
                   "                _ks = _self._ks",
-                  f"                _k = _c{op0[3:]}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
+                  f"                _k = _c{op0[3:]}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
                   "                if _k is not None:",
                   "                    return _k(_self, args[1:])",
                   f"            return _{defname}_b0(*args)"]
@@ -723,7 +723,7 @@ def _imports(extra=""):
             "from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)",
             "from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl",
             "from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS",
-            "from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
+            "from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
             "                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,",
             "                           _unbound_call, _as_tuple)"]

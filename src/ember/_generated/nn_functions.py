@@ -4,7 +4,7 @@ from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
-from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -123,7 +123,7 @@ def silu(input, *, out=None):
         return _op_silu_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_silu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_silu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_silu_default(input)
@@ -133,7 +133,7 @@ def silu_(input):
         raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_silu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_silu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_silu__default(input)
@@ -147,7 +147,7 @@ def mish(input, *, out=None):
         return _op_mish_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_mish_default(input)
@@ -157,7 +157,7 @@ def mish_(input):
         raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_mish__default(input)
@@ -179,7 +179,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     if threshold.__class__ in _TENSOR_TYPES:
         _ks |= threshold._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softplus_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_softplus_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, beta, threshold)
     return _op_softplus_default(input, beta, threshold)
@@ -205,7 +205,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     if input_scale.__class__ in _TENSOR_TYPES:
         _ks |= input_scale._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_elu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_elu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, alpha, scale, input_scale)
     return _op_elu_default(input, alpha, scale, input_scale)
@@ -227,7 +227,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     if input_scale.__class__ in _TENSOR_TYPES:
         _ks |= input_scale._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_elu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_elu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, alpha, scale, input_scale)
     return _op_elu__default(input, alpha, scale, input_scale)
@@ -245,7 +245,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_leaky_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_leaky_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, negative_slope)
     return _op_leaky_relu_default(input, negative_slope)
@@ -259,7 +259,7 @@ def leaky_relu_(input, negative_slope=0.01):
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_leaky_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_leaky_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
@@ -303,7 +303,7 @@ def softshrink(input, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_softshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, lambd)
     return _op_softshrink_default(input, lambd)
@@ -325,7 +325,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     if max_val.__class__ in _TENSOR_TYPES:
         _ks |= max_val._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardtanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardtanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min_val, max_val)
     return _op_hardtanh_default(input, min_val, max_val)
@@ -343,7 +343,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     if max_val.__class__ in _TENSOR_TYPES:
         _ks |= max_val._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardtanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardtanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min_val, max_val)
     return _op_hardtanh__default(input, min_val, max_val)
@@ -357,7 +357,7 @@ def hardsigmoid(input, *, out=None):
         return _op_hardsigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardsigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardsigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardsigmoid_default(input)
@@ -367,7 +367,7 @@ def hardsigmoid_(input):
         raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardsigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardsigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardsigmoid__default(input)
@@ -381,7 +381,7 @@ def hardswish(input, *, out=None):
         return _op_hardswish_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardswish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardswish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardswish_default(input)
@@ -391,7 +391,7 @@ def hardswish_(input):
         raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardswish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardswish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardswish__default(input)
@@ -405,7 +405,7 @@ def log_sigmoid(input, *, out=None):
         return _op_log_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log_sigmoid_default(input)
@@ -423,7 +423,7 @@ def glu(input, dim=-1, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_glu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_glu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_glu_default(input, dim)
@@ -433,7 +433,7 @@ def relu6(input):
         raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu6_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu6_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu6_default(input)
@@ -443,7 +443,7 @@ def relu6_(input):
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu6__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu6__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu6__default(input)
@@ -470,7 +470,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if dropout_p.__class__ in _TENSOR_TYPES:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scaled_dot_product_attention_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_scaled_dot_product_attention_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(query, key, value, attn_mask, dropout_p, is_causal)
         return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
@@ -517,7 +517,7 @@ def one_hot(input, num_classes=-1):
     if num_classes.__class__ in _TENSOR_TYPES:
         _ks |= num_classes._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_one_hot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_one_hot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, num_classes)
     return _op_one_hot_default(input, num_classes)
@@ -825,7 +825,7 @@ def linear(input, weight, bias=None):
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias)
     return _op_linear_default(input, weight, bias)
@@ -858,7 +858,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *,
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multi_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_multi_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, p, margin, weight, reduction)
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
@@ -879,7 +879,7 @@ def multilabel_margin_loss(input, target, reduction=0, *, out=None):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multilabel_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_multilabel_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_multilabel_margin_loss_default(input, target, reduction)
@@ -904,7 +904,7 @@ def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
     if ignore_index.__class__ in _TENSOR_TYPES:
         _ks |= ignore_index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
@@ -929,7 +929,7 @@ def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
     if ignore_index.__class__ in _TENSOR_TYPES:
         _ks |= ignore_index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nll_loss_nd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nll_loss_nd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
@@ -958,7 +958,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-10
     if label_smoothing.__class__ in _TENSOR_TYPES:
         _ks |= label_smoothing._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_entropy_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cross_entropy_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction, ignore_index, label_smoothing)
     return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
@@ -975,7 +975,7 @@ def mse_loss(input, target, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mse_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mse_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_mse_loss_default(input, target, reduction)
@@ -992,7 +992,7 @@ def l1_loss(input, target, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_l1_loss_default(input, target, reduction)
@@ -1013,7 +1013,7 @@ def smooth_l1_loss(input, target, reduction=0, beta=1.0):
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_smooth_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_smooth_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction, beta)
     return _op_smooth_l1_loss_default(input, target, reduction, beta)
@@ -1034,7 +1034,7 @@ def huber_loss(input, target, reduction=0, delta=1.0):
     if delta.__class__ in _TENSOR_TYPES:
         _ks |= delta._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_huber_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_huber_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction, delta)
     return _op_huber_loss_default(input, target, reduction, delta)
@@ -1051,7 +1051,7 @@ def soft_margin_loss(input, target, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_soft_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_soft_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_soft_margin_loss_default(input, target, reduction)
@@ -1072,7 +1072,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_binary_cross_entropy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_binary_cross_entropy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction)
     return _op_binary_cross_entropy_default(input, target, weight, reduction)

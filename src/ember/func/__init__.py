@@ -13,7 +13,7 @@ from .._grad_mode import enable_grad
 from .._tensor import Tensor
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
-           "functionalize", "linearize", "stack_module_state", "replace_all_batch_norm_modules_", "debug_unwrap"]
+           "stack_module_state", "replace_all_batch_norm_modules_", "functionalize", "linearize", "debug_unwrap"]
 
 
 # ---------------------------------------------------------------- pytrees (tuple/list/dict of tensors)
@@ -370,51 +370,12 @@ def functionalize(func, *, remove="mutations"):
     return _functionalize(func, remove=remove)
 
 
-def _stacked_leaf(tensors, name):
-    from .. import stack
-    all_grad = all(t.requires_grad for t in tensors)
-    if not all_grad and any(t.requires_grad for t in tensors):
-        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
-    result = stack(tensors)
-    if all_grad:
-        result = result.detach().requires_grad_()
-    return result
-
-
-def stack_module_state(models):
-    """(params, buffers): each model's parameters and buffers stacked along a new dim 0, by name, for ensembling
-    with vmap; the stacked parameters are new leaves (torch.func.stack_module_state)."""
-    if len(models) == 0:
-        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
-    if not (all(m.training for m in models) or all(not m.training for m in models)):
-        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
-    typ = type(models[0])
-    if not all(type(m) is typ for m in models):
-        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
-    all_params = [dict(m.named_parameters()) for m in models]
-    params = {k: _stacked_leaf(tuple(p[k] for p in all_params), k) for k in all_params[0]}
-    all_buffers = [dict(m.named_buffers()) for m in models]
-    buffers = {k: _stacked_leaf(tuple(b[k] for b in all_buffers), k) for k in all_buffers[0]}
-    return params, buffers
-
-
-def replace_all_batch_norm_modules_(root):
-    """In place: every BatchNorm module in root stops tracking running stats (running_mean, running_var and
-    num_batches_tracked set to None, track_running_stats False); returns root."""
-    from ..nn.modules.batchnorm import _BatchNorm
-    for m in [root, *root.modules()]:
-        if isinstance(m, _BatchNorm) and m.track_running_stats:
-            m.running_mean = None
-            m.running_var = None
-            m.num_batches_tracked = None
-            m.track_running_stats = False
-    return root
-
-
 def debug_unwrap(tensor, *, recurse=True):
     """The tensor under a functorch wrapper. ember's transforms run on plain tensors (no BatchedTensor or
     GradTrackingTensor wrappers), so this is the tensor itself, as torch returns an unwrapped tensor."""
     return tensor
+
+from ._module_state import stack_module_state, replace_all_batch_norm_modules_  # noqa: E402
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)

@@ -1,4 +1,5 @@
-"""ember.testing: assert_close, assert_allclose, make_tensor and the op database (OpInfo entries, loaded on first use)."""
+"""ember.testing: assert_close (and the deprecated assert_allclose), make_tensor, and the op database (OpInfo
+entries, loaded on first use)."""
 from ._comparison import assert_allclose, assert_close, default_tolerances  # noqa: F401
 from ._creation import make_tensor  # noqa: F401
 

@@ -1,105 +1,91 @@
-"""torch.testing._creation: make_tensor, a random tensor of a given shape, dtype and value range for tests."""
+"""torch.testing.make_tensor (torch/testing/_creation.py): a tensor of a given shape, dtype and device filled with
+values drawn uniformly from [low, high), with torch's per-dtype defaults, clamping and argument errors."""
 import collections.abc
-import functools
 import math
 import warnings
 
-import ember
+__all__ = ["make_tensor"]
 
 
-def _dtypes(*names):
-    return tuple(getattr(ember, n) for n in names if hasattr(ember, n))
+def _kind(dtype):
+    if dtype.name == "bool":
+        return "bool"
+    if dtype.is_complex:
+        return "complex"
+    if dtype.is_floating_point:
+        return "float8" if dtype.name.startswith("float8") else "float"
+    return "int"
 
 
-_INTEGRAL_TYPES = _dtypes("uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64")
-_FLOATING_TYPES = _dtypes("float16", "bfloat16", "float32", "float64")
-_FLOATING_8BIT_TYPES = _dtypes("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
-_COMPLEX_TYPES = _dtypes("complex32", "complex64", "complex128")
-_BOOLEAN_OR_INTEGRAL_TYPES = (ember.bool, *_INTEGRAL_TYPES)
-_FLOATING_OR_COMPLEX_TYPES = (*_FLOATING_TYPES, *_COMPLEX_TYPES)
-
-
-def _uniform_random_(t, low, high):
-    # uniform_ needs high - low to be finite in t's dtype: draw from the halved range and double
-    if high - low >= ember.finfo(t.dtype).max:
-        return t.uniform_(low / 2, high / 2).mul_(2)
-    return t.uniform_(low, high)
-
-
-def _low_high(dtype, low, high, *, lowest_inclusive, highest_exclusive, default_low, default_high):
-    """The user's bounds, defaulted, checked and clamped to what dtype can hold (ceiled for integers)."""
+def _low_high(dtype, kind, low, high, lowest, highest, default_low, default_high):
+    """torch's modify_low_high: defaults, NaN and order checks, clamping to the dtype's finite range (integer
+    bounds rounded up)."""
     low = default_low if low is None else low
     high = default_high if high is None else high
     if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
-        raise ValueError(f"`low` and `high` cannot be NaN, but got {low=} and {high=}")
-    if low == high and dtype in _FLOATING_OR_COMPLEX_TYPES:
+        raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and high={high}")
+    elif low == high and kind in ("float", "complex"):
         warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or complex types is deprecated "
                       "since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.", FutureWarning,
-                      stacklevel=4)
+                      stacklevel=3)
     elif low >= high:
         raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
-    elif high < lowest_inclusive or low >= highest_exclusive:
+    elif high < lowest or low >= highest:
         raise ValueError(f"The value interval specified by `low` and `high` is [{low}, {high}), but {dtype} only "
-                         f"supports [{lowest_inclusive}, {highest_exclusive})")
-    low = min(max(low, lowest_inclusive), highest_exclusive)
-    high = min(max(high, lowest_inclusive), highest_exclusive)
-    if dtype in _BOOLEAN_OR_INTEGRAL_TYPES:
-        # low ceiled to stay inside the interval; randint's high is exclusive, so it is ceiled as well
+                         f"supports [{lowest}, {highest})")
+    low, high = min(max(low, lowest), highest), min(max(high, lowest), highest)
+    if kind in ("bool", "int"):
         return math.ceil(low), math.ceil(high)
     return low, high
 
 
 def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False, noncontiguous=False,
                 exclude_zero=False, memory_format=None):
-    """A tensor of `shape` on `device` with values drawn uniformly from [low, high) (defaults by dtype: bool [0, 2),
-    unsigned [0, 10), signed integers [-9, 10), floating and complex [-9, 9)); see torch.testing.make_tensor."""
+    import ember
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
         shape = shape[0]
     shape = tuple(shape)
     if noncontiguous and memory_format is not None:
-        shown = f"ember.{memory_format}" if isinstance(memory_format, str) else repr(memory_format)  # torch's repr
-        raise ValueError(f"The parameters `noncontiguous` and `memory_format` are mutually exclusive, but got "
-                         f"{noncontiguous=} and memory_format={shown}")
-    if requires_grad and dtype in _BOOLEAN_OR_INTEGRAL_TYPES:
-        raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, but got {dtype=}")
-    noncontiguous = noncontiguous and functools.reduce(lambda x, y: x * y, shape, 1) > 1
+        raise ValueError("The parameters `noncontiguous` and `memory_format` are mutually exclusive, but got "
+                         f"noncontiguous={noncontiguous} and memory_format={memory_format}")
+    kind = _kind(dtype)
+    if requires_grad and kind in ("bool", "int"):
+        raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, but got "
+                         f"dtype={dtype}")
+    noncontiguous = noncontiguous and math.prod(shape) > 1
     if noncontiguous:
-        shape = (*shape[:-1], 2 * shape[-1])      # twice the last dim, so the strided view holds distinct values
-
-    if dtype is ember.bool:
-        low, high = _low_high(dtype, low, high, lowest_inclusive=0, highest_exclusive=2, default_low=0,
-                              default_high=2)
+        shape = (*shape[:-1], 2 * shape[-1])
+    if kind == "bool":
+        low, high = _low_high(dtype, kind, low, high, 0, 2, 0, 2)
         result = ember.randint(low, high, shape, device=device, dtype=dtype)
-    elif dtype in _INTEGRAL_TYPES:
+    elif kind == "int":
         info = ember.iinfo(dtype)
-        # randint converts its bounds to int64, so int64's largest value cannot be drawn
-        low, high = _low_high(dtype, low, high, lowest_inclusive=info.min,
-                              highest_exclusive=info.max + (1 if dtype is not ember.int64 else 0),
-                              default_low=-9, default_high=10)
+        low, high = _low_high(dtype, kind, low, high, info.min, info.max + (1 if dtype is not ember.int64 else 0),
+                              -9, 10)
         result = ember.randint(low, high, shape, device=device, dtype=dtype)
-    elif dtype in _FLOATING_OR_COMPLEX_TYPES:
-        info = ember.finfo(dtype)
-        low, high = _low_high(dtype, low, high, lowest_inclusive=info.min, highest_exclusive=info.max,
-                              default_low=-9, default_high=9)
-        result = ember.empty(shape, device=device, dtype=dtype)
-        _uniform_random_(ember.view_as_real(result) if dtype in _COMPLEX_TYPES else result, low, high)
-    elif dtype in _FLOATING_8BIT_TYPES:
-        info = ember.finfo(dtype)
-        low, high = _low_high(dtype, low, high, lowest_inclusive=info.min, highest_exclusive=info.max,
-                              default_low=-9, default_high=9)
-        result = ember.empty(shape, device=device, dtype=ember.float32)
-        _uniform_random_(result, low, high)
-        result = result.to(dtype)
     else:
-        raise TypeError(f"The requested dtype '{dtype}' is not supported by torch.testing.make_tensor(). To request "
-                        "support, file an issue at: https://github.com/pytorch/pytorch/issues")
-
+        info = ember.finfo(dtype)
+        low, high = _low_high(dtype, kind, low, high, info.min, info.max, -9, 9)
+        work = ember.float32 if kind == "float8" else dtype
+        result = ember.empty(shape, device=device, dtype=work)
+        flat = ember.view_as_real(result) if kind == "complex" else result
+        # uniform_ needs high - low within the dtype's range: a wider interval is drawn halved, then doubled
+        if high - low >= ember.finfo(flat.dtype).max:
+            flat.uniform_(low / 2, high / 2).mul_(2)
+        else:
+            flat.uniform_(low, high)
+        result = result.to(dtype) if kind == "float8" else result
     if noncontiguous:
-        result = result[..., 1::2]                # offset by one to catch offset bugs too
+        result = result[..., 1::2]
     elif memory_format is not None:
         result = result.clone(memory_format=memory_format)
     if exclude_zero:
-        result[result == 0] = 1 if dtype in _BOOLEAN_OR_INTEGRAL_TYPES else ember.finfo(dtype).tiny
-    if dtype in _FLOATING_OR_COMPLEX_TYPES:
+        if kind in ("bool", "int"):
+            replace = 1
+        else:
+            tiny = ember.finfo(dtype).tiny
+            replace = complex(tiny, tiny) if kind == "complex" else tiny
+        result[result == 0] = replace
+    if kind in ("float", "complex", "float8"):
         result.requires_grad = requires_grad
     return result

@@ -43,16 +43,11 @@ class ReluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = relu_grad(grad, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -169,17 +164,12 @@ class GeluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             approximate = _n.s_approximate
             self = _n.s_self.unpack(_n)
             _r0 = _aten.gelu_backward.default(grad, self, approximate=approximate)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -302,26 +292,18 @@ class GeluBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             approximate = _n.s_approximate
             self = _n.s_self.unpack(_n)
             _r0 = _aten.gelu_backward.default(grad, self, approximate=approximate)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             approximate = _n.s_approximate
             grad_output = _n.s_grad_output.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = gelu_double_backward(grad, grad_output, self, approximate)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -406,16 +388,11 @@ class SiluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = silu_backward(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -534,16 +511,11 @@ class MishBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = mish_backward(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -662,18 +634,13 @@ class SoftplusBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self = _n.s_self.unpack(_n)
             threshold = _n.s_threshold
             _r0 = softplus_backward(grad, self, beta, threshold)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -756,19 +723,14 @@ class EluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             alpha = _n.s_alpha
             input_scale = _n.s_input_scale
             scale = _n.s_scale
             self = _n.s_self.unpack(_n)
             _r0 = elu_backward(grad, self, alpha, scale, input_scale)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -911,17 +873,12 @@ class CeluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             alpha = _n.s_alpha
             self = _n.s_self.unpack(_n)
             _r0 = elu_backward(grad, self, alpha, 1.0, 1.0 / alpha)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1048,17 +1005,12 @@ class LeakyReluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             negative_slope = _n.s_negative_slope
             self = _n.s_self.unpack(_n)
             _r0 = _aten.where.self(self > 0, grad, grad * negative_slope)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1185,20 +1137,15 @@ class RreluWithNoiseBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lower = _n.s_lower
             noise = _n.s_noise.unpack(_n)
             self = _n.s_self.unpack(_n)
             training = _n.s_training
             upper = _n.s_upper
             _r0 = _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1290,20 +1237,15 @@ class RreluWithNoiseBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lower = _n.s_lower
             noise = _n.s_noise.unpack(_n)
             result = _n.s_result.unpack(_n)
             training = _n.s_training
             upper = _n.s_upper
             _r0 = _aten.rrelu_with_noise_backward.default(grad, result, noise, lower, upper, training, True)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1371,11 +1313,8 @@ class RreluWithNoiseBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lower = _n.s_lower
             noise = _n.s_noise.unpack(_n)
             self = _n.s_self.unpack(_n)
@@ -1383,14 +1322,9 @@ class RreluWithNoiseBackwardBackward0(_Node):
             upper = _n.s_upper
             _r0 = _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1486,17 +1420,12 @@ class HardshrinkBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lambd = _n.s_lambd
             self = _n.s_self.unpack(_n)
             _r0 = hardshrink_backward(grad, self, lambd)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1575,23 +1504,15 @@ class HardshrinkBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lambd = _n.s_lambd
             self = _n.s_self.unpack(_n)
             _r0 = hardshrink_backward(grad, self, lambd)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1681,17 +1602,12 @@ class SoftshrinkBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lambd = _n.s_lambd
             self = _n.s_self.unpack(_n)
             _r0 = softshrink_backward(grad, self, lambd)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1770,23 +1686,15 @@ class SoftshrinkBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lambd = _n.s_lambd
             self = _n.s_self.unpack(_n)
             _r0 = softshrink_backward(grad, self, lambd)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1876,18 +1784,13 @@ class HardtanhBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             max_val = _n.s_max_val
             min_val = _n.s_min_val
             self = _n.s_self.unpack(_n)
             _r0 = masked_grad((self > min_val) & (self < max_val), grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2022,16 +1925,11 @@ class HardsigmoidBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = masked_grad((self > -3) & (self < 3), grad * HARDSIGMOID_SLOPE)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2150,16 +2048,11 @@ class HardswishBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = hardswish_backward(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2278,16 +2171,11 @@ class LogSigmoidBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * (1 - self.sigmoid())
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2362,17 +2250,12 @@ class ThresholdBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             threshold = _n.s_threshold
             _r0 = masked_grad((self <= threshold).logical_not(), grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2503,17 +2386,12 @@ class GluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             self = _n.s_self.unpack(_n)
             _r0 = glu_backward(grad, self, dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

@@ -40,7 +40,6 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -59,11 +58,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -194,7 +189,6 @@ class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -213,12 +207,7 @@ class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
             _r3 = _g[3] if _e[3] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        _out.append(_r3)
-        return _out
+        return [_r0, _r1, _r2, _r3]
 
     def release_variables(_n):
         _n._released = True

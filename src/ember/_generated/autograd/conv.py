@@ -40,7 +40,6 @@ class ConvolutionBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -58,11 +57,7 @@ class ConvolutionBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -161,20 +156,15 @@ class Im2ColBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dilation = _n.s_dilation
             kernel_size = _n.s_kernel_size
             padding = _n.s_padding
             self_sym_sizes = _n.s_self_sym_sizes
             stride = _n.s_stride
             _r0 = col2im(grad, self_sym_sizes[-2:], kernel_size, dilation, padding, stride)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -251,19 +241,14 @@ class Col2ImBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dilation = _n.s_dilation
             kernel_size = _n.s_kernel_size
             padding = _n.s_padding
             stride = _n.s_stride
             _r0 = im2col(grad, kernel_size, dilation, padding, stride)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -337,7 +322,6 @@ class ConvolutionBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -356,11 +340,7 @@ class ConvolutionBackwardBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True

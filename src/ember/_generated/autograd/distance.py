@@ -41,11 +41,8 @@ class CdistBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
@@ -53,19 +50,14 @@ class CdistBackward0(_Node):
             x2 = _n.s_x2.unpack(_n)
             _r0 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             x1 = _n.s_x1.unpack(_n)
             x2 = _n.s_x2.unpack(_n)
             _r1 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -168,11 +160,8 @@ class DistBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             p = _n.s_p
             result = _n.s_result.unpack(_n)
@@ -180,19 +169,14 @@ class DistBackward0(_Node):
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(norm_backward(grad, self - other, p, result), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             other_sym_sizes = _n.s_other_sym_sizes
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = sum_to(-norm_backward(grad, self - other, p, result), other_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -297,18 +281,13 @@ class PdistBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = _pdist_backward(grad, self, p, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -396,27 +375,16 @@ class PdistBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("_pdist_backward")
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = not_implemented("_pdist_backward")
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             _r2 = not_implemented("_pdist_backward")
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True

@@ -40,18 +40,13 @@ class NativeDropoutBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             p = _n.s_p
             result1 = _n.s_result1.unpack(_n)
             train = _n.s_train
             _r0 = _aten.native_dropout_backward.default(grad, result1, dropout_scale(p, train))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -131,17 +126,12 @@ class NativeDropoutBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             scale = _n.s_scale
             _r0 = _aten.native_dropout_backward.default(grad, mask, scale)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

@@ -45,22 +45,14 @@ class AddBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             _r1 = maybe_multiply(grad, alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -189,15 +181,10 @@ class AddBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -317,22 +304,14 @@ class SubBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             _r1 = maybe_multiply(-grad, alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -461,15 +440,10 @@ class SubBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -589,22 +563,14 @@ class RsubBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             alpha = _n.s_alpha
             _r0 = maybe_multiply(-grad, alpha)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = grad
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -684,23 +650,15 @@ class MulBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             _r0 = grad * other
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = grad * self
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -835,16 +793,11 @@ class MulBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other
             _r0 = grad * other
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -964,24 +917,16 @@ class DivBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             _r0 = grad / other
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = -grad * self / (other * other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1116,16 +1061,11 @@ class DivBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other
             _r0 = grad / other
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1245,26 +1185,18 @@ class DivBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             rounding_mode = _n.s_rounding_mode
             _r0 = grad / other if rounding_mode is None else zeros_like(grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             rounding_mode = _n.s_rounding_mode
             self = _n.s_self.unpack(_n)
             _r1 = -grad * self / (other * other) if rounding_mode is None else zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1408,15 +1340,10 @@ class RemainderBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1532,16 +1459,11 @@ class RsubBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             alpha = _n.s_alpha
             _r0 = maybe_multiply(-grad, alpha)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1617,23 +1539,15 @@ class RemainderBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = -grad * self.div(other, rounding_mode="floor")
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1768,26 +1682,18 @@ class PowBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             exponent = _n.s_exponent.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = pow_backward_self(grad, self, exponent)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             exponent = _n.s_exponent.unpack(_n)
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = pow_backward_exponent(grad, self, exponent, result)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1927,17 +1833,12 @@ class PowBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             exponent = _n.s_exponent
             self = _n.s_self.unpack(_n)
             _r0 = pow_backward_self(grad, self, exponent)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2064,18 +1965,13 @@ class PowBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             exponent = _n.s_exponent.unpack(_n)
             result = _n.s_result.unpack(_n)
             self = _n.s_self
             _r0 = pow_backward_exponent(grad, self, exponent, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2158,15 +2054,10 @@ class NegBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = -grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2277,16 +2168,11 @@ class AbsBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * sgn(self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2404,16 +2290,11 @@ class ExpBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = grad * result
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2530,16 +2411,11 @@ class LogBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad / self
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2658,16 +2534,11 @@ class SqrtBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = grad / (2 * result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2784,16 +2655,11 @@ class RsqrtBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = -0.5 * grad * result.pow(3)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2910,16 +2776,11 @@ class SinBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * self.cos()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3038,16 +2899,11 @@ class CosBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * -self.sin()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3166,16 +3022,11 @@ class TanhBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = tanh_grad(grad, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3292,16 +3143,11 @@ class SigmoidBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = sigmoid_grad(grad, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3418,18 +3264,13 @@ class ClampBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             max = _n.s_max
             min = _n.s_min
             self = _n.s_self.unpack(_n)
             _r0 = clamp_backward(grad, self, min, max)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3564,36 +3405,25 @@ class ClampBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             max = _n.s_max.unpack(_n)
             min = _n.s_min.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = clamp_backward(grad, self, min, max)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             max = _n.s_max.unpack(_n)
             min = _n.s_min.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = clamp_backward_min(grad, self, min, max)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             max = _n.s_max.unpack(_n)
             min = _n.s_min.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r2 = clamp_backward_max(grad, self, min, max)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -3744,17 +3574,12 @@ class ClampMinBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             min = _n.s_min
             self = _n.s_self.unpack(_n)
             _r0 = masked_grad(self >= min, grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3881,17 +3706,12 @@ class ClampMaxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             max = _n.s_max
             self = _n.s_self.unpack(_n)
             _r0 = masked_grad(self <= max, grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -4018,23 +3838,15 @@ class WhereBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             condition = _n.s_condition.unpack(_n)
             _r0 = masked_grad(condition, grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             condition = _n.s_condition.unpack(_n)
             _r1 = masked_grad(condition.logical_not(), grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -4117,22 +3929,14 @@ class EqBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             _r1 = zeros_like(other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -4187,22 +3991,14 @@ class NeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             _r1 = zeros_like(other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -4257,22 +4053,14 @@ class LtBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             _r1 = zeros_like(other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -4327,22 +4115,14 @@ class LeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             _r1 = zeros_like(other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -4397,22 +4177,14 @@ class GtBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             _r1 = zeros_like(other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -4467,22 +4239,14 @@ class GeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             _r1 = zeros_like(other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -4649,16 +4413,11 @@ class Exp2Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = grad * result * 0.6931471805599453
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -4775,16 +4534,11 @@ class Expm1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = grad * (result + 1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -4901,16 +4655,11 @@ class Log1PBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad / (self + 1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -5029,16 +4778,11 @@ class Log2Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad / (self * 0.6931471805599453)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -5157,16 +4901,11 @@ class Log10Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad / (self * 2.302585092994046)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -5285,15 +5024,10 @@ class SignBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -5405,15 +5139,10 @@ class FloorBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -5525,15 +5254,10 @@ class CeilBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -5645,15 +5369,10 @@ class RoundBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -5765,15 +5484,10 @@ class RoundBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -5889,15 +5603,10 @@ class TruncBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -6009,15 +5718,10 @@ class FracBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -6129,16 +5833,11 @@ class ReciprocalBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = -grad * (result * result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -6255,16 +5954,11 @@ class ErfBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * (self * self * -1).exp() * 1.1283791670955126
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -6383,16 +6077,11 @@ class ErfcBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * (self * self * -1).exp() * -1.1283791670955126
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -6511,16 +6200,11 @@ class ErfinvBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = grad * (result * result).exp() * 0.886226925452758
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -6637,16 +6321,11 @@ class AsinBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad / (1 - self * self).sqrt()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -6765,16 +6444,11 @@ class AcosBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = -grad / (1 - self * self).sqrt()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -6893,16 +6567,11 @@ class AtanBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad / (self * self + 1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -7021,16 +6690,11 @@ class SinhBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * self.cosh()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -7149,16 +6813,11 @@ class CoshBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * self.sinh()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -7277,16 +6936,11 @@ class TanBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = grad * (result * result + 1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -7403,16 +7057,11 @@ class AsinhBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad / (self * self + 1).sqrt()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -7531,16 +7180,11 @@ class AcoshBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad / ((self - 1) * (self + 1)).sqrt()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -7659,16 +7303,11 @@ class AtanhBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad / (1 - self * self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -7787,16 +7426,11 @@ class NanToNumBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = masked_grad(self.isfinite(), grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -7927,17 +7561,12 @@ class LogitBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             eps = _n.s_eps
             self = _n.s_self.unpack(_n)
             _r0 = logit_backward(grad, self, eps)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -8064,25 +7693,17 @@ class HypotBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad * self / result
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             result = _n.s_result.unpack(_n)
             _r1 = grad * other / result
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -8222,25 +7843,17 @@ class Atan2Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad * other / (self * self + other * other)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = -grad * self / (self * self + other * other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -8375,23 +7988,15 @@ class LerpBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             weight = _n.s_weight
             _r0 = grad * (1 - weight)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             weight = _n.s_weight
             _r1 = grad * weight
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -8520,31 +8125,20 @@ class LerpBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             weight = _n.s_weight.unpack(_n)
             _r0 = grad * (1 - weight)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             weight = _n.s_weight.unpack(_n)
             _r1 = grad * weight
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             end = _n.s_end.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r2 = grad * (end - self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -8695,23 +8289,15 @@ class FmodBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = -grad * self.div(other, rounding_mode="trunc")
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -8846,15 +8432,10 @@ class FmodBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -8970,24 +8551,16 @@ class CopysignBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = copysign_tensor_self_backward(grad, self, result)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             _r1 = zeros_like(other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -9127,17 +8700,12 @@ class CopysignBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = copysign_tensor_self_backward(grad, self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -9265,25 +8833,17 @@ class MaximumBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = maximum_backward(grad, self, other, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = maximum_backward(grad, self, other, 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -9369,25 +8929,17 @@ class MinimumBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = maximum_backward(grad, other, self, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = maximum_backward(grad, other, self, 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -9473,25 +9025,17 @@ class FmaxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = fmax_backward(grad, self, other, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = fmax_backward(grad, self, other, 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -9577,25 +9121,17 @@ class FminBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = fmax_backward(grad, self, other, 0, False)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = fmax_backward(grad, self, other, 1, False)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -9744,31 +9280,20 @@ class AddcmulBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             tensor2 = _n.s_tensor2.unpack(_n)
             value = _n.s_value
             _r1 = grad * tensor2 * value
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             tensor1 = _n.s_tensor1.unpack(_n)
             value = _n.s_value
             _r2 = grad * tensor1 * value
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -9920,32 +9445,21 @@ class AddcdivBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             tensor2 = _n.s_tensor2.unpack(_n)
             value = _n.s_value
             _r1 = grad * value / tensor2
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             tensor1 = _n.s_tensor1.unpack(_n)
             tensor2 = _n.s_tensor2.unpack(_n)
             value = _n.s_value
             _r2 = -grad * value * tensor1 / (tensor2 * tensor2)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -10097,25 +9611,17 @@ class XlogyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = xlogy_self(grad, self, other)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = grad * self / other
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -10250,17 +9756,12 @@ class XlogyBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self
             _r0 = grad * self / other
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -10339,17 +9840,12 @@ class XlogyBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other
             self = _n.s_self.unpack(_n)
             _r0 = xlogy_self(grad, self, other)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -10476,25 +9972,17 @@ class LogaddexpBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad / ((other - self).exp() + 1)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = grad / ((self - other).exp() + 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -10580,15 +10068,10 @@ class Deg2RadBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad * 0.017453292519943295
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -10700,15 +10183,10 @@ class Rad2DegBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad * 57.29577951308232
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -10820,25 +10298,17 @@ class Logaddexp2Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad / (1 + (other - self).exp2())
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = grad / (1 + (self - other).exp2())
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -10921,23 +10391,15 @@ class LdexpBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             _r0 = grad * other.exp2()
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             result = _n.s_result.unpack(_n)
             _r1 = grad * result * 0.6931471805599453
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -11067,24 +10529,16 @@ class NextafterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad.where(self != other, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             _r1 = zeros_like(other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -11216,16 +10670,11 @@ class FrexpBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             exponent = _n.s_exponent.unpack(_n)
             _r0 = grad / exponent.exp2()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -11356,25 +10805,17 @@ class ClampMinBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             min = _n.s_min.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = masked_grad(self >= min, grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             min = _n.s_min.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = masked_grad(self < min, grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -11509,25 +10950,17 @@ class ClampMaxBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             max = _n.s_max.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = masked_grad(self <= max, grad)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             max = _n.s_max.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = masked_grad(self > max, grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True

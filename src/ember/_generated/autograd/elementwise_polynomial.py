@@ -38,9 +38,7 @@ class SpecialChebyshevPolynomialTBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -97,9 +95,7 @@ class SpecialChebyshevPolynomialTBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -156,9 +152,7 @@ class SpecialChebyshevPolynomialTBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -215,9 +209,7 @@ class SpecialChebyshevPolynomialUBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -274,9 +266,7 @@ class SpecialChebyshevPolynomialUBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -333,9 +323,7 @@ class SpecialChebyshevPolynomialUBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -392,9 +380,7 @@ class SpecialChebyshevPolynomialVBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -451,9 +437,7 @@ class SpecialChebyshevPolynomialVBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -510,9 +494,7 @@ class SpecialChebyshevPolynomialVBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -569,9 +551,7 @@ class SpecialChebyshevPolynomialWBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -628,9 +608,7 @@ class SpecialChebyshevPolynomialWBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -687,9 +665,7 @@ class SpecialChebyshevPolynomialWBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -746,9 +722,7 @@ class SpecialHermitePolynomialHBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -805,9 +779,7 @@ class SpecialHermitePolynomialHBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -864,9 +836,7 @@ class SpecialHermitePolynomialHBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -923,9 +893,7 @@ class SpecialHermitePolynomialHeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -982,9 +950,7 @@ class SpecialHermitePolynomialHeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1041,9 +1007,7 @@ class SpecialHermitePolynomialHeBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1100,9 +1064,7 @@ class SpecialLaguerrePolynomialLBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1159,9 +1121,7 @@ class SpecialLaguerrePolynomialLBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1218,9 +1178,7 @@ class SpecialLaguerrePolynomialLBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1277,9 +1235,7 @@ class SpecialLegendrePolynomialPBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1336,9 +1292,7 @@ class SpecialLegendrePolynomialPBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1395,9 +1349,7 @@ class SpecialLegendrePolynomialPBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1454,9 +1406,7 @@ class SpecialShiftedChebyshevPolynomialTBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1513,9 +1463,7 @@ class SpecialShiftedChebyshevPolynomialTBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1572,9 +1520,7 @@ class SpecialShiftedChebyshevPolynomialTBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1631,9 +1577,7 @@ class SpecialShiftedChebyshevPolynomialUBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1690,9 +1634,7 @@ class SpecialShiftedChebyshevPolynomialUBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1749,9 +1691,7 @@ class SpecialShiftedChebyshevPolynomialUBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1808,9 +1748,7 @@ class SpecialShiftedChebyshevPolynomialVBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1867,9 +1805,7 @@ class SpecialShiftedChebyshevPolynomialVBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1926,9 +1862,7 @@ class SpecialShiftedChebyshevPolynomialVBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1985,9 +1919,7 @@ class SpecialShiftedChebyshevPolynomialWBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -2044,9 +1976,7 @@ class SpecialShiftedChebyshevPolynomialWBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -2103,9 +2033,7 @@ class SpecialShiftedChebyshevPolynomialWBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True

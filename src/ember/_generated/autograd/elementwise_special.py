@@ -43,16 +43,11 @@ class LgammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * digamma(self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -171,16 +166,11 @@ class DigammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * polygamma(1, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -299,16 +289,11 @@ class SincBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = sinc_backward(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -427,17 +412,12 @@ class PolygammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             n = _n.s_n
             self = _n.s_self.unpack(_n)
             _r0 = grad * polygamma(n + 1, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -516,17 +496,12 @@ class MvlgammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             p = _n.s_p
             self = _n.s_self.unpack(_n)
             _r0 = mvlgamma_backward(grad, self, p)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -653,16 +628,11 @@ class I0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * special_i1_of(self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -781,17 +751,12 @@ class SpecialI0EBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad * (special_i1e_of(self) - self.sgn() * result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -870,17 +835,12 @@ class SpecialI1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = i1_backward(grad, self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -959,17 +919,12 @@ class SpecialI1EBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = i1e_backward(grad, self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1048,17 +1003,12 @@ class SpecialErfcxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = (2.0 * self * result - 1.1283791670955126) * grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1137,16 +1087,11 @@ class SpecialNdtriBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = grad * 2.5066282746310002 * (result * result * 0.5).exp()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1220,17 +1165,12 @@ class SpecialLogNdtrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad / 2.5066282746310002 * (result + self * self * 0.5).neg().exp()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1309,9 +1249,7 @@ class SpecialAiryAiBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1366,9 +1304,7 @@ class SpecialBesselJ0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1423,9 +1359,7 @@ class SpecialBesselJ1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1480,9 +1414,7 @@ class SpecialBesselY0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1537,9 +1469,7 @@ class SpecialBesselY1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1594,9 +1524,7 @@ class SpecialModifiedBesselI0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1651,9 +1579,7 @@ class SpecialModifiedBesselI1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1708,9 +1634,7 @@ class SpecialModifiedBesselK0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1765,9 +1689,7 @@ class SpecialModifiedBesselK1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1822,9 +1744,7 @@ class SpecialScaledModifiedBesselK0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1879,9 +1799,7 @@ class SpecialScaledModifiedBesselK1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1936,9 +1854,7 @@ class SpecialSphericalBesselJ0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1993,23 +1909,15 @@ class SpecialZetaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("zeta")
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = grad * -self * special_zeta_of(self + 1.0, other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2078,23 +1986,15 @@ class IgammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("igamma: input")
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2204,23 +2104,15 @@ class IgammacBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("igammac: input")
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = -grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2330,16 +2222,11 @@ class SpecialEntrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * -(1 + self.log())
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2414,25 +2301,17 @@ class SpecialXlog1PyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = xlog1py_self_backward(grad, self, other)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = grad * self / (other + 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2518,17 +2397,12 @@ class SpecialXlog1PyBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self
             _r0 = grad * self / (other + 1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2607,17 +2481,12 @@ class SpecialXlog1PyBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other
             self = _n.s_self.unpack(_n)
             _r0 = xlog1py_self_backward(grad, self, other)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

@@ -49,19 +49,14 @@ class EmbeddingBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             padding_idx = _n.s_padding_idx
             scale_grad_by_freq = _n.s_scale_grad_by_freq
             weight_sym_sizes = _n.s_weight_sym_sizes
             _r0 = _aten.embedding_dense_backward.default(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -144,11 +139,8 @@ class EmbeddingBagBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             mode = _n.s_mode
             padding_idx = _n.s_padding_idx
@@ -160,19 +152,14 @@ class EmbeddingBagBackward0(_Node):
             weight_sym_sizes = _n.s_weight_sym_sizes
             _r0 = embedding_bag_weight_backward(grad, indices, result1, result2, result3, weight_sym_sizes[0], scale_grad_by_freq, mode, per_sample_weights, padding_idx)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             indices = _n.s_indices.unpack(_n)
             mode = _n.s_mode
             padding_idx = _n.s_padding_idx
             result1 = _n.s_result1.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r1 = embedding_bag_psw_backward(grad, weight, indices, result1, mode, padding_idx)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -294,18 +281,13 @@ class EmbeddingDenseBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             padding_idx = _n.s_padding_idx
             scale_grad_by_freq = _n.s_scale_grad_by_freq
             _r0 = embedding_double_backward(grad, indices, padding_idx, scale_grad_by_freq)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -395,15 +377,10 @@ class EmbeddingRenormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("embedding_renorm")
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

@@ -42,17 +42,12 @@ class IndexBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = index_backward(grad, self_sym_sizes, indices)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -115,26 +110,18 @@ class IndexPutBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             accumulate = _n.s_accumulate
             indices = _n.s_indices
             values = _n.s_values.unpack(_n)
             _r0 = index_put_backward_self(grad, indices, values, accumulate)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             indices = _n.s_indices
             values_sym_sizes = _n.s_values_sym_sizes
             _r1 = index_put_backward_values(grad, indices, values_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -258,25 +245,17 @@ class IndexFillBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.index_fill(dim, index, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r1 = index_fill_value_backward(grad, dim, index)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -422,7 +401,6 @@ class ScatterReduceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -437,10 +415,7 @@ class ScatterReduceBackward0(_Node):
             _g = scatter_reduce_backward_(grad, self, dim, index, src, reduce, include_self, result, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -616,7 +591,6 @@ class IndexReduceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -631,10 +605,7 @@ class IndexReduceBackward0(_Node):
             _g = index_reduce_backward_(grad, self, dim, index, source, reduce, include_self, result, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -810,18 +781,13 @@ class GatherBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.new_zeros(self_sym_sizes).scatter_add(dim, index, grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -911,25 +877,17 @@ class ScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.scatter(dim, index, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r1 = grad.gather(dim, index)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1076,17 +1034,12 @@ class ScatterBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.scatter(dim, index, 0)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1228,23 +1181,15 @@ class ScatterAddBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r1 = grad.gather(dim, index)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1391,19 +1336,14 @@ class IndexSelectBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             self = _n.s_self.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.new_zeros(self_sym_sizes).index_add(dim, index.reshape(-1), grad if self.dim() else grad.reshape(1))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1498,25 +1438,17 @@ class IndexAddBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r1 = maybe_multiply(grad.index_select(dim, index).reshape(source.shape) if source.dim() else grad.index_select(dim, index).reshape(()), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1678,26 +1610,18 @@ class IndexCopyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.index_fill(dim, index, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r1 = grad.index_select(dim, index).reshape(source.shape)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1851,17 +1775,12 @@ class IndexFillBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.index_fill(dim, index, 0)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2003,17 +1922,12 @@ class MaskedFillBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad.masked_fill(mask, 0), self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2152,24 +2066,16 @@ class MaskedFillBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad.masked_fill(mask, 0), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             mask = _n.s_mask.unpack(_n)
             _r1 = where(mask, grad, 0).sum()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2313,18 +2219,13 @@ class MaskedSelectBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             self = _n.s_self.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to((zeros_like(self) + mask.to(grad.dtype) * 0).masked_scatter(mask, grad), self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2415,24 +2316,16 @@ class MaskedScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             _r0 = grad.masked_fill(mask, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             mask = _n.s_mask.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r1 = cat([grad.masked_select(mask), grad.new_zeros(source.numel() - int(mask.expand(grad.shape).sum()))]).reshape(source.shape)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2578,17 +2471,12 @@ class TakeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             index = _n.s_index.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.new_zeros(self_sym_sizes).put(index, grad, True)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2674,26 +2562,18 @@ class PutBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             accumulate = _n.s_accumulate
             index = _n.s_index.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r0 = grad if accumulate else grad.put(index, zeros_like(source), False)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             index = _n.s_index.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r1 = grad.take(index).reshape(source.shape)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True

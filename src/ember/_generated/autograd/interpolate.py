@@ -41,20 +41,15 @@ class UpsampleBilinear2DAaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = _aten._upsample_bilinear2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -123,20 +118,15 @@ class UpsampleBicubic2DAaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = _aten._upsample_bicubic2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -205,20 +195,15 @@ class UpsampleLanczos2DAaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = _aten._upsample_lanczos2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -287,19 +272,14 @@ class UpsampleBilinear2DAaBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             _r0 = _aten._upsample_bilinear2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -366,19 +346,14 @@ class UpsampleBicubic2DAaBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             _r0 = _aten._upsample_bicubic2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -445,19 +420,14 @@ class UpsampleLanczos2DAaBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             _r0 = _aten._upsample_lanczos2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -524,18 +494,13 @@ class UpsampleNearest1DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = gather_backward(grad, input, lambda x: _aten.upsample_nearest1d.vec(x, output_size, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -610,18 +575,13 @@ class UpsampleNearest2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = gather_backward(grad, input, lambda x: _aten.upsample_nearest2d.vec(x, output_size, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -696,18 +656,13 @@ class UpsampleNearestExact2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = gather_backward(grad, input, lambda x: _aten._upsample_nearest_exact2d.vec(x, output_size, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -782,19 +737,14 @@ class UpsampleLinear1DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = interp_backward(grad, input, lambda x: _aten.upsample_linear1d.vec(x, output_size, align_corners, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -871,19 +821,14 @@ class UpsampleBilinear2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = interp_backward(grad, input, lambda x: _aten.upsample_bilinear2d.vec(x, output_size, align_corners, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -960,19 +905,14 @@ class UpsampleBicubic2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = interp_backward(grad, input, lambda x: _aten.upsample_bicubic2d.vec(x, output_size, align_corners, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1049,7 +989,6 @@ class GridSampler2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -1062,10 +1001,7 @@ class GridSampler2DBackward0(_Node):
             _g = grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1169,16 +1105,11 @@ class PixelShuffleBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             upscale_factor = _n.s_upscale_factor
             _r0 = pixel_unshuffle(grad, upscale_factor)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1250,16 +1181,11 @@ class PixelUnshuffleBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             downscale_factor = _n.s_downscale_factor
             _r0 = pixel_shuffle(grad, downscale_factor)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

@@ -48,27 +48,19 @@ class MmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mat2 = _n.s_mat2.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             self_sym_strides = _n.s_self_sym_strides
             _r0 = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides, 1)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             mat2_sym_sizes = _n.s_mat2_sym_sizes
             mat2_sym_strides = _n.s_mat2_sym_strides
             self = _n.s_self.unpack(_n)
             _r1 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides, 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -160,23 +152,15 @@ class BmmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mat2 = _n.s_mat2.unpack(_n)
             _r0 = grad.bmm(mat2.transpose(1, 2))
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = self.transpose(1, 2).bmm(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -260,23 +244,15 @@ class MvBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             vec = _n.s_vec.unpack(_n)
             _r0 = grad.unsqueeze(1).mm(vec.unsqueeze(0))
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = self.t().mv(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -360,23 +336,15 @@ class DotBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             tensor = _n.s_tensor.unpack(_n)
             _r0 = grad * tensor
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = grad * self
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -460,37 +428,26 @@ class AddmmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             mat1_sym_sizes = _n.s_mat1_sym_sizes
             mat1_sym_strides = _n.s_mat1_sym_strides
             mat2 = _n.s_mat2.unpack(_n)
             _r1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             mat1 = _n.s_mat1.unpack(_n)
             mat2_sym_sizes = _n.s_mat2_sym_sizes
             mat2_sym_strides = _n.s_mat2_sym_strides
             _r2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -595,33 +552,22 @@ class BaddbmmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             batch2 = _n.s_batch2.unpack(_n)
             _r1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             batch1 = _n.s_batch1.unpack(_n)
             _r2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -791,37 +737,26 @@ class AddbmmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             batch1_sym_sizes = _n.s_batch1_sym_sizes
             batch2 = _n.s_batch2.unpack(_n)
             batch2_sym_sizes = _n.s_batch2_sym_sizes
             _r1 = maybe_multiply(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]]).bmm(batch2.transpose(1, 2).conj()), alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             batch1 = _n.s_batch1.unpack(_n)
             batch1_sym_sizes = _n.s_batch1_sym_sizes
             batch2_sym_sizes = _n.s_batch2_sym_sizes
             _r2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]])), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -1003,33 +938,22 @@ class AddmvBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             vec = _n.s_vec.unpack(_n)
             _r1 = maybe_multiply(grad.unsqueeze(1).mm(vec.conj().unsqueeze(0)), alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             mat = _n.s_mat.unpack(_n)
             _r2 = maybe_multiply(mat.t().conj().mv(grad), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -1199,33 +1123,22 @@ class AddrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             vec2 = _n.s_vec2.unpack(_n)
             _r1 = maybe_multiply(grad.mv(vec2.conj()), alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             vec1 = _n.s_vec1.unpack(_n)
             _r2 = maybe_multiply(grad.t().mv(vec1.conj()), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -1395,11 +1308,8 @@ class LinalgVectorNormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             ord = _n.s_ord
@@ -1407,9 +1317,7 @@ class LinalgVectorNormBackward0(_Node):
             self = _n.s_self.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1488,16 +1396,11 @@ class LinalgInvExBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result0 = _n.s_result0.unpack(_n)
             _r0 = inv_backward(grad, result0)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1577,16 +1480,11 @@ class LinalgSlogdetBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             A = _n.s_A.unpack(_n)
             _r0 = slogdet_backward(grads[1], A)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1637,7 +1535,6 @@ class LinalgSolveExBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -1649,10 +1546,7 @@ class LinalgSolveExBackward0(_Node):
             _g = solve_backward(grad, A, B, result0, left, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1748,17 +1642,12 @@ class LinalgCholeskyExBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result0 = _n.s_result0.unpack(_n)
             upper = _n.s_upper
             _r0 = cholesky_backward(grad, upper, result0)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1835,7 +1724,6 @@ class LinalgSolveTriangularBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -1849,10 +1737,7 @@ class LinalgSolveTriangularBackward0(_Node):
             _g = solve_triangular_backward(grad, self, B, result, upper, left, unitriangular, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1955,17 +1840,12 @@ class CholeskyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             upper = _n.s_upper
             _r0 = cholesky_backward(grad, upper, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2046,7 +1926,6 @@ class CholeskySolveBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -2058,10 +1937,7 @@ class CholeskySolveBackward0(_Node):
             _g = cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2161,18 +2037,13 @@ class LinalgQrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mode = _n.s_mode
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
             _r0 = qr_backward(grads[0], grads[1], result0, result1, mode)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2257,11 +2128,8 @@ class LinalgSvdBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             A = _n.s_A.unpack(_n)
             compute_uv = _n.s_compute_uv
             full_matrices = _n.s_full_matrices
@@ -2269,9 +2137,7 @@ class LinalgSvdBackward0(_Node):
             result1 = _n.s_result1.unpack(_n)
             result2 = _n.s_result2.unpack(_n)
             _r0 = svd_backward(grads[0], grads[1], grads[2], A, result0, result1, result2, full_matrices, compute_uv)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2368,18 +2234,13 @@ class LinalgEigBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = eig_backward(grads[0], grads[1], self, result0, result1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2438,19 +2299,14 @@ class LinalgEighBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             A = _n.s_A.unpack(_n)
             compute_v = _n.s_compute_v
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
             _r0 = eigh_backward(grads[0], grads[1], A, result0, result1, compute_v)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2540,7 +2396,6 @@ class LinalgLstsqBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -2551,10 +2406,7 @@ class LinalgLstsqBackward0(_Node):
             _g = lstsq_backward(grads[0], grads[1], self, b, result0, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2623,17 +2475,12 @@ class LinalgPinvBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = pinv_backward(grad, result, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2721,17 +2568,12 @@ class LinalgPinvBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = pinv_backward(grad, result, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2820,23 +2662,15 @@ class VdotBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             _r0 = vdot_self_backward(grad, other)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = grad * self
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2927,16 +2761,11 @@ class TraceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = eye(self_sym_sizes[0], self_sym_sizes[1], dtype=grad.dtype) * grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3014,27 +2843,19 @@ class LinalgCrossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             other = _n.s_other.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(linalg_cross(other.expand(grad.shape), grad, dim=dim), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             other_sym_sizes = _n.s_other_sym_sizes
             self = _n.s_self.unpack(_n)
             _r1 = sum_to(linalg_cross(grad, self.expand(grad.shape), dim=dim), other_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -3135,17 +2956,12 @@ class LinalgDetBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             A = _n.s_A.unpack(_n)
             result = _n.s_result.unpack(_n)
             _r0 = (grad * result).unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3229,16 +3045,11 @@ class LinalgMatrixExpBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = linalg_matrix_exp(cat([cat([self.mT, grad], -1), cat([zeros_like(self), self.mT], -1)], -2)).narrow(-2, 0, self.shape[-1]).narrow(-1, self.shape[-1], self.shape[-1])
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3318,18 +3129,13 @@ class CholeskyInverseBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             upper = _n.s_upper
             _r0 = -(self @ (result @ (grad + grad.mT) @ result)) if upper else -((result @ (grad + grad.mT) @ result) @ self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3414,7 +3220,6 @@ class LinalgHouseholderProductBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -3424,10 +3229,7 @@ class LinalgHouseholderProductBackward0(_Node):
             _g = householder_product_backward(grad, input, tau)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -3520,7 +3322,6 @@ class OrmqrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -3535,11 +3336,7 @@ class OrmqrBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -3647,7 +3444,6 @@ class TrilinearBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -3664,11 +3460,7 @@ class TrilinearBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True

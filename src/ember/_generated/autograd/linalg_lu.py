@@ -41,18 +41,13 @@ class LinalgLuFactorExBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             LU = _n.s_LU.unpack(_n)
             pivot = _n.s_pivot
             pivots = _n.s_pivots.unpack(_n)
             _r0 = lu_factor_ex_backward(grad, LU, pivots, pivot)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -140,19 +135,14 @@ class LinalgLuBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             L = _n.s_L.unpack(_n)
             P = _n.s_P.unpack(_n)
             U = _n.s_U.unpack(_n)
             pivot = _n.s_pivot
             _r0 = linalg_lu_backward(grads[1], grads[2], P, L, U, pivot)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -247,16 +237,11 @@ class LuUnpackBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             LU_data_sym_sizes = _n.s_LU_data_sym_sizes
             _r0 = lu_unpack_backward(grads[1], grads[2], LU_data_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -342,7 +327,6 @@ class LinalgLuSolveBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -356,10 +340,7 @@ class LinalgLuSolveBackward0(_Node):
             _g = linalg_lu_solve_backward(grad, LU, pivots, result, B, left, adjoint, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -468,15 +449,10 @@ class GeqrfBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("geqrf")
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

@@ -48,11 +48,8 @@ class NllLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
@@ -60,9 +57,7 @@ class NllLossBackward0(_Node):
             total_weight = _n.s_total_weight.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = _aten.nll_loss_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -166,11 +161,8 @@ class NllLoss2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
@@ -178,9 +170,7 @@ class NllLoss2DBackward0(_Node):
             total_weight = _n.s_total_weight.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = _aten.nll_loss2d_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -284,27 +274,19 @@ class MseLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = _aten.mse_loss_backward.default(grad, self, target, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r1 = _aten.mse_loss_backward.default(grad, target, self, reduction)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -399,29 +381,21 @@ class SmoothL1LossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = smooth_l1_loss_backward(grad, self, target, reduction, beta)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             beta = _n.s_beta
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r1 = smooth_l1_loss_backward(grad, target, self, reduction, beta)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -520,29 +494,21 @@ class HuberLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             delta = _n.s_delta
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = huber_loss_backward(grad, self, target, reduction, delta)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             delta = _n.s_delta
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r1 = huber_loss_backward(grad, target, self, reduction, delta)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -641,24 +607,16 @@ class SoftMarginLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = soft_margin_loss_backward(grad, self, target, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = not_implemented("soft_margin_loss target")
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -753,29 +711,21 @@ class BinaryCrossEntropyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = binary_cross_entropy_backward(grad, self, target, weight, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r1 = binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -878,11 +828,8 @@ class BinaryCrossEntropyWithLogitsBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             pos_weight = _n.s_pos_weight.unpack(_n)
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
@@ -890,19 +837,14 @@ class BinaryCrossEntropyWithLogitsBackward0(_Node):
             weight = _n.s_weight.unpack(_n)
             _r0 = bce_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             pos_weight = _n.s_pos_weight.unpack(_n)
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r1 = bce_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1013,11 +955,8 @@ class CtcLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             blank = _n.s_blank
             input_lengths = _n.s_input_lengths
             log_probs = _n.s_log_probs.unpack(_n)
@@ -1027,9 +966,7 @@ class CtcLossBackward0(_Node):
             targets = _n.s_targets.unpack(_n)
             zero_infinity = _n.s_zero_infinity
             _r0 = _aten._ctc_loss_backward.default(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1092,11 +1029,8 @@ class CtcLossBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             blank = _n.s_blank
             input_lengths = _n.s_input_lengths.unpack(_n)
             log_probs = _n.s_log_probs.unpack(_n)
@@ -1106,9 +1040,7 @@ class CtcLossBackward1(_Node):
             targets = _n.s_targets.unpack(_n)
             zero_infinity = _n.s_zero_infinity
             _r0 = _aten._ctc_loss_backward.Tensor(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1196,26 +1128,18 @@ class NllLossBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1325,26 +1249,18 @@ class NllLoss2DBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index, True)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1454,36 +1370,25 @@ class MseLossBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = mse_loss_double_backward_grad_output(grad, self, target, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             grad_output = _n.s_grad_output.unpack(_n)
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             _r1 = mse_loss_double_backward_self(grad, grad_output, self, reduction)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             grad_output = _n.s_grad_output.unpack(_n)
             reduction = _n.s_reduction
             target = _n.s_target.unpack(_n)
             _r2 = -mse_loss_double_backward_self(grad, grad_output, target, reduction)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -1589,11 +1494,8 @@ class MultiMarginLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             margin = _n.s_margin
             p = _n.s_p
             reduction = _n.s_reduction
@@ -1601,9 +1503,7 @@ class MultiMarginLossBackward0(_Node):
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = _aten.multi_margin_loss_backward.default(grad, self, target, p, margin, weight, reduction)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1710,19 +1610,14 @@ class MultilabelMarginLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             is_target = _n.s_is_target.unpack(_n)
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = _aten.multilabel_margin_loss_backward.default(grad, self, target, reduction, is_target)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

@@ -41,7 +41,6 @@ class NativeLayerNormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -57,11 +56,7 @@ class NativeLayerNormBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -159,7 +154,6 @@ class NativeBatchNormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -177,11 +171,7 @@ class NativeBatchNormBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -309,7 +299,6 @@ class NativeGroupNormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -327,11 +316,7 @@ class NativeGroupNormBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -453,7 +438,6 @@ class NativeLayerNormBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -468,11 +452,7 @@ class NativeLayerNormBackwardBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -570,7 +550,6 @@ class NativeBatchNormBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -587,11 +566,7 @@ class NativeBatchNormBackwardBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -719,7 +694,6 @@ class NativeGroupNormBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -736,11 +710,7 @@ class NativeGroupNormBackwardBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -867,7 +837,6 @@ class WeightNormInterfaceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -879,10 +848,7 @@ class WeightNormInterfaceBackward0(_Node):
             _g = _aten._weight_norm_differentiable_backward.default(grad.contiguous(), v, g, result1, dim)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True

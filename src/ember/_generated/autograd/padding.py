@@ -40,16 +40,11 @@ class ConstantPadNdBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             pad = _n.s_pad
             _r0 = constant_pad_nd(grad, [-p for p in pad], 0)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -117,17 +112,12 @@ class ReflectionPad1DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             padding = _n.s_padding
             self = _n.s_self.unpack(_n)
             _r0 = gather_backward(grad, self, lambda x: _aten.reflection_pad1d.default(x, padding))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -200,17 +190,12 @@ class ReflectionPad2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             padding = _n.s_padding
             self = _n.s_self.unpack(_n)
             _r0 = gather_backward(grad, self, lambda x: _aten.reflection_pad2d.default(x, padding))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -283,17 +268,12 @@ class ReflectionPad3DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             padding = _n.s_padding
             self = _n.s_self.unpack(_n)
             _r0 = gather_backward(grad, self, lambda x: _aten.reflection_pad3d.default(x, padding))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -366,17 +346,12 @@ class ReplicationPad1DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             padding = _n.s_padding
             self = _n.s_self.unpack(_n)
             _r0 = gather_backward(grad, self, lambda x: _aten.replication_pad1d.default(x, padding))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -449,17 +424,12 @@ class ReplicationPad2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             padding = _n.s_padding
             self = _n.s_self.unpack(_n)
             _r0 = gather_backward(grad, self, lambda x: _aten.replication_pad2d.default(x, padding))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -532,17 +502,12 @@ class ReplicationPad3DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             padding = _n.s_padding
             self = _n.s_self.unpack(_n)
             _r0 = gather_backward(grad, self, lambda x: _aten.replication_pad3d.default(x, padding))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

@@ -41,11 +41,8 @@ class MaxPool2DWithIndicesBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ceil_mode = _n.s_ceil_mode
             dilation = _n.s_dilation
             kernel_size = _n.s_kernel_size
@@ -54,9 +51,7 @@ class MaxPool2DWithIndicesBackward0(_Node):
             self = _n.s_self.unpack(_n)
             stride = _n.s_stride
             _r0 = _aten.max_pool2d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -140,17 +135,12 @@ class AdaptiveMaxPool2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result1 = _n.s_result1.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = adaptive_max_pool2d_backward_(grad, self, result1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -224,11 +214,8 @@ class AvgPool2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ceil_mode = _n.s_ceil_mode
             count_include_pad = _n.s_count_include_pad
             divisor_override = _n.s_divisor_override
@@ -237,9 +224,7 @@ class AvgPool2DBackward0(_Node):
             self = _n.s_self.unpack(_n)
             stride = _n.s_stride
             _r0 = _aten.avg_pool2d_backward.default(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -322,16 +307,11 @@ class AdaptiveAvgPool2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = _aten._adaptive_avg_pool2d_backward.default(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -402,17 +382,12 @@ class MaxUnpool2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = max_unpool2d_backward_(grad, indices, self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -486,23 +461,15 @@ class MaxPool2DWithIndicesBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             _r0 = max_pool_double_backward(grad, indices)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -582,11 +549,8 @@ class AvgPool2DBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ceil_mode = _n.s_ceil_mode
             count_include_pad = _n.s_count_include_pad
             divisor_override = _n.s_divisor_override
@@ -595,15 +559,10 @@ class AvgPool2DBackwardBackward0(_Node):
             stride = _n.s_stride
             _r0 = _aten.avg_pool2d.default(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -690,23 +649,15 @@ class AdaptiveAvgPool2DBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             grad_output_sym_sizes = _n.s_grad_output_sym_sizes
             _r0 = _aten._adaptive_avg_pool2d.default(grad, grad_output_sym_sizes[-2:])
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -795,11 +746,8 @@ class MaxPool3DWithIndicesBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ceil_mode = _n.s_ceil_mode
             dilation = _n.s_dilation
             kernel_size = _n.s_kernel_size
@@ -808,9 +756,7 @@ class MaxPool3DWithIndicesBackward0(_Node):
             self = _n.s_self.unpack(_n)
             stride = _n.s_stride
             _r0 = _aten.max_pool3d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -894,23 +840,15 @@ class MaxPool3DWithIndicesBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             _r0 = grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -991,11 +929,8 @@ class AvgPool3DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ceil_mode = _n.s_ceil_mode
             count_include_pad = _n.s_count_include_pad
             divisor_override = _n.s_divisor_override
@@ -1004,9 +939,7 @@ class AvgPool3DBackward0(_Node):
             self = _n.s_self.unpack(_n)
             stride = _n.s_stride
             _r0 = _aten.avg_pool3d_backward.default(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1089,11 +1022,8 @@ class AvgPool3DBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ceil_mode = _n.s_ceil_mode
             count_include_pad = _n.s_count_include_pad
             divisor_override = _n.s_divisor_override
@@ -1102,15 +1032,10 @@ class AvgPool3DBackwardBackward0(_Node):
             stride = _n.s_stride
             _r0 = _aten.avg_pool3d.default(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1197,16 +1122,11 @@ class AdaptiveAvgPool3DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = _aten._adaptive_avg_pool3d_backward.default(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1277,23 +1197,15 @@ class AdaptiveAvgPool3DBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             grad_output = _n.s_grad_output.unpack(_n)
             _r0 = _aten._adaptive_avg_pool3d.default(grad, grad_output.shape[-3:])
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1384,17 +1296,12 @@ class AdaptiveMaxPool3DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result1 = _n.s_result1.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = _aten.adaptive_max_pool3d_backward.default(grad, self, result1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1468,23 +1375,15 @@ class AdaptiveMaxPool3DBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             _r0 = grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True

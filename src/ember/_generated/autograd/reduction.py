@@ -45,17 +45,12 @@ class SumBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_scalar_type = _n.s_self_scalar_type
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = expand_to(to_dtype(grad, self_scalar_type), self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -127,19 +122,14 @@ class SumBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             self_scalar_type = _n.s_self_scalar_type
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_backward(to_dtype(grad, self_scalar_type), self_sym_sizes, dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -206,20 +196,15 @@ class NansumBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             self = _n.s_self.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = masked_grad(self == self, sum_backward(to_dtype(grad, self_scalar_type), self_sym_sizes, dim, keepdim))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -292,18 +277,13 @@ class MeanBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_numel = _n.s_self_numel
             self_scalar_type = _n.s_self_scalar_type
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = expand_to(to_dtype(grad, self_scalar_type), self_sym_sizes) / self_numel
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -377,19 +357,14 @@ class MeanBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             self_scalar_type = _n.s_self_scalar_type
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_backward(to_dtype(grad, self_scalar_type), self_sym_sizes, dim, keepdim) / reduced_numel(self_sym_sizes, dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -456,18 +431,13 @@ class ProdBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = prod_backward(to_dtype(grad, self_scalar_type), self, to_dtype(result, self_scalar_type), None, False)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -549,20 +519,15 @@ class ProdBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = prod_backward(to_dtype(grad, self_scalar_type), self, to_dtype(result, self_scalar_type), dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -650,19 +615,14 @@ class AmaxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = amax_backward(grad, self, result, dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -736,19 +696,14 @@ class AminBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = amax_backward(grad, self, result, dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -822,20 +777,15 @@ class AminmaxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             max = _n.s_max.unpack(_n)
             min = _n.s_min.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = aminmax_backward(self, dim, keepdim, grads[0], grads[1], min, max)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -921,17 +871,12 @@ class MaxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = evenly_distribute_backward(grad, self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1010,17 +955,12 @@ class MinBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = evenly_distribute_backward(grad, self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1099,19 +1039,14 @@ class MaxBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             indices = _n.s_indices.unpack(_n)
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1191,19 +1126,14 @@ class MinBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             indices = _n.s_indices.unpack(_n)
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1339,19 +1269,14 @@ class VarBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             correction = _n.s_correction
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             self = _n.s_self.unpack(_n)
             _r0 = var_backward(grad, self, dim, correction_of(True, correction), keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1423,20 +1348,15 @@ class StdBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             correction = _n.s_correction
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = std_backward(grad, self, result, dim, correction_of(True, correction), keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1512,19 +1432,14 @@ class VarMeanBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             correction = _n.s_correction
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             self = _n.s_self.unpack(_n)
             _r0 = var_backward(grads[0], self, dim, correction_of(True, correction), keepdim) + mean_backward(grads[1], self, dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1572,20 +1487,15 @@ class StdMeanBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             correction = _n.s_correction
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             result0 = _n.s_result0.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = std_backward(grads[0], self, result0, dim, correction_of(True, correction), keepdim) + mean_backward(grads[1], self, dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1637,19 +1547,14 @@ class LogsumexpBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = logsumexp_backward(grad, self, result, dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1723,18 +1628,13 @@ class NormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = norm_backward(grad, self, p, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1817,20 +1717,15 @@ class NormBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = norm_backward(grad, self, p, result, dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1906,11 +1801,8 @@ class NormBackward3(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             p = _n.s_p
@@ -1918,9 +1810,7 @@ class NormBackward3(_Node):
             self = _n.s_self.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = norm_backward(to_dtype(grad, self_scalar_type), self, p, to_dtype(result, self_scalar_type), dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1999,19 +1889,14 @@ class NormBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = norm_backward(to_dtype(grad, self_scalar_type), self, p, to_dtype(result, self_scalar_type))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2111,17 +1996,12 @@ class MedianBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = evenly_distribute_backward(grad, self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2200,17 +2080,12 @@ class NanmedianBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = evenly_distribute_backward(grad, self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2289,19 +2164,14 @@ class MedianBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             indices = _n.s_indices.unpack(_n)
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2381,19 +2251,14 @@ class NanmedianBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             indices = _n.s_indices.unpack(_n)
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2473,19 +2338,14 @@ class ModeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             indices = _n.s_indices.unpack(_n)
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2579,19 +2439,14 @@ class RenormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             maxnorm = _n.s_maxnorm
             p = _n.s_p
             self = _n.s_self.unpack(_n)
             _r0 = renorm_backward(grad, self, p, dim, maxnorm)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

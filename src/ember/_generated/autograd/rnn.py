@@ -41,7 +41,6 @@ class ThnnFusedLstmCellBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -62,13 +61,7 @@ class ThnnFusedLstmCellBackward0(_Node):
             _r2 = _g[2] if _e[2] is not None else None
             _r3 = _g[3] if _e[3] is not None else None
             _r4 = _g[4] if _e[4] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        _out.append(_r3)
-        _out.append(_r4)
-        return _out
+        return [_r0, _r1, _r2, _r3, _r4]
 
     def release_variables(_n):
         _n._released = True
@@ -206,7 +199,6 @@ class ThnnFusedGruCellBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -226,13 +218,7 @@ class ThnnFusedGruCellBackward0(_Node):
             _r2 = _g[2] if _e[2] is not None else None
             _r3 = _g[3] if _e[3] is not None else None
             _r4 = _g[4] if _e[4] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        _out.append(_r3)
-        _out.append(_r4)
-        return _out
+        return [_r0, _r1, _r2, _r3, _r4]
 
     def release_variables(_n):
         _n._released = True
@@ -362,7 +348,6 @@ class MkldnnRnnLayerBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -400,15 +385,7 @@ class MkldnnRnnLayerBackward0(_Node):
             _r4 = _g[4] if _e[4] is not None else None
             _r5 = _g[5] if _e[5] is not None else None
             _r6 = _g[6] if _e[6] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        _out.append(_r3)
-        _out.append(_r4)
-        _out.append(_r5)
-        _out.append(_r6)
-        return _out
+        return [_r0, _r1, _r2, _r3, _r4, _r5, _r6]
 
     def release_variables(_n):
         _n._released = True

@@ -247,17 +247,12 @@ class RepeatBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             repeats = _n.s_repeats
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape([x for p in zip(list(repeats), [1] * (len(repeats) - len(self_sym_sizes)) + list(self_sym_sizes)) for x in p]).sum(list(range(0, 2 * len(repeats), 2))).reshape(self_sym_sizes) if len(repeats) else grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -328,17 +323,12 @@ class RollBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dims = _n.s_dims
             shifts = _n.s_shifts
             _r0 = grad.roll([-s for s in ([shifts] if isinstance(shifts, int) else shifts)], dims)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -408,16 +398,11 @@ class FlipBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dims = _n.s_dims
             _r0 = grad.flip(dims)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -485,17 +470,12 @@ class Rot90Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dims = _n.s_dims
             k = _n.s_k
             _r0 = grad.rot90(-k, dims)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -558,16 +538,11 @@ class TrilBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             diagonal = _n.s_diagonal
             _r0 = grad.tril(diagonal)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -692,16 +667,11 @@ class TriuBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             diagonal = _n.s_diagonal
             _r0 = grad.triu(diagonal)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -826,18 +796,13 @@ class DiagEmbedBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             _r0 = grad.diagonal(offset, dim1, dim2)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -924,19 +889,14 @@ class NarrowCopyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             length = _n.s_length
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             _r0 = cat([grad.new_zeros([*grad.shape[:dim % grad.dim()], start % self_sym_sizes[dim], *grad.shape[dim % grad.dim() + 1:]]), grad, grad.new_zeros([*grad.shape[:dim % grad.dim()], self_sym_sizes[dim] - start % self_sym_sizes[dim] - length, *grad.shape[dim % grad.dim() + 1:]])], dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

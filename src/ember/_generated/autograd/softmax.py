@@ -42,18 +42,13 @@ class SoftmaxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             result = _n.s_result.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = _aten._softmax_backward_data.default(grad, result, dim, self_scalar_type)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -139,18 +134,13 @@ class LogSoftmaxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             result = _n.s_result.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = _aten._log_softmax_backward_data.default(grad, result, dim, self_scalar_type)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -236,26 +226,18 @@ class SoftmaxBackwardDataBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             output = _n.s_output.unpack(_n)
             _r0 = softmax_backward_data_(grad, output, dim)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             grad_output = _n.s_grad_output.unpack(_n)
             output = _n.s_output.unpack(_n)
             _r1 = softmax_double_backward(grad, grad_output, output, dim)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -350,26 +332,18 @@ class LogSoftmaxBackwardDataBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             output = _n.s_output.unpack(_n)
             _r0 = log_softmax_double_backward_grad_output(grad, output, dim)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             grad_output = _n.s_grad_output.unpack(_n)
             output = _n.s_output.unpack(_n)
             _r1 = log_softmax_double_backward_output(grad, grad_output, output, dim)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True

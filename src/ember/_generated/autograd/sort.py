@@ -40,19 +40,14 @@ class KthvalueBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             indices = _n.s_indices.unpack(_n)
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -134,18 +129,13 @@ class SortBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             indices = _n.s_indices.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -225,18 +215,13 @@ class SortBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             indices = _n.s_indices.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -316,18 +301,13 @@ class TopkBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             indices = _n.s_indices.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -409,15 +389,10 @@ class Unique2Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("_unique2")
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -492,15 +467,10 @@ class UniqueDimBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("unique_dim")
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -577,15 +547,10 @@ class UniqueConsecutiveBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("unique_consecutive")
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

@@ -48,15 +48,10 @@ class AliasBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -124,16 +119,11 @@ class ViewBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -194,16 +184,11 @@ class ExpandBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad, self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -264,17 +249,12 @@ class TransposeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim0 = _n.s_dim0
             dim1 = _n.s_dim1
             _r0 = grad.transpose(dim0, dim1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -350,16 +330,11 @@ class PermuteBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dims = _n.s_dims
             _r0 = grad.permute(inverse_permutation(dims))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -420,15 +395,10 @@ class TBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad.t()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -496,16 +466,11 @@ class UnsqueezeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = grad.squeeze(dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -577,16 +542,11 @@ class SqueezeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -656,16 +616,11 @@ class SqueezeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -737,16 +692,11 @@ class SqueezeBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -807,16 +757,11 @@ class SqueezeBackward3(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -825,9 +770,24 @@ class SqueezeBackward3(_Node):
 _OP_squeeze_ = getattr(_aten.squeeze_, 'default')
 
 
+def _jvp_squeeze_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze()
+    return _o
+
+
 def squeeze_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('squeeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze_(self)
+            _t = _jvp_squeeze_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -865,16 +825,11 @@ class SqueezeBackward4(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -883,9 +838,24 @@ class SqueezeBackward4(_Node):
 _OP_squeeze__dim = getattr(_aten.squeeze_, 'dim')
 
 
+def _jvp_squeeze__dim(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze(dim)
+    return _o
+
+
 def squeeze__dim(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('squeeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze__dim(self, dim)
+            _t = _jvp_squeeze__dim(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -925,16 +895,11 @@ class SqueezeBackward5(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -943,9 +908,24 @@ class SqueezeBackward5(_Node):
 _OP_squeeze__dims = getattr(_aten.squeeze_, 'dims')
 
 
+def _jvp_squeeze__dims(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze(dim)
+    return _o
+
+
 def squeeze__dims(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('squeeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze__dims(self, dim)
+            _t = _jvp_squeeze__dims(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -974,16 +954,11 @@ class UnsqueezeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = grad.squeeze(dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -992,9 +967,24 @@ class UnsqueezeBackward1(_Node):
 _OP_unsqueeze_ = getattr(_aten.unsqueeze_, 'default')
 
 
+def _jvp_unsqueeze_(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.unsqueeze(dim)
+    return _o
+
+
 def unsqueeze_(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('unsqueeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_unsqueeze_(self, dim)
+            _t = _jvp_unsqueeze_(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -1034,17 +1024,12 @@ class TransposeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim0 = _n.s_dim0
             dim1 = _n.s_dim1
             _r0 = grad.transpose(dim0, dim1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1053,9 +1038,24 @@ class TransposeBackward1(_Node):
 _OP_transpose_ = getattr(_aten.transpose_, 'default')
 
 
+def _jvp_transpose_(_ts, self, dim0, dim1, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.transpose(dim0, dim1)
+    return _o
+
+
 def transpose_(self, dim0, dim1):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('transpose_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_transpose_(self, dim0, dim1)
+            _t = _jvp_transpose_(_ts, _old, dim0, dim1, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -1092,6 +1092,76 @@ def transpose_(self, dim0, dim1):
 _self_transpose_ = transpose_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class TBackward1(_Node):
+    _op_name = 'aten::t_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _k = 0
+        _r0 = None
+        _s0 = _k
+        _k += 1
+        if _e[_s0] is not None:
+            _r0 = grad.t()
+        _out = []
+        _out.append(_r0)
+        return _out
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_t_ = getattr(_aten.t_, 'default')
+
+
+def _jvp_t_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.t()
+    return _o
+
+
+def t_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_t_(self)
+            _t = _jvp_t_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_t_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_t_._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = _new(TBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _res = _k(self)
+    _set_history(self, _n)
+    return _res
+
+
+_self_t_ = t_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 _OP_view_dtype = getattr(_aten.view, 'dtype')
 
 
@@ -1106,18 +1176,13 @@ class SelectBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.select(dim, index), axis_select(self_sym_sizes, dim, index))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1195,20 +1260,15 @@ class SliceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             end = _n.s_end
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             step = _n.s_step
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1294,19 +1354,14 @@ class DiagonalBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.diagonal(offset, dim1, dim2))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1388,11 +1443,8 @@ class AsStridedBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             self_sym_storage_offset = _n.s_self_sym_storage_offset
             self_sym_strides = _n.s_self_sym_strides
@@ -1400,9 +1452,7 @@ class AsStridedBackward0(_Node):
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r0 = as_strided_backward(grad, self_sym_sizes, self_sym_strides, self_sym_storage_offset, size, stride, storage_offset)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1474,16 +1524,11 @@ class UnbindBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = stack(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1548,16 +1593,11 @@ class SplitBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = cat(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1624,16 +1664,11 @@ class SplitWithSizesBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = cat(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1686,16 +1721,11 @@ class UnsafeViewBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1756,16 +1786,11 @@ class ReshapeAliasBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1827,20 +1852,15 @@ class UnfoldBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dimension = _n.s_dimension
             self = _n.s_self.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             size = _n.s_size
             step = _n.s_step
             _r0 = grad.new_zeros(self_sym_sizes).index_add(dimension, (arange(grad.shape[dimension]).reshape(-1, 1) * step + arange(size)).reshape(-1), grad.movedim(-1, dimension + 1).flatten(dimension, dimension + 1)) if self.dim() else grad.sum().reshape(())
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1935,11 +1955,8 @@ class SliceScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             end = _n.s_end
             src = _n.s_src.unpack(_n)
@@ -1947,18 +1964,13 @@ class SliceScatterBackward0(_Node):
             step = _n.s_step
             _r0 = slice_scatter(grad, zeros_like(src), dim, start, end, step)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             end = _n.s_end
             start = _n.s_start
             step = _n.s_step
             _r1 = grad.slice(dim, start, end, step)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2050,26 +2062,18 @@ class SelectScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index
             src = _n.s_src.unpack(_n)
             _r0 = select_scatter(grad, zeros_like(src), dim, index)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index
             _r1 = grad.select(dim, index)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2153,28 +2157,20 @@ class DiagonalScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             src = _n.s_src.unpack(_n)
             _r0 = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             _r1 = grad.diagonal(offset, dim1, dim2).clone()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2262,28 +2258,20 @@ class AsStridedScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             size = _n.s_size
             src = _n.s_src.unpack(_n)
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r0 = as_strided_scatter(grad.contiguous(), zeros_like(src), size, stride, storage_offset)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             size = _n.s_size
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r1 = grad.contiguous().as_strided(size, stride, storage_offset).clone()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True

@@ -40,15 +40,10 @@ class ViewAsRealBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = view_as_complex(grad.contiguous())
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -124,11 +119,8 @@ class AsStridedBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             self_sym_storage_offset = _n.s_self_sym_storage_offset
             self_sym_strides = _n.s_self_sym_strides
@@ -136,9 +128,7 @@ class AsStridedBackward0_copy(_Node):
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r0 = as_strided_backward(grad, self_sym_sizes, self_sym_strides, self_sym_storage_offset, size, stride, storage_offset)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -209,19 +199,14 @@ class DiagonalBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.diagonal(offset, dim1, dim2))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -303,16 +288,11 @@ class ExpandBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad, self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -373,16 +353,11 @@ class PermuteBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dims = _n.s_dims
             _r0 = grad.permute(inverse_permutation(dims))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -443,18 +418,13 @@ class SelectBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.select(dim, index), axis_select(self_sym_sizes, dim, index))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -532,20 +502,15 @@ class SliceBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             end = _n.s_end
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             step = _n.s_step
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -631,16 +596,11 @@ class SplitBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = cat(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -706,16 +666,11 @@ class SplitWithSizesBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = cat(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -768,16 +723,11 @@ class SqueezeBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -847,16 +797,11 @@ class SqueezeBackward1_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -928,16 +873,11 @@ class SqueezeBackward2_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -998,15 +938,10 @@ class TBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad.t()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1074,17 +1009,12 @@ class TransposeBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim0 = _n.s_dim0
             dim1 = _n.s_dim1
             _r0 = grad.transpose(dim0, dim1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1160,16 +1090,11 @@ class UnsqueezeBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = grad.squeeze(dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1241,16 +1166,11 @@ class UnbindBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = stack(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1314,16 +1234,11 @@ class ViewBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1391,20 +1306,15 @@ class UnfoldBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dimension = _n.s_dimension
             self = _n.s_self.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             size = _n.s_size
             step = _n.s_step
             _r0 = grad.new_zeros(self_sym_sizes).index_add(dimension, (arange(grad.shape[dimension]).reshape(-1, 1) * step + arange(size)).reshape(-1), grad.movedim(-1, dimension + 1).flatten(dimension, dimension + 1)) if self.dim() else grad.sum().reshape(())
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1499,15 +1409,10 @@ class AliasBackward0_copy(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

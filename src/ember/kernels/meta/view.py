@@ -387,7 +387,13 @@ def squeeze_dim(self, dim):
 
 
 def squeeze_dims(self, dim):
-    return _squeeze_dims(self, {wrap_dim(d, self.dim()) for d in _intlist(dim)})
+    seen = set()
+    for d in _intlist(dim):         # torch's dim_list_to_bitset: wrapped and checked in order
+        d = wrap_dim(d, self.dim())
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return _squeeze_dims(self, seen)
 
 
 # ---------------------------------------------------------------- in-place views (tag inplace_view)
@@ -415,6 +421,12 @@ def unsqueeze_(self, dim):
 
 def transpose_(self, dim0, dim1):
     return _take_geometry(self, transpose(self, dim0, dim1))
+
+
+def t_(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return _take_geometry(self, t(self))
 
 
 def diagonal(self, offset=0, dim1=0, dim2=1):
