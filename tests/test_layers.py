@@ -53,6 +53,9 @@ MODULE_LEVEL_ALLOWED = {
 
 # Deferred upward imports still allowed: importing module -> {imported module: reason}.
 DEFERRED_ALLOWED = {
+    "ember.func": {"ember._functorch.eager_transforms": "torch.func.functionalize is a compiler-layer transform "
+                                                        "(make_fx trace + functionalization pass), exposed at "
+                                                        "torch's facade path, imported when called"},
     "ember.nn.parallel.distributed": {"ember.distributed": "DistributedDataParallel lives at torch's nn.parallel path "
                                                            "but is a distributed-layer object: it imports the "
                                                            "process group at construction"},
