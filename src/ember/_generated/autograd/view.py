@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -75,9 +75,12 @@ def alias(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -86,17 +89,18 @@ def alias(self):
         _k = _OP_alias._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_alias._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AliasBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -155,13 +159,13 @@ def view(self, size):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -220,13 +224,13 @@ def expand(self, size, *, implicit=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -278,9 +282,12 @@ def transpose_int(self, dim0, dim1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim0.__class__ in _TENSOR_TYPES:
         _ks |= dim0._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -293,13 +300,14 @@ def transpose_int(self, dim0, dim1):
         _k = _OP_transpose_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_transpose_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim0, dim1)
     _n = _new(TransposeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
@@ -307,7 +315,7 @@ def transpose_int(self, dim0, dim1):
     _res = _k(self, dim0, dim1)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -366,13 +374,13 @@ def permute(self, dims):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -422,9 +430,12 @@ def t(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -433,17 +444,18 @@ def t(self):
         _k = _OP_t._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_t._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -494,9 +506,12 @@ def unsqueeze(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -507,19 +522,20 @@ def unsqueeze(self, dim):
         _k = _OP_unsqueeze._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unsqueeze._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(UnsqueezeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -570,9 +586,12 @@ def squeeze(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -581,19 +600,20 @@ def squeeze(self):
         _k = _OP_squeeze._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SqueezeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -644,9 +664,12 @@ def squeeze_dim(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -657,19 +680,20 @@ def squeeze_dim(self, dim):
         _k = _OP_squeeze_dim._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze_dim._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(SqueezeBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -728,13 +752,13 @@ def squeeze_dims(self, dim):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -774,9 +798,12 @@ def squeeze_(self):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('squeeze_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -785,6 +812,7 @@ def squeeze_(self):
         _k = _OP_squeeze_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SqueezeBackward3)
@@ -792,7 +820,7 @@ def squeeze_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
@@ -827,9 +855,12 @@ def squeeze__dim(self, dim):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('squeeze_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -840,6 +871,7 @@ def squeeze__dim(self, dim):
         _k = _OP_squeeze__dim._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze__dim._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(SqueezeBackward4)
@@ -847,7 +879,7 @@ def squeeze__dim(self, dim):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
@@ -891,7 +923,7 @@ def squeeze__dims(self, dim):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze__dims.redispatch(_below_ks((self, dim)), self, dim)
@@ -926,9 +958,12 @@ def unsqueeze_(self, dim):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('unsqueeze_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -939,6 +974,7 @@ def unsqueeze_(self, dim):
         _k = _OP_unsqueeze_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unsqueeze_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(UnsqueezeBackward1)
@@ -946,7 +982,7 @@ def unsqueeze_(self, dim):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
@@ -982,9 +1018,12 @@ def transpose_(self, dim0, dim1):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('transpose_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim0.__class__ in _TENSOR_TYPES:
         _ks |= dim0._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -997,6 +1036,7 @@ def transpose_(self, dim0, dim1):
         _k = _OP_transpose_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_transpose_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim0, dim1)
     _n = _new(TransposeBackward1)
@@ -1004,7 +1044,7 @@ def transpose_(self, dim0, dim1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
@@ -1061,9 +1101,12 @@ def select_int(self, dim, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1076,13 +1119,14 @@ def select_int(self, dim, index):
         _k = _OP_select_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_select_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index)
     _n = _new(SelectBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1092,7 +1136,7 @@ def select_int(self, dim, index):
     _res = _k(self, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1147,9 +1191,12 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if start.__class__ in _TENSOR_TYPES:
@@ -1166,13 +1213,14 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         _k = _OP_slice_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_slice_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, start, end, step)
     _n = _new(SliceBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1186,7 +1234,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     _res = _k(self, dim, start, end, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1240,9 +1288,12 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -1257,13 +1308,14 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         _k = _OP_diagonal._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_diagonal._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, offset, dim1, dim2)
     _n = _new(DiagonalBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim1 = dim1
     if _g0:
@@ -1275,7 +1327,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     _res = _k(self, offset, dim1, dim2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1339,7 +1391,7 @@ def as_strided(self, size, stride, storage_offset=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g0:
@@ -1355,7 +1407,7 @@ def as_strided(self, size, stride, storage_offset=None):
     _res = _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1409,9 +1461,12 @@ def unbind_int(self, dim=0):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1422,6 +1477,7 @@ def unbind_int(self, dim=0):
         _k = _OP_unbind_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unbind_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(UnbindBackward0)
@@ -1429,7 +1485,7 @@ def unbind_int(self, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
@@ -1478,9 +1534,12 @@ def split_Tensor(self, split_size, dim=0):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if split_size.__class__ in _TENSOR_TYPES:
         _ks |= split_size._ks
     if dim.__class__ in _TENSOR_TYPES:
@@ -1493,6 +1552,7 @@ def split_Tensor(self, split_size, dim=0):
         _k = _OP_split_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_split_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, split_size, dim)
     _n = _new(SplitBackward0)
@@ -1500,7 +1560,7 @@ def split_Tensor(self, split_size, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, split_size, dim)
@@ -1558,7 +1618,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
@@ -1612,13 +1672,13 @@ def _unsafe_view(self, size):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1678,13 +1738,13 @@ def _reshape_alias(self, size, stride):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__reshape_alias.redispatch(_below_ks((self, size, stride)), self, size, stride)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1750,9 +1810,12 @@ def unfold(self, dimension, size, step):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dimension.__class__ in _TENSOR_TYPES:
         _ks |= dimension._ks
     if size.__class__ in _TENSOR_TYPES:
@@ -1767,13 +1830,14 @@ def unfold(self, dimension, size, step):
         _k = _OP_unfold._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unfold._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dimension, size, step)
     _n = _new(UnfoldBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dimension = dimension
     if _g0:
@@ -1787,7 +1851,7 @@ def unfold(self, dimension, size, step):
     _res = _k(self, dimension, size, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1852,12 +1916,17 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if start.__class__ in _TENSOR_TYPES:
@@ -1874,13 +1943,14 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         _k = _OP_slice_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_slice_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, src, dim, start, end, step)
     _n = _new(SliceScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1894,7 +1964,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     _res = _k(self, src, dim, start, end, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1955,12 +2025,17 @@ def select_scatter(self, src, dim, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1973,13 +2048,14 @@ def select_scatter(self, src, dim, index):
         _k = _OP_select_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_select_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, src, dim, index)
     _n = _new(SelectScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1989,7 +2065,7 @@ def select_scatter(self, src, dim, index):
     _res = _k(self, src, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2052,12 +2128,17 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -2072,13 +2153,14 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         _k = _OP_diagonal_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_diagonal_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, src, offset, dim1, dim2)
     _n = _new(DiagonalScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim1 = dim1
     if _g0 or _g1:
@@ -2090,7 +2172,7 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     _res = _k(self, src, offset, dim1, dim2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2162,7 +2244,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_size = size
     if _g0:
@@ -2174,7 +2256,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     _res = _OP_as_strided_scatter.redispatch(_below_ks((self, src, size, stride, storage_offset)), self, src, size, stride, storage_offset)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
