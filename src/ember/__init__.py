@@ -29,6 +29,7 @@ try:
                               float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float16, bfloat16, float32,
                               float64, complex64, complex128, promote_types)
     from ._core.device import device  # noqa: F401
+    from ._core.device import device as _device_cls
     from ._core.size import Size  # noqa: F401
     from ._core.symint import SymInt, SymFloat, SymBool, sym_int, sym_float, sym_max, sym_min, sym_not, sym_ite  # noqa: F401
     from ._core.storage import UntypedStorage  # noqa: F401
@@ -41,6 +42,7 @@ try:
     from ._generated import registrations as _registrations  # noqa: F401
     from ._generated.functions import *  # noqa: F401,F403
     from .functional import *  # noqa: F401,F403
+    from .functional import deprecated_range as range  # noqa: F401,A001  (torch.range: not in functional's globals)
     from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
     from ._core.device import set_default_device, get_default_device  # noqa: F401
     from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
@@ -70,12 +72,12 @@ pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None
 _LAZY_SUBMODULES = (
     "nn", "optim", "autograd", "utils", "library", "testing", "serialization", "linalg", "func", "return_types",
     "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
-    "cuda", "backends", "onnx", "jit", "amp", "version", "fft", "special",
+    "cuda", "backends", "onnx", "jit", "amp", "version", "fft", "special", "cpu", "accelerator", "random",
 )
 _LAZY_MODULES = {"_nn": "ember._generated.nn_functions", "_linalg": "ember._generated.linalg_functions"}
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
                "compile": ("ember.compiler", "compile"), "vmap": ("ember.func", "vmap"),
-               "autocast": ("ember.amp", "autocast"),
+               "autocast": ("ember.amp", "autocast"), "GradScaler": ("ember.amp", "GradScaler"),
                **{n: ("ember.autograd.anomaly_mode", n) for n in (
                    "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled")}, "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
                "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
@@ -94,6 +96,29 @@ _unimplemented.install()    # `import ember.<torch submodule ember lacks>` names
 def _lazy_submodule_exists(name):
     import importlib.util      # first needed here, not by `import ember`
     return importlib.util.find_spec(f"{__name__}.{name}") is not None
+
+
+def get_device_module(device=None):   # noqa: F811  (torch's parameter name)
+    """The module of a device type (`ember.get_device_module("cuda")` is ember.cuda); None: the current
+    accelerator's, which is the cpu's here."""
+    if isinstance(device, _device_cls):
+        name = device.type
+    elif isinstance(device, str):
+        name = _device_cls(device).type
+    elif device is None:
+        name = "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    mod = globals().get(name) or (__getattr__(name) if name in _LAZY_SUBMODULES and _lazy_submodule_exists(name)
+                                  else None)
+    if mod is None:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.")
+    return mod
+
+
+def is_vulkan_available():
+    """No Vulkan backend in ember (torch's answer on a build without one)."""
+    return False
 
 
 def __getattr__(name):

@@ -47,6 +47,8 @@ def _inplace_or_view_fallback(op, below):
     if DispatchKey.CompositeImplicitAutograd in kernels and not any(
             k in kernels for k in (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.CompositeExplicitAutograd)):
         return None   # a decomposition: the ops it calls do their own version/view bookkeeping
+    if op._entry.qualname == "aten::detach":
+        return _detach_kernel(op, below)
     schema = op._schema
     written = [_arg_getter(schema, a.name) for a in schema.arguments.flat_all if a.is_write]
     alias_of = {}
@@ -89,6 +91,25 @@ def _inplace_or_view_fallback(op, below):
     return kernel
 
 
+def _detach_kernel(op, below):
+    """detach's result shares its input's storage and version counter but is not a view of it (torch's
+    non-differentiable view: `_base` stays None), so `x.detach().requires_grad_()` is a new leaf."""
+    cache = op._dispatch_cache
+
+    def kernel(*args, **kwargs):
+        try:
+            k = cache[below]
+        except KeyError:
+            k = op._resolve(below)
+        out = k(*args, **kwargs)
+        base = args[0] if args else kwargs["self"]
+        if out is not base:
+            vc = base._vc
+            out._vc = base._version_counter if vc is None else vc
+        return out
+    return kernel
+
+
 def _first_alias(schema):
     a = schema.arguments.flat_all[0] if schema.arguments.flat_all else None
     ann = a.annotation if a is not None else None
@@ -102,8 +123,17 @@ def _first_is_self(schema):
 
 def _view_kernel(op, below, get, positional):
     """The ADInplaceOrView kernel of a view op (one return aliasing its first argument, nothing written):
-    the fallback's loops unrolled for the one case every view op is (view, t, select, slice, split, ...)."""
+    the fallback's loops unrolled for the one case every view op is (view, t, select, slice, split, ...).
+    A kernel below that carries `_as_view` (the common view kernels, kernels/meta/view.py: the same code
+    building results already marked as this kernel marks them) is that kernel's place here: one call per view."""
     cache = op._dispatch_cache
+    try:
+        below_kernel = cache.get(below) or op._resolve(below)
+    except NotImplementedError:
+        below_kernel = None
+    fused = getattr(below_kernel, "_as_view", None)
+    if fused is not None:
+        return fused
 
     def kernel(*args, **kwargs):
         try:
@@ -131,6 +161,7 @@ def _view_kernel(op, below, get, positional):
 
 
 def _mark_view(view, base):
+    """`view` marked a view of `base` (the ADInplaceOrView step of one returned alias)."""
     if view is base:
         return
     view._base = base._base if base._base is not None else base

@@ -39,6 +39,7 @@ class OpEntry:
 
 _REGISTRY = {}          # "ns::name" -> {overload_name: OpEntry}
 _FALLBACKS = {}         # DispatchKey -> boxed fallback fn(op, keyset_below, *args, **kwargs), or None
+FALLTHROUGH = object()  # registered as an op's kernel for a key: skip the key (and its fallback) for that op
 
 
 def _split(qualname):
@@ -271,6 +272,9 @@ class OpOverload:
         while ks:
             key = DispatchKey(ks.bit_length() - 1)
             below = ks & ((1 << int(key)) - 1)
+            if self._entry.kernels.get(key) is FALLTHROUGH:      # torch.library.fallthrough_kernel
+                ks = below
+                continue
             fn = self._kernel_for_key(key)
             if fn is not None:
                 return fn
@@ -290,6 +294,8 @@ class OpOverload:
         if fn is not None:
             return fn
         fn = e.kernels.get(key)
+        if fn is FALLTHROUGH:
+            return None
         if fn is None and key in BACKEND_KEYS:
             fn = e.kernels.get(K.CompositeExplicitAutograd) or e.kernels.get(K.CompositeExplicitAutogradNonFunctional)
         if fn is None and (key in BACKEND_KEYS or key == K.Autograd):

@@ -35,7 +35,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "is_conj", "is_neg", "numel", "equal", "chain_matmul", "split_copy", "split_with_sizes_copy",
            "unbind_copy", "is_nonzero", "is_same_size", "is_signed", "is_inference", "typename", "unravel_index",
            "detach_", "real", "imag", "get_device", "is_storage", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
-           "gradient"]
+           "gradient", "frombuffer", "empty_permuted"]
 
 has_lapack = has_spectral = True       # ember's numpy builds give both (torch's build flags)
 has_mkl = has_openmp = False           # no MKL or OpenMP in ember's kernels
@@ -711,3 +711,96 @@ def _gradient_coordinates(x, coords, d, edge_order):
         last = (h0 / (h1 * (h0 + h1)) * sl(n - 3, n - 2) - (h0 + h1) / (h0 * h1) * sl(n - 2, n - 1)
                 + (2 * h0 + h1) / (h0 * (h0 + h1)) * sl(n - 1, n))
     return _F.cat([first, center, last], d)
+
+
+# ------------------------------------------------------------------ range (deprecated; ember/__init__ binds it as range)
+_NO_END = object()
+
+
+def deprecated_range(start=0, end=_NO_END, step=1, *, out=None, dtype=None, layout=None, device=None,
+                     pin_memory=False, requires_grad=False):
+    """torch.range: like arange but `end` included, and the default float dtype even for integer bounds."""
+    import math
+    import warnings
+    if end is _NO_END:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", stacklevel=2)
+    from .kernels.common import as_dtype
+    dt = as_dtype(dtype) if dtype is not None else (out.dtype if out is not None else get_default_dtype())
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not (dt.is_floating_point or dt.is_complex):
+        vals = [int(v) for v in vals]                 # integral dtypes compute in int64, as torch's accscalar
+    s, e, st = vals
+    if st == 0:
+        raise RuntimeError("step must be nonzero")
+    if (st > 0 and e < s) or (st < 0 and e > s):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    size = (e - s) / st + 1
+    if not math.isfinite(size):
+        raise RuntimeError(f"unsupported range: {s} -> {e}")
+    n = int(size)
+    idx = _F.arange(n, dtype=D.float64 if dt.is_floating_point or dt.is_complex else D.int64, device=device)
+    result = (idx * st + s).to(dt)
+    if out is not None:
+        out.resize_(result.shape)
+        out.copy_(result)
+        return out
+    return result.requires_grad_(requires_grad) if requires_grad else result
+
+
+# ------------------------------------------------------------------ frombuffer, empty_permuted
+_FROMBUFFER_WARNED = [False]
+
+
+def frombuffer(buffer, *, dtype=None, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over the bytes of a Python buffer (bytes, bytearray, array, mmap, ...), sharing its memory."""
+    import warnings
+    if dtype is None:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    if view.readonly and not _FROMBUFFER_WARNED[0]:
+        _FROMBUFFER_WARNED[0] = True
+        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+                      "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
+                      "may want to copy the buffer to protect its data or make it writable before converting it to a "
+                      "tensor. This type of warning will be suppressed for the rest of this program.", stacklevel=2)
+    length = view.nbytes
+    elsize = dtype.itemsize
+    if not (length > 0 and count != 0):
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not (0 <= offset < length):
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({length} "
+                         "bytes) minus 1")
+    if count <= 0 and (length - offset) % elsize:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                         f"of element size ({elsize})")
+    n = (length - offset) // elsize if count < 0 else count
+    if offset + n * elsize > length:
+        raise ValueError(f"requested buffer length ({n} * {elsize} bytes) after offset ({offset} bytes) must not be "
+                         f"greater than actual buffer length ({length} bytes)")
+    arr = np.frombuffer(view.cast("B"), dtype=dtype._np, count=n, offset=offset)
+    t = from_numpy(arr)
+    return t.requires_grad_() if requires_grad else t
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialized tensor of shape `size` whose memory holds the dims in the order `physical_layout`
+    (outermost first): empty_permuted((2, 3, 4), (0, 2, 1)) has strides (12, 1, 3)."""
+    size, perm = tuple(size), tuple(physical_layout)
+    if len(size) != len(perm):
+        raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(perm)}")
+    if len(set(perm)) != len(perm) or any(not 0 <= p < len(perm) for p in perm):
+        raise RuntimeError("Duplicate dim not allowed")
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    phys = _F.empty([size[p] for p in perm], dtype=dtype, device=device)
+    out = phys.permute(*inverse) if perm else phys
+    return out.requires_grad_() if requires_grad else out

@@ -285,3 +285,20 @@ def test_scatter_consumers_reading_other_elements_stay_apart():
     a, v = ember.randn(5), ember.randn(3)
     assert_close(c(a, v), serial(a, v))
     assert c.kernels() == [1]
+
+
+@pytest.mark.parametrize("shape,dim", [((2100, 1000), 1), ((2100, 1000), 0), ((7, 5), 0), ((50,), 0)])
+def test_pointwise_epilogue_fuses_into_the_scan_kernel(shape, dim):
+    """`cumsum(dim) * 2 + x`: the epilogue runs after the scan in its kernel, over the same thread slice when the
+    scan's rows are split over threads."""
+    from ember._inductor import config
+    x = ember.rand(*shape, dtype=ember.float64)
+
+    def f(t):
+        return t.cumsum(dim) * 2 + t
+    with config.patch({"cpp.threads": 2}):
+        c = Compiled(f)
+        got = c(x)
+    assert_close(got, f(x), rtol=1e-12, atol=0)
+    assert c.kernels() == [1], c.source()
+    assert ("ember_parallel(kernel" in c.source()) == (x.numel() >= 1 << 21 and len(shape) > 1)

@@ -1,4 +1,4 @@
-"""In-place view ops (squeeze_, unsqueeze_, transpose_: torch's inplace_view tag) and reshape's _reshape_alias,
+"""In-place view ops (squeeze_, unsqueeze_, transpose_, t_, swapdims_, swapaxes_: torch's inplace_view tag) and reshape's _reshape_alias,
 against torch: geometry, aliasing, versions, the history autograd records and the gradients through it."""
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 CALLS = [
     "t.squeeze_()", "t.squeeze_(1)", "t.squeeze_(-3)", "t.squeeze_((0, 1))", "t.squeeze_([])",
     "t.unsqueeze_(0)", "t.unsqueeze_(-1)", "t.unsqueeze_(2)", "t.transpose_(0, 2)", "t.transpose_(1, 1)",
-    "t.transpose_(-1, 0).squeeze_(2)",
+    "t.transpose_(-1, 0).squeeze_(2)", "t.squeeze_(1).t_()", "t.swapdims_(0, 1)", "t.swapaxes_(2, 0)",
 ]
 
 
@@ -34,7 +34,9 @@ def test_inplace_view_matches_torch(call, through_view):
 
 
 @pytest.mark.parity
-@pytest.mark.parametrize("call", ["t.squeeze_(3)", "t.unsqueeze_(4)", "t.transpose_(0, 3)", "t.squeeze_((0, 5))"])
+@pytest.mark.parametrize("call", ["t.squeeze_(3)", "t.unsqueeze_(4)", "t.transpose_(0, 3)", "t.squeeze_((0, 5))", "t.t_()",
+                                  "t.swapdims_(0, 3)", "t.swapaxes_(-4, 0)", "t.squeeze_((1, 1))",
+                                  "t.squeeze((0, -3))", "t.squeeze_((0, 2, 0))"])
 def test_inplace_view_errors_match_torch(call):
     got = []
     for L in (torch, ember):
@@ -140,3 +142,25 @@ def test_compiled_write_through_inplace_view_matches_eager():
     for got, want in zip(ember.compile(f)(x), f(x)):
         assert got.shape == want.shape
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parity
+def test_inplace_view_forward_ad_matches_torch():
+    """A dual tensor's tangent takes the in-place view's geometry (on a view of a dual too)."""
+    got = []
+    for L, fw in ((torch, torch.autograd.forward_ad), (ember, ember.autograd.forward_ad)):
+        out = []
+        with fw.dual_level():
+            d = fw.make_dual(L.tensor([[1.0, 2.0, 3.0]]), L.tensor([[0.1, 0.2, 0.3]]))
+            y = d * 2
+            y.squeeze_(0)
+            out.append(fw.unpack_dual(y).tangent.numpy().tolist())
+            y.unsqueeze_(1).transpose_(0, 1)
+            out.append(fw.unpack_dual(y).tangent.numpy().tolist())
+            b = d * 1
+            z = b[:, 1:]
+            z.squeeze_()
+            z.mul_(3)
+            out += [fw.unpack_dual(z).tangent.numpy().tolist(), fw.unpack_dual(b).tangent.numpy().tolist()]
+        got.append(np.round(np.array(out[0] + out[1][0] + out[2] + out[3][0]), 6).tolist())
+    assert got[0] == got[1]

@@ -626,7 +626,10 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w(f"            _t = _jvp_{jvp_of if (inplace and not own) else ident}(_ts, {names}, _res)")
         w.w("        finally:")
         w.w("            _fw_restore()")
-        if inplace:
+        if inplace and "inplace_view" in fn.tags:
+            w.w("        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self")
+            w.w("        return _res")
+        elif inplace:
             w.w("        _fw_attach(self, _t, True)")
             w.w("        return _res")
         elif e.is_list_return():

@@ -617,6 +617,7 @@ _KERNELS = (
     ('squeeze_', 'dims', 'view', 'squeeze__dims'),
     ('unsqueeze_', '', 'view', 'unsqueeze_'),
     ('transpose_', '', 'view', 'transpose_'),
+    ('t_', '', 'view', 't_'),
     ('view', 'dtype', 'view', 'view_dtype'),
     ('select', 'int', 'view', 'select_int'),
     ('slice', 'Tensor', 'view', 'slice_Tensor'),

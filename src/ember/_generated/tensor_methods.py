@@ -738,8 +738,11 @@ _op_sum_default, _c_sum_default = _lazy(_G, '_op_sum_default', 'aten', 'sum', 'd
 _op_sum_dim_IntList, _c_sum_dim_IntList = _lazy(_G, '_op_sum_dim_IntList', 'aten', 'sum', 'dim_IntList')
 _op_svd_U, _c_svd_U = _lazy(_G, '_op_svd_U', 'aten', 'svd', 'U')
 _op_svd_default, _c_svd_default = _lazy(_G, '_op_svd_default', 'aten', 'svd', 'default')
+_op_swapaxes__default, _c_swapaxes__default = _lazy(_G, '_op_swapaxes__default', 'aten', 'swapaxes_', 'default')
 _op_swapaxes_default, _c_swapaxes_default = _lazy(_G, '_op_swapaxes_default', 'aten', 'swapaxes', 'default')
+_op_swapdims__default, _c_swapdims__default = _lazy(_G, '_op_swapdims__default', 'aten', 'swapdims_', 'default')
 _op_swapdims_default, _c_swapdims_default = _lazy(_G, '_op_swapdims_default', 'aten', 'swapdims', 'default')
+_op_t__default, _c_t__default = _lazy(_G, '_op_t__default', 'aten', 't_', 'default')
 _op_t_default, _c_t_default = _lazy(_G, '_op_t_default', 'aten', 't', 'default')
 _op_take_along_dim_default, _c_take_along_dim_default = _lazy(_G, '_op_take_along_dim_default', 'aten', 'take_along_dim', 'default')
 _op_take_along_dim_out, _c_take_along_dim_out = _lazy(_G, '_op_take_along_dim_out', 'aten', 'take_along_dim', 'out')
@@ -10270,6 +10273,46 @@ def _m_transpose_(self, dim0, dim1):
             return _k(self, dim0, dim1)
     return _op_transpose__default(self, dim0, dim1)
 
+def _m_t_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_t__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_t__default(self)
+
+def _m_swapaxes_(self, axis0, axis1):
+    if axis0.__class__ is not int and not _is_int(axis0):
+        raise _bad_arg('swapaxes_', 'axis0', 1, 'int', axis0)
+    if axis1.__class__ is not int and not _is_int(axis1):
+        raise _bad_arg('swapaxes_', 'axis1', 2, 'int', axis1)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if axis0.__class__ in _TENSOR_TYPES:
+        _ks |= axis0._ks
+    if axis1.__class__ in _TENSOR_TYPES:
+        _ks |= axis1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self, axis0, axis1)
+    return _op_swapaxes__default(self, axis0, axis1)
+
+def _m_swapdims_(self, dim0, dim1):
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('swapdims_', 'dim0', 1, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('swapdims_', 'dim1', 2, 'int', dim1)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self, dim0, dim1)
+    return _op_swapdims__default(self, dim0, dim1)
+
 def _m_flatten(self, start_dim=0, end_dim=-1):
     if start_dim.__class__ is not int and not _is_int(start_dim):
         raise _bad_arg('flatten', 'start_dim', 1, 'int', start_dim)
@@ -11467,8 +11510,11 @@ class TensorMethods:
     sum = _m_sum
     svd = _m_svd
     swapaxes = _m_swapaxes
+    swapaxes_ = _m_swapaxes_
     swapdims = _m_swapdims
+    swapdims_ = _m_swapdims_
     t = _m_t
+    t_ = _m_t_
     take = _m_take
     take_along_dim = _m_take_along_dim
     tan = _m_tan

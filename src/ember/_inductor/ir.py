@@ -14,7 +14,7 @@
   * `ComputedBuffer`: a realized `Pointwise` or a `Reduction` (sum, prod, max, min, argmax, argmin, any,
     all over `reduction_size`, the inner function taking `(index, reduction_index)`), or a `Scatter` (stores at
     computed positions: scatter, index_put, the pool backwards) or a `Scan` (cumsum, cumprod), which share no
-    outer loops with anything (a scatter's kernel may take pointwise epilogues, see scheduler.py).
+    outer loops with anything (their kernels may take pointwise epilogues, see scheduler.py).
   * `ExternKernel` (+ `MultiOutput` for each tensor of a tuple result): an eager aten op called from the
     wrapper: mm/addmm/bmm (numpy BLAS), convolution, ember's fused attention, and the fallback for every op
     without a lowering (`lowering.FALLBACK_REASONS` says why each known one falls back).
@@ -173,7 +173,7 @@ class Scatter:
     `direct`: pairs (dim of `size`, output dim) where the stores' position along that output dim is the loop index
     itself: stores at different values of it never meet, so the kernel may split it over threads. The stores
     may conflict otherwise, so the kernel shares no loops with others (only pointwise epilogues reading the
-    element it stores run after its stores in the same kernel: scheduler._try_fuse_scatter_epilogue)."""
+    element it stores run after its stores in the same kernel: scheduler._try_fuse_serial_epilogue)."""
 
     def __init__(self, size, init, inner_fn, accumulate, direct=()):
         self.size = tuple(_sz(s) for s in size)
@@ -186,8 +186,8 @@ class Scatter:
 class Scan:
     """The body of a prefix scan (cumsum, cumprod) along `dim`: out[.., j, ..] = out[.., j-1, ..] (+ or *)
     inner_fn(index at j), out[.., 0, ..] = inner_fn(index at 0); combined in the output dtype (eager's numpy
-    scans accumulate in it too). Never fused: one kernel whose scan loop sits outside the dims after `dim`
-    (which vectorise)."""
+    scans accumulate in it too). Shares no loops with others (pointwise epilogues only): its scan loop sits outside
+    the dims after `dim` (which vectorise)."""
     TYPES = ("sum", "prod")
 
     def __init__(self, size, dim, scan_type, inner_fn):

@@ -18,9 +18,9 @@ fusion saves), tried best first. A pair fuses when
      index, elements the producer's section has already written (the affine index check in `_legal`),
   3. no path leads from one group to the other through a third one (the cycle check),
   4. the group stays under `MAX_SECTIONS`.
-Rounds repeat until nothing fuses (torch does the same, at most 10 rounds). A scan is a kernel of its own; a
-scatter's kernel takes pointwise epilogues that read its output only at the element they store
-(`_try_fuse_scatter_epilogue`).
+Rounds repeat until nothing fuses (torch does the same, at most 10 rounds). A scatter's or a scan's kernel
+shares no loops with others, but takes pointwise epilogues that read its output only at the element they store
+(`_try_fuse_serial_epilogue`).
 
 Memory planning (`plan_memory`): a buffer that is not a graph output takes the storage of a buffer of the
 same byte size whose last reader ran before it is first written (torch's `memory_planning` reuse pools).
@@ -232,7 +232,7 @@ class Scheduler:
         if len(a.nodes) + len(b.nodes) > MAX_SECTIONS:
             return None
         if any(n.buf.is_serial() for g in (a, b) for n in g.nodes):
-            return self._try_fuse_scatter_epilogue(a, b)
+            return self._try_fuse_serial_epilogue(a, b)
         fixed = [g.outer for g in (a, b) if any(n.buf.is_reduction() for n in g.nodes)]
         if fixed and any(f != fixed[0] for f in fixed):
             return None
@@ -253,15 +253,13 @@ class Scheduler:
             return None
         return FusedGroup(nodes, outer, [f[0] for f in facts])
 
-    def _try_fuse_scatter_epilogue(self, a, b):
-        """A scatter's group and a pointwise group after it that reads what the scatter group wrote only at the
-        element it stores (`scatter_add(...) * 2 + 1`): one kernel with no outer loops, the pointwise sections
-        looping over the scatter's output after its stores (when the scatter splits an output dim over threads,
-        the pointwise loops over that dim take the same range). Else None: a scan, or a scatter with anything
-        else, is a kernel of its own."""
-        from .ir import Scatter
+    def _try_fuse_serial_epilogue(self, a, b):
+        """A scatter's or scan's group and a pointwise group after it that reads what the first group wrote only at
+        the element it stores (`scatter_add(...) * 2 + 1`, `cumsum(1) * 2`): one kernel with no outer loops, the
+        pointwise sections looping over the output after the stores (when the scatter or scan splits an output dim
+        over threads, the pointwise loops over that dim take the same range). Else None."""
         first, second = (a, b) if a.pos < b.pos else (b, a)
-        if not isinstance(first.nodes[0].buf.data, Scatter) or any(n.buf.is_serial() for n in first.nodes[1:]):
+        if not first.nodes[0].buf.is_serial() or any(n.buf.is_serial() for n in first.nodes[1:]):
             return None
         size = first.nodes[0].buf.layout.size
         names = first.names()

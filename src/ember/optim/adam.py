@@ -180,6 +180,11 @@ def _adam_states(opt):
     return out
 
 
+def _working(t, low):
+    """The value a captured update computes with: float32 for a float16/bfloat16 tensor (`low`), else t."""
+    return t.float() if low else t
+
+
 def _adam_update_captured(opt, pairs):
     """Adam's update as tensor ops, the path ember.compile captures: each parameter's update (p, exp_avg,
     exp_avg_sq, step) becomes one fused kernel writing them in place. The same ops and roundings as _adam_update
@@ -192,11 +197,8 @@ def _adam_update_captured(opt, pairs):
         amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
         for p, state in pairs:
             low = p.dtype.itemsize == 2
-
-            def work(t):
-                return t.float() if low else t
-            pw = work(p)
-            grad = work(p.grad)
+            pw = _working(p, low)
+            grad = _working(p.grad, low)
             if maximize:
                 grad = -grad
             step_t = state["step"]
@@ -207,8 +209,8 @@ def _adam_update_captured(opt, pairs):
                 else:
                     grad = grad.add(pw, alpha=wd)
             m, v = state["exp_avg"], state["exp_avg_sq"]
-            m_new = work(m).lerp(grad, 1 - beta1)
-            v_new = work(v) * beta2 + grad * (1 - beta2) * grad
+            m_new = _working(m, low).lerp(grad, 1 - beta1)
+            v_new = _working(v, low) * beta2 + grad * (1 - beta2) * grad
             m.copy_(m_new)
             v.copy_(v_new)
             step = step_t.to(dtype=_D.float64)
@@ -216,7 +218,7 @@ def _adam_update_captured(opt, pairs):
             bc2_sqrt = (1 - beta2 ** step).sqrt().to(dtype=pw.dtype)
             if amsgrad:
                 mx = state["max_exp_avg_sq"]
-                v_new = work(mx).maximum(v_new)
+                v_new = _working(mx, low).maximum(v_new)
                 mx.copy_(v_new)
             denom = v_new.sqrt() / bc2_sqrt + eps
             p.copy_(pw + m_new / denom * -step_size)

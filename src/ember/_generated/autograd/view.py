@@ -794,9 +794,24 @@ class SqueezeBackward3(_Node):
 _OP_squeeze_ = getattr(_aten.squeeze_, 'default')
 
 
+def _jvp_squeeze_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze()
+    return _o
+
+
 def squeeze_(self):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('squeeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze_(self)
+            _t = _jvp_squeeze_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     if self.__class__ in _TENSOR_TYPES:
         _ks = self._ks
@@ -851,9 +866,24 @@ class SqueezeBackward4(_Node):
 _OP_squeeze__dim = getattr(_aten.squeeze_, 'dim')
 
 
+def _jvp_squeeze__dim(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze(dim)
+    return _o
+
+
 def squeeze__dim(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('squeeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze__dim(self, dim)
+            _t = _jvp_squeeze__dim(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     if self.__class__ in _TENSOR_TYPES:
         _ks = self._ks
@@ -910,9 +940,24 @@ class SqueezeBackward5(_Node):
 _OP_squeeze__dims = getattr(_aten.squeeze_, 'dims')
 
 
+def _jvp_squeeze__dims(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze(dim)
+    return _o
+
+
 def squeeze__dims(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('squeeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze__dims(self, dim)
+            _t = _jvp_squeeze__dims(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     _g0 = _getattr(self, '_requires_grad', False)
     _need = _g0
@@ -954,9 +999,24 @@ class UnsqueezeBackward1(_Node):
 _OP_unsqueeze_ = getattr(_aten.unsqueeze_, 'default')
 
 
+def _jvp_unsqueeze_(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.unsqueeze(dim)
+    return _o
+
+
 def unsqueeze_(self, dim):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('unsqueeze_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_unsqueeze_(self, dim)
+            _t = _jvp_unsqueeze_(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     if self.__class__ in _TENSOR_TYPES:
         _ks = self._ks
@@ -1014,9 +1074,24 @@ class TransposeBackward1(_Node):
 _OP_transpose_ = getattr(_aten.transpose_, 'default')
 
 
+def _jvp_transpose_(_ts, self, dim0, dim1, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.transpose(dim0, dim1)
+    return _o
+
+
 def transpose_(self, dim0, dim1):
     if _FW[0] and _fw_has((self, )):
-        _fw_unsupported('transpose_')
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_transpose_(self, dim0, dim1)
+            _t = _jvp_transpose_(_ts, _old, dim0, dim1, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
     _check_inplace(self)
     if self.__class__ in _TENSOR_TYPES:
         _ks = self._ks
@@ -1055,6 +1130,71 @@ def transpose_(self, dim0, dim1):
 
 
 _self_transpose_ = transpose_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class TBackward1(_Node):
+    _op_name = 'aten::t_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            _r0 = grad.t()
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_t_ = getattr(_aten.t_, 'default')
+
+
+def _jvp_t_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.t()
+    return _o
+
+
+def t_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_t_(self)
+            _t = _jvp_t_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_t_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_t_._resolve(_ks)
+    if not _need:
+        return _k(self)
+    _n = _new(TBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _res = _k(self)
+    _set_history(self, _n)
+    return _res
+
+
+_self_t_ = t_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_view_dtype = getattr(_aten.view, 'dtype')

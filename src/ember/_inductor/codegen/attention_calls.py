@@ -49,7 +49,7 @@ class AttentionPlan:
         self.buf = buf
         self.dtype = dtype
         self.views = views            # operand name -> BufferView
-        self.writes = writes          # result name -> Buffer (a MultiOutput), or None (computed into scratch)
+        self.writes = writes          # result name -> the MultiOutput it writes
         self.B, self.H, self.L, self.S, self.E = dims
         self.scale, self.causal, self.backward = scale, causal, backward
 
@@ -59,12 +59,12 @@ class AttentionPlan:
             if v.buffer.name not in names:
                 names.append(v.buffer.name)
         for b in self.writes.values():
-            if b is not None and b.name not in names:
+            if b.name not in names:
                 names.append(b.name)
         return names
 
     def written(self):
-        return [b for b in self.writes.values() if b is not None]
+        return list(self.writes.values())
 
     def c(self, uid, ptr, base_offset, threads):
         """(helper C, the entry's statements); ptr(buffer name) is the C expression of a buffer's first element,
@@ -73,23 +73,12 @@ class AttentionPlan:
         sfx = _SUFFIX[self.dtype]
         gemm = "ember_sgemm" if self.dtype is _dt.float32 else "ember_dgemm"
         B, H, L, S, E = self.B, self.H, self.L, self.S, self.E
-        mats, lines = {}, []
-        scratch = []
+        mats = {}
         for name, v in self.views.items():
             st = v.layout.stride
             mats[name] = (f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})", st)
         for name, b in self.writes.items():
-            rows = L if name in ("out", "gq", "lse") else S
-            if b is None:                 # a result the graph does not use: contiguous scratch
-                size = (B, H, L) if name == "lse" else (B, H, rows, E)
-                st = tuple(int(x) for x in _contiguous_strides(size))
-                n = 1
-                for x in size:
-                    n *= x
-                scratch.append((name, n))
-                mats[name] = (f"sc_{name}", st)
-            else:
-                mats[name] = (f"(({t}*){ptr(b.name)})", b.layout.stride)      # (ptr: at its first element)
+            mats[name] = (f"(({t}*){ptr(b.name)})", b.layout.stride)      # (ptr: at its first element)
 
         def at(name, rest=""):
             base, st = mats[name]
@@ -108,8 +97,7 @@ class AttentionPlan:
         work = ["s"] + (["dp", "d", "lse_c"] if self.backward else ["lse_r"])
         sizes = {"s": L * S, "dp": L * S, "d": L, "lse_c": L, "lse_r": L}
         lines = [f"        {t}* {w} = ({t}*)malloc({sizes[w]} * sizeof({t}));" for w in work]
-        lines += [f"        {t}* sc_{nm} = ({t}*)malloc({n} * sizeof({t}));" for nm, n in scratch]
-        ok = " && ".join(work + [f"sc_{nm}" for nm, _ in scratch])
+        ok = " && ".join(work)
         lines.append(f"        if (!({ok})) ember_index_error = 3;")
         lines.append(f"        else for (int64_t b = 0; b < {B}; b++) for (int64_t h = 0; h < {H}; h++) {{")
         if not self.backward:
@@ -137,16 +125,7 @@ class AttentionPlan:
                       mm(True, False, S, E, L, "dp", S, at("q"), ld("q"), at("gk"), ld("gk"))]
         lines.append("        }")
         lines += [f"        free({w});" for w in work]
-        lines += [f"        free(sc_{nm});" for nm, _ in scratch]
         return "", head + "\n".join(lines) + "\n    }"
-
-
-def _contiguous_strides(size):
-    st, acc = [], 1
-    for x in reversed(size):
-        st.append(acc)
-        acc *= x
-    return tuple(reversed(st))
 
 
 def attention_plan(buf, multi_outputs=()):
@@ -215,8 +194,8 @@ def attention_plan(buf, multi_outputs=()):
         elif not _matrix_ok(lay, S if name in ("gk", "gv") else L, E):
             return None
         writes[name] = mo
-    if not backward and writes["out"] is None:
-        return None
+    if any(b is None for b in writes.values()):
+        return None                      # (the graph makes a MultiOutput of every tensor result)
     return AttentionPlan(buf, dtype, views, writes, (B, H, L, S, E), float(scale), causal, backward)
 
 

@@ -98,7 +98,7 @@ class ConvPlan:
         self.buf = buf
         self.dtype = dtype
         self.views = views        # operand name -> BufferView it reads
-        self.writes = writes      # operand name -> the Buffer it writes (None: computed into scratch, dropped)
+        self.writes = writes      # result name -> the Buffer (the extern, or a MultiOutput) it writes
         self.runs = runs          # _Fwd / _WGrad, in order
 
     def buffer_names(self):
@@ -108,12 +108,12 @@ class ConvPlan:
             if v.buffer.name not in names:
                 names.append(v.buffer.name)
         for b in self.writes.values():
-            if b is not None and b.name not in names:
+            if b.name not in names:
                 names.append(b.name)
         return names
 
     def written(self):
-        return [b for b in self.writes.values() if b is not None]
+        return list(self.writes.values())
 
     def c(self, uid, ptr, base_offset, threads):
         """(helper C functions, the entry's statements) for this call; ptr(buffer name) is the C expression of a
@@ -124,7 +124,7 @@ class ConvPlan:
         for name, v in self.views.items():
             addr[name] = f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})"
         for name, b in self.writes.items():
-            addr[name] = f"(({t}*){ptr(b.name)})" if b is not None else None
+            addr[name] = f"(({t}*){ptr(b.name)})"
         helpers, body = [], [f"    /* {self.buf.name} = {self.buf.op}: ember's direct convolution (dconv.c) */"]
         for i, run in enumerate(self.runs):
             fn = f"ember_conv{uid}_{i}"
@@ -199,11 +199,10 @@ def _wgrad_c(run, fn, t, sfx, addr, threads):
     g, m, k, mpad, kpad = run.groups, run.m, run.k, run.mpad, run.kpad
     gw = addr[run.gw]
     total = g * m * k
-    owned = gw is None                   # the gradient is not used: computed into scratch (never, in practice)
     lines = [f"        /* {run.gw}: dconv_wgrad of {run.n} images, {parts} part(s) */",
              f"        static const int64_t geo[18] = {_geo(run)};",
              f"        {t}* parts = ({t}*)calloc({parts * block}, sizeof({t}));",
-             f"        {t}* gw = {f'({t}*)malloc({total} * sizeof({t}))' if owned else gw};",
+             f"        {t}* gw = {gw};",
              "        int declined = 0;",
              "        if (!parts || !gw) ember_index_error = 3;",
              "        else {",
@@ -224,8 +223,6 @@ def _wgrad_c(run, fn, t, sfx, addr, threads):
              "            }",
              "        }",
              "        free(parts);"]
-    if owned:
-        lines.append("        free(gw);")
     return task, "\n".join(lines)
 
 
@@ -339,7 +336,7 @@ def conv_plan(buf, multi_outputs=()):
                                                   conv_direct.GRAD_INPUT_LIMIT):
             return None
         gi = by_path.get(0)
-        if gi is not None and tuple(gi.layout.size) != (n, c) + in_sp:
+        if gi is None or tuple(gi.layout.size) != (n, c) + in_sp:
             return None
         runs.append(_Fwd("go", "gi", "w", None, n, cout, groups, c // groups, kern, out, in_sp, pd2, dl, True))
         writes["gi"] = gi
@@ -347,12 +344,10 @@ def conv_plan(buf, multi_outputs=()):
         if not conv_direct.usable(xs, wshape, st, pd, dl, groups, out, conv_direct.GRAD_WEIGHT_LIMIT):
             return None
         gw = by_path.get(1)
-        if gw is not None and tuple(gw.layout.size) != wshape:
+        if gw is None or tuple(gw.layout.size) != wshape:
             return None
         runs.append(_WGrad("x", "go", "gw", n, c, groups, cout // groups, kern, in_sp, out, pd, dl))
         writes["gw"] = gw
-    if writes.get("gi", 0) is None:
-        return None                      # an unused input gradient: not worth scratch; leave it to eager
     return ConvPlan(buf, dtype, {"go": go, "x": x, "w": w}, writes, runs)
 
 

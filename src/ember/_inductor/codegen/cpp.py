@@ -513,7 +513,7 @@ class KernelCodegen:
         self.split_size = outer[0] if self.splittable else None
         self.scan_split = None
         self.scatter_split = None     # a scatter's split size (its body already runs over [x0_lo, x0_hi))
-        self.scatter_split_dim = None  # ... and the output dim it splits (its epilogue sections' loop too)
+        self.serial_split_dim = None   # the output dim a scatter or scan splits (its epilogues' loop over it too)
         if column:
             body = self._generate_columns(outer)
         else:
@@ -664,8 +664,8 @@ class KernelCodegen:
         if not s.loops:
             return [f"/* {buf.name} */ {{"] + ["    " + ln for ln in h.lines] + ["}"]
         lines = [f"/* {buf.name} */"] + self._loops(s.loops, h.lines, "#pragma omp simd")
-        if self.scatter_split_dim is not None:      # an epilogue of a split scatter: the thread's slice only
-            d = self.scatter_split_dim
+        if self.serial_split_dim is not None:     # an epilogue of a split scatter/scan: the thread's slice only
+            d = self.serial_split_dim
             var, n = next(((v, n) for v, n in s.loops if v.rsplit("_", 1)[1] == str(d)), (None, None))
             if var is None:
                 raise AssertionError("ember._inductor: a scatter epilogue without a loop over the split dim")
@@ -720,7 +720,7 @@ class KernelCodegen:
             bound = "x0_hi" if n_si == n_od else f"(x0_hi < {n_si} ? x0_hi : {n_si})"
             out = [ln.replace(init_loop, f"for (int64_t z{od} = x0_lo; z{od} < x0_hi; z{od}++)", 1)
                    .replace(store_loop, f"for (int64_t w{si} = x0_lo; w{si} < {bound}; w{si}++)", 1) for ln in out]
-            self.scatter_split, self.scatter_split_dim = n_od, od
+            self.scatter_split, self.serial_split_dim = n_od, od
         return out + ["}"]
 
     def _scan(self, buf):
@@ -751,8 +751,9 @@ class KernelCodegen:
             return self._loops(after, h.lines, "#pragma omp simd") if after else h.lines
         # the outermost loop over a non-scan dim runs over [x0_lo, x0_hi): the entry may split it over threads
         # (the rows of a scan are independent)
-        if self.scan_split is None and len(self.group.sections) == 1 and (before or after):
-            self.scan_split = (before or after)[0]
+        if self.scan_split is None and self.group.sections[0].buf is buf and (before or after):
+            self.scan_split = (before or after)[0]            # (the other sections: pointwise epilogues)
+            self.serial_split_dim = int(self.scan_split[0][1:])
         inner = body(True)
         if n > 1:
             inner += [f"for (int64_t zj = 1; zj < {n}; zj++) {{"] + ["    " + ln for ln in body(False)] + ["}"]

@@ -357,7 +357,8 @@ def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs, re
     from ember.nn import Module
     flat_args, spec = _tree_flatten(list(args))
     tracer = PythonKeyTracer()
-    tracer.record_stack_traces = record_stack_traces
+    from ember.fx import config as fx_config
+    tracer.record_stack_traces = record_stack_traces and not fx_config.do_not_emit_stack_traces
     tracer.root = Module()
     tracer.graph = Graph(tracer_cls=PythonKeyTracer)
     fake_mode = None

@@ -148,6 +148,14 @@ def swapdims(self, dim0, dim1):
     return aten.transpose.int(self, dim0, dim1)
 
 
+def swapaxes_(self, axis0, axis1):
+    return aten.transpose_.default(self, axis0, axis1)
+
+
+def swapdims_(self, dim0, dim1):
+    return aten.transpose_.default(self, dim0, dim1)
+
+
 def ravel(self):
     return aten.view.default(aten.contiguous.default(self), [-1])
 
