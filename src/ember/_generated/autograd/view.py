@@ -1170,9 +1170,12 @@ def t_(self):
         _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1181,6 +1184,7 @@ def t_(self):
         _k = _OP_t_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_t_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TBackward1)
@@ -1188,7 +1192,7 @@ def t_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _set_history(self, _n)
     return _res
