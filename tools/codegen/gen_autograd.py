@@ -291,11 +291,13 @@ def _argtuple(fn):
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-def _kernel_below(fn, op, indent="    "):
+def _kernel_below(fn, op, indent="    ", rg=None):
     """Lines binding `_k` to the kernel below Autograd for this call: the key set of the tensor arguments (those
     a tensor can bind to: Tensor, Scalar, int, float) minus Autograd and above, then the op's dispatch cache,
     inlined (what `op.redispatch(below_ks(args), ...)` does). A list argument, a thread with dispatch keys
-    included or excluded, or no backend key takes below_ks's general computation."""
+    included or excluded, or no backend key takes below_ks's general computation. `rg` maps an argument to
+    the variable that gets its requires_grad in the same test (a plain attribute read where it is a tensor:
+    getattr with a default costs several times more)."""
     a = fn.func.arguments
     names = []
     for x in list(a.flat_positional) + list(a.flat_kwarg_only):
@@ -310,8 +312,17 @@ def _kernel_below(fn, op, indent="    "):
     if not names:
         return None
     lines = []
+    rg = rg or {}
     for i, v in enumerate(names):
-        if i == 0:
+        if v in rg:
+            lines.append(f"if {v}.__class__ in _TENSOR_TYPES:")
+            lines.append(f"    _ks {'|' if i else ''}= {v}._ks")
+            lines.append(f"    {rg[v]} = {v}._requires_grad")
+            lines.append("else:")
+            if not i:
+                lines.append("    _ks = 0")
+            lines.append(f"    {rg[v]} = False")
+        elif i == 0:
             lines.append(f"_ks = {v}._ks if {v}.__class__ in _TENSOR_TYPES else 0")
         else:
             lines.append(f"if {v}.__class__ in _TENSOR_TYPES:")
@@ -654,13 +665,19 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     rg_of = {}
     for i, a in enumerate(e.inputs):
         rg_of[a.name] = f"_g{i}"
-        w.w(f"    _g{i} = " + (f"_rg({a.name})" if e.is_list(a) else f"_getattr({a.name}, '_requires_grad', False)"))
+    fused = {_py(a.name): rg_of[a.name] for a in e.inputs if not e.is_list(a)}
+    below = _kernel_below(fn, op, rg=fused)
+    if not below:
+        fused = {}
+    for i, a in enumerate(e.inputs):
+        if _py(a.name) not in fused or not any(f" {_py(a.name)}.__class__" in ln for ln in below):
+            w.w(f"    _g{i} = " + (f"_rg({a.name})" if e.is_list(a) else f"_getattr({a.name}, '_requires_grad', False)"))
     rgs = [rg_of[a.name] for a in e.inputs]
-    w.w(f"    _need = {' or '.join(rgs) if rgs else 'False'}")
-    below = _kernel_below(fn, op)
     if below:
         for line in below:
             w.w(line)
+    w.w(f"    _need = {' or '.join(rgs) if rgs else 'False'}")
+    if below:
         w.w("    if not _need:")
         w.w(f"        return _k({_call(fn)})")
     else:
@@ -682,8 +699,8 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             edges.append(f"*[_edge(_t) for _t in {a.name}]")
         else:
             # a non-leaf, non-view input's edge is (grad_fn, output_nr): inline; anything else via gradient_edge
-            edges.append(f"(((_f, {a.name}._output_nr) if (_f := {a.name}.grad_fn) is not None and {a.name}._base is None "
-                         f"else _gedge({a.name})) if {rg_of[a.name]} else None)")
+            edges.append(f"((_gedge({a.name}) if {a.name}._base is not None else (_f, {a.name}._output_nr) "
+                         f"if (_f := {a.name}.grad_fn) is not None else _leaf_edge({a.name})) if {rg_of[a.name]} else None)")
     w.w("    _n.next_edges = (" + "".join(f"{x}, " for x in edges) + ")")
     # an argument the op writes besides self (rrelu_with_noise's noise) is saved after the call: the formula
     # reads what the op wrote, and saving it before would trip the version check (torch saves it after too)
@@ -727,7 +744,8 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             # set_history inlined for the one differentiable Tensor output (the common case)
             w.w("    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):")
             w.w("        if _res._base is not None:")
-            w.w("            _res._gfv = _res._version_counter.value")
+            # (the view kernel below set the shared counter: read without the _version_counter property's frame)
+            w.w("            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value")
             w.w("        _x = _res._ks")
             w.w("        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]")
             w.w("        _res._output_nr = 0")
@@ -822,7 +840,7 @@ PRELUDE = [
     "from ember._generated.functions import *",
     "from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module",
     "from ember._generated.linalg_functions import *",
-    "from ember.autograd.graph import Node as _Node, gradient_edge as _gedge",
+    "from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge",
     "from ember.autograd._saved import SavedVariable as _SV",
     "from ember.autograd.graph import _clone_detached as _clone",
     "from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,",

@@ -198,7 +198,10 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
         fn = heappop(heap)[2] if heap else None
         while fn is not None:
             buf = buffers.pop(fn)
-            if fn._tensor_pre_hooks is not None or fn._retains_grad is not None or fn._pre_hooks is not None:
+            # (a class attribute read through an instance is CPython 3.11's slow generic lookup: one flag for
+            # the four hook tables, which stay class-level None on most nodes)
+            hooked = fn._hooked
+            if hooked:
                 _call_tensor_hooks(fn, buf)
             if captures is not None:
                 if fn in captures:
@@ -208,7 +211,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     fn = heappop(heap)[2] if heap else None
                     continue
             edges = fn.next_edges
-            if fn._is_accumulate:
+            if fn.__class__ is AccumulateGrad:      # (fn._is_accumulate, without a class attribute read)
                 if buf[0] is not None:
                     fn.apply(buf)
                 fn = heappop(heap)[2] if heap else None
@@ -246,7 +249,10 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                                 m = e[0].input_meta[e[1]]
                                 s = g._size
                                 ms = m[0]
-                                if g.dtype is not m[1] or s is not ms and (hash(s) != hash(ms) or s != ms) \
+                                # a cpu tensor's sizes are ints: compared directly; others may hold SymInts,
+                                # compared by hash first (no guard on a symbolic size)
+                                if g.dtype is not m[1] or s is not ms and (
+                                        s != ms if g._np is not None else hash(s) != hash(ms) or s != ms) \
                                         or g.__class__ not in _TENSOR_TYPES:
                                     valid = False
                                     break
@@ -254,7 +260,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                         valid = False
                 if not valid:
                     outs = _validate_outputs(fn, edges, outs)
-                if fn._post_hooks:
+                if hooked and fn._post_hooks:
                     for h in list(fn._post_hooks.values()):
                         r = h(tuple(outs), tuple(buf))
                         if r is not None:

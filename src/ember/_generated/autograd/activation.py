@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -76,9 +76,12 @@ def relu(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -87,17 +90,18 @@ def relu(self):
         _k = _OP_relu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_relu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ReluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -129,9 +133,12 @@ def relu_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -140,6 +147,7 @@ def relu_(self):
         _k = _OP_relu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_relu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ReluBackward0)
@@ -147,7 +155,7 @@ def relu_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -198,9 +206,12 @@ def gelu(self, *, approximate='none'):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, approximate))
     else:
@@ -209,13 +220,14 @@ def gelu(self, *, approximate='none'):
         _k = _OP_gelu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_gelu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, approximate=approximate)
     _n = _new(GeluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_approximate = approximate
     if _g0:
@@ -223,7 +235,7 @@ def gelu(self, *, approximate='none'):
     _res = _k(self, approximate=approximate)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -254,9 +266,12 @@ def gelu_(self, *, approximate='none'):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, approximate))
     else:
@@ -265,6 +280,7 @@ def gelu_(self, *, approximate='none'):
         _k = _OP_gelu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_gelu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, approximate=approximate)
     _n = _new(GeluBackward0)
@@ -272,7 +288,7 @@ def gelu_(self, *, approximate='none'):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_approximate = approximate
     if _g0:
@@ -335,12 +351,17 @@ def gelu_backward(grad_output, self, *, approximate='none'):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((grad_output, self, approximate))
     else:
@@ -349,13 +370,14 @@ def gelu_backward(grad_output, self, *, approximate='none'):
         _k = _OP_gelu_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_gelu_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, approximate=approximate)
     _n = _new(GeluBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_approximate = approximate
     if _g1:
@@ -365,7 +387,7 @@ def gelu_backward(grad_output, self, *, approximate='none'):
     _res = _k(grad_output, self, approximate=approximate)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -421,9 +443,12 @@ def silu(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -432,19 +457,20 @@ def silu(self):
         _k = _OP_silu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_silu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SiluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -475,9 +501,12 @@ def silu_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -486,6 +515,7 @@ def silu_(self):
         _k = _OP_silu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_silu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SiluBackward0)
@@ -493,7 +523,7 @@ def silu_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -544,9 +574,12 @@ def mish(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -555,19 +588,20 @@ def mish(self):
         _k = _OP_mish._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mish._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(MishBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -598,9 +632,12 @@ def mish_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -609,6 +646,7 @@ def mish_(self):
         _k = _OP_mish_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mish_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(MishBackward0)
@@ -616,7 +654,7 @@ def mish_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -669,9 +707,12 @@ def softplus(self, beta=1, threshold=20):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if threshold.__class__ in _TENSOR_TYPES:
@@ -684,13 +725,14 @@ def softplus(self, beta=1, threshold=20):
         _k = _OP_softplus._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_softplus._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, beta, threshold)
     _n = _new(SoftplusBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_beta = beta
     if _g0:
@@ -700,7 +742,7 @@ def softplus(self, beta=1, threshold=20):
     _res = _k(self, beta, threshold)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -759,9 +801,12 @@ def elu(self, alpha=1, scale=1, input_scale=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if scale.__class__ in _TENSOR_TYPES:
@@ -776,13 +821,14 @@ def elu(self, alpha=1, scale=1, input_scale=1):
         _k = _OP_elu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_elu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, alpha, scale, input_scale)
     _n = _new(EluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -794,7 +840,7 @@ def elu(self, alpha=1, scale=1, input_scale=1):
     _res = _k(self, alpha, scale, input_scale)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -825,9 +871,12 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if scale.__class__ in _TENSOR_TYPES:
@@ -842,6 +891,7 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
         _k = _OP_elu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_elu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, alpha, scale, input_scale)
     _n = _new(EluBackward0)
@@ -849,7 +899,7 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -907,9 +957,12 @@ def celu(self, alpha=1.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -920,13 +973,14 @@ def celu(self, alpha=1.0):
         _k = _OP_celu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_celu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, alpha)
     _n = _new(CeluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -934,7 +988,7 @@ def celu(self, alpha=1.0):
     _res = _k(self, alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -965,9 +1019,12 @@ def celu_(self, alpha=1.0):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -978,6 +1035,7 @@ def celu_(self, alpha=1.0):
         _k = _OP_celu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_celu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, alpha)
     _n = _new(CeluBackward0)
@@ -985,7 +1043,7 @@ def celu_(self, alpha=1.0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -1039,9 +1097,12 @@ def leaky_relu(self, negative_slope=0.01):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1052,13 +1113,14 @@ def leaky_relu(self, negative_slope=0.01):
         _k = _OP_leaky_relu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_leaky_relu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, negative_slope)
     _n = _new(LeakyReluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_negative_slope = negative_slope
     if _g0:
@@ -1066,7 +1128,7 @@ def leaky_relu(self, negative_slope=0.01):
     _res = _k(self, negative_slope)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1097,9 +1159,12 @@ def leaky_relu_(self, negative_slope=0.01):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1110,6 +1175,7 @@ def leaky_relu_(self, negative_slope=0.01):
         _k = _OP_leaky_relu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_leaky_relu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, negative_slope)
     _n = _new(LeakyReluBackward0)
@@ -1117,7 +1183,7 @@ def leaky_relu_(self, negative_slope=0.01):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_negative_slope = negative_slope
     if _g0:
@@ -1177,9 +1243,12 @@ def rrelu_with_noise(self, noise, lower=0.125, upper=0.3333333333333333, trainin
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if noise.__class__ in _TENSOR_TYPES:
         _ks |= noise._ks
     if lower.__class__ in _TENSOR_TYPES:
@@ -1194,13 +1263,14 @@ def rrelu_with_noise(self, noise, lower=0.125, upper=0.3333333333333333, trainin
         _k = _OP_rrelu_with_noise._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_rrelu_with_noise._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, noise, lower, upper, training, generator)
     _n = _new(RreluWithNoiseBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_lower = lower
     if _g0:
@@ -1214,7 +1284,7 @@ def rrelu_with_noise(self, noise, lower=0.125, upper=0.3333333333333333, trainin
         _n.s_noise = _SV(noise)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1264,9 +1334,12 @@ def rrelu_with_noise_(self, noise, lower=0.125, upper=0.3333333333333333, traini
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('rrelu_with_noise_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if noise.__class__ in _TENSOR_TYPES:
         _ks |= noise._ks
     if lower.__class__ in _TENSOR_TYPES:
@@ -1281,6 +1354,7 @@ def rrelu_with_noise_(self, noise, lower=0.125, upper=0.3333333333333333, traini
         _k = _OP_rrelu_with_noise_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_rrelu_with_noise_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, noise, lower, upper, training, generator)
     _n = _new(RreluWithNoiseBackward1)
@@ -1288,7 +1362,7 @@ def rrelu_with_noise_(self, noise, lower=0.125, upper=0.3333333333333333, traini
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_lower = lower
     if _g0:
@@ -1357,12 +1431,17 @@ def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, 
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(noise, 'noise', 'rrelu_with_noise_backward')
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if noise.__class__ in _TENSOR_TYPES:
         _ks |= noise._ks
     if lower.__class__ in _TENSOR_TYPES:
@@ -1377,13 +1456,14 @@ def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, 
         _k = _OP_rrelu_with_noise_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_rrelu_with_noise_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, noise, lower, upper, training, self_is_result)
     _n = _new(RreluWithNoiseBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_lower = lower
     if _g0:
@@ -1397,7 +1477,7 @@ def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, 
     _res = _k(grad_output, self, noise, lower, upper, training, self_is_result)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1454,9 +1534,12 @@ def hardshrink(self, lambd=0.5):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1467,13 +1550,14 @@ def hardshrink(self, lambd=0.5):
         _k = _OP_hardshrink._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardshrink._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, lambd)
     _n = _new(HardshrinkBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
@@ -1481,7 +1565,7 @@ def hardshrink(self, lambd=0.5):
     _res = _k(self, lambd)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1549,12 +1633,17 @@ def hardshrink_backward(grad_out, self, lambd):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_out, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_out._ks if grad_out.__class__ in _TENSOR_TYPES else 0
+    if grad_out.__class__ in _TENSOR_TYPES:
+        _ks = grad_out._ks
+        _g0 = grad_out._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1565,13 +1654,14 @@ def hardshrink_backward(grad_out, self, lambd):
         _k = _OP_hardshrink_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardshrink_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_out, self, lambd)
     _n = _new(HardshrinkBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
@@ -1579,7 +1669,7 @@ def hardshrink_backward(grad_out, self, lambd):
     _res = _k(grad_out, self, lambd)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1636,9 +1726,12 @@ def softshrink(self, lambd=0.5):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1649,13 +1742,14 @@ def softshrink(self, lambd=0.5):
         _k = _OP_softshrink._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_softshrink._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, lambd)
     _n = _new(SoftshrinkBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
@@ -1663,7 +1757,7 @@ def softshrink(self, lambd=0.5):
     _res = _k(self, lambd)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1731,12 +1825,17 @@ def softshrink_backward(grad_output, self, lambd):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1747,13 +1846,14 @@ def softshrink_backward(grad_output, self, lambd):
         _k = _OP_softshrink_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_softshrink_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, lambd)
     _n = _new(SoftshrinkBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
@@ -1761,7 +1861,7 @@ def softshrink_backward(grad_output, self, lambd):
     _res = _k(grad_output, self, lambd)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1819,9 +1919,12 @@ def hardtanh(self, min_val=-1, max_val=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min_val.__class__ in _TENSOR_TYPES:
         _ks |= min_val._ks
     if max_val.__class__ in _TENSOR_TYPES:
@@ -1834,13 +1937,14 @@ def hardtanh(self, min_val=-1, max_val=1):
         _k = _OP_hardtanh._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardtanh._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, min_val, max_val)
     _n = _new(HardtanhBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_max_val = max_val
     if _g0:
@@ -1850,7 +1954,7 @@ def hardtanh(self, min_val=-1, max_val=1):
     _res = _k(self, min_val, max_val)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1881,9 +1985,12 @@ def hardtanh_(self, min_val=-1, max_val=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min_val.__class__ in _TENSOR_TYPES:
         _ks |= min_val._ks
     if max_val.__class__ in _TENSOR_TYPES:
@@ -1896,6 +2003,7 @@ def hardtanh_(self, min_val=-1, max_val=1):
         _k = _OP_hardtanh_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardtanh_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, min_val, max_val)
     _n = _new(HardtanhBackward0)
@@ -1903,7 +2011,7 @@ def hardtanh_(self, min_val=-1, max_val=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_max_val = max_val
     if _g0:
@@ -1958,9 +2066,12 @@ def hardsigmoid(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1969,19 +2080,20 @@ def hardsigmoid(self):
         _k = _OP_hardsigmoid._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardsigmoid._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(HardsigmoidBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2012,9 +2124,12 @@ def hardsigmoid_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2023,6 +2138,7 @@ def hardsigmoid_(self):
         _k = _OP_hardsigmoid_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardsigmoid_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(HardsigmoidBackward0)
@@ -2030,7 +2146,7 @@ def hardsigmoid_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -2081,9 +2197,12 @@ def hardswish(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2092,19 +2211,20 @@ def hardswish(self):
         _k = _OP_hardswish._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardswish._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(HardswishBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2135,9 +2255,12 @@ def hardswish_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2146,6 +2269,7 @@ def hardswish_(self):
         _k = _OP_hardswish_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardswish_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(HardswishBackward0)
@@ -2153,7 +2277,7 @@ def hardswish_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -2204,9 +2328,12 @@ def log_sigmoid(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2215,19 +2342,20 @@ def log_sigmoid(self):
         _k = _OP_log_sigmoid._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log_sigmoid._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LogSigmoidBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2284,9 +2412,12 @@ def threshold(self, threshold, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if threshold.__class__ in _TENSOR_TYPES:
         _ks |= threshold._ks
     if value.__class__ in _TENSOR_TYPES:
@@ -2299,13 +2430,14 @@ def threshold(self, threshold, value):
         _k = _OP_threshold._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_threshold._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, threshold, value)
     _n = _new(ThresholdBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
@@ -2313,7 +2445,7 @@ def threshold(self, threshold, value):
     _res = _k(self, threshold, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2344,9 +2476,12 @@ def threshold_(self, threshold, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if threshold.__class__ in _TENSOR_TYPES:
         _ks |= threshold._ks
     if value.__class__ in _TENSOR_TYPES:
@@ -2359,6 +2494,7 @@ def threshold_(self, threshold, value):
         _k = _OP_threshold_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_threshold_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, threshold, value)
     _n = _new(ThresholdBackward0)
@@ -2366,7 +2502,7 @@ def threshold_(self, threshold, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     if _g0:
@@ -2425,9 +2561,12 @@ def glu(self, dim=-1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2438,13 +2577,14 @@ def glu(self, dim=-1):
         _k = _OP_glu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_glu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(GluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -2452,7 +2592,7 @@ def glu(self, dim=-1):
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -113,7 +113,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g1 else None), (((_f, bias._output_nr) if (_f := bias.grad_fn) is not None and bias._base is None else _gedge(bias)) if _g2 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else _leaf_edge(bias)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_dilation = dilation
     if _g0 or _g1 or _g2:
@@ -133,7 +133,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     _res = _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -204,7 +204,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dilation = dilation
     if _g0:
@@ -218,7 +218,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
     _res = _OP_im2col.redispatch(_below_ks((self, kernel_size, dilation, padding, stride)), self, kernel_size, dilation, padding, stride)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -287,7 +287,7 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dilation = dilation
     if _g0:
@@ -299,7 +299,7 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
     _res = _OP_col2im.redispatch(_below_ks((self, output_size, kernel_size, dilation, padding, stride)), self, output_size, kernel_size, dilation, padding, stride)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -409,7 +409,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_dilation = dilation
     if _g0 or _g1 or _g2:

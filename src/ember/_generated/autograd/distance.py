@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -100,12 +100,17 @@ def _cdist_forward(x1, x2, p, compute_mode):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(x1, '_requires_grad', False)
-    _g1 = _getattr(x2, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = x1._ks if x1.__class__ in _TENSOR_TYPES else 0
+    if x1.__class__ in _TENSOR_TYPES:
+        _ks = x1._ks
+        _g0 = x1._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if x2.__class__ in _TENSOR_TYPES:
         _ks |= x2._ks
+        _g1 = x2._requires_grad
+    else:
+        _g1 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if compute_mode.__class__ in _TENSOR_TYPES:
@@ -118,13 +123,14 @@ def _cdist_forward(x1, x2, p, compute_mode):
         _k = _OP__cdist_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__cdist_forward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(x1, x2, p, compute_mode)
     _n = _new(CdistBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, x1._output_nr) if (_f := x1.grad_fn) is not None and x1._base is None else _gedge(x1)) if _g0 else None), (((_f, x2._output_nr) if (_f := x2.grad_fn) is not None and x2._base is None else _gedge(x2)) if _g1 else None), )
+    _n.next_edges = (((_gedge(x1) if x1._base is not None else (_f, x1._output_nr) if (_f := x1.grad_fn) is not None else _leaf_edge(x1)) if _g0 else None), ((_gedge(x2) if x2._base is not None else (_f, x2._output_nr) if (_f := x2.grad_fn) is not None else _leaf_edge(x2)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_compute_mode = compute_mode
     if _g0 or _g1:
@@ -136,7 +142,7 @@ def _cdist_forward(x1, x2, p, compute_mode):
     _res = _k(x1, x2, p, compute_mode)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -221,12 +227,17 @@ def dist(self, other, p=2):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -237,13 +248,14 @@ def dist(self, other, p=2):
         _k = _OP_dist._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_dist._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, p)
     _n = _new(DistBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -257,7 +269,7 @@ def dist(self, other, p=2):
     _res = _k(self, other, p)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -324,9 +336,12 @@ def _pdist_forward(self, p=2.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -337,13 +352,14 @@ def _pdist_forward(self, p=2.0):
         _k = _OP__pdist_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__pdist_forward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p)
     _n = _new(PdistBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -351,7 +367,7 @@ def _pdist_forward(self, p=2.0):
     _res = _k(self, p)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -421,17 +437,24 @@ def _pdist_backward(grad, self, p, pdist):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _g2 = _getattr(pdist, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = grad._ks if grad.__class__ in _TENSOR_TYPES else 0
+    if grad.__class__ in _TENSOR_TYPES:
+        _ks = grad._ks
+        _g0 = grad._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if pdist.__class__ in _TENSOR_TYPES:
         _ks |= pdist._ks
+        _g2 = pdist._requires_grad
+    else:
+        _g2 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((grad, self, p, pdist))
     else:
@@ -440,17 +463,18 @@ def _pdist_backward(grad, self, p, pdist):
         _k = _OP__pdist_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__pdist_backward._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(grad, self, p, pdist)
     _n = _new(PdistBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad._output_nr) if (_f := grad.grad_fn) is not None and grad._base is None else _gedge(grad)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), (((_f, pdist._output_nr) if (_f := pdist.grad_fn) is not None and pdist._base is None else _gedge(pdist)) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad) if grad._base is not None else (_f, grad._output_nr) if (_f := grad.grad_fn) is not None else _leaf_edge(grad)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), ((_gedge(pdist) if pdist._base is not None else (_f, pdist._output_nr) if (_f := pdist.grad_fn) is not None else _leaf_edge(pdist)) if _g2 else None), )
     _res = _k(grad, self, p, pdist)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -81,12 +81,17 @@ def add_Tensor(self, other, *, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -97,19 +102,20 @@ def add_Tensor(self, other, *, alpha=1):
         _k = _OP_add_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_add_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, alpha=alpha)
     _n = _new(AddBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -140,12 +146,17 @@ def add__Tensor(self, other, *, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -156,6 +167,7 @@ def add__Tensor(self, other, *, alpha=1):
         _k = _OP_add__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_add__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, alpha=alpha)
     _n = _new(AddBackward0)
@@ -163,7 +175,7 @@ def add__Tensor(self, other, *, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
@@ -210,9 +222,12 @@ def add_Scalar(self, other, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -225,17 +240,18 @@ def add_Scalar(self, other, alpha=1):
         _k = _OP_add_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_add_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other, alpha)
     _n = _new(AddBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, other, alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -266,9 +282,12 @@ def add__Scalar(self, other, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -281,6 +300,7 @@ def add__Scalar(self, other, alpha=1):
         _k = _OP_add__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_add__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other, alpha)
     _n = _new(AddBackward1)
@@ -288,7 +308,7 @@ def add__Scalar(self, other, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, other, alpha)
     _rebase_history(self, _n)
     return _res
@@ -340,12 +360,17 @@ def sub_Tensor(self, other, *, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -356,19 +381,20 @@ def sub_Tensor(self, other, *, alpha=1):
         _k = _OP_sub_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sub_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, alpha=alpha)
     _n = _new(SubBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -399,12 +425,17 @@ def sub__Tensor(self, other, *, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -415,6 +446,7 @@ def sub__Tensor(self, other, *, alpha=1):
         _k = _OP_sub__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sub__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, alpha=alpha)
     _n = _new(SubBackward0)
@@ -422,7 +454,7 @@ def sub__Tensor(self, other, *, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
@@ -469,9 +501,12 @@ def sub_Scalar(self, other, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -484,17 +519,18 @@ def sub_Scalar(self, other, alpha=1):
         _k = _OP_sub_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sub_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other, alpha)
     _n = _new(SubBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, other, alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -525,9 +561,12 @@ def sub__Scalar(self, other, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -540,6 +579,7 @@ def sub__Scalar(self, other, alpha=1):
         _k = _OP_sub__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sub__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other, alpha)
     _n = _new(SubBackward1)
@@ -547,7 +587,7 @@ def sub__Scalar(self, other, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, other, alpha)
     _rebase_history(self, _n)
     return _res
@@ -599,12 +639,17 @@ def rsub_Tensor(self, other, *, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -615,19 +660,20 @@ def rsub_Tensor(self, other, *, alpha=1):
         _k = _OP_rsub_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_rsub_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, alpha=alpha)
     _n = _new(RsubBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -693,12 +739,17 @@ def mul_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -707,13 +758,14 @@ def mul_Tensor(self, other):
         _k = _OP_mul_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mul_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(MulBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g1:
@@ -721,7 +773,7 @@ def mul_Tensor(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -752,12 +804,17 @@ def mul__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -766,6 +823,7 @@ def mul__Tensor(self, other):
         _k = _OP_mul__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mul__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(MulBackward0)
@@ -773,7 +831,7 @@ def mul__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g1:
@@ -823,9 +881,12 @@ def mul_Scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -836,19 +897,20 @@ def mul_Scalar(self, other):
         _k = _OP_mul_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mul_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(MulBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -879,9 +941,12 @@ def mul__Scalar(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -892,6 +957,7 @@ def mul__Scalar(self, other):
         _k = _OP_mul__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mul__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(MulBackward1)
@@ -899,7 +965,7 @@ def mul__Scalar(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     _res = _k(self, other)
@@ -961,12 +1027,17 @@ def div_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -975,13 +1046,14 @@ def div_Tensor(self, other):
         _k = _OP_div_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_div_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(DivBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -989,7 +1061,7 @@ def div_Tensor(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1020,12 +1092,17 @@ def div__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -1034,6 +1111,7 @@ def div__Tensor(self, other):
         _k = _OP_div__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_div__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(DivBackward0)
@@ -1041,7 +1119,7 @@ def div__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -1091,9 +1169,12 @@ def div_Scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1104,19 +1185,20 @@ def div_Scalar(self, other):
         _k = _OP_div_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_div_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(DivBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1147,9 +1229,12 @@ def div__Scalar(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1160,6 +1245,7 @@ def div__Scalar(self, other):
         _k = _OP_div__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_div__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(DivBackward1)
@@ -1167,7 +1253,7 @@ def div__Scalar(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     _res = _k(self, other)
@@ -1236,12 +1322,17 @@ def div_Tensor_mode(self, other, *, rounding_mode):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other, rounding_mode))
     else:
@@ -1250,13 +1341,14 @@ def div_Tensor_mode(self, other, *, rounding_mode):
         _k = _OP_div_Tensor_mode._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_div_Tensor_mode._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, rounding_mode=rounding_mode)
     _n = _new(DivBackward2)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -1266,7 +1358,7 @@ def div_Tensor_mode(self, other, *, rounding_mode):
     _res = _k(self, other, rounding_mode=rounding_mode)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1297,12 +1389,17 @@ def div__Tensor_mode(self, other, *, rounding_mode):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other, rounding_mode))
     else:
@@ -1311,6 +1408,7 @@ def div__Tensor_mode(self, other, *, rounding_mode):
         _k = _OP_div__Tensor_mode._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_div__Tensor_mode._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, rounding_mode=rounding_mode)
     _n = _new(DivBackward2)
@@ -1318,7 +1416,7 @@ def div__Tensor_mode(self, other, *, rounding_mode):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -1369,9 +1467,12 @@ def remainder_Scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1382,17 +1483,18 @@ def remainder_Scalar(self, other):
         _k = _OP_remainder_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_remainder_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(RemainderBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1423,9 +1525,12 @@ def remainder__Scalar(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1436,6 +1541,7 @@ def remainder__Scalar(self, other):
         _k = _OP_remainder__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_remainder__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(RemainderBackward0)
@@ -1443,7 +1549,7 @@ def remainder__Scalar(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -1489,9 +1595,12 @@ def rsub_Scalar(self, other, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -1504,19 +1613,20 @@ def rsub_Scalar(self, other, alpha=1):
         _k = _OP_rsub_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_rsub_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other, alpha)
     _n = _new(RsubBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     _res = _k(self, other, alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1582,12 +1692,17 @@ def remainder_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -1596,13 +1711,14 @@ def remainder_Tensor(self, other):
         _k = _OP_remainder_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_remainder_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(RemainderBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -1610,7 +1726,7 @@ def remainder_Tensor(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1641,12 +1757,17 @@ def remainder__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -1655,6 +1776,7 @@ def remainder__Tensor(self, other):
         _k = _OP_remainder__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_remainder__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(RemainderBackward1)
@@ -1662,7 +1784,7 @@ def remainder__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -1731,12 +1853,17 @@ def pow_Tensor_Tensor(self, exponent):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(exponent, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
+        _g1 = exponent._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, exponent))
     else:
@@ -1745,13 +1872,14 @@ def pow_Tensor_Tensor(self, exponent):
         _k = _OP_pow_Tensor_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_pow_Tensor_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, exponent)
     _n = _new(PowBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None and exponent._base is None else _gedge(exponent)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(exponent) if exponent._base is not None else (_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None else _leaf_edge(exponent)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
     if _g0 or _g1:
@@ -1759,7 +1887,7 @@ def pow_Tensor_Tensor(self, exponent):
     _res = _k(self, exponent)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1791,12 +1919,17 @@ def pow__Tensor(self, exponent):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(exponent, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
+        _g1 = exponent._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, exponent))
     else:
@@ -1805,6 +1938,7 @@ def pow__Tensor(self, exponent):
         _k = _OP_pow__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_pow__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, exponent)
     _n = _new(PowBackward1)
@@ -1812,7 +1946,7 @@ def pow__Tensor(self, exponent):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None and exponent._base is None else _gedge(exponent)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(exponent) if exponent._base is not None else (_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None else _leaf_edge(exponent)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_exponent = _SV(exponent)
     if _g0 or _g1:
@@ -1867,9 +2001,12 @@ def pow_Tensor_Scalar(self, exponent):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1880,13 +2017,14 @@ def pow_Tensor_Scalar(self, exponent):
         _k = _OP_pow_Tensor_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_pow_Tensor_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, exponent)
     _n = _new(PowBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_exponent = exponent
     if _g0:
@@ -1894,7 +2032,7 @@ def pow_Tensor_Scalar(self, exponent):
     _res = _k(self, exponent)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1925,9 +2063,12 @@ def pow__Scalar(self, exponent):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1938,6 +2079,7 @@ def pow__Scalar(self, exponent):
         _k = _OP_pow__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_pow__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, exponent)
     _n = _new(PowBackward0)
@@ -1945,7 +2087,7 @@ def pow__Scalar(self, exponent):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_exponent = exponent
     if _g0:
@@ -2003,11 +2145,12 @@ def pow_Scalar(self, exponent):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(exponent, '_requires_grad', False)
-    _need = _g0
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
+        _g0 = exponent._requires_grad
+    else:
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, exponent))
     else:
@@ -2016,13 +2159,14 @@ def pow_Scalar(self, exponent):
         _k = _OP_pow_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_pow_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, exponent)
     _n = _new(PowBackward2)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None and exponent._base is None else _gedge(exponent)) if _g0 else None), )
+    _n.next_edges = (((_gedge(exponent) if exponent._base is not None else (_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None else _leaf_edge(exponent)) if _g0 else None), )
     if _g0:
         _n.s_exponent = _SV(exponent)
     if _g0:
@@ -2030,7 +2174,7 @@ def pow_Scalar(self, exponent):
     _res = _k(self, exponent)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2083,9 +2227,12 @@ def neg(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2094,17 +2241,18 @@ def neg(self):
         _k = _OP_neg._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_neg._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(NegBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2135,9 +2283,12 @@ def neg_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2146,6 +2297,7 @@ def neg_(self):
         _k = _OP_neg_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_neg_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(NegBackward0)
@@ -2153,7 +2305,7 @@ def neg_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -2200,9 +2352,12 @@ def abs(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2211,19 +2366,20 @@ def abs(self):
         _k = _OP_abs._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_abs._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AbsBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2254,9 +2410,12 @@ def abs_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2265,6 +2424,7 @@ def abs_(self):
         _k = _OP_abs_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_abs_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AbsBackward0)
@@ -2272,7 +2432,7 @@ def abs_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -2323,9 +2483,12 @@ def exp(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2334,17 +2497,18 @@ def exp(self):
         _k = _OP_exp._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_exp._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ExpBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2376,9 +2540,12 @@ def exp_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2387,6 +2554,7 @@ def exp_(self):
         _k = _OP_exp_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_exp_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ExpBackward0)
@@ -2394,7 +2562,7 @@ def exp_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -2444,9 +2612,12 @@ def log(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2455,19 +2626,20 @@ def log(self):
         _k = _OP_log._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LogBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2498,9 +2670,12 @@ def log_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2509,6 +2684,7 @@ def log_(self):
         _k = _OP_log_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LogBackward0)
@@ -2516,7 +2692,7 @@ def log_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -2567,9 +2743,12 @@ def sqrt(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2578,17 +2757,18 @@ def sqrt(self):
         _k = _OP_sqrt._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sqrt._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SqrtBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2620,9 +2800,12 @@ def sqrt_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2631,6 +2814,7 @@ def sqrt_(self):
         _k = _OP_sqrt_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sqrt_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SqrtBackward0)
@@ -2638,7 +2822,7 @@ def sqrt_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -2688,9 +2872,12 @@ def rsqrt(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2699,17 +2886,18 @@ def rsqrt(self):
         _k = _OP_rsqrt._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_rsqrt._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(RsqrtBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2741,9 +2929,12 @@ def rsqrt_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2752,6 +2943,7 @@ def rsqrt_(self):
         _k = _OP_rsqrt_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_rsqrt_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(RsqrtBackward0)
@@ -2759,7 +2951,7 @@ def rsqrt_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -2809,9 +3001,12 @@ def sin(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2820,19 +3015,20 @@ def sin(self):
         _k = _OP_sin._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sin._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SinBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2863,9 +3059,12 @@ def sin_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2874,6 +3073,7 @@ def sin_(self):
         _k = _OP_sin_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sin_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SinBackward0)
@@ -2881,7 +3081,7 @@ def sin_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -2932,9 +3132,12 @@ def cos(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2943,19 +3146,20 @@ def cos(self):
         _k = _OP_cos._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cos._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(CosBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2986,9 +3190,12 @@ def cos_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2997,6 +3204,7 @@ def cos_(self):
         _k = _OP_cos_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cos_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(CosBackward0)
@@ -3004,7 +3212,7 @@ def cos_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -3055,9 +3263,12 @@ def tanh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -3066,17 +3277,18 @@ def tanh(self):
         _k = _OP_tanh._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_tanh._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TanhBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3108,9 +3320,12 @@ def tanh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -3119,6 +3334,7 @@ def tanh_(self):
         _k = _OP_tanh_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_tanh_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TanhBackward0)
@@ -3126,7 +3342,7 @@ def tanh_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -3176,9 +3392,12 @@ def sigmoid(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -3187,17 +3406,18 @@ def sigmoid(self):
         _k = _OP_sigmoid._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sigmoid._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SigmoidBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3229,9 +3449,12 @@ def sigmoid_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -3240,6 +3463,7 @@ def sigmoid_(self):
         _k = _OP_sigmoid_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sigmoid_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SigmoidBackward0)
@@ -3247,7 +3471,7 @@ def sigmoid_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -3299,9 +3523,12 @@ def clamp(self, min=None, max=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if max.__class__ in _TENSOR_TYPES:
@@ -3314,13 +3541,14 @@ def clamp(self, min=None, max=None):
         _k = _OP_clamp._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, min, max)
     _n = _new(ClampBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_max = max
     if _g0:
@@ -3330,7 +3558,7 @@ def clamp(self, min=None, max=None):
     _res = _k(self, min, max)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3361,9 +3589,12 @@ def clamp_(self, min=None, max=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if max.__class__ in _TENSOR_TYPES:
@@ -3376,6 +3607,7 @@ def clamp_(self, min=None, max=None):
         _k = _OP_clamp_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, min, max)
     _n = _new(ClampBackward1)
@@ -3383,7 +3615,7 @@ def clamp_(self, min=None, max=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_max = max
     if _g0:
@@ -3464,15 +3696,22 @@ def clamp_Tensor(self, min=None, max=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(min, '_requires_grad', False)
-    _g2 = _getattr(max, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
+        _g1 = min._requires_grad
+    else:
+        _g1 = False
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
+        _g2 = max._requires_grad
+    else:
+        _g2 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, min, max))
     else:
@@ -3481,13 +3720,14 @@ def clamp_Tensor(self, min=None, max=None):
         _k = _OP_clamp_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_Tensor._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, min, max)
     _n = _new(ClampBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, min._output_nr) if (_f := min.grad_fn) is not None and min._base is None else _gedge(min)) if _g1 else None), (((_f, max._output_nr) if (_f := max.grad_fn) is not None and max._base is None else _gedge(max)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(min) if min._base is not None else (_f, min._output_nr) if (_f := min.grad_fn) is not None else _leaf_edge(min)) if _g1 else None), ((_gedge(max) if max._base is not None else (_f, max._output_nr) if (_f := max.grad_fn) is not None else _leaf_edge(max)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_max = _SV(max)
     if _g0 or _g1 or _g2:
@@ -3497,7 +3737,7 @@ def clamp_Tensor(self, min=None, max=None):
     _res = _k(self, min, max)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3528,15 +3768,22 @@ def clamp__Tensor(self, min=None, max=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(min, '_requires_grad', False)
-    _g2 = _getattr(max, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
+        _g1 = min._requires_grad
+    else:
+        _g1 = False
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
+        _g2 = max._requires_grad
+    else:
+        _g2 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, min, max))
     else:
@@ -3545,6 +3792,7 @@ def clamp__Tensor(self, min=None, max=None):
         _k = _OP_clamp__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp__Tensor._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, min, max)
     _n = _new(ClampBackward0)
@@ -3552,7 +3800,7 @@ def clamp__Tensor(self, min=None, max=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, min._output_nr) if (_f := min.grad_fn) is not None and min._base is None else _gedge(min)) if _g1 else None), (((_f, max._output_nr) if (_f := max.grad_fn) is not None and max._base is None else _gedge(max)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(min) if min._base is not None else (_f, min._output_nr) if (_f := min.grad_fn) is not None else _leaf_edge(min)) if _g1 else None), ((_gedge(max) if max._base is not None else (_f, max._output_nr) if (_f := max.grad_fn) is not None else _leaf_edge(max)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_max = _SV(max)
     if _g0 or _g1 or _g2:
@@ -3608,9 +3856,12 @@ def clamp_min(self, min):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -3621,13 +3872,14 @@ def clamp_min(self, min):
         _k = _OP_clamp_min._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_min._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, min)
     _n = _new(ClampMinBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_min = min
     if _g0:
@@ -3635,7 +3887,7 @@ def clamp_min(self, min):
     _res = _k(self, min)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3666,9 +3918,12 @@ def clamp_min_(self, min):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -3679,6 +3934,7 @@ def clamp_min_(self, min):
         _k = _OP_clamp_min_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_min_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, min)
     _n = _new(ClampMinBackward0)
@@ -3686,7 +3942,7 @@ def clamp_min_(self, min):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_min = min
     if _g0:
@@ -3740,9 +3996,12 @@ def clamp_max(self, max):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -3753,13 +4012,14 @@ def clamp_max(self, max):
         _k = _OP_clamp_max._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_max._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, max)
     _n = _new(ClampMaxBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_max = max
     if _g0:
@@ -3767,7 +4027,7 @@ def clamp_max(self, max):
     _res = _k(self, max)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3798,9 +4058,12 @@ def clamp_max_(self, max):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -3811,6 +4074,7 @@ def clamp_max_(self, max):
         _k = _OP_clamp_max_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_max_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, max)
     _n = _new(ClampMaxBackward0)
@@ -3818,7 +4082,7 @@ def clamp_max_(self, max):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_max = max
     if _g0:
@@ -3878,14 +4142,17 @@ def where_self(condition, self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
     _ks = condition._ks if condition.__class__ in _TENSOR_TYPES else 0
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g0 = self._requires_grad
+    else:
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((condition, self, other))
     else:
@@ -3894,19 +4161,20 @@ def where_self(condition, self, other):
         _k = _OP_where_self._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_where_self._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(condition, self, other)
     _n = _new(WhereBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_condition = _SV(condition)
     _res = _k(condition, self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3952,12 +4220,17 @@ def eq__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('eq_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -3966,6 +4239,7 @@ def eq__Tensor(self, other):
         _k = _OP_eq__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_eq__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(EqBackward0)
@@ -3973,7 +4247,7 @@ def eq__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -4014,12 +4288,17 @@ def ne__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('ne_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -4028,6 +4307,7 @@ def ne__Tensor(self, other):
         _k = _OP_ne__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_ne__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(NeBackward0)
@@ -4035,7 +4315,7 @@ def ne__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -4076,12 +4356,17 @@ def lt__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('lt_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -4090,6 +4375,7 @@ def lt__Tensor(self, other):
         _k = _OP_lt__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lt__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(LtBackward0)
@@ -4097,7 +4383,7 @@ def lt__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -4138,12 +4424,17 @@ def le__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('le_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -4152,6 +4443,7 @@ def le__Tensor(self, other):
         _k = _OP_le__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_le__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(LeBackward0)
@@ -4159,7 +4451,7 @@ def le__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -4200,12 +4492,17 @@ def gt__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('gt_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -4214,6 +4511,7 @@ def gt__Tensor(self, other):
         _k = _OP_gt__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_gt__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(GtBackward0)
@@ -4221,7 +4519,7 @@ def gt__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -4262,12 +4560,17 @@ def ge__Tensor(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('ge_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -4276,6 +4579,7 @@ def ge__Tensor(self, other):
         _k = _OP_ge__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_ge__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(GeBackward0)
@@ -4283,7 +4587,7 @@ def ge__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -4446,9 +4750,12 @@ def exp2(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4457,17 +4764,18 @@ def exp2(self):
         _k = _OP_exp2._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_exp2._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Exp2Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -4499,9 +4807,12 @@ def exp2_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4510,6 +4821,7 @@ def exp2_(self):
         _k = _OP_exp2_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_exp2_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Exp2Backward0)
@@ -4517,7 +4829,7 @@ def exp2_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -4567,9 +4879,12 @@ def expm1(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4578,17 +4893,18 @@ def expm1(self):
         _k = _OP_expm1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_expm1._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Expm1Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -4620,9 +4936,12 @@ def expm1_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4631,6 +4950,7 @@ def expm1_(self):
         _k = _OP_expm1_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_expm1_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Expm1Backward0)
@@ -4638,7 +4958,7 @@ def expm1_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -4688,9 +5008,12 @@ def log1p(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4699,19 +5022,20 @@ def log1p(self):
         _k = _OP_log1p._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log1p._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Log1PBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -4742,9 +5066,12 @@ def log1p_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4753,6 +5080,7 @@ def log1p_(self):
         _k = _OP_log1p_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log1p_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Log1PBackward0)
@@ -4760,7 +5088,7 @@ def log1p_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -4811,9 +5139,12 @@ def log2(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4822,19 +5153,20 @@ def log2(self):
         _k = _OP_log2._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log2._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Log2Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -4865,9 +5197,12 @@ def log2_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4876,6 +5211,7 @@ def log2_(self):
         _k = _OP_log2_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log2_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Log2Backward0)
@@ -4883,7 +5219,7 @@ def log2_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -4934,9 +5270,12 @@ def log10(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4945,19 +5284,20 @@ def log10(self):
         _k = _OP_log10._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log10._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Log10Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -4988,9 +5328,12 @@ def log10_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -4999,6 +5342,7 @@ def log10_(self):
         _k = _OP_log10_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log10_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Log10Backward0)
@@ -5006,7 +5350,7 @@ def log10_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -5053,9 +5397,12 @@ def sign(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5064,17 +5411,18 @@ def sign(self):
         _k = _OP_sign._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sign._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SignBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5105,9 +5453,12 @@ def sign_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5116,6 +5467,7 @@ def sign_(self):
         _k = _OP_sign_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sign_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SignBackward0)
@@ -5123,7 +5475,7 @@ def sign_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -5168,9 +5520,12 @@ def floor(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5179,17 +5534,18 @@ def floor(self):
         _k = _OP_floor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_floor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(FloorBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5220,9 +5576,12 @@ def floor_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5231,6 +5590,7 @@ def floor_(self):
         _k = _OP_floor_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_floor_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(FloorBackward0)
@@ -5238,7 +5598,7 @@ def floor_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -5283,9 +5643,12 @@ def ceil(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5294,17 +5657,18 @@ def ceil(self):
         _k = _OP_ceil._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_ceil._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(CeilBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5335,9 +5699,12 @@ def ceil_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5346,6 +5713,7 @@ def ceil_(self):
         _k = _OP_ceil_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_ceil_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(CeilBackward0)
@@ -5353,7 +5721,7 @@ def ceil_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -5398,9 +5766,12 @@ def round(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5409,17 +5780,18 @@ def round(self):
         _k = _OP_round._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_round._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(RoundBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5450,9 +5822,12 @@ def round_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5461,6 +5836,7 @@ def round_(self):
         _k = _OP_round_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_round_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(RoundBackward0)
@@ -5468,7 +5844,7 @@ def round_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -5513,9 +5889,12 @@ def round_decimals(self, *, decimals):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if decimals.__class__ in _TENSOR_TYPES:
         _ks |= decimals._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -5526,17 +5905,18 @@ def round_decimals(self, *, decimals):
         _k = _OP_round_decimals._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_round_decimals._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, decimals=decimals)
     _n = _new(RoundBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, decimals=decimals)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5567,9 +5947,12 @@ def round__decimals(self, *, decimals):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if decimals.__class__ in _TENSOR_TYPES:
         _ks |= decimals._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -5580,6 +5963,7 @@ def round__decimals(self, *, decimals):
         _k = _OP_round__decimals._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_round__decimals._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, decimals=decimals)
     _n = _new(RoundBackward1)
@@ -5587,7 +5971,7 @@ def round__decimals(self, *, decimals):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, decimals=decimals)
     _rebase_history(self, _n)
     return _res
@@ -5632,9 +6016,12 @@ def trunc(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5643,17 +6030,18 @@ def trunc(self):
         _k = _OP_trunc._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_trunc._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TruncBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5684,9 +6072,12 @@ def trunc_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5695,6 +6086,7 @@ def trunc_(self):
         _k = _OP_trunc_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_trunc_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TruncBackward0)
@@ -5702,7 +6094,7 @@ def trunc_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -5747,9 +6139,12 @@ def frac(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5758,17 +6153,18 @@ def frac(self):
         _k = _OP_frac._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_frac._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(FracBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5799,9 +6195,12 @@ def frac_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5810,6 +6209,7 @@ def frac_(self):
         _k = _OP_frac_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_frac_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(FracBackward0)
@@ -5817,7 +6217,7 @@ def frac_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -5866,9 +6266,12 @@ def reciprocal(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5877,17 +6280,18 @@ def reciprocal(self):
         _k = _OP_reciprocal._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_reciprocal._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ReciprocalBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5919,9 +6323,12 @@ def reciprocal_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5930,6 +6337,7 @@ def reciprocal_(self):
         _k = _OP_reciprocal_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_reciprocal_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ReciprocalBackward0)
@@ -5937,7 +6345,7 @@ def reciprocal_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -5987,9 +6395,12 @@ def erf(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -5998,19 +6409,20 @@ def erf(self):
         _k = _OP_erf._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_erf._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ErfBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6041,9 +6453,12 @@ def erf_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6052,6 +6467,7 @@ def erf_(self):
         _k = _OP_erf_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_erf_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ErfBackward0)
@@ -6059,7 +6475,7 @@ def erf_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6110,9 +6526,12 @@ def erfc(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6121,19 +6540,20 @@ def erfc(self):
         _k = _OP_erfc._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_erfc._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ErfcBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6164,9 +6584,12 @@ def erfc_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6175,6 +6598,7 @@ def erfc_(self):
         _k = _OP_erfc_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_erfc_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ErfcBackward0)
@@ -6182,7 +6606,7 @@ def erfc_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6233,9 +6657,12 @@ def erfinv(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6244,17 +6671,18 @@ def erfinv(self):
         _k = _OP_erfinv._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_erfinv._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ErfinvBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6286,9 +6714,12 @@ def erfinv_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6297,6 +6728,7 @@ def erfinv_(self):
         _k = _OP_erfinv_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_erfinv_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ErfinvBackward0)
@@ -6304,7 +6736,7 @@ def erfinv_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -6354,9 +6786,12 @@ def asin(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6365,19 +6800,20 @@ def asin(self):
         _k = _OP_asin._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_asin._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AsinBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6408,9 +6844,12 @@ def asin_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6419,6 +6858,7 @@ def asin_(self):
         _k = _OP_asin_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_asin_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AsinBackward0)
@@ -6426,7 +6866,7 @@ def asin_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6477,9 +6917,12 @@ def acos(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6488,19 +6931,20 @@ def acos(self):
         _k = _OP_acos._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_acos._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AcosBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6531,9 +6975,12 @@ def acos_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6542,6 +6989,7 @@ def acos_(self):
         _k = _OP_acos_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_acos_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AcosBackward0)
@@ -6549,7 +6997,7 @@ def acos_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6600,9 +7048,12 @@ def atan(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6611,19 +7062,20 @@ def atan(self):
         _k = _OP_atan._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_atan._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AtanBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6654,9 +7106,12 @@ def atan_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6665,6 +7120,7 @@ def atan_(self):
         _k = _OP_atan_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_atan_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AtanBackward0)
@@ -6672,7 +7128,7 @@ def atan_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6723,9 +7179,12 @@ def sinh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6734,19 +7193,20 @@ def sinh(self):
         _k = _OP_sinh._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sinh._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SinhBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6777,9 +7237,12 @@ def sinh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6788,6 +7251,7 @@ def sinh_(self):
         _k = _OP_sinh_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sinh_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SinhBackward0)
@@ -6795,7 +7259,7 @@ def sinh_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6846,9 +7310,12 @@ def cosh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6857,19 +7324,20 @@ def cosh(self):
         _k = _OP_cosh._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cosh._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(CoshBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6900,9 +7368,12 @@ def cosh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6911,6 +7382,7 @@ def cosh_(self):
         _k = _OP_cosh_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cosh_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(CoshBackward0)
@@ -6918,7 +7390,7 @@ def cosh_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -6969,9 +7441,12 @@ def tan(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -6980,17 +7455,18 @@ def tan(self):
         _k = _OP_tan._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_tan._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TanBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7022,9 +7498,12 @@ def tan_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -7033,6 +7512,7 @@ def tan_(self):
         _k = _OP_tan_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_tan_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TanBackward0)
@@ -7040,7 +7520,7 @@ def tan_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -7090,9 +7570,12 @@ def asinh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -7101,19 +7584,20 @@ def asinh(self):
         _k = _OP_asinh._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_asinh._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AsinhBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7144,9 +7628,12 @@ def asinh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -7155,6 +7642,7 @@ def asinh_(self):
         _k = _OP_asinh_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_asinh_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AsinhBackward0)
@@ -7162,7 +7650,7 @@ def asinh_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -7213,9 +7701,12 @@ def acosh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -7224,19 +7715,20 @@ def acosh(self):
         _k = _OP_acosh._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_acosh._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AcoshBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7267,9 +7759,12 @@ def acosh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -7278,6 +7773,7 @@ def acosh_(self):
         _k = _OP_acosh_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_acosh_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AcoshBackward0)
@@ -7285,7 +7781,7 @@ def acosh_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -7336,9 +7832,12 @@ def atanh(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -7347,19 +7846,20 @@ def atanh(self):
         _k = _OP_atanh._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_atanh._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AtanhBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7390,9 +7890,12 @@ def atanh_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -7401,6 +7904,7 @@ def atanh_(self):
         _k = _OP_atanh_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_atanh_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AtanhBackward0)
@@ -7408,7 +7912,7 @@ def atanh_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -7459,9 +7963,12 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if nan.__class__ in _TENSOR_TYPES:
         _ks |= nan._ks
     if posinf.__class__ in _TENSOR_TYPES:
@@ -7476,19 +7983,20 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
         _k = _OP_nan_to_num._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nan_to_num._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, nan, posinf, neginf)
     _n = _new(NanToNumBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, nan, posinf, neginf)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7519,9 +8027,12 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if nan.__class__ in _TENSOR_TYPES:
         _ks |= nan._ks
     if posinf.__class__ in _TENSOR_TYPES:
@@ -7536,6 +8047,7 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
         _k = _OP_nan_to_num_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nan_to_num_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, nan, posinf, neginf)
     _n = _new(NanToNumBackward0)
@@ -7543,7 +8055,7 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, nan, posinf, neginf)
@@ -7595,9 +8107,12 @@ def logit(self, eps=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -7608,13 +8123,14 @@ def logit(self, eps=None):
         _k = _OP_logit._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_logit._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, eps)
     _n = _new(LogitBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_eps = eps
     if _g0:
@@ -7622,7 +8138,7 @@ def logit(self, eps=None):
     _res = _k(self, eps)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7653,9 +8169,12 @@ def logit_(self, eps=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -7666,6 +8185,7 @@ def logit_(self, eps=None):
         _k = _OP_logit_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_logit_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, eps)
     _n = _new(LogitBackward0)
@@ -7673,7 +8193,7 @@ def logit_(self, eps=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_eps = eps
     if _g0:
@@ -7741,12 +8261,17 @@ def hypot(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -7755,13 +8280,14 @@ def hypot(self, other):
         _k = _OP_hypot._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hypot._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(HypotBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
@@ -7769,7 +8295,7 @@ def hypot(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7801,12 +8327,17 @@ def hypot_(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -7815,6 +8346,7 @@ def hypot_(self, other):
         _k = _OP_hypot_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hypot_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(HypotBackward0)
@@ -7822,7 +8354,7 @@ def hypot_(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
@@ -7888,12 +8420,17 @@ def atan2(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -7902,13 +8439,14 @@ def atan2(self, other):
         _k = _OP_atan2._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_atan2._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(Atan2Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -7916,7 +8454,7 @@ def atan2(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7947,12 +8485,17 @@ def atan2_(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -7961,6 +8504,7 @@ def atan2_(self, other):
         _k = _OP_atan2_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_atan2_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(Atan2Backward0)
@@ -7968,7 +8512,7 @@ def atan2_(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -8025,12 +8569,17 @@ def lerp_Scalar(self, end, weight):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(end, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if end.__class__ in _TENSOR_TYPES:
         _ks |= end._ks
+        _g1 = end._requires_grad
+    else:
+        _g1 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -8041,19 +8590,20 @@ def lerp_Scalar(self, end, weight):
         _k = _OP_lerp_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lerp_Scalar._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, end, weight)
     _n = _new(LerpBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, end._output_nr) if (_f := end.grad_fn) is not None and end._base is None else _gedge(end)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(end) if end._base is not None else (_f, end._output_nr) if (_f := end.grad_fn) is not None else _leaf_edge(end)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_weight = weight
     _res = _k(self, end, weight)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8084,12 +8634,17 @@ def lerp__Scalar(self, end, weight):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(end, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if end.__class__ in _TENSOR_TYPES:
         _ks |= end._ks
+        _g1 = end._requires_grad
+    else:
+        _g1 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -8100,6 +8655,7 @@ def lerp__Scalar(self, end, weight):
         _k = _OP_lerp__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lerp__Scalar._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, end, weight)
     _n = _new(LerpBackward0)
@@ -8107,7 +8663,7 @@ def lerp__Scalar(self, end, weight):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, end._output_nr) if (_f := end.grad_fn) is not None and end._base is None else _gedge(end)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(end) if end._base is not None else (_f, end._output_nr) if (_f := end.grad_fn) is not None else _leaf_edge(end)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_weight = weight
     _res = _k(self, end, weight)
@@ -8179,15 +8735,22 @@ def lerp_Tensor(self, end, weight):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(end, '_requires_grad', False)
-    _g2 = _getattr(weight, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if end.__class__ in _TENSOR_TYPES:
         _ks |= end._ks
+        _g1 = end._requires_grad
+    else:
+        _g1 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
+        _g2 = weight._requires_grad
+    else:
+        _g2 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, end, weight))
     else:
@@ -8196,13 +8759,14 @@ def lerp_Tensor(self, end, weight):
         _k = _OP_lerp_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lerp_Tensor._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, end, weight)
     _n = _new(LerpBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, end._output_nr) if (_f := end.grad_fn) is not None and end._base is None else _gedge(end)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(end) if end._base is not None else (_f, end._output_nr) if (_f := end.grad_fn) is not None else _leaf_edge(end)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
     if _g2:
         _n.s_end = _SV(end)
     if _g2:
@@ -8212,7 +8776,7 @@ def lerp_Tensor(self, end, weight):
     _res = _k(self, end, weight)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8243,15 +8807,22 @@ def lerp__Tensor(self, end, weight):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(end, '_requires_grad', False)
-    _g2 = _getattr(weight, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if end.__class__ in _TENSOR_TYPES:
         _ks |= end._ks
+        _g1 = end._requires_grad
+    else:
+        _g1 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
+        _g2 = weight._requires_grad
+    else:
+        _g2 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, end, weight))
     else:
@@ -8260,6 +8831,7 @@ def lerp__Tensor(self, end, weight):
         _k = _OP_lerp__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lerp__Tensor._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, end, weight)
     _n = _new(LerpBackward1)
@@ -8267,7 +8839,7 @@ def lerp__Tensor(self, end, weight):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, end._output_nr) if (_f := end.grad_fn) is not None and end._base is None else _gedge(end)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(end) if end._base is not None else (_f, end._output_nr) if (_f := end.grad_fn) is not None else _leaf_edge(end)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
     if _g2:
         _n.s_end = _SV(end)
     if _g2:
@@ -8332,12 +8904,17 @@ def fmod_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -8346,13 +8923,14 @@ def fmod_Tensor(self, other):
         _k = _OP_fmod_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_fmod_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(FmodBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -8360,7 +8938,7 @@ def fmod_Tensor(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8391,12 +8969,17 @@ def fmod__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -8405,6 +8988,7 @@ def fmod__Tensor(self, other):
         _k = _OP_fmod__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_fmod__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(FmodBackward1)
@@ -8412,7 +8996,7 @@ def fmod__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -8461,9 +9045,12 @@ def fmod_Scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -8474,17 +9061,18 @@ def fmod_Scalar(self, other):
         _k = _OP_fmod_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_fmod_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(FmodBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8515,9 +9103,12 @@ def fmod__Scalar(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -8528,6 +9119,7 @@ def fmod__Scalar(self, other):
         _k = _OP_fmod__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_fmod__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(FmodBackward0)
@@ -8535,7 +9127,7 @@ def fmod__Scalar(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -8598,12 +9190,17 @@ def copysign_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -8612,13 +9209,14 @@ def copysign_Tensor(self, other):
         _k = _OP_copysign_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_copysign_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(CopysignBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
@@ -8626,7 +9224,7 @@ def copysign_Tensor(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8658,12 +9256,17 @@ def copysign__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -8672,6 +9275,7 @@ def copysign__Tensor(self, other):
         _k = _OP_copysign__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_copysign__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(CopysignBackward0)
@@ -8679,7 +9283,7 @@ def copysign__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g0:
@@ -8737,9 +9341,12 @@ def copysign_Scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -8750,19 +9357,20 @@ def copysign_Scalar(self, other):
         _k = _OP_copysign_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_copysign_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(CopysignBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8794,9 +9402,12 @@ def copysign__Scalar(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -8807,6 +9418,7 @@ def copysign__Scalar(self, other):
         _k = _OP_copysign__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_copysign__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(CopysignBackward1)
@@ -8814,7 +9426,7 @@ def copysign__Scalar(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -8878,12 +9490,17 @@ def maximum(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -8892,13 +9509,14 @@ def maximum(self, other):
         _k = _OP_maximum._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_maximum._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(MaximumBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -8906,7 +9524,7 @@ def maximum(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8974,12 +9592,17 @@ def minimum(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -8988,13 +9611,14 @@ def minimum(self, other):
         _k = _OP_minimum._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_minimum._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(MinimumBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -9002,7 +9626,7 @@ def minimum(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9070,12 +9694,17 @@ def fmax(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -9084,13 +9713,14 @@ def fmax(self, other):
         _k = _OP_fmax._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_fmax._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(FmaxBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -9098,7 +9728,7 @@ def fmax(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9166,12 +9796,17 @@ def fmin(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -9180,13 +9815,14 @@ def fmin(self, other):
         _k = _OP_fmin._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_fmin._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(FminBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -9194,7 +9830,7 @@ def fmin(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9331,15 +9967,22 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(tensor1, '_requires_grad', False)
-    _g2 = _getattr(tensor2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if tensor1.__class__ in _TENSOR_TYPES:
         _ks |= tensor1._ks
+        _g1 = tensor1._requires_grad
+    else:
+        _g1 = False
     if tensor2.__class__ in _TENSOR_TYPES:
         _ks |= tensor2._ks
+        _g2 = tensor2._requires_grad
+    else:
+        _g2 = False
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -9350,13 +9993,14 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         _k = _OP_addcmul._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addcmul._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, tensor1, tensor2, value=value)
     _n = _new(AddcmulBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None and tensor1._base is None else _gedge(tensor1)) if _g1 else None), (((_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None and tensor2._base is None else _gedge(tensor2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor1) if tensor1._base is not None else (_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None else _leaf_edge(tensor1)) if _g1 else None), ((_gedge(tensor2) if tensor2._base is not None else (_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None else _leaf_edge(tensor2)) if _g2 else None), )
     if _g2:
         _n.s_tensor1 = _SV(tensor1)
     if _g1:
@@ -9366,7 +10010,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     _res = _k(self, tensor1, tensor2, value=value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9397,15 +10041,22 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(tensor1, '_requires_grad', False)
-    _g2 = _getattr(tensor2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if tensor1.__class__ in _TENSOR_TYPES:
         _ks |= tensor1._ks
+        _g1 = tensor1._requires_grad
+    else:
+        _g1 = False
     if tensor2.__class__ in _TENSOR_TYPES:
         _ks |= tensor2._ks
+        _g2 = tensor2._requires_grad
+    else:
+        _g2 = False
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -9416,6 +10067,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         _k = _OP_addcmul_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addcmul_._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, tensor1, tensor2, value=value)
     _n = _new(AddcmulBackward0)
@@ -9423,7 +10075,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None and tensor1._base is None else _gedge(tensor1)) if _g1 else None), (((_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None and tensor2._base is None else _gedge(tensor2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor1) if tensor1._base is not None else (_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None else _leaf_edge(tensor1)) if _g1 else None), ((_gedge(tensor2) if tensor2._base is not None else (_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None else _leaf_edge(tensor2)) if _g2 else None), )
     if _g2:
         _n.s_tensor1 = _SV(tensor1)
     if _g1:
@@ -9497,15 +10149,22 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(tensor1, '_requires_grad', False)
-    _g2 = _getattr(tensor2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if tensor1.__class__ in _TENSOR_TYPES:
         _ks |= tensor1._ks
+        _g1 = tensor1._requires_grad
+    else:
+        _g1 = False
     if tensor2.__class__ in _TENSOR_TYPES:
         _ks |= tensor2._ks
+        _g2 = tensor2._requires_grad
+    else:
+        _g2 = False
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -9516,13 +10175,14 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         _k = _OP_addcdiv._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addcdiv._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, tensor1, tensor2, value=value)
     _n = _new(AddcdivBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None and tensor1._base is None else _gedge(tensor1)) if _g1 else None), (((_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None and tensor2._base is None else _gedge(tensor2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor1) if tensor1._base is not None else (_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None else _leaf_edge(tensor1)) if _g1 else None), ((_gedge(tensor2) if tensor2._base is not None else (_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None else _leaf_edge(tensor2)) if _g2 else None), )
     if _g2:
         _n.s_tensor1 = _SV(tensor1)
     if _g1 or _g2:
@@ -9532,7 +10192,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     _res = _k(self, tensor1, tensor2, value=value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9563,15 +10223,22 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(tensor1, '_requires_grad', False)
-    _g2 = _getattr(tensor2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if tensor1.__class__ in _TENSOR_TYPES:
         _ks |= tensor1._ks
+        _g1 = tensor1._requires_grad
+    else:
+        _g1 = False
     if tensor2.__class__ in _TENSOR_TYPES:
         _ks |= tensor2._ks
+        _g2 = tensor2._requires_grad
+    else:
+        _g2 = False
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -9582,6 +10249,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         _k = _OP_addcdiv_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addcdiv_._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, tensor1, tensor2, value=value)
     _n = _new(AddcdivBackward0)
@@ -9589,7 +10257,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None and tensor1._base is None else _gedge(tensor1)) if _g1 else None), (((_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None and tensor2._base is None else _gedge(tensor2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor1) if tensor1._base is not None else (_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None else _leaf_edge(tensor1)) if _g1 else None), ((_gedge(tensor2) if tensor2._base is not None else (_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None else _leaf_edge(tensor2)) if _g2 else None), )
     if _g2:
         _n.s_tensor1 = _SV(tensor1)
     if _g1 or _g2:
@@ -9656,12 +10324,17 @@ def xlogy_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -9670,13 +10343,14 @@ def xlogy_Tensor(self, other):
         _k = _OP_xlogy_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_xlogy_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(XlogyBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -9684,7 +10358,7 @@ def xlogy_Tensor(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9715,12 +10389,17 @@ def xlogy__Tensor(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -9729,6 +10408,7 @@ def xlogy__Tensor(self, other):
         _k = _OP_xlogy__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_xlogy__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(XlogyBackward0)
@@ -9736,7 +10416,7 @@ def xlogy__Tensor(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -9790,11 +10470,12 @@ def xlogy_Scalar_Self(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(other, '_requires_grad', False)
-    _need = _g0
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g0 = other._requires_grad
+    else:
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -9803,13 +10484,14 @@ def xlogy_Scalar_Self(self, other):
         _k = _OP_xlogy_Scalar_Self._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_xlogy_Scalar_Self._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(XlogyBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g0 else None), )
+    _n.next_edges = (((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g0 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g0:
@@ -9817,7 +10499,7 @@ def xlogy_Scalar_Self(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9874,9 +10556,12 @@ def xlogy_Scalar_Other(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -9887,13 +10572,14 @@ def xlogy_Scalar_Other(self, other):
         _k = _OP_xlogy_Scalar_Other._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_xlogy_Scalar_Other._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(XlogyBackward2)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     if _g0:
@@ -9901,7 +10587,7 @@ def xlogy_Scalar_Other(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9932,9 +10618,12 @@ def xlogy__Scalar_Other(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -9945,6 +10634,7 @@ def xlogy__Scalar_Other(self, other):
         _k = _OP_xlogy__Scalar_Other._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_xlogy__Scalar_Other._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(XlogyBackward2)
@@ -9952,7 +10642,7 @@ def xlogy__Scalar_Other(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     if _g0:
@@ -10017,12 +10707,17 @@ def logaddexp(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -10031,13 +10726,14 @@ def logaddexp(self, other):
         _k = _OP_logaddexp._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_logaddexp._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(LogaddexpBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -10045,7 +10741,7 @@ def logaddexp(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10097,9 +10793,12 @@ def deg2rad(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -10108,17 +10807,18 @@ def deg2rad(self):
         _k = _OP_deg2rad._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_deg2rad._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Deg2RadBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10149,9 +10849,12 @@ def deg2rad_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -10160,6 +10863,7 @@ def deg2rad_(self):
         _k = _OP_deg2rad_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_deg2rad_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Deg2RadBackward0)
@@ -10167,7 +10871,7 @@ def deg2rad_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -10212,9 +10916,12 @@ def rad2deg(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -10223,17 +10930,18 @@ def rad2deg(self):
         _k = _OP_rad2deg._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_rad2deg._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Rad2DegBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10264,9 +10972,12 @@ def rad2deg_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -10275,6 +10986,7 @@ def rad2deg_(self):
         _k = _OP_rad2deg_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_rad2deg_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(Rad2DegBackward0)
@@ -10282,7 +10994,7 @@ def rad2deg_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -10340,12 +11052,17 @@ def logaddexp2(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -10354,13 +11071,14 @@ def logaddexp2(self, other):
         _k = _OP_logaddexp2._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_logaddexp2._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(Logaddexp2Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -10368,7 +11086,7 @@ def logaddexp2(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10431,12 +11149,17 @@ def ldexp_Tensor(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -10445,19 +11168,20 @@ def ldexp_Tensor(self, other):
         _k = _OP_ldexp_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_ldexp_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(LdexpBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10489,12 +11213,17 @@ def ldexp_(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -10503,6 +11232,7 @@ def ldexp_(self, other):
         _k = _OP_ldexp_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_ldexp_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(LdexpBackward0)
@@ -10510,7 +11240,7 @@ def ldexp_(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     _res = _k(self, other)
@@ -10570,12 +11300,17 @@ def nextafter(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -10584,13 +11319,14 @@ def nextafter(self, other):
         _k = _OP_nextafter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nextafter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(NextafterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0:
@@ -10598,7 +11334,7 @@ def nextafter(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10629,12 +11365,17 @@ def nextafter_(self, other):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -10643,6 +11384,7 @@ def nextafter_(self, other):
         _k = _OP_nextafter_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nextafter_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(NextafterBackward0)
@@ -10650,7 +11392,7 @@ def nextafter_(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0:
@@ -10710,9 +11452,12 @@ def frexp_Tensor(self):
         for _x, _y in zip(_res, _t if _t.__class__ is tuple else (_t,)):   # a tuple: every output's
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -10721,6 +11466,7 @@ def frexp_Tensor(self):
         _k = _OP_frexp_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_frexp_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(FrexpBackward0)
@@ -10728,7 +11474,7 @@ def frexp_Tensor(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -10850,12 +11596,17 @@ def clamp_min_Tensor(self, min):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(min, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
+        _g1 = min._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, min))
     else:
@@ -10864,13 +11615,14 @@ def clamp_min_Tensor(self, min):
         _k = _OP_clamp_min_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_min_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, min)
     _n = _new(ClampMinBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, min._output_nr) if (_f := min.grad_fn) is not None and min._base is None else _gedge(min)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(min) if min._base is not None else (_f, min._output_nr) if (_f := min.grad_fn) is not None else _leaf_edge(min)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_min = _SV(min)
     if _g0 or _g1:
@@ -10878,7 +11630,7 @@ def clamp_min_Tensor(self, min):
     _res = _k(self, min)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10909,12 +11661,17 @@ def clamp_min__Tensor(self, min):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(min, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
+        _g1 = min._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, min))
     else:
@@ -10923,6 +11680,7 @@ def clamp_min__Tensor(self, min):
         _k = _OP_clamp_min__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_min__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, min)
     _n = _new(ClampMinBackward1)
@@ -10930,7 +11688,7 @@ def clamp_min__Tensor(self, min):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, min._output_nr) if (_f := min.grad_fn) is not None and min._base is None else _gedge(min)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(min) if min._base is not None else (_f, min._output_nr) if (_f := min.grad_fn) is not None else _leaf_edge(min)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_min = _SV(min)
     if _g0 or _g1:
@@ -10995,12 +11753,17 @@ def clamp_max_Tensor(self, max):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(max, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
+        _g1 = max._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, max))
     else:
@@ -11009,13 +11772,14 @@ def clamp_max_Tensor(self, max):
         _k = _OP_clamp_max_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_max_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, max)
     _n = _new(ClampMaxBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, max._output_nr) if (_f := max.grad_fn) is not None and max._base is None else _gedge(max)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(max) if max._base is not None else (_f, max._output_nr) if (_f := max.grad_fn) is not None else _leaf_edge(max)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_max = _SV(max)
     if _g0 or _g1:
@@ -11023,7 +11787,7 @@ def clamp_max_Tensor(self, max):
     _res = _k(self, max)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -11054,12 +11818,17 @@ def clamp_max__Tensor(self, max):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(max, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
+        _g1 = max._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, max))
     else:
@@ -11068,6 +11837,7 @@ def clamp_max__Tensor(self, max):
         _k = _OP_clamp_max__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_clamp_max__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, max)
     _n = _new(ClampMaxBackward1)
@@ -11075,7 +11845,7 @@ def clamp_max__Tensor(self, max):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, max._output_nr) if (_f := max.grad_fn) is not None and max._base is None else _gedge(max)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(max) if max._base is not None else (_f, max._output_nr) if (_f := max.grad_fn) is not None else _leaf_edge(max)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_max = _SV(max)
     if _g0 or _g1:

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -50,7 +50,6 @@ _OP_special_chebyshev_polynomial_t = getattr(_aten.special_chebyshev_polynomial_
 def special_chebyshev_polynomial_t(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -62,6 +61,7 @@ def special_chebyshev_polynomial_t(x, n):
         _k = _OP_special_chebyshev_polynomial_t._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_t._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward0)
@@ -72,7 +72,7 @@ def special_chebyshev_polynomial_t(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -107,7 +107,6 @@ _OP_special_chebyshev_polynomial_t_x_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_t_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -119,6 +118,7 @@ def special_chebyshev_polynomial_t_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_t_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_t_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward1)
@@ -129,7 +129,7 @@ def special_chebyshev_polynomial_t_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -164,7 +164,6 @@ _OP_special_chebyshev_polynomial_t_n_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_t_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -176,6 +175,7 @@ def special_chebyshev_polynomial_t_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_t_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_t_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward2)
@@ -186,7 +186,7 @@ def special_chebyshev_polynomial_t_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -221,7 +221,6 @@ _OP_special_chebyshev_polynomial_u = getattr(_aten.special_chebyshev_polynomial_
 def special_chebyshev_polynomial_u(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -233,6 +232,7 @@ def special_chebyshev_polynomial_u(x, n):
         _k = _OP_special_chebyshev_polynomial_u._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_u._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward0)
@@ -243,7 +243,7 @@ def special_chebyshev_polynomial_u(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -278,7 +278,6 @@ _OP_special_chebyshev_polynomial_u_x_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_u_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -290,6 +289,7 @@ def special_chebyshev_polynomial_u_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_u_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_u_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward1)
@@ -300,7 +300,7 @@ def special_chebyshev_polynomial_u_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -335,7 +335,6 @@ _OP_special_chebyshev_polynomial_u_n_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_u_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -347,6 +346,7 @@ def special_chebyshev_polynomial_u_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_u_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_u_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward2)
@@ -357,7 +357,7 @@ def special_chebyshev_polynomial_u_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -392,7 +392,6 @@ _OP_special_chebyshev_polynomial_v = getattr(_aten.special_chebyshev_polynomial_
 def special_chebyshev_polynomial_v(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -404,6 +403,7 @@ def special_chebyshev_polynomial_v(x, n):
         _k = _OP_special_chebyshev_polynomial_v._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_v._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward0)
@@ -414,7 +414,7 @@ def special_chebyshev_polynomial_v(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -449,7 +449,6 @@ _OP_special_chebyshev_polynomial_v_x_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_v_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -461,6 +460,7 @@ def special_chebyshev_polynomial_v_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_v_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_v_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward1)
@@ -471,7 +471,7 @@ def special_chebyshev_polynomial_v_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -506,7 +506,6 @@ _OP_special_chebyshev_polynomial_v_n_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_v_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -518,6 +517,7 @@ def special_chebyshev_polynomial_v_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_v_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_v_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward2)
@@ -528,7 +528,7 @@ def special_chebyshev_polynomial_v_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -563,7 +563,6 @@ _OP_special_chebyshev_polynomial_w = getattr(_aten.special_chebyshev_polynomial_
 def special_chebyshev_polynomial_w(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -575,6 +574,7 @@ def special_chebyshev_polynomial_w(x, n):
         _k = _OP_special_chebyshev_polynomial_w._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_w._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward0)
@@ -585,7 +585,7 @@ def special_chebyshev_polynomial_w(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -620,7 +620,6 @@ _OP_special_chebyshev_polynomial_w_x_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_w_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -632,6 +631,7 @@ def special_chebyshev_polynomial_w_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_w_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_w_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward1)
@@ -642,7 +642,7 @@ def special_chebyshev_polynomial_w_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -677,7 +677,6 @@ _OP_special_chebyshev_polynomial_w_n_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_w_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -689,6 +688,7 @@ def special_chebyshev_polynomial_w_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_w_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_w_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward2)
@@ -699,7 +699,7 @@ def special_chebyshev_polynomial_w_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -734,7 +734,6 @@ _OP_special_hermite_polynomial_h = getattr(_aten.special_hermite_polynomial_h, '
 def special_hermite_polynomial_h(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_h')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -746,6 +745,7 @@ def special_hermite_polynomial_h(x, n):
         _k = _OP_special_hermite_polynomial_h._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_h._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward0)
@@ -756,7 +756,7 @@ def special_hermite_polynomial_h(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -791,7 +791,6 @@ _OP_special_hermite_polynomial_h_x_scalar = getattr(_aten.special_hermite_polyno
 def special_hermite_polynomial_h_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_h')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -803,6 +802,7 @@ def special_hermite_polynomial_h_x_scalar(x, n):
         _k = _OP_special_hermite_polynomial_h_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_h_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward1)
@@ -813,7 +813,7 @@ def special_hermite_polynomial_h_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -848,7 +848,6 @@ _OP_special_hermite_polynomial_h_n_scalar = getattr(_aten.special_hermite_polyno
 def special_hermite_polynomial_h_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_h')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -860,6 +859,7 @@ def special_hermite_polynomial_h_n_scalar(x, n):
         _k = _OP_special_hermite_polynomial_h_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_h_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward2)
@@ -870,7 +870,7 @@ def special_hermite_polynomial_h_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -905,7 +905,6 @@ _OP_special_hermite_polynomial_he = getattr(_aten.special_hermite_polynomial_he,
 def special_hermite_polynomial_he(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_he')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -917,6 +916,7 @@ def special_hermite_polynomial_he(x, n):
         _k = _OP_special_hermite_polynomial_he._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_he._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward0)
@@ -927,7 +927,7 @@ def special_hermite_polynomial_he(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -962,7 +962,6 @@ _OP_special_hermite_polynomial_he_x_scalar = getattr(_aten.special_hermite_polyn
 def special_hermite_polynomial_he_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_he')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -974,6 +973,7 @@ def special_hermite_polynomial_he_x_scalar(x, n):
         _k = _OP_special_hermite_polynomial_he_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_he_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward1)
@@ -984,7 +984,7 @@ def special_hermite_polynomial_he_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1019,7 +1019,6 @@ _OP_special_hermite_polynomial_he_n_scalar = getattr(_aten.special_hermite_polyn
 def special_hermite_polynomial_he_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_he')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1031,6 +1030,7 @@ def special_hermite_polynomial_he_n_scalar(x, n):
         _k = _OP_special_hermite_polynomial_he_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_he_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward2)
@@ -1041,7 +1041,7 @@ def special_hermite_polynomial_he_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1076,7 +1076,6 @@ _OP_special_laguerre_polynomial_l = getattr(_aten.special_laguerre_polynomial_l,
 def special_laguerre_polynomial_l(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_laguerre_polynomial_l')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1088,6 +1087,7 @@ def special_laguerre_polynomial_l(x, n):
         _k = _OP_special_laguerre_polynomial_l._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_laguerre_polynomial_l._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward0)
@@ -1098,7 +1098,7 @@ def special_laguerre_polynomial_l(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1133,7 +1133,6 @@ _OP_special_laguerre_polynomial_l_x_scalar = getattr(_aten.special_laguerre_poly
 def special_laguerre_polynomial_l_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_laguerre_polynomial_l')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1145,6 +1144,7 @@ def special_laguerre_polynomial_l_x_scalar(x, n):
         _k = _OP_special_laguerre_polynomial_l_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_laguerre_polynomial_l_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward1)
@@ -1155,7 +1155,7 @@ def special_laguerre_polynomial_l_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1190,7 +1190,6 @@ _OP_special_laguerre_polynomial_l_n_scalar = getattr(_aten.special_laguerre_poly
 def special_laguerre_polynomial_l_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_laguerre_polynomial_l')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1202,6 +1201,7 @@ def special_laguerre_polynomial_l_n_scalar(x, n):
         _k = _OP_special_laguerre_polynomial_l_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_laguerre_polynomial_l_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward2)
@@ -1212,7 +1212,7 @@ def special_laguerre_polynomial_l_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1247,7 +1247,6 @@ _OP_special_legendre_polynomial_p = getattr(_aten.special_legendre_polynomial_p,
 def special_legendre_polynomial_p(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_legendre_polynomial_p')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1259,6 +1258,7 @@ def special_legendre_polynomial_p(x, n):
         _k = _OP_special_legendre_polynomial_p._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_legendre_polynomial_p._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward0)
@@ -1269,7 +1269,7 @@ def special_legendre_polynomial_p(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1304,7 +1304,6 @@ _OP_special_legendre_polynomial_p_x_scalar = getattr(_aten.special_legendre_poly
 def special_legendre_polynomial_p_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_legendre_polynomial_p')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1316,6 +1315,7 @@ def special_legendre_polynomial_p_x_scalar(x, n):
         _k = _OP_special_legendre_polynomial_p_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_legendre_polynomial_p_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward1)
@@ -1326,7 +1326,7 @@ def special_legendre_polynomial_p_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1361,7 +1361,6 @@ _OP_special_legendre_polynomial_p_n_scalar = getattr(_aten.special_legendre_poly
 def special_legendre_polynomial_p_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_legendre_polynomial_p')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1373,6 +1372,7 @@ def special_legendre_polynomial_p_n_scalar(x, n):
         _k = _OP_special_legendre_polynomial_p_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_legendre_polynomial_p_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward2)
@@ -1383,7 +1383,7 @@ def special_legendre_polynomial_p_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1418,7 +1418,6 @@ _OP_special_shifted_chebyshev_polynomial_t = getattr(_aten.special_shifted_cheby
 def special_shifted_chebyshev_polynomial_t(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1430,6 +1429,7 @@ def special_shifted_chebyshev_polynomial_t(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_t._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_t._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward0)
@@ -1440,7 +1440,7 @@ def special_shifted_chebyshev_polynomial_t(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1475,7 +1475,6 @@ _OP_special_shifted_chebyshev_polynomial_t_x_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1487,6 +1486,7 @@ def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_t_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_t_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward1)
@@ -1497,7 +1497,7 @@ def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1532,7 +1532,6 @@ _OP_special_shifted_chebyshev_polynomial_t_n_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1544,6 +1543,7 @@ def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_t_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_t_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward2)
@@ -1554,7 +1554,7 @@ def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1589,7 +1589,6 @@ _OP_special_shifted_chebyshev_polynomial_u = getattr(_aten.special_shifted_cheby
 def special_shifted_chebyshev_polynomial_u(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1601,6 +1600,7 @@ def special_shifted_chebyshev_polynomial_u(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_u._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_u._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward0)
@@ -1611,7 +1611,7 @@ def special_shifted_chebyshev_polynomial_u(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1646,7 +1646,6 @@ _OP_special_shifted_chebyshev_polynomial_u_x_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1658,6 +1657,7 @@ def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_u_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_u_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward1)
@@ -1668,7 +1668,7 @@ def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1703,7 +1703,6 @@ _OP_special_shifted_chebyshev_polynomial_u_n_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1715,6 +1714,7 @@ def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_u_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_u_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward2)
@@ -1725,7 +1725,7 @@ def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1760,7 +1760,6 @@ _OP_special_shifted_chebyshev_polynomial_v = getattr(_aten.special_shifted_cheby
 def special_shifted_chebyshev_polynomial_v(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1772,6 +1771,7 @@ def special_shifted_chebyshev_polynomial_v(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_v._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_v._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward0)
@@ -1782,7 +1782,7 @@ def special_shifted_chebyshev_polynomial_v(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1817,7 +1817,6 @@ _OP_special_shifted_chebyshev_polynomial_v_x_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1829,6 +1828,7 @@ def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_v_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_v_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward1)
@@ -1839,7 +1839,7 @@ def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1874,7 +1874,6 @@ _OP_special_shifted_chebyshev_polynomial_v_n_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1886,6 +1885,7 @@ def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_v_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_v_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward2)
@@ -1896,7 +1896,7 @@ def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1931,7 +1931,6 @@ _OP_special_shifted_chebyshev_polynomial_w = getattr(_aten.special_shifted_cheby
 def special_shifted_chebyshev_polynomial_w(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1943,6 +1942,7 @@ def special_shifted_chebyshev_polynomial_w(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_w._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_w._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward0)
@@ -1953,7 +1953,7 @@ def special_shifted_chebyshev_polynomial_w(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1988,7 +1988,6 @@ _OP_special_shifted_chebyshev_polynomial_w_x_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -2000,6 +1999,7 @@ def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_w_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_w_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward1)
@@ -2010,7 +2010,7 @@ def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2045,7 +2045,6 @@ _OP_special_shifted_chebyshev_polynomial_w_n_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -2057,6 +2056,7 @@ def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_w_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_w_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward2)
@@ -2067,7 +2067,7 @@ def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

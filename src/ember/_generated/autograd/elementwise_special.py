@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -76,9 +76,12 @@ def lgamma(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -87,19 +90,20 @@ def lgamma(self):
         _k = _OP_lgamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lgamma._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LgammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -130,9 +134,12 @@ def lgamma_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -141,6 +148,7 @@ def lgamma_(self):
         _k = _OP_lgamma_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lgamma_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LgammaBackward0)
@@ -148,7 +156,7 @@ def lgamma_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -199,9 +207,12 @@ def digamma(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -210,19 +221,20 @@ def digamma(self):
         _k = _OP_digamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_digamma._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(DigammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -253,9 +265,12 @@ def digamma_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -264,6 +279,7 @@ def digamma_(self):
         _k = _OP_digamma_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_digamma_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(DigammaBackward0)
@@ -271,7 +287,7 @@ def digamma_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -322,9 +338,12 @@ def sinc(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -333,19 +352,20 @@ def sinc(self):
         _k = _OP_sinc._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sinc._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SincBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -376,9 +396,12 @@ def sinc_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -387,6 +410,7 @@ def sinc_(self):
         _k = _OP_sinc_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sinc_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SincBackward0)
@@ -394,7 +418,7 @@ def sinc_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -446,11 +470,12 @@ def polygamma(n, self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g0 = self._requires_grad
+    else:
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((n, self))
     else:
@@ -459,13 +484,14 @@ def polygamma(n, self):
         _k = _OP_polygamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_polygamma._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(n, self)
     _n = _new(PolygammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_n = n
     if _g0:
@@ -473,7 +499,7 @@ def polygamma(n, self):
     _res = _k(n, self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -530,9 +556,12 @@ def mvlgamma(self, p):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -543,13 +572,14 @@ def mvlgamma(self, p):
         _k = _OP_mvlgamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mvlgamma._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p)
     _n = _new(MvlgammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -557,7 +587,7 @@ def mvlgamma(self, p):
     _res = _k(self, p)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -588,9 +618,12 @@ def mvlgamma_(self, p):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -601,6 +634,7 @@ def mvlgamma_(self, p):
         _k = _OP_mvlgamma_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mvlgamma_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p)
     _n = _new(MvlgammaBackward0)
@@ -608,7 +642,7 @@ def mvlgamma_(self, p):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -661,9 +695,12 @@ def i0(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -672,19 +709,20 @@ def i0(self):
         _k = _OP_i0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_i0._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(I0Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -715,9 +753,12 @@ def i0_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -726,6 +767,7 @@ def i0_(self):
         _k = _OP_i0_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_i0_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(I0Backward0)
@@ -733,7 +775,7 @@ def i0_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -788,9 +830,12 @@ def special_i0e(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -799,19 +844,20 @@ def special_i0e(self):
         _k = _OP_special_i0e._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_i0e._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialI0EBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -872,9 +918,12 @@ def special_i1(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -883,19 +932,20 @@ def special_i1(self):
         _k = _OP_special_i1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_i1._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialI1Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -956,9 +1006,12 @@ def special_i1e(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -967,19 +1020,20 @@ def special_i1e(self):
         _k = _OP_special_i1e._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_i1e._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialI1EBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1040,9 +1094,12 @@ def special_erfcx(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1051,19 +1108,20 @@ def special_erfcx(self):
         _k = _OP_special_erfcx._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_erfcx._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialErfcxBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1120,9 +1178,12 @@ def special_ndtri(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1131,17 +1192,18 @@ def special_ndtri(self):
         _k = _OP_special_ndtri._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_ndtri._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialNdtriBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1202,9 +1264,12 @@ def special_log_ndtr(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1213,19 +1278,20 @@ def special_log_ndtr(self):
         _k = _OP_special_log_ndtr._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_log_ndtr._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialLogNdtrBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1261,7 +1327,6 @@ _OP_special_airy_ai = getattr(_aten.special_airy_ai, 'default')
 def special_airy_ai(x):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_airy_ai')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((x,))
@@ -1271,6 +1336,7 @@ def special_airy_ai(x):
         _k = _OP_special_airy_ai._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_airy_ai._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x)
     _n = _new(SpecialAiryAiBackward0)
@@ -1281,7 +1347,7 @@ def special_airy_ai(x):
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1316,7 +1382,6 @@ _OP_special_bessel_j0 = getattr(_aten.special_bessel_j0, 'default')
 def special_bessel_j0(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_bessel_j0')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1326,6 +1391,7 @@ def special_bessel_j0(self):
         _k = _OP_special_bessel_j0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_bessel_j0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialBesselJ0Backward0)
@@ -1336,7 +1402,7 @@ def special_bessel_j0(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1371,7 +1437,6 @@ _OP_special_bessel_j1 = getattr(_aten.special_bessel_j1, 'default')
 def special_bessel_j1(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_bessel_j1')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1381,6 +1446,7 @@ def special_bessel_j1(self):
         _k = _OP_special_bessel_j1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_bessel_j1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialBesselJ1Backward0)
@@ -1391,7 +1457,7 @@ def special_bessel_j1(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1426,7 +1492,6 @@ _OP_special_bessel_y0 = getattr(_aten.special_bessel_y0, 'default')
 def special_bessel_y0(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_bessel_y0')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1436,6 +1501,7 @@ def special_bessel_y0(self):
         _k = _OP_special_bessel_y0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_bessel_y0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialBesselY0Backward0)
@@ -1446,7 +1512,7 @@ def special_bessel_y0(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1481,7 +1547,6 @@ _OP_special_bessel_y1 = getattr(_aten.special_bessel_y1, 'default')
 def special_bessel_y1(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_bessel_y1')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1491,6 +1556,7 @@ def special_bessel_y1(self):
         _k = _OP_special_bessel_y1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_bessel_y1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialBesselY1Backward0)
@@ -1501,7 +1567,7 @@ def special_bessel_y1(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1536,7 +1602,6 @@ _OP_special_modified_bessel_i0 = getattr(_aten.special_modified_bessel_i0, 'defa
 def special_modified_bessel_i0(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_modified_bessel_i0')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1546,6 +1611,7 @@ def special_modified_bessel_i0(self):
         _k = _OP_special_modified_bessel_i0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_modified_bessel_i0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialModifiedBesselI0Backward0)
@@ -1556,7 +1622,7 @@ def special_modified_bessel_i0(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1591,7 +1657,6 @@ _OP_special_modified_bessel_i1 = getattr(_aten.special_modified_bessel_i1, 'defa
 def special_modified_bessel_i1(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_modified_bessel_i1')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1601,6 +1666,7 @@ def special_modified_bessel_i1(self):
         _k = _OP_special_modified_bessel_i1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_modified_bessel_i1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialModifiedBesselI1Backward0)
@@ -1611,7 +1677,7 @@ def special_modified_bessel_i1(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1646,7 +1712,6 @@ _OP_special_modified_bessel_k0 = getattr(_aten.special_modified_bessel_k0, 'defa
 def special_modified_bessel_k0(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_modified_bessel_k0')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1656,6 +1721,7 @@ def special_modified_bessel_k0(self):
         _k = _OP_special_modified_bessel_k0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_modified_bessel_k0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialModifiedBesselK0Backward0)
@@ -1666,7 +1732,7 @@ def special_modified_bessel_k0(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1701,7 +1767,6 @@ _OP_special_modified_bessel_k1 = getattr(_aten.special_modified_bessel_k1, 'defa
 def special_modified_bessel_k1(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_modified_bessel_k1')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1711,6 +1776,7 @@ def special_modified_bessel_k1(self):
         _k = _OP_special_modified_bessel_k1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_modified_bessel_k1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialModifiedBesselK1Backward0)
@@ -1721,7 +1787,7 @@ def special_modified_bessel_k1(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1756,7 +1822,6 @@ _OP_special_scaled_modified_bessel_k0 = getattr(_aten.special_scaled_modified_be
 def special_scaled_modified_bessel_k0(x):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_scaled_modified_bessel_k0')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((x,))
@@ -1766,6 +1831,7 @@ def special_scaled_modified_bessel_k0(x):
         _k = _OP_special_scaled_modified_bessel_k0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_scaled_modified_bessel_k0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x)
     _n = _new(SpecialScaledModifiedBesselK0Backward0)
@@ -1776,7 +1842,7 @@ def special_scaled_modified_bessel_k0(x):
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1811,7 +1877,6 @@ _OP_special_scaled_modified_bessel_k1 = getattr(_aten.special_scaled_modified_be
 def special_scaled_modified_bessel_k1(x):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_scaled_modified_bessel_k1')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((x,))
@@ -1821,6 +1886,7 @@ def special_scaled_modified_bessel_k1(x):
         _k = _OP_special_scaled_modified_bessel_k1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_scaled_modified_bessel_k1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x)
     _n = _new(SpecialScaledModifiedBesselK1Backward0)
@@ -1831,7 +1897,7 @@ def special_scaled_modified_bessel_k1(x):
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1866,7 +1932,6 @@ _OP_special_spherical_bessel_j0 = getattr(_aten.special_spherical_bessel_j0, 'de
 def special_spherical_bessel_j0(x):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_spherical_bessel_j0')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((x,))
@@ -1876,6 +1941,7 @@ def special_spherical_bessel_j0(x):
         _k = _OP_special_spherical_bessel_j0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_spherical_bessel_j0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x)
     _n = _new(SpecialSphericalBesselJ0Backward0)
@@ -1886,7 +1952,7 @@ def special_spherical_bessel_j0(x):
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1935,12 +2001,17 @@ _OP_special_zeta = getattr(_aten.special_zeta, 'default')
 def special_zeta(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('special_zeta')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -1949,13 +2020,14 @@ def special_zeta(self, other):
         _k = _OP_special_zeta._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_zeta._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(SpecialZetaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -1963,7 +2035,7 @@ def special_zeta(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2012,12 +2084,17 @@ _OP_igamma = getattr(_aten.igamma, 'default')
 def igamma(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('igamma')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2026,13 +2103,14 @@ def igamma(self, other):
         _k = _OP_igamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_igamma._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(IgammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -2040,7 +2118,7 @@ def igamma(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2063,12 +2141,17 @@ def igamma_(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('igamma_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2077,6 +2160,7 @@ def igamma_(self, other):
         _k = _OP_igamma_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_igamma_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(IgammaBackward0)
@@ -2084,7 +2168,7 @@ def igamma_(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -2130,12 +2214,17 @@ _OP_igammac = getattr(_aten.igammac, 'default')
 def igammac(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('igammac')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2144,13 +2233,14 @@ def igammac(self, other):
         _k = _OP_igammac._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_igammac._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(IgammacBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -2158,7 +2248,7 @@ def igammac(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2181,12 +2271,17 @@ def igammac_(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('igammac_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2195,6 +2290,7 @@ def igammac_(self, other):
         _k = _OP_igammac_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_igammac_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(IgammacBackward0)
@@ -2202,7 +2298,7 @@ def igammac_(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -2255,9 +2351,12 @@ def special_entr(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2266,19 +2365,20 @@ def special_entr(self):
         _k = _OP_special_entr._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_entr._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialEntrBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2346,12 +2446,17 @@ def special_xlog1py(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2360,13 +2465,14 @@ def special_xlog1py(self, other):
         _k = _OP_special_xlog1py._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_xlog1py._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(SpecialXlog1PyBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -2374,7 +2480,7 @@ def special_xlog1py(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2431,11 +2537,12 @@ def special_xlog1py_self_scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(other, '_requires_grad', False)
-    _need = _g0
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g0 = other._requires_grad
+    else:
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2444,13 +2551,14 @@ def special_xlog1py_self_scalar(self, other):
         _k = _OP_special_xlog1py_self_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_xlog1py_self_scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(SpecialXlog1PyBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g0 else None), )
+    _n.next_edges = (((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g0 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g0:
@@ -2458,7 +2566,7 @@ def special_xlog1py_self_scalar(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2515,9 +2623,12 @@ def special_xlog1py_other_scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2528,13 +2639,14 @@ def special_xlog1py_other_scalar(self, other):
         _k = _OP_special_xlog1py_other_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_xlog1py_other_scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(SpecialXlog1PyBackward2)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     if _g0:
@@ -2542,7 +2654,7 @@ def special_xlog1py_other_scalar(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -79,7 +79,7 @@ def index_Tensor(self, indices):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_indices = list(indices)
     if _g0:
@@ -87,7 +87,7 @@ def index_Tensor(self, indices):
     _res = _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -168,7 +168,7 @@ def index_put(self, indices, values, accumulate=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, values._output_nr) if (_f := values.grad_fn) is not None and values._base is None else _gedge(values)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else _leaf_edge(values)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -180,7 +180,7 @@ def index_put(self, indices, values, accumulate=False):
     _res = _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -221,7 +221,7 @@ def index_put_(self, indices, values, accumulate=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, values._output_nr) if (_f := values.grad_fn) is not None and values._base is None else _gedge(values)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else _leaf_edge(values)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -292,16 +292,21 @@ def index_fill_int_Tensor(self, dim, index, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g1 = value._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, value))
     else:
@@ -310,13 +315,14 @@ def index_fill_int_Tensor(self, dim, index, value):
         _k = _OP_index_fill_int_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_fill_int_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -324,7 +330,7 @@ def index_fill_int_Tensor(self, dim, index, value):
     _res = _k(self, dim, index, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -356,16 +362,21 @@ def index_fill__int_Tensor(self, dim, index, value):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_fill_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g1 = value._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, value))
     else:
@@ -374,6 +385,7 @@ def index_fill__int_Tensor(self, dim, index, value):
         _k = _OP_index_fill__int_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_fill__int_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward1)
@@ -381,7 +393,7 @@ def index_fill__int_Tensor(self, dim, index, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -464,16 +476,21 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src, reduce, include_self))
     else:
@@ -482,13 +499,14 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
         _k = _OP_scatter_reduce_two._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_reduce_two._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src, reduce, include_self=include_self)
     _n = _new(ScatterReduceBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -504,7 +522,7 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
     _res = _k(self, dim, index, src, reduce, include_self=include_self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -537,16 +555,21 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_reduce_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src, reduce, include_self))
     else:
@@ -555,6 +578,7 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
         _k = _OP_scatter_reduce__two._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_reduce__two._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src, reduce, include_self=include_self)
     _n = _new(ScatterReduceBackward0)
@@ -562,7 +586,7 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -654,16 +678,21 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, source, reduce, include_self))
     else:
@@ -672,13 +701,14 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         _k = _OP_index_reduce._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_reduce._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source, reduce, include_self=include_self)
     _n = _new(IndexReduceBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -694,7 +724,7 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
     _res = _k(self, dim, index, source, reduce, include_self=include_self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -727,16 +757,21 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_reduce_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, source, reduce, include_self))
     else:
@@ -745,6 +780,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         _k = _OP_index_reduce_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_reduce_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source, reduce, include_self=include_self)
     _n = _new(IndexReduceBackward0)
@@ -752,7 +788,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -823,9 +859,12 @@ def gather(self, dim, index, *, sparse_grad=False):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'gather')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -838,13 +877,14 @@ def gather(self, dim, index, *, sparse_grad=False):
         _k = _OP_gather._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_gather._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, sparse_grad=sparse_grad)
     _n = _new(GatherBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -854,7 +894,7 @@ def gather(self, dim, index, *, sparse_grad=False):
     _res = _k(self, dim, index, sparse_grad=sparse_grad)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -925,16 +965,21 @@ def scatter_src(self, dim, index, src):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'scatter')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src))
     else:
@@ -943,13 +988,14 @@ def scatter_src(self, dim, index, src):
         _k = _OP_scatter_src._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_src._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src)
     _n = _new(ScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -957,7 +1003,7 @@ def scatter_src(self, dim, index, src):
     _res = _k(self, dim, index, src)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -989,16 +1035,21 @@ def scatter__src(self, dim, index, src):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src))
     else:
@@ -1007,6 +1058,7 @@ def scatter__src(self, dim, index, src):
         _k = _OP_scatter__src._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter__src._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src)
     _n = _new(ScatterBackward0)
@@ -1014,7 +1066,7 @@ def scatter__src(self, dim, index, src):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1074,9 +1126,12 @@ def scatter_value(self, dim, index, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'scatter')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1091,13 +1146,14 @@ def scatter_value(self, dim, index, value):
         _k = _OP_scatter_value._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_value._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(ScatterBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1105,7 +1161,7 @@ def scatter_value(self, dim, index, value):
     _res = _k(self, dim, index, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1137,9 +1193,12 @@ def scatter__value(self, dim, index, value):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1154,6 +1213,7 @@ def scatter__value(self, dim, index, value):
         _k = _OP_scatter__value._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter__value._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(ScatterBackward1)
@@ -1161,7 +1221,7 @@ def scatter__value(self, dim, index, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1227,16 +1287,21 @@ def scatter_add(self, dim, index, src):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'scatter_add')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src))
     else:
@@ -1245,13 +1310,14 @@ def scatter_add(self, dim, index, src):
         _k = _OP_scatter_add._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_add._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src)
     _n = _new(ScatterAddBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g1:
         _n.s_dim = dim
     if _g1:
@@ -1259,7 +1325,7 @@ def scatter_add(self, dim, index, src):
     _res = _k(self, dim, index, src)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1291,16 +1357,21 @@ def scatter_add_(self, dim, index, src):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_add_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src))
     else:
@@ -1309,6 +1380,7 @@ def scatter_add_(self, dim, index, src):
         _k = _OP_scatter_add_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_add_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src)
     _n = _new(ScatterAddBackward0)
@@ -1316,7 +1388,7 @@ def scatter_add_(self, dim, index, src):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g1:
         _n.s_dim = dim
     if _g1:
@@ -1382,9 +1454,12 @@ def index_select(self, dim, index):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_select')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1397,13 +1472,14 @@ def index_select(self, dim, index):
         _k = _OP_index_select._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_select._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index)
     _n = _new(IndexSelectBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1415,7 +1491,7 @@ def index_select(self, dim, index):
     _res = _k(self, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1489,16 +1565,21 @@ def index_add(self, dim, index, source, *, alpha=1):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_add')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1509,13 +1590,14 @@ def index_add(self, dim, index, source, *, alpha=1):
         _k = _OP_index_add._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_add._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source, alpha=alpha)
     _n = _new(IndexAddBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     if _g1:
@@ -1527,7 +1609,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     _res = _k(self, dim, index, source, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1559,16 +1641,21 @@ def index_add_(self, dim, index, source, *, alpha=1):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_add_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1579,6 +1666,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
         _k = _OP_index_add_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_add_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source, alpha=alpha)
     _n = _new(IndexAddBackward0)
@@ -1586,7 +1674,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     if _g1:
@@ -1662,16 +1750,21 @@ def index_copy(self, dim, index, source):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_copy')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, source))
     else:
@@ -1680,13 +1773,14 @@ def index_copy(self, dim, index, source):
         _k = _OP_index_copy._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_copy._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source)
     _n = _new(IndexCopyBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1696,7 +1790,7 @@ def index_copy(self, dim, index, source):
     _res = _k(self, dim, index, source)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1728,16 +1822,21 @@ def index_copy_(self, dim, index, source):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_copy_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, source))
     else:
@@ -1746,6 +1845,7 @@ def index_copy_(self, dim, index, source):
         _k = _OP_index_copy_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_copy_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source)
     _n = _new(IndexCopyBackward0)
@@ -1753,7 +1853,7 @@ def index_copy_(self, dim, index, source):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1815,9 +1915,12 @@ def index_fill_int_Scalar(self, dim, index, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_fill')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1832,13 +1935,14 @@ def index_fill_int_Scalar(self, dim, index, value):
         _k = _OP_index_fill_int_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_fill_int_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1846,7 +1950,7 @@ def index_fill_int_Scalar(self, dim, index, value):
     _res = _k(self, dim, index, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1878,9 +1982,12 @@ def index_fill__int_Scalar(self, dim, index, value):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_fill_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1895,6 +2002,7 @@ def index_fill__int_Scalar(self, dim, index, value):
         _k = _OP_index_fill__int_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_fill__int_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward0)
@@ -1902,7 +2010,7 @@ def index_fill__int_Scalar(self, dim, index, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1963,9 +2071,12 @@ def masked_fill_Scalar(self, mask, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_fill')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if value.__class__ in _TENSOR_TYPES:
@@ -1978,13 +2089,14 @@ def masked_fill_Scalar(self, mask, value):
         _k = _OP_masked_fill_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_fill_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -1992,7 +2104,7 @@ def masked_fill_Scalar(self, mask, value):
     _res = _k(self, mask, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2024,9 +2136,12 @@ def masked_fill__Scalar(self, mask, value):
         return _res
     _check_inplace(self)
     _no_rg(mask, 'mask', 'masked_fill_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if value.__class__ in _TENSOR_TYPES:
@@ -2039,6 +2154,7 @@ def masked_fill__Scalar(self, mask, value):
         _k = _OP_masked_fill__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_fill__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward0)
@@ -2046,7 +2162,7 @@ def masked_fill__Scalar(self, mask, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2114,14 +2230,19 @@ def masked_fill_Tensor(self, mask, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_fill')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g1 = value._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mask, value))
     else:
@@ -2130,13 +2251,14 @@ def masked_fill_Tensor(self, mask, value):
         _k = _OP_masked_fill_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_fill_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2144,7 +2266,7 @@ def masked_fill_Tensor(self, mask, value):
     _res = _k(self, mask, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2176,14 +2298,19 @@ def masked_fill__Tensor(self, mask, value):
         return _res
     _check_inplace(self)
     _no_rg(mask, 'mask', 'masked_fill_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g1 = value._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mask, value))
     else:
@@ -2192,6 +2319,7 @@ def masked_fill__Tensor(self, mask, value):
         _k = _OP_masked_fill__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_fill__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward1)
@@ -2199,7 +2327,7 @@ def masked_fill__Tensor(self, mask, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2264,9 +2392,12 @@ def masked_select(self, mask):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_select')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2277,13 +2408,14 @@ def masked_select(self, mask):
         _k = _OP_masked_select._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_select._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, mask)
     _n = _new(MaskedSelectBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2293,7 +2425,7 @@ def masked_select(self, mask):
     _res = _k(self, mask)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2366,14 +2498,19 @@ def masked_scatter(self, mask, source):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_scatter')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mask, source))
     else:
@@ -2382,13 +2519,14 @@ def masked_scatter(self, mask, source):
         _k = _OP_masked_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mask, source)
     _n = _new(MaskedScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g1:
@@ -2396,7 +2534,7 @@ def masked_scatter(self, mask, source):
     _res = _k(self, mask, source)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2428,14 +2566,19 @@ def masked_scatter_(self, mask, source):
         return _res
     _check_inplace(self)
     _no_rg(mask, 'mask', 'masked_scatter_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mask, source))
     else:
@@ -2444,6 +2587,7 @@ def masked_scatter_(self, mask, source):
         _k = _OP_masked_scatter_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_scatter_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mask, source)
     _n = _new(MaskedScatterBackward0)
@@ -2451,7 +2595,7 @@ def masked_scatter_(self, mask, source):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g1:
@@ -2512,9 +2656,12 @@ def take(self, index):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'take')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2525,13 +2672,14 @@ def take(self, index):
         _k = _OP_take._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_take._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, index)
     _n = _new(TakeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_index = _SV(index)
     if _g0:
@@ -2539,7 +2687,7 @@ def take(self, index):
     _res = _k(self, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2614,14 +2762,19 @@ def put(self, index, source, accumulate=False):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'put')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, index, source, accumulate))
     else:
@@ -2630,13 +2783,14 @@ def put(self, index, source, accumulate=False):
         _k = _OP_put._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_put._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, index, source, accumulate)
     _n = _new(PutBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -2646,7 +2800,7 @@ def put(self, index, source, accumulate=False):
     _res = _k(self, index, source, accumulate)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2678,14 +2832,19 @@ def put_(self, index, source, accumulate=False):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'put_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, index, source, accumulate))
     else:
@@ -2694,6 +2853,7 @@ def put_(self, index, source, accumulate=False):
         _k = _OP_put_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_put_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, index, source, accumulate)
     _n = _new(PutBackward0)
@@ -2701,7 +2861,7 @@ def put_(self, index, source, accumulate=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:

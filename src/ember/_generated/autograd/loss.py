@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -108,9 +108,12 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         _fw_attach(_res[0], _t)
         return _res
     _no_rg(weight, 'weight', 'nll_loss_forward')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if weight.__class__ in _TENSOR_TYPES:
@@ -127,6 +130,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         _k = _OP_nll_loss_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nll_loss_forward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, target, weight, reduction, ignore_index)
     _n = _new(NllLossBackward0)
@@ -134,7 +138,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -221,9 +225,12 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         _fw_attach(_res[0], _t)
         return _res
     _no_rg(weight, 'weight', 'nll_loss2d_forward')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if weight.__class__ in _TENSOR_TYPES:
@@ -240,6 +247,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         _k = _OP_nll_loss2d_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nll_loss2d_forward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, target, weight, reduction, ignore_index)
     _n = _new(NllLoss2DBackward0)
@@ -247,7 +255,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -326,12 +334,17 @@ def mse_loss(self, target, reduction=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -342,13 +355,14 @@ def mse_loss(self, target, reduction=0):
         _k = _OP_mse_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mse_loss._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, reduction)
     _n = _new(MseLossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
@@ -358,7 +372,7 @@ def mse_loss(self, target, reduction=0):
     _res = _k(self, target, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -435,12 +449,17 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if beta.__class__ in _TENSOR_TYPES:
@@ -453,13 +472,14 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
         _k = _OP_smooth_l1_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_smooth_l1_loss._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, reduction, beta)
     _n = _new(SmoothL1LossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_beta = beta
     if _g0 or _g1:
@@ -471,7 +491,7 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
     _res = _k(self, target, reduction, beta)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -548,12 +568,17 @@ def huber_loss(self, target, reduction=0, delta=1.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if delta.__class__ in _TENSOR_TYPES:
@@ -566,13 +591,14 @@ def huber_loss(self, target, reduction=0, delta=1.0):
         _k = _OP_huber_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_huber_loss._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, reduction, delta)
     _n = _new(HuberLossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_delta = delta
     if _g0 or _g1:
@@ -584,7 +610,7 @@ def huber_loss(self, target, reduction=0, delta=1.0):
     _res = _k(self, target, reduction, delta)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -656,12 +682,17 @@ def soft_margin_loss(self, target, reduction=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -672,13 +703,14 @@ def soft_margin_loss(self, target, reduction=0):
         _k = _OP_soft_margin_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_soft_margin_loss._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, reduction)
     _n = _new(SoftMarginLossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0:
         _n.s_reduction = reduction
     if _g0:
@@ -688,7 +720,7 @@ def soft_margin_loss(self, target, reduction=0):
     _res = _k(self, target, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -769,12 +801,17 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(weight, 'weight', 'binary_cross_entropy')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if reduction.__class__ in _TENSOR_TYPES:
@@ -787,13 +824,14 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
         _k = _OP_binary_cross_entropy._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_binary_cross_entropy._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, weight, reduction)
     _n = _new(BinaryCrossEntropyBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
@@ -805,7 +843,7 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
     _res = _k(self, target, weight, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -892,12 +930,17 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         return _fw_attach(_res, _t)
     _no_rg(weight, 'weight', 'binary_cross_entropy_with_logits')
     _no_rg(pos_weight, 'pos_weight', 'binary_cross_entropy_with_logits')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if pos_weight.__class__ in _TENSOR_TYPES:
@@ -912,13 +955,14 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         _k = _OP_binary_cross_entropy_with_logits._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_binary_cross_entropy_with_logits._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, weight, pos_weight, reduction)
     _n = _new(BinaryCrossEntropyWithLogitsBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_pos_weight = _SV(pos_weight)
     if _g0 or _g1:
@@ -932,7 +976,7 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
     _res = _k(self, target, weight, pos_weight, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -999,7 +1043,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None and log_probs._base is None else _gedge(log_probs)) if _g0 else None), )
+    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else _leaf_edge(log_probs)) if _g0 else None), )
     if _g0:
         _n.s_blank = blank
     if _g0:
@@ -1072,9 +1116,12 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
         _fw_unsupported('_ctc_loss')
     _no_rg(input_lengths, 'input_lengths', '_ctc_loss')
     _no_rg(target_lengths, 'target_lengths', '_ctc_loss')
-    _g0 = _getattr(log_probs, '_requires_grad', False)
-    _need = _g0
-    _ks = log_probs._ks if log_probs.__class__ in _TENSOR_TYPES else 0
+    if log_probs.__class__ in _TENSOR_TYPES:
+        _ks = log_probs._ks
+        _g0 = log_probs._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if targets.__class__ in _TENSOR_TYPES:
         _ks |= targets._ks
     if input_lengths.__class__ in _TENSOR_TYPES:
@@ -1091,6 +1138,7 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
         _k = _OP__ctc_loss_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__ctc_loss_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _n = _new(CtcLossBackward1)
@@ -1098,7 +1146,7 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None and log_probs._base is None else _gedge(log_probs)) if _g0 else None), )
+    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else _leaf_edge(log_probs)) if _g0 else None), )
     if _g0:
         _n.s_blank = blank
     if _g0:
@@ -1182,12 +1230,17 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if weight.__class__ in _TENSOR_TYPES:
@@ -1206,13 +1259,14 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
         _k = _OP_nll_loss_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nll_loss_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = _new(NllLossBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -1226,7 +1280,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1303,12 +1357,17 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if weight.__class__ in _TENSOR_TYPES:
@@ -1327,13 +1386,14 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
         _k = _OP_nll_loss2d_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nll_loss2d_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = _new(NllLoss2DBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -1347,7 +1407,7 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
     _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1434,15 +1494,22 @@ def mse_loss_backward(grad_output, self, target, reduction):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _g2 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g2 = target._requires_grad
+    else:
+        _g2 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1453,13 +1520,14 @@ def mse_loss_backward(grad_output, self, target, reduction):
         _k = _OP_mse_loss_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mse_loss_backward._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(grad_output, self, target, reduction)
     _n = _new(MseLossBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1 or _g2:
@@ -1471,7 +1539,7 @@ def mse_loss_backward(grad_output, self, target, reduction):
     _res = _k(grad_output, self, target, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1544,9 +1612,12 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(weight, 'weight', 'multi_margin_loss')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if p.__class__ in _TENSOR_TYPES:
@@ -1565,13 +1636,14 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
         _k = _OP_multi_margin_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_multi_margin_loss._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, target, p, margin, weight, reduction)
     _n = _new(MultiMarginLossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_margin = margin
     if _g0:
@@ -1587,7 +1659,7 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
     _res = _k(self, target, p, margin, weight, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1664,9 +1736,12 @@ def multilabel_margin_loss_forward(self, target, reduction):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if reduction.__class__ in _TENSOR_TYPES:
@@ -1679,6 +1754,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
         _k = _OP_multilabel_margin_loss_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_multilabel_margin_loss_forward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, target, reduction)
     _n = _new(MultilabelMarginLossBackward0)
@@ -1686,7 +1762,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_reduction = reduction
     if _g0:

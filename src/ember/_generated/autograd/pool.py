@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -102,7 +102,7 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -191,7 +191,7 @@ def adaptive_max_pool2d(self, output_size):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP_adaptive_max_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
@@ -266,7 +266,7 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -284,7 +284,7 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
     _res = _OP_avg_pool2d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -353,13 +353,13 @@ def _adaptive_avg_pool2d(self, output_size):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP__adaptive_avg_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -430,7 +430,7 @@ def max_unpool2d(self, indices, output_size):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_indices = _SV(indices)
     if _g0:
@@ -438,7 +438,7 @@ def max_unpool2d(self, indices, output_size):
     _res = _OP_max_unpool2d.redispatch(_below_ks((self, indices, output_size)), self, indices, output_size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -518,7 +518,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_indices = _SV(indices)
     if _g1:
@@ -526,7 +526,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     _res = _OP_max_pool2d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -608,7 +608,7 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -626,7 +626,7 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     _res = _OP_avg_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -695,12 +695,17 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((grad_output, self))
     else:
@@ -709,13 +714,14 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
         _k = _OP__adaptive_avg_pool2d_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__adaptive_avg_pool2d_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self)
     _n = _new(AdaptiveAvgPool2DBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_grad_output_sym_sizes = grad_output._size
     if _g1:
@@ -723,7 +729,7 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
     _res = _k(grad_output, self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -807,7 +813,7 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0, 0, 0), dil
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -898,7 +904,7 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_indices = _SV(indices)
     if _g1:
@@ -906,7 +912,7 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     _res = _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -981,7 +987,7 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -999,7 +1005,7 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
     _res = _OP_avg_pool3d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1081,7 +1087,7 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -1099,7 +1105,7 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     _res = _OP_avg_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1168,13 +1174,13 @@ def _adaptive_avg_pool3d(self, output_size):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP__adaptive_avg_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1245,12 +1251,17 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((grad_output, self))
     else:
@@ -1259,13 +1270,14 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
         _k = _OP__adaptive_avg_pool3d_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__adaptive_avg_pool3d_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self)
     _n = _new(AdaptiveAvgPool3DBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_grad_output = _SV(grad_output)
     if _g1:
@@ -1273,7 +1285,7 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
     _res = _k(grad_output, self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1352,7 +1364,7 @@ def adaptive_max_pool3d(self, output_size):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _OP_adaptive_max_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
@@ -1424,12 +1436,17 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(indices, 'indices', 'adaptive_max_pool3d_backward')
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if indices.__class__ in _TENSOR_TYPES:
         _ks |= indices._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1440,13 +1457,14 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
         _k = _OP_adaptive_max_pool3d_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_adaptive_max_pool3d_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, indices)
     _n = _new(AdaptiveMaxPool3DBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_indices = _SV(indices)
     if _g1:
@@ -1454,7 +1472,7 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
     _res = _k(grad_output, self, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -74,9 +74,12 @@ def sum(self, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dtype))
     else:
@@ -85,13 +88,14 @@ def sum(self, *, dtype=None):
         _k = _OP_sum._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sum._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dtype=dtype)
     _n = _new(SumBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_scalar_type = self.dtype
     if _g0:
@@ -99,7 +103,7 @@ def sum(self, *, dtype=None):
     _res = _k(self, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -161,7 +165,7 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -173,7 +177,7 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
     _res = _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -240,7 +244,7 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -254,7 +258,7 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
     _res = _OP_nansum.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -307,9 +311,12 @@ def mean(self, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dtype))
     else:
@@ -318,13 +325,14 @@ def mean(self, *, dtype=None):
         _k = _OP_mean._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mean._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dtype=dtype)
     _n = _new(MeanBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_numel = self.numel()
     if _g0:
@@ -334,7 +342,7 @@ def mean(self, *, dtype=None):
     _res = _k(self, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -396,7 +404,7 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -408,7 +416,7 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
     _res = _OP_mean_dim.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -470,9 +478,12 @@ def prod(self, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dtype))
     else:
@@ -481,13 +492,14 @@ def prod(self, *, dtype=None):
         _k = _OP_prod._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_prod._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dtype=dtype)
     _n = _new(ProdBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
@@ -495,7 +507,7 @@ def prod(self, *, dtype=None):
     _res = _k(self, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -560,9 +572,12 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -573,13 +588,14 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
         _k = _OP_prod_dim_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_prod_dim_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, keepdim, dtype=dtype)
     _n = _new(ProdBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -591,7 +607,7 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
     _res = _k(self, dim, keepdim, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -662,7 +678,7 @@ def amax(self, dim=(), keepdim=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -672,7 +688,7 @@ def amax(self, dim=(), keepdim=False):
     _res = _OP_amax.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -743,7 +759,7 @@ def amin(self, dim=(), keepdim=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -753,7 +769,7 @@ def amin(self, dim=(), keepdim=False):
     _res = _OP_amin.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -827,9 +843,12 @@ def aminmax(self, *, dim=None, keepdim=False):
         for _x, _y in zip(_res, _t if _t.__class__ is tuple else (_t,)):   # a tuple: every output's
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -840,6 +859,7 @@ def aminmax(self, *, dim=None, keepdim=False):
         _k = _OP_aminmax._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_aminmax._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim=dim, keepdim=keepdim)
     _n = _new(AminmaxBackward0)
@@ -847,7 +867,7 @@ def aminmax(self, *, dim=None, keepdim=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -908,9 +928,12 @@ def max(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -919,19 +942,20 @@ def max(self):
         _k = _OP_max._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_max._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(MaxBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -992,9 +1016,12 @@ def min(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1003,19 +1030,20 @@ def min(self):
         _k = _OP_min._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_min._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(MinBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1083,9 +1111,12 @@ def max_dim(self, dim, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1096,6 +1127,7 @@ def max_dim(self, dim, keepdim=False):
         _k = _OP_max_dim._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_max_dim._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, keepdim)
     _n = _new(MaxBackward1)
@@ -1103,7 +1135,7 @@ def max_dim(self, dim, keepdim=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1170,9 +1202,12 @@ def min_dim(self, dim, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1183,6 +1218,7 @@ def min_dim(self, dim, keepdim=False):
         _k = _OP_min_dim._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_min_dim._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, keepdim)
     _n = _new(MinBackward1)
@@ -1190,7 +1226,7 @@ def min_dim(self, dim, keepdim=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1313,7 +1349,7 @@ def var_correction(self, dim=None, *, correction=None, keepdim=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_correction = correction
     if _g0:
@@ -1325,7 +1361,7 @@ def var_correction(self, dim=None, *, correction=None, keepdim=False):
     _res = _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1396,7 +1432,7 @@ def std_correction(self, dim=None, *, correction=None, keepdim=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_correction = correction
     if _g0:
@@ -1408,7 +1444,7 @@ def std_correction(self, dim=None, *, correction=None, keepdim=False):
     _res = _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1463,7 +1499,7 @@ def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_correction = correction
     if _g0:
@@ -1522,7 +1558,7 @@ def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_correction = correction
     if _g0:
@@ -1594,7 +1630,7 @@ def logsumexp(self, dim, keepdim=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1604,7 +1640,7 @@ def logsumexp(self, dim, keepdim=False):
     _res = _OP_logsumexp.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1666,9 +1702,12 @@ def norm_Scalar(self, p=2):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1679,13 +1718,14 @@ def norm_Scalar(self, p=2):
         _k = _OP_norm_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_norm_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p)
     _n = _new(NormBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -1693,7 +1733,7 @@ def norm_Scalar(self, p=2):
     _res = _k(self, p)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1765,7 +1805,7 @@ def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1777,7 +1817,7 @@ def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
     _res = _OP_norm_ScalarOpt_dim.redispatch(_below_ks((self, p, dim, keepdim)), self, p, dim, keepdim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1851,7 +1891,7 @@ def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1865,7 +1905,7 @@ def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
     _res = _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1929,9 +1969,12 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1942,13 +1985,14 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
         _k = _OP_norm_ScalarOpt_dtype._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_norm_ScalarOpt_dtype._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p, dtype=dtype)
     _n = _new(NormBackward2)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -1958,7 +2002,7 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
     _res = _k(self, p, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2033,9 +2077,12 @@ def median(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2044,19 +2091,20 @@ def median(self):
         _k = _OP_median._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_median._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(MedianBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2117,9 +2165,12 @@ def nanmedian(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2128,19 +2179,20 @@ def nanmedian(self):
         _k = _OP_nanmedian._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nanmedian._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(NanmedianBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2208,9 +2260,12 @@ def median_dim(self, dim, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2221,6 +2276,7 @@ def median_dim(self, dim, keepdim=False):
         _k = _OP_median_dim._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_median_dim._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, keepdim)
     _n = _new(MedianBackward1)
@@ -2228,7 +2284,7 @@ def median_dim(self, dim, keepdim=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -2295,9 +2351,12 @@ def nanmedian_dim(self, dim, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2308,6 +2367,7 @@ def nanmedian_dim(self, dim, keepdim=False):
         _k = _OP_nanmedian_dim._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nanmedian_dim._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, keepdim)
     _n = _new(NanmedianBackward1)
@@ -2315,7 +2375,7 @@ def nanmedian_dim(self, dim, keepdim=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -2382,9 +2442,12 @@ def mode(self, dim=-1, keepdim=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2395,6 +2458,7 @@ def mode(self, dim=-1, keepdim=False):
         _k = _OP_mode._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mode._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, keepdim)
     _n = _new(ModeBackward0)
@@ -2402,7 +2466,7 @@ def mode(self, dim=-1, keepdim=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -2480,9 +2544,12 @@ def renorm(self, p, dim, maxnorm):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if dim.__class__ in _TENSOR_TYPES:
@@ -2497,13 +2564,14 @@ def renorm(self, p, dim, maxnorm):
         _k = _OP_renorm._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_renorm._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p, dim, maxnorm)
     _n = _new(RenormBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -2515,7 +2583,7 @@ def renorm(self, p, dim, maxnorm):
     _res = _k(self, p, dim, maxnorm)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2546,9 +2614,12 @@ def renorm_(self, p, dim, maxnorm):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if dim.__class__ in _TENSOR_TYPES:
@@ -2563,6 +2634,7 @@ def renorm_(self, p, dim, maxnorm):
         _k = _OP_renorm_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_renorm_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p, dim, maxnorm)
     _n = _new(RenormBackward0)
@@ -2570,7 +2642,7 @@ def renorm_(self, p, dim, maxnorm):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:

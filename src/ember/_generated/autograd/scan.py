@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -70,9 +70,12 @@ def cumsum(self, dim, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -83,13 +86,14 @@ def cumsum(self, dim, *, dtype=None):
         _k = _OP_cumsum._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cumsum._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, dtype=dtype)
     _n = _new(CumsumBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -97,7 +101,7 @@ def cumsum(self, dim, *, dtype=None):
     _res = _k(self, dim, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -128,9 +132,12 @@ def cumsum_(self, dim, *, dtype=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -141,6 +148,7 @@ def cumsum_(self, dim, *, dtype=None):
         _k = _OP_cumsum_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cumsum_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, dtype=dtype)
     _n = _new(CumsumBackward0)
@@ -148,7 +156,7 @@ def cumsum_(self, dim, *, dtype=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -213,9 +221,12 @@ def cumprod(self, dim, *, dtype=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -226,13 +237,14 @@ def cumprod(self, dim, *, dtype=None):
         _k = _OP_cumprod._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cumprod._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, dtype=dtype)
     _n = _new(CumprodBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -242,7 +254,7 @@ def cumprod(self, dim, *, dtype=None):
     _res = _k(self, dim, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -274,9 +286,12 @@ def cumprod_(self, dim, *, dtype=None):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -287,6 +302,7 @@ def cumprod_(self, dim, *, dtype=None):
         _k = _OP_cumprod_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cumprod_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, dtype=dtype)
     _n = _new(CumprodBackward0)
@@ -294,7 +310,7 @@ def cumprod_(self, dim, *, dtype=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -358,9 +374,12 @@ def cummax(self, dim):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -371,6 +390,7 @@ def cummax(self, dim):
         _k = _OP_cummax._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cummax._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(CummaxBackward0)
@@ -378,7 +398,7 @@ def cummax(self, dim):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -440,9 +460,12 @@ def cummin(self, dim):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -453,6 +476,7 @@ def cummin(self, dim):
         _k = _OP_cummin._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cummin._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(CumminBackward0)
@@ -460,7 +484,7 @@ def cummin(self, dim):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -524,9 +548,12 @@ def logcumsumexp(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -537,13 +564,14 @@ def logcumsumexp(self, dim):
         _k = _OP_logcumsumexp._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_logcumsumexp._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(LogcumsumexpBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -551,7 +579,7 @@ def logcumsumexp(self, dim):
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -91,7 +91,7 @@ def cat(tensors, dim=0):
     _res = _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -162,7 +162,7 @@ def stack(tensors, dim=0):
     _res = _OP_stack.redispatch(_below_ks((tensors, dim)), tensors, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -224,7 +224,7 @@ def block_diag(tensors):
     _res = _OP_block_diag.redispatch(_below_ks((tensors,)), tensors)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -292,7 +292,7 @@ def repeat(self, repeats):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_repeats = repeats
     if _g0:
@@ -300,7 +300,7 @@ def repeat(self, repeats):
     _res = _OP_repeat.redispatch(_below_ks((self, repeats)), self, repeats)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -367,7 +367,7 @@ def roll(self, shifts, dims=()):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     if _g0:
@@ -375,7 +375,7 @@ def roll(self, shifts, dims=()):
     _res = _OP_roll.redispatch(_below_ks((self, shifts, dims)), self, shifts, dims)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -441,13 +441,13 @@ def flip(self, dims):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     _res = _OP_flip.redispatch(_below_ks((self, dims)), self, dims)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -507,7 +507,7 @@ def rot90(self, k=1, dims=(0, 1)):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     if _g0:
@@ -515,7 +515,7 @@ def rot90(self, k=1, dims=(0, 1)):
     _res = _OP_rot90.redispatch(_below_ks((self, k, dims)), self, k, dims)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -573,9 +573,12 @@ def tril(self, diagonal=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -586,19 +589,20 @@ def tril(self, diagonal=0):
         _k = _OP_tril._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_tril._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, diagonal)
     _n = _new(TrilBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -629,9 +633,12 @@ def tril_(self, diagonal=0):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -642,6 +649,7 @@ def tril_(self, diagonal=0):
         _k = _OP_tril_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_tril_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, diagonal)
     _n = _new(TrilBackward0)
@@ -649,7 +657,7 @@ def tril_(self, diagonal=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
@@ -702,9 +710,12 @@ def triu(self, diagonal=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -715,19 +726,20 @@ def triu(self, diagonal=0):
         _k = _OP_triu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_triu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, diagonal)
     _n = _new(TriuBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -758,9 +770,12 @@ def triu_(self, diagonal=0):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -771,6 +786,7 @@ def triu_(self, diagonal=0):
         _k = _OP_triu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_triu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, diagonal)
     _n = _new(TriuBackward0)
@@ -778,7 +794,7 @@ def triu_(self, diagonal=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
@@ -833,9 +849,12 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -850,13 +869,14 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         _k = _OP_diag_embed._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_diag_embed._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, offset, dim1, dim2)
     _n = _new(DiagEmbedBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim1 = dim1
     if _g0:
@@ -866,7 +886,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     _res = _k(self, offset, dim1, dim2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -928,9 +948,12 @@ def narrow_copy(self, dim, start, length):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if start.__class__ in _TENSOR_TYPES:
@@ -945,13 +968,14 @@ def narrow_copy(self, dim, start, length):
         _k = _OP_narrow_copy._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_narrow_copy._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, start, length)
     _n = _new(NarrowCopyBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -963,7 +987,7 @@ def narrow_copy(self, dim, start, length):
     _res = _k(self, dim, start, length)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

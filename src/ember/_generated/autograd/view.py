@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -75,9 +75,12 @@ def alias(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -86,17 +89,18 @@ def alias(self):
         _k = _OP_alias._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_alias._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AliasBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -155,13 +159,13 @@ def view(self, size):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -220,13 +224,13 @@ def expand(self, size, *, implicit=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -278,9 +282,12 @@ def transpose_int(self, dim0, dim1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim0.__class__ in _TENSOR_TYPES:
         _ks |= dim0._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -293,13 +300,14 @@ def transpose_int(self, dim0, dim1):
         _k = _OP_transpose_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_transpose_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim0, dim1)
     _n = _new(TransposeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
@@ -307,7 +315,7 @@ def transpose_int(self, dim0, dim1):
     _res = _k(self, dim0, dim1)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -366,13 +374,13 @@ def permute(self, dims):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -422,9 +430,12 @@ def t(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -433,17 +444,18 @@ def t(self):
         _k = _OP_t._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_t._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -494,9 +506,12 @@ def unsqueeze(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -507,19 +522,20 @@ def unsqueeze(self, dim):
         _k = _OP_unsqueeze._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unsqueeze._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(UnsqueezeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -570,9 +586,12 @@ def squeeze(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -581,19 +600,20 @@ def squeeze(self):
         _k = _OP_squeeze._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SqueezeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -644,9 +664,12 @@ def squeeze_dim(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -657,19 +680,20 @@ def squeeze_dim(self, dim):
         _k = _OP_squeeze_dim._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze_dim._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(SqueezeBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -728,13 +752,13 @@ def squeeze_dims(self, dim):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -789,9 +813,12 @@ def squeeze_(self):
         _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -800,6 +827,7 @@ def squeeze_(self):
         _k = _OP_squeeze_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SqueezeBackward3)
@@ -807,7 +835,7 @@ def squeeze_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
@@ -857,9 +885,12 @@ def squeeze__dim(self, dim):
         _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -870,6 +901,7 @@ def squeeze__dim(self, dim):
         _k = _OP_squeeze__dim._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze__dim._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(SqueezeBackward4)
@@ -877,7 +909,7 @@ def squeeze__dim(self, dim):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
@@ -936,7 +968,7 @@ def squeeze__dims(self, dim):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze__dims.redispatch(_below_ks((self, dim)), self, dim)
@@ -986,9 +1018,12 @@ def unsqueeze_(self, dim):
         _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -999,6 +1034,7 @@ def unsqueeze_(self, dim):
         _k = _OP_unsqueeze_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unsqueeze_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(UnsqueezeBackward1)
@@ -1006,7 +1042,7 @@ def unsqueeze_(self, dim):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
@@ -1057,9 +1093,12 @@ def transpose_(self, dim0, dim1):
         _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim0.__class__ in _TENSOR_TYPES:
         _ks |= dim0._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -1072,6 +1111,7 @@ def transpose_(self, dim0, dim1):
         _k = _OP_transpose_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_transpose_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim0, dim1)
     _n = _new(TransposeBackward1)
@@ -1079,7 +1119,7 @@ def transpose_(self, dim0, dim1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
@@ -1130,9 +1170,12 @@ def t_(self):
         _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1141,6 +1184,7 @@ def t_(self):
         _k = _OP_t_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_t_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TBackward1)
@@ -1148,7 +1192,7 @@ def t_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _set_history(self, _n)
     return _res
@@ -1201,9 +1245,12 @@ def select_int(self, dim, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1216,13 +1263,14 @@ def select_int(self, dim, index):
         _k = _OP_select_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_select_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index)
     _n = _new(SelectBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1232,7 +1280,7 @@ def select_int(self, dim, index):
     _res = _k(self, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1287,9 +1335,12 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if start.__class__ in _TENSOR_TYPES:
@@ -1306,13 +1357,14 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         _k = _OP_slice_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_slice_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, start, end, step)
     _n = _new(SliceBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1326,7 +1378,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     _res = _k(self, dim, start, end, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1380,9 +1432,12 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -1397,13 +1452,14 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         _k = _OP_diagonal._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_diagonal._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, offset, dim1, dim2)
     _n = _new(DiagonalBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim1 = dim1
     if _g0:
@@ -1415,7 +1471,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     _res = _k(self, offset, dim1, dim2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1479,7 +1535,7 @@ def as_strided(self, size, stride, storage_offset=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g0:
@@ -1495,7 +1551,7 @@ def as_strided(self, size, stride, storage_offset=None):
     _res = _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1549,9 +1605,12 @@ def unbind_int(self, dim=0):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1562,6 +1621,7 @@ def unbind_int(self, dim=0):
         _k = _OP_unbind_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unbind_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(UnbindBackward0)
@@ -1569,7 +1629,7 @@ def unbind_int(self, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
@@ -1618,9 +1678,12 @@ def split_Tensor(self, split_size, dim=0):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if split_size.__class__ in _TENSOR_TYPES:
         _ks |= split_size._ks
     if dim.__class__ in _TENSOR_TYPES:
@@ -1633,6 +1696,7 @@ def split_Tensor(self, split_size, dim=0):
         _k = _OP_split_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_split_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, split_size, dim)
     _n = _new(SplitBackward0)
@@ -1640,7 +1704,7 @@ def split_Tensor(self, split_size, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, split_size, dim)
@@ -1698,7 +1762,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
@@ -1752,13 +1816,13 @@ def _unsafe_view(self, size):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1818,13 +1882,13 @@ def _reshape_alias(self, size, stride):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__reshape_alias.redispatch(_below_ks((self, size, stride)), self, size, stride)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1890,9 +1954,12 @@ def unfold(self, dimension, size, step):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dimension.__class__ in _TENSOR_TYPES:
         _ks |= dimension._ks
     if size.__class__ in _TENSOR_TYPES:
@@ -1907,13 +1974,14 @@ def unfold(self, dimension, size, step):
         _k = _OP_unfold._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unfold._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dimension, size, step)
     _n = _new(UnfoldBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dimension = dimension
     if _g0:
@@ -1927,7 +1995,7 @@ def unfold(self, dimension, size, step):
     _res = _k(self, dimension, size, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1992,12 +2060,17 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if start.__class__ in _TENSOR_TYPES:
@@ -2014,13 +2087,14 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         _k = _OP_slice_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_slice_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, src, dim, start, end, step)
     _n = _new(SliceScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -2034,7 +2108,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     _res = _k(self, src, dim, start, end, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2095,12 +2169,17 @@ def select_scatter(self, src, dim, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -2113,13 +2192,14 @@ def select_scatter(self, src, dim, index):
         _k = _OP_select_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_select_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, src, dim, index)
     _n = _new(SelectScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -2129,7 +2209,7 @@ def select_scatter(self, src, dim, index):
     _res = _k(self, src, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2192,12 +2272,17 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -2212,13 +2297,14 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         _k = _OP_diagonal_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_diagonal_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, src, offset, dim1, dim2)
     _n = _new(DiagonalScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim1 = dim1
     if _g0 or _g1:
@@ -2230,7 +2316,7 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     _res = _k(self, src, offset, dim1, dim2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2302,7 +2388,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_size = size
     if _g0:
@@ -2314,7 +2400,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     _res = _OP_as_strided_scatter.redispatch(_below_ks((self, src, size, stride, storage_offset)), self, src, size, stride, storage_offset)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
