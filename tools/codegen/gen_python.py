@@ -85,10 +85,12 @@ class Overload:
             parts.append("self")
         for i, x in enumerate(self.positional):
             if self.varargs and i == 0:
-                parts.append("*" + x.name)
+                parts.append("*_va")     # `zeros(2, 3)`, `zeros((2, 3))`; `zeros(size=(2, 3))` below
             else:
                 parts.append(self.pyname(x) + _default(x))
         kw = [self.pyname(x) + _default(x) for x in self.kwonly]
+        if self.varargs:
+            kw.insert(0, self.positional[0].name + "=None")
         if self.out_fn:
             kw.append("out=None")
         if self.factory:
@@ -240,12 +242,30 @@ class Overload:
                 lines.append(f"    {v} = ()")
         return lines
 
+    def varargs_prelude(self, matcher=False):
+        """Lines binding a `*size` parameter as torch's parser does: the sizes given positionally (`zeros(2, 3)`,
+        one sequence `zeros((2, 3))`) or by keyword (`zeros(size=(2, 3))`), never both; none at all is torch's
+        "missing 1 required positional arguments" (a matcher answers None: no fit)."""
+        v = self.positional[0].name
+        name = str(self.fn.func.name.name)
+        missing = "return None" if matcher else (
+            f"raise TypeError('{name}() missing 1 required positional arguments: \"{v}\"')")
+        twice = "return None" if matcher else f"raise TypeError(\"{name}() got multiple values for argument '{v}'\")"
+        return [f"if {v} is None:",
+                "    if not _va:",
+                f"        {missing}",
+                "elif _va:",
+                f"    {twice}",
+                "else:",
+                f"    _va = ({v},)",
+                f"{v} = _va",
+                f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):",
+                f"    {v} = {v}[0]"]
+
     def body(self, opvar, outvar, rtvar, indent="    ", check=False):
         lines = []
         if self.varargs:
-            v = self.positional[0].name
-            lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):")
-            lines.append(f"    {v} = {v}[0]")
+            lines += self.varargs_prelude()
         lines += self.none_defaults()
         if check:
             lines += self.arg_checks()
@@ -360,7 +380,7 @@ class Overload:
         """(min_args, max_args) of torch's FunctionSignature for this overload: the parameters without a
         default, and all of them (out= and a factory's requires_grad included; `*size` is one parameter)."""
         params = self.positional + self.kwonly
-        lo = sum(1 for x in params if x.default is None and not (self.varargs and x is self.positional[0]))
+        lo = sum(1 for x in params if x.default is None)     # `*size` too: torch's parser requires it
         hi = len(params) + (1 if self.out_fn else 0) + (1 if self.factory else 0)
         return lo, hi
 
@@ -369,9 +389,7 @@ class Overload:
         print_error parses the one plausible signature again with raise_exception=true)."""
         lines = []
         if self.varargs:
-            v = self.positional[0].name
-            lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):")
-            lines.append(f"    {v} = {v}[0]")
+            lines += self.varargs_prelude()
         lines += self.none_defaults() + self.arg_checks() + self.arg_checks(kwonly=True)
         if self.out_fn and len(self.out_names) == 1 and not self.numbers_anywhere:
             list_out = "[]" in str(self.out_fn.func.arguments.out[0].type)
@@ -388,7 +406,7 @@ class Overload:
         for x in self.positional + self.kwonly:
             if self.varargs and x is self.positional[0]:
                 v = x.name
-                checks.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):\n    {v} = {v}[0]")
+                checks.append("\n".join(self.varargs_prelude(matcher=True)))
                 checks.append(f"if not _is_intlist({v}):\n{indent}    return None")
                 continue
             c = _check(self.pyname(x), x.type, x.default, x.name in self.scalar_ok)

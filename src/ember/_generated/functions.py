@@ -1944,7 +1944,15 @@ def zero_(input):
             return _k(input)
     return _op_zero__default(input)
 
-def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
+def empty(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('empty() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("empty() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1976,7 +1984,15 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         r.requires_grad_()
     return r
 
-def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('zeros() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("zeros() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1994,7 +2010,15 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None
         r.requires_grad_()
     return r
 
-def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('ones() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("ones() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10326,8 +10350,16 @@ def _adaptive_avg_pool3d(input, output_size):
         raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__adaptive_avg_pool3d_default(input, output_size)
 
-def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_c0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10338,7 +10370,15 @@ def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=N
         return None
     return s
 
-def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('rand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("rand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if out is not None:
@@ -10348,8 +10388,16 @@ def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=N
         r.requires_grad_()
     return r
 
-def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10360,7 +10408,15 @@ def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         return None
     return s
 
-def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('rand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("rand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if out is not None:
@@ -10370,7 +10426,15 @@ def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         r.requires_grad_()
     return r
 
-def _rand_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('rand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("rand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10383,7 +10447,15 @@ def _rand_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=N
         raise _bad_arg('rand', 'out', None, 'Tensor', out)
     return None
 
-def _rand_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('rand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("rand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10396,7 +10468,7 @@ def _rand_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         raise _bad_arg('rand', 'out', None, 'Tensor', out)
     return None
 
-_rand_errs = ((0, 7, _rand_e0), (1, 8, _rand_e1),)
+_rand_errs = ((1, 7, _rand_e0), (2, 8, _rand_e1),)
 _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
 _rand_sigs = ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
@@ -10425,8 +10497,16 @@ def rand(*args, **kwargs):
             raise _unbound_call('rand', _p[0], args, kwargs, _m) from None
     raise _no_match('rand', args, kwargs, _rand_sigs, False)
 
-def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_c0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10437,7 +10517,15 @@ def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=
         return None
     return s
 
-def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('randn() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("randn() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if out is not None:
@@ -10447,8 +10535,16 @@ def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=
         r.requires_grad_()
     return r
 
-def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10459,7 +10555,15 @@ def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         return None
     return s
 
-def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('randn() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("randn() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if out is not None:
@@ -10469,7 +10573,15 @@ def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         r.requires_grad_()
     return r
 
-def _randn_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('randn() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("randn() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10482,7 +10594,15 @@ def _randn_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=
         raise _bad_arg('randn', 'out', None, 'Tensor', out)
     return None
 
-def _randn_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('randn() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("randn() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10495,7 +10615,7 @@ def _randn_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         raise _bad_arg('randn', 'out', None, 'Tensor', out)
     return None
 
-_randn_errs = ((0, 7, _randn_e0), (1, 8, _randn_e1),)
+_randn_errs = ((1, 7, _randn_e0), (2, 8, _randn_e1),)
 _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
 _randn_sigs = ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 

@@ -950,7 +950,15 @@ def _m_copy_(self, src, non_blocking=False):
             return _k(self, src, non_blocking)
     return _op_copy__default(self, src, non_blocking)
 
-def _m_resize_(self, *size, memory_format=None):
+def _m_resize_(self, *_va, size=None, memory_format=None):
+    if size is None:
+        if not _va:
+            raise TypeError('resize_() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("resize_() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1048,7 +1056,15 @@ def _m_zero_(self):
             return _k(self)
     return _op_zero__default(self)
 
-def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+def _m_new_empty(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
+    if size is None:
+        if not _va:
+            raise TypeError('new_empty() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("new_empty() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1097,7 +1113,15 @@ def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None,
         raise _bad_arg('new_full', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_full_default(self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
-def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+def _m_new_zeros(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
+    if size is None:
+        if not _va:
+            raise TypeError('new_zeros() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("new_zeros() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1120,7 +1144,15 @@ def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=N
         raise _bad_arg('new_zeros', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_zeros_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
-def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+def _m_new_ones(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
+    if size is None:
+        if not _va:
+            raise TypeError('new_ones() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("new_ones() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -8405,15 +8437,31 @@ def _m_norm(*args, **kwargs):
                 raise _e from None
     raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
 
-def __m_count_nonzero_c0(self, *dim):
+def __m_count_nonzero_c0(self, *_va, dim=None):
     s = 0
+    if dim is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
             return None
     return s
 
-def __m_count_nonzero_b0(self, *dim):
+def __m_count_nonzero_b0(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('count_nonzero() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("count_nonzero() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
@@ -8444,7 +8492,15 @@ def __m_count_nonzero_b1(self, dim=None):
             return _k(self, dim)
     return _op_count_nonzero_default(self, dim)
 
-def __m_count_nonzero_e0(self, *dim):
+def __m_count_nonzero_e0(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('count_nonzero() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("count_nonzero() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
@@ -8456,7 +8512,7 @@ def __m_count_nonzero_e1(self, dim=None):
         raise _bad_arg('count_nonzero', 'dim', 1, 'int', dim)
     return None
 
-__m_count_nonzero_errs = ((0, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero_e1),)
+__m_count_nonzero_errs = ((1, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero_e1),)
 __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
 __m_count_nonzero_sigs = ('(tuple of ints dim)', '(int dim = None)')
 
@@ -9209,7 +9265,15 @@ def _m_logcumsumexp(self, dim, *, out=None):
             return _k(self, dim)
     return _op_logcumsumexp_default(self, dim)
 
-def _m_repeat(self, *repeats):
+def _m_repeat(self, *_va, repeats=None):
+    if repeats is None:
+        if not _va:
+            raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    elif _va:
+        raise TypeError("repeat() got multiple values for argument 'repeats'")
+    else:
+        _va = (repeats,)
+    repeats = _va
     if len(repeats) == 1 and not isinstance(repeats[0], (int, TensorImpl)):
         repeats = repeats[0]
     if not _is_intlist(repeats):
@@ -9319,7 +9383,15 @@ def _m_repeat_interleave(*args, **kwargs):
                 raise _e from None
     raise _no_match('repeat_interleave', args, kwargs, __m_repeat_interleave_sigs, True)
 
-def _m_tile(self, *dims):
+def _m_tile(self, *_va, dims=None):
+    if dims is None:
+        if not _va:
+            raise TypeError('tile() missing 1 required positional arguments: "dims"')
+    elif _va:
+        raise TypeError("tile() got multiple values for argument 'dims'")
+    else:
+        _va = (dims,)
+    dims = _va
     if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)):
         dims = dims[0]
     if not _is_intlist(dims):
@@ -9345,7 +9417,15 @@ def _m_roll(self, shifts, dims=()):
         raise _bad_arg('roll', 'dims', 2, 'tuple of ints', dims)
     return _op_roll_default(self, shifts, dims)
 
-def _m_flip(self, *dims):
+def _m_flip(self, *_va, dims=None):
+    if dims is None:
+        if not _va:
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    elif _va:
+        raise TypeError("flip() got multiple values for argument 'dims'")
+    else:
+        _va = (dims,)
+    dims = _va
     if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)):
         dims = dims[0]
     if not _is_intlist(dims):
@@ -9489,7 +9569,15 @@ def _m_diagflat(self, offset=0):
             return _k(self, offset)
     return _op_diagflat_default(self, offset)
 
-def _m_broadcast_to(self, *size):
+def _m_broadcast_to(self, *_va, size=None):
+    if size is None:
+        if not _va:
+            raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("broadcast_to() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -9802,15 +9890,31 @@ def _m_unfold(self, dimension, size, step):
             return _k(self, dimension, size, step)
     return _op_unfold_default(self, dimension, size, step)
 
-def __m_view_c0(self, *size):
+def __m_view_c0(self, *_va, size=None):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
             return None
     return s
 
-def __m_view_b0(self, *size):
+def __m_view_b0(self, *_va, size=None):
+    if size is None:
+        if not _va:
+            raise TypeError('view() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("view() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
@@ -9839,7 +9943,15 @@ def __m_view_b1(self, dtype):
             return _k(self, dtype)
     return _op_view_dtype(self, dtype)
 
-def __m_view_e0(self, *size):
+def __m_view_e0(self, *_va, size=None):
+    if size is None:
+        if not _va:
+            raise TypeError('view() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("view() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -9851,7 +9963,7 @@ def __m_view_e1(self, dtype):
         raise _bad_arg('view', 'dtype', 1, 'ember.dtype', dtype)
     return None
 
-__m_view_errs = ((0, 1, __m_view_e0), (1, 1, __m_view_e1),)
+__m_view_errs = ((1, 1, __m_view_e0), (1, 1, __m_view_e1),)
 __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
 __m_view_sigs = ('(tuple of ints size)', '(ember.dtype dtype)')
 
@@ -9900,7 +10012,15 @@ def _m_as_strided(self, size, stride, storage_offset=None):
         raise _bad_arg('as_strided', 'storage_offset', 3, 'int', storage_offset)
     return _op_as_strided_default(self, size, stride, storage_offset)
 
-def _m_expand(self, *size, implicit=False):
+def _m_expand(self, *_va, size=None, implicit=False):
+    if size is None:
+        if not _va:
+            raise TypeError('expand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("expand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -9948,7 +10068,15 @@ def _m_transpose(self, dim0, dim1):
             return _k(self, dim0, dim1)
     return _op_transpose_int(self, dim0, dim1)
 
-def _m_permute(self, *dims):
+def _m_permute(self, *_va, dims=None):
+    if dims is None:
+        if not _va:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    elif _va:
+        raise TypeError("permute() got multiple values for argument 'dims'")
+    else:
+        _va = (dims,)
+    dims = _va
     if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)):
         dims = dims[0]
     if not _is_intlist(dims):
@@ -10081,15 +10209,31 @@ def __m_squeeze_b1(self, dim):
             return _k(self, dim)
     return _op_squeeze_dim(self, dim)
 
-def __m_squeeze_c2(self, *dim):
+def __m_squeeze_c2(self, *_va, dim=None):
     s = 0
+    if dim is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
             return None
     return s
 
-def __m_squeeze_b2(self, *dim):
+def __m_squeeze_b2(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('squeeze() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("squeeze() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
@@ -10112,14 +10256,22 @@ def __m_squeeze_e1(self, dim):
         raise _bad_arg('squeeze', 'dim', 1, 'int', dim)
     return None
 
-def __m_squeeze_e2(self, *dim):
+def __m_squeeze_e2(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('squeeze() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("squeeze() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
         raise _bad_arg('squeeze', 'dim', 1, 'tuple of ints', dim)
     return None
 
-__m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (0, 1, __m_squeeze_e2),)
+__m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (1, 1, __m_squeeze_e2),)
 __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
 __m_squeeze_sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
@@ -10177,15 +10329,31 @@ def __m_squeeze__b1(self, dim):
             return _k(self, dim)
     return _op_squeeze__dim(self, dim)
 
-def __m_squeeze__c2(self, *dim):
+def __m_squeeze__c2(self, *_va, dim=None):
     s = 0
+    if dim is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
             return None
     return s
 
-def __m_squeeze__b2(self, *dim):
+def __m_squeeze__b2(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('squeeze_() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("squeeze_() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
@@ -10208,14 +10376,22 @@ def __m_squeeze__e1(self, dim):
         raise _bad_arg('squeeze_', 'dim', 1, 'int', dim)
     return None
 
-def __m_squeeze__e2(self, *dim):
+def __m_squeeze__e2(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('squeeze_() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("squeeze_() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
         raise _bad_arg('squeeze_', 'dim', 1, 'tuple of ints', dim)
     return None
 
-__m_squeeze__errs = ((0, 0, __m_squeeze__e0), (1, 1, __m_squeeze__e1), (0, 1, __m_squeeze__e2),)
+__m_squeeze__errs = ((0, 0, __m_squeeze__e0), (1, 1, __m_squeeze__e1), (1, 1, __m_squeeze__e2),)
 __m_squeeze__ovs = ((__m_squeeze__c0, __m_squeeze__b0), (__m_squeeze__c1, __m_squeeze__b1), (__m_squeeze__c2, __m_squeeze__b2),)
 __m_squeeze__sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
@@ -10708,15 +10884,31 @@ def __m_hsplit_b0(self, sections):
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_hsplit_int(self, sections))
 
-def __m_hsplit_c1(self, *indices):
+def __m_hsplit_c1(self, *_va, indices=None):
     s = 0
+    if indices is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
             return None
     return s
 
-def __m_hsplit_b1(self, *indices):
+def __m_hsplit_b1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('hsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("hsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
@@ -10736,14 +10928,22 @@ def __m_hsplit_e0(self, sections):
         raise _bad_arg('hsplit', 'sections', 1, 'int', sections)
     return None
 
-def __m_hsplit_e1(self, *indices):
+def __m_hsplit_e1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('hsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("hsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
         raise _bad_arg('hsplit', 'indices', 1, 'tuple of ints', indices)
     return None
 
-__m_hsplit_errs = ((1, 1, __m_hsplit_e0), (0, 1, __m_hsplit_e1),)
+__m_hsplit_errs = ((1, 1, __m_hsplit_e0), (1, 1, __m_hsplit_e1),)
 __m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1),)
 __m_hsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
@@ -10787,15 +10987,31 @@ def __m_vsplit_b0(self, sections):
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_vsplit_int(self, sections))
 
-def __m_vsplit_c1(self, *indices):
+def __m_vsplit_c1(self, *_va, indices=None):
     s = 0
+    if indices is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
             return None
     return s
 
-def __m_vsplit_b1(self, *indices):
+def __m_vsplit_b1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('vsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("vsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
@@ -10815,14 +11031,22 @@ def __m_vsplit_e0(self, sections):
         raise _bad_arg('vsplit', 'sections', 1, 'int', sections)
     return None
 
-def __m_vsplit_e1(self, *indices):
+def __m_vsplit_e1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('vsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("vsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
         raise _bad_arg('vsplit', 'indices', 1, 'tuple of ints', indices)
     return None
 
-__m_vsplit_errs = ((1, 1, __m_vsplit_e0), (0, 1, __m_vsplit_e1),)
+__m_vsplit_errs = ((1, 1, __m_vsplit_e0), (1, 1, __m_vsplit_e1),)
 __m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1),)
 __m_vsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
@@ -10866,15 +11090,31 @@ def __m_dsplit_b0(self, sections):
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_dsplit_int(self, sections))
 
-def __m_dsplit_c1(self, *indices):
+def __m_dsplit_c1(self, *_va, indices=None):
     s = 0
+    if indices is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
             return None
     return s
 
-def __m_dsplit_b1(self, *indices):
+def __m_dsplit_b1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('dsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("dsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
@@ -10894,14 +11134,22 @@ def __m_dsplit_e0(self, sections):
         raise _bad_arg('dsplit', 'sections', 1, 'int', sections)
     return None
 
-def __m_dsplit_e1(self, *indices):
+def __m_dsplit_e1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('dsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("dsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
         raise _bad_arg('dsplit', 'indices', 1, 'tuple of ints', indices)
     return None
 
-__m_dsplit_errs = ((1, 1, __m_dsplit_e0), (0, 1, __m_dsplit_e1),)
+__m_dsplit_errs = ((1, 1, __m_dsplit_e0), (1, 1, __m_dsplit_e1),)
 __m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1),)
 __m_dsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
@@ -10995,7 +11243,15 @@ def _m_view_as(self, other):
             return _k(self, other)
     return _op_view_as_default(self, other)
 
-def _m_reshape(self, *shape):
+def _m_reshape(self, *_va, shape=None):
+    if shape is None:
+        if not _va:
+            raise TypeError('reshape() missing 1 required positional arguments: "shape"')
+    elif _va:
+        raise TypeError("reshape() got multiple values for argument 'shape'")
+    else:
+        _va = (shape,)
+    shape = _va
     if len(shape) == 1 and not isinstance(shape[0], (int, TensorImpl)):
         shape = shape[0]
     if not _is_intlist(shape):
