@@ -123,8 +123,17 @@ def _first_is_self(schema):
 
 def _view_kernel(op, below, get, positional):
     """The ADInplaceOrView kernel of a view op (one return aliasing its first argument, nothing written):
-    the fallback's loops unrolled for the one case every view op is (view, t, select, slice, split, ...)."""
+    the fallback's loops unrolled for the one case every view op is (view, t, select, slice, split, ...).
+    A kernel below that carries `_as_view` (the common view kernels, kernels/meta/view.py: the same code
+    building results already marked as this kernel marks them) is that kernel's place here: one call per view."""
     cache = op._dispatch_cache
+    try:
+        below_kernel = cache.get(below) or op._resolve(below)
+    except NotImplementedError:
+        below_kernel = None
+    fused = getattr(below_kernel, "_as_view", None)
+    if fused is not None:
+        return fused
 
     def kernel(*args, **kwargs):
         try:
@@ -152,6 +161,7 @@ def _view_kernel(op, below, get, positional):
 
 
 def _mark_view(view, base):
+    """`view` marked a view of `base` (the ADInplaceOrView step of one returned alias)."""
     if view is base:
         return
     view._base = base._base if base._base is not None else base

@@ -8,12 +8,14 @@ select + index, and a result from basic indexing alone is a view sharing storage
 """
 import numbers
 
+import numpy as np
+
 from ._core.symint import SymInt
 from ._core import dtype as D
 from ._ops import ops
 from ._core.dispatch_keys import AUTOGRAD_BIT
 from ._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
-from ._core.tensor_impl import TensorImpl as Tensor
+from ._core.tensor_impl import _CPU_KS, INFERENCE_VC, TensorImpl as Tensor
 from .functional import tensor as _tensor
 
 _aten = ops.aten
@@ -286,7 +288,39 @@ def _strip_leading_ones(v):
     return v if i == 0 else _aten.view.default(v, s[i:])
 
 
+# the largest float32/float64: a Python number within it is stored by numpy exactly as the general path's
+# 0-dim tensor of the target dtype stores it (no overflow to infinity, so no warning to silence either)
+_FLOAT_MAX = {np.dtype(np.float32): 3.4028234663852886e38, np.dtype(np.float64): 1.7976931348623157e308}
+
+
+def _set_number(self, index, value):
+    """x[i] = number, x[a:b] = number on a float32/float64 cpu tensor that nothing records (no grad, no mode,
+    no math bit, not an inference tensor): the general path's select/slice + fill_ of a fresh 0-dim value,
+    as one numpy store and the version bump fill_ does; False where that is not the case."""
+    a = self._np
+    top = _FLOAT_MAX.get(a.dtype) if a is not None else None
+    size = self._size
+    if top is None or not -top <= value <= top or not size or self._vc is INFERENCE_VC:
+        return False
+    c = index.__class__
+    if c is int:
+        if not -size[0] <= index < size[0]:
+            return False
+    elif c is not slice or not ((index.start is None or index.start.__class__ is int)
+                                and (index.stop is None or index.stop.__class__ is int)
+                                and (index.step is None or index.step.__class__ is int and index.step > 0)):
+        return False
+    if 0 in (self._stride or self.stride()):
+        return False        # (may write one element twice: fill_'s overlap check decides)
+    a[index] = value
+    self._version_counter.value += 1
+    return True
+
+
 def setitem(self, index, value):
+    c = value.__class__
+    if (c is float or c is int) and self._ks == _CPU_KS and not _KEYS_ACTIVE[0] and _set_number(self, index, value):
+        return
     value = _value_tensor(self, value)
     result, adv = apply_slicing(self, index)
     value = _strip_leading_ones(value)

@@ -231,3 +231,27 @@ def test_full_slices_in_a_tuple_index_record_no_slice_like_torch(ix):
             fn = fn.next_functions[0][0]
         return names
     assert chain(ember) == chain(torch)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64"])
+def test_setitem_of_a_number_matches_torch_values_versions_and_errors(dtype):
+    # float32/float64 with an int or slice index store the number straight into the array (one version bump,
+    # like fill_); everything else (inf, nan, other dtypes, bad indices) takes the general path. (Not here:
+    # numbers the dtype cannot hold, which torch refuses and ember stores as inf on both paths.)
+    torch = pytest.importorskip("torch")
+    cases = [(2, 5), (-1, 2.5), (slice(1, 3), -1), (slice(None, None, 2), 7.0), (slice(-100, 100), 0.25),
+             (slice(3, 1), 4), (4, 1.0), (-5, 1.0), (0, -0.0), (1, 2 ** 40)]
+    if dtype != "int64":
+        cases += [(0, float("inf")), (1, float("nan")), (2, -float("inf"))]
+    for index, value in cases:
+        res = []
+        for lib in (ember, torch):
+            x = lib.from_numpy(base((4, 3), dtype))
+            v0 = x._version
+            try:
+                x[index] = value
+                res.append((x.numpy().tobytes(), x._version - v0))
+            except Exception as e:  # noqa: BLE001
+                res.append((type(e).__name__, x.numpy().tobytes(), x._version - v0))
+        assert res[0] == res[1], (index, value)

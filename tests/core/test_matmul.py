@@ -105,3 +105,19 @@ def test_methods():
     assert a.matmul(ember.ones(3)).shape == (2,)
     assert a.mv(ember.ones(3)).numpy().tolist() == [3, 3]
     assert ember.ones(3).dot(ember.ones(3)).item() == 3
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_mm_is_matmul_bit_for_bit_on_every_layout(dtype):
+    # the 2-D fast path calls ndarray.dot: the same BLAS calls as np.matmul, so the same bits, x @ x.T included
+    rng = np.random.default_rng(0)
+    layouts = [lambda x: x, np.asfortranarray, lambda x: np.repeat(x, 2, 1)[:, ::2]]
+    for m, k, n in [(8, 8, 8), (1, 5, 3), (17, 33, 9), (3, 0, 4)]:
+        a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
+        for la in layouts:
+            for lb in layouts:
+                x, y = la(a), lb(b)
+                for got in (ember.from_numpy(x) @ ember.from_numpy(y), ember.mm(ember.from_numpy(x), ember.from_numpy(y))):
+                    assert got.numpy().tobytes() == np.matmul(x, y).tobytes()
+        x = ember.from_numpy(a)
+        assert (x @ x.t()).numpy().tobytes() == np.matmul(a, a.T).tobytes()

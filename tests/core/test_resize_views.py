@@ -99,6 +99,29 @@ def test_view_tracking_does_not_grow_without_bound():
     assert len(x.untyped_storage()._views) < 200
 
 
+def test_views_of_every_fast_path_follow():
+    # t/view/select/slice build their views without a weak reference each: resize_ finds them by a scan
+    x = ember.arange(6.0)
+    m = x.view(2, 3)
+    views = [m.t(), m[1], m[:, 1:], m.view(6)]
+    x.resize_(50)
+    assert [v.data_ptr() - x.data_ptr() for v in views] == [0, 12, 4, 0]
+    x[:6] = ember.arange(10.0, 16.0)
+    assert [v.tolist() for v in views] == [[[10.0, 13.0], [11.0, 14.0], [12.0, 15.0]], [13.0, 14.0, 15.0],
+                                           [[11.0, 12.0], [14.0, 15.0]], [10.0, 11.0, 12.0, 13.0, 14.0, 15.0]]
+
+
+def test_view_with_a_dict_of_its_own_follows():
+    # a tensor given attributes of its own keeps them in a __dict__: the scan finds it through that dict
+    x = ember.zeros(4)
+    v = x[1:3]
+    v.note = "mine"
+    assert v.__dict__["note"] == "mine"
+    x.resize_(64)
+    v.fill_(2.0)
+    assert x.tolist()[:4] == [0.0, 2.0, 2.0, 0.0] and v.data_ptr() == x.data_ptr() + 4
+
+
 def test_meta_resize_unaffected():
     x = ember.empty(3, device="meta")
     v = x.view(3)

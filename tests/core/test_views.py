@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import ember
-from _view_helpers import base, parity
+from _view_helpers import base, parity, to_list
 
 VIEW_CASES = {
     "view": ((2, 3, 4), lambda m, x: x.view(6, 4)),
@@ -185,3 +185,68 @@ def test_meta_views_have_no_data():
     m = ember.from_numpy(base((4, 6))).to("meta")
     v = m.view(2, 12).t()[3:]
     assert v.is_meta and v.shape == (9, 2) and v.stride() == (1, 12) and v.storage_offset() == 3
+
+
+@pytest.mark.parity
+# (torch's detach and view.dtype make views that are not differentiable: _is_view() False; ember's are views)
+@pytest.mark.parametrize("name", sorted(set(VIEW_CASES) - {"detach", "view_dtype_same", "view_dtype_smaller",
+                                                           "view_dtype_bigger"}))
+def test_view_marks_match_torch(name):
+    # the ADInplaceOrView step: _base (the root of the input's views) and the shared version counter, whether the
+    # kernel below and that step run as two calls or as one (kernels/meta/view.py's `_as_view` twins)
+    torch = pytest.importorskip("torch")
+    shape, fn = VIEW_CASES[name]
+    for through_view in (False, True):
+        e, t = ember.from_numpy(base(shape)), torch.from_numpy(base(shape))
+        if through_view:        # the input is a view already: results take its base
+            e, t = e.view(shape), t.view(shape)
+        for a, b in zip(to_list(fn(ember, e)), to_list(fn(torch, t))):
+            assert a._is_view() == b._is_view()
+            assert (a._base is e._base if through_view else a._base is e) == (
+                b._base is t._base if through_view else b._base is t)
+            if b._is_view():
+                before = a._version
+                e.add_(1)
+                assert a._version == before + 1
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", sorted(set(VIEW_CASES) - {"view_transposed_ok", "detach", "view_dtype_same",
+                                                           "view_dtype_smaller", "view_dtype_bigger"}))
+def test_view_in_no_grad_of_a_tensor_needing_grad_refuses_in_place(name):
+    # (view_transposed_ok: a view of a no_grad view does not inherit the flag yet, torch's propagate_creation_meta;
+    # detach, view.dtype: see test_view_marks_match_torch)
+    torch = pytest.importorskip("torch")
+    shape, fn = VIEW_CASES[name]
+    raised = []
+    for m in (ember, torch):
+        x = m.from_numpy(base(shape)).requires_grad_()
+        with m.no_grad():
+            rs = to_list(fn(m, x))
+        for r in rs:
+            try:
+                r.mul_(2)
+                raised.append(None)
+            except RuntimeError as e:
+                raised.append("no_grad mode" in str(e))
+    assert raised[:len(raised) // 2] == raised[len(raised) // 2:]
+
+
+def test_fused_view_kernels_match_their_plain_kernels():
+    # each `_as_view` twin is the kernel's own code: the same geometry and data, and only the twin marks its result
+    from ember.kernels.meta import view as V
+    x = ember.from_numpy(base((2, 3, 4)))
+    calls = [(V.view, (x, (6, 4))), (V.view, (x, [4, -1])), (V.as_strided, (x, (2, 2), (1, 2), 1)),
+             (V.expand, (x[:, :1], (2, 3, 4))), (V.transpose, (x, 0, 2)), (V.permute, (x, (2, 0, 1))),
+             (V.t, (x[0],)), (V.t, (x[0, 0],)), (V.select, (x, 0, 1)), (V.select, (x, 2, -1)),
+             (V.slice, (x, 0, 1, None, 1)), (V.slice, (x, 2, -3, 100, 2)), (V.narrow, (x, 1, 1, 2)),
+             (V.unsqueeze, (x, 1)), (V.squeeze, (x[:1],)), (V.squeeze_dim, (x[:1], 0)),
+             (V.squeeze_dims, (x[:1], (0, 2))), (V.diagonal, (x, 0, 1, 2)), (V.unbind, (x, 1)),
+             (V.split_with_sizes, (x, [1, 3], 2)), (V.split, (x, 2, 1)), (V.alias, (x,)), (V.unfold, (x, 2, 2, 1))]
+    for fn, args in calls:
+        plain, fused = to_list(fn(*args)), to_list(fn._as_view(*args))
+        assert len(plain) == len(fused)
+        for p, f in zip(plain, fused):
+            assert (p.shape, p.stride(), p.storage_offset()) == (f.shape, f.stride(), f.storage_offset())
+            np.testing.assert_array_equal(p.numpy(), f.numpy())
+            assert p._base is None and f._base is x and f._version_counter is x._version_counter, fn.__name__

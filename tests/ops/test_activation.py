@@ -247,3 +247,16 @@ def test_rrelu_gradcheck_eval_and_training():
         assert ember.autograd.gradcheck(
             lambda a, b: ember.ops.aten.rrelu_with_noise_backward.default(a, b, noise, 0.1, 0.3, training, False),
             (g, x), check_forward_ad=True)
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_keeps_negative_zero_and_nan_bits_as_torch(dtype):
+    # small tensors take np.maximum(0, a) where it is torch's clamp_min bit for bit, else a masked store
+    vals = np.array([-0.0, np.nan, -np.nan, 0.0, -1.5, 2.5, -np.inf, np.inf, -3.0, 1e-30, -1e-30] * 7, dtype)
+    for off in (0, 1, 5):
+        for n in (1, 3, 8, 17, 40, 70):
+            part = vals[off:off + n]
+            got = ember.relu(ember.from_numpy(vals)[off:off + n]).numpy()
+            want = torch.relu(torch.from_numpy(part.copy())).numpy()
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (off, n)
+    assert ember.relu(ember.tensor(-0.0, dtype=getattr(ember, dtype))).numpy().tobytes() == \
+        torch.relu(torch.tensor(-0.0, dtype=getattr(torch, dtype))).numpy().tobytes()

@@ -90,3 +90,21 @@ def test_functional_helpers_boolean_dispatch_and_assert_int_or_pair_match_torch(
             row.append(str(e))
         got.append(row)
     assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_utils_set_module_matches_torch():
+    import ember
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        def f():
+            pass
+        L.utils.set_module(f, "somewhere.else")
+        try:
+            L.utils.set_module(f, 3)
+            err = None
+        except TypeError as e:
+            err = str(e)
+        got.append((f.__module__, err))
+    assert got[0] == got[1]

@@ -2,10 +2,15 @@
 
 On cpu the bytes live in a 1-D numpy uint8 array (`_data`); on meta there are no bytes, only a size.
 Every view of a tensor holds the same storage object. Each cpu tensor caches a numpy view of the
-bytes, so the storage also keeps weak references to the tensors viewing it (`_track`): when
-`resize_` has to move the bytes to a bigger buffer, every live view is re-pointed at the new buffer,
-so views keep sharing memory as they do in torch, where the storage is resized in place.
+bytes, so when `resize_` has to move the bytes to a bigger buffer, every live tensor on them is
+re-pointed at the new buffer, so views keep sharing memory as they do in torch, where the storage is
+resized in place. The storage keeps weak references to the tensors made on it by the general
+constructors (`_track`); the view ops' fast path (`TensorImpl._cpu_view`, t/view/select/slice on
+every call) only sets `_viewed`, as a weak reference per view costs more than the view's geometry
+does: a move then finds those tensors by a scan of the collector's objects (`gc.get_referrers`),
+which only the rare growing resize of a viewed storage pays.
 """
+import gc
 import weakref
 
 import numpy as np
@@ -15,7 +20,7 @@ from .symint import hint_int
 
 
 class UntypedStorage:
-    __slots__ = ("_data", "_nbytes", "device", "_resizable", "_views", "_views_cap", "__weakref__")
+    __slots__ = ("_data", "_nbytes", "device", "_resizable", "_views", "_views_cap", "_viewed", "__weakref__")
 
     def __init__(self, nbytes=0, device=None):
         dev = as_device(device) or CPU
@@ -32,6 +37,7 @@ class UntypedStorage:
         self._resizable = True
         self._views = []
         self._views_cap = 64
+        self._viewed = False
 
     @classmethod
     def _from_numpy(cls, buf):
@@ -43,6 +49,7 @@ class UntypedStorage:
         self._resizable = False
         self._views = []
         self._views_cap = 64
+        self._viewed = False
         return self
 
     @classmethod
@@ -54,6 +61,7 @@ class UntypedStorage:
         self._resizable = True
         self._views = []
         self._views_cap = 64
+        self._viewed = False
         return self
 
     def _track(self, tensor):
@@ -78,6 +86,7 @@ class UntypedStorage:
             setattr(self, k, v)
         self._views = []
         self._views_cap = 64
+        self._viewed = False
 
     def _rebind_views(self, old):
         """After the bytes moved from `old` to `self._data`: re-point every live tensor view."""
@@ -90,6 +99,22 @@ class UntypedStorage:
             if t._np is not None and getattr(t, "_storage", None) is self:
                 t._rebind_np(self._data)
         self._views = live
+        if self._viewed:
+            for t in self._untracked_tensors():
+                if t._np is not None:
+                    t._rebind_np(self._data)
+
+    def _untracked_tensors(self):
+        """The tensors holding this storage, found among the collector's objects (the views `_cpu_view`
+        made are not in `_views`); a tensor whose attributes live in a dict of its own is found through it."""
+        found = []
+        for r in gc.get_referrers(self):
+            if r.__class__ is dict and r.get("_storage") is self:
+                found += [o for o in gc.get_referrers(r)
+                          if hasattr(type(o), "_rebind_np") and getattr(o, "__dict__", None) is r]
+            elif hasattr(type(r), "_rebind_np") and getattr(r, "_storage", None) is self:
+                found.append(r)
+        return found
 
     def nbytes(self):
         return self._nbytes

@@ -10,8 +10,6 @@ on any subclass (Parameter, a fake tensor) make that subclass.
 On cpu a tensor caches `_np`, a numpy ndarray viewing exactly its elements in the storage; kernels
 read and write through it. A tensor made from a fresh numpy result creates its storage lazily.
 """
-import weakref
-
 import numpy as np
 
 from . import dtype as _dt
@@ -24,7 +22,6 @@ from .strides import contiguous_strides, is_contiguous, is_channels_last, is_non
 from .tls import state as _tls
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
-_weakref = weakref.ref
 _new = object.__new__
 _INFERENCE = [0]   # threads currently in inference_mode: constructors check the thread-local flag only then
 
@@ -153,23 +150,52 @@ class TensorImpl:
         return self
 
     @classmethod
-    def _cpu_view(cls, storage, storage_offset, size, stride, dtype, arr):
-        """_from_storage for the view ops' hot path: a cpu view whose geometry is already Python ints (taken
-        from its input's) and whose numpy view `arr` the caller built from the input's."""
+    def _cpu_view(cls, src, storage_offset, size, stride, arr):
+        """_from_storage for the view ops' hot path: a cpu tensor on `src`'s storage, of its dtype, whose geometry
+        is already Python ints (taken from src's) and whose numpy view `arr` the caller built from src's."""
+        storage = src._storage
+        if storage is None:
+            storage = src.untyped_storage()
         self = _new(cls._tensor_cls)
         self._storage = storage
-        self.dtype = dtype
+        self.dtype = src.dtype
         self._offset = storage_offset
         self._size = size if size.__class__ is tuple else tuple(size)
         self._stride = stride if stride.__class__ is tuple else tuple(stride)
         self._ks = _CPU_KS
         self._np = arr
-        views = storage._views          # storage._track(self), inlined
-        views.append(_weakref(self))
-        if len(views) >= storage._views_cap:
-            storage._sweep_views()
+        storage._viewed = True          # not tracked: resize_ finds it by a scan (see _core/storage.py)
         if _INFERENCE[0] and _tls.inference_mode:
             self._vc = INFERENCE_VC
+        return self
+
+    @classmethod
+    def _cpu_view_of(cls, src, storage_offset, size, stride, arr):
+        """_cpu_view whose result is also marked a view of `src`, as the ADInplaceOrView key marks a view op's
+        result (`_fallbacks._view_kernel`): `_base` the root of src's views, src's version counter shared, and a
+        view made in no_grad mode of a tensor needing grad flagged. The view kernels that key runs rebuilt with
+        this constructor (kernels/meta/view.py) make their result and mark it in one step."""
+        storage = src._storage
+        if storage is None:
+            storage = src.untyped_storage()
+        self = _new(cls._tensor_cls)
+        self._storage = storage
+        self.dtype = src.dtype
+        self._offset = storage_offset
+        self._size = size if size.__class__ is tuple else tuple(size)
+        self._stride = stride if stride.__class__ is tuple else tuple(stride)
+        self._ks = _CPU_KS
+        self._np = arr
+        storage._viewed = True
+        vc = src._vc
+        if vc is None:
+            vc = src._version_counter
+        self._vc = vc
+        root = src._base
+        self._base = src if root is None else root
+        if src._requires_grad and not _tls.grad_enabled:
+            self._no_grad_view = True       # torch's CreationMeta::NO_GRAD_MODE (see _fallbacks._view_kernel)
+            self._ks = _CPU_KS | AUTOGRAD_BIT
         return self
 
     @classmethod

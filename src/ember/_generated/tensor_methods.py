@@ -10276,7 +10276,7 @@ def _m_transpose_(self, dim0, dim1):
 def _m_t_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_t__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_t__default(self)
@@ -10292,7 +10292,7 @@ def _m_swapaxes_(self, axis0, axis1):
     if axis1.__class__ in _TENSOR_TYPES:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, axis0, axis1)
     return _op_swapaxes__default(self, axis0, axis1)
@@ -10308,7 +10308,7 @@ def _m_swapdims_(self, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_swapdims__default(self, dim0, dim1)

@@ -1099,15 +1099,10 @@ class TBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad.t()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True

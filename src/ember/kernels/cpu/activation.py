@@ -202,15 +202,41 @@ _relu_general, relu_, _relu_out = make_unary(_relu, ARITH, "relu")
 
 
 def relu(self):
-    """relu of a small contiguous float tensor: a copy and a masked store of zeros (below the C kernel's
-    size; half the time of the general path's empty + casting copy, and np.where or np.maximum are slower
-    or turn -0.0 into 0.0); everything else takes make_unary's path."""
+    """relu of a small contiguous float tensor (below the C kernel's size): one np.maximum(0, a) where that
+    is torch's relu bit for bit on this machine (`_relu_zero`), else a copy and a masked store of zeros (half
+    the time of the general path's empty + casting copy); everything else takes make_unary's path."""
     a = self._np
     if a is not None and a.dtype.kind == "f" and a.size < MIN_ELEMS and a.flags.c_contiguous:
+        z = _RELU_ZERO.get(a.dtype)
+        if z is None:
+            z = _RELU_ZERO[a.dtype] = _relu_zero(a.dtype)
+        if z is not False and a.ndim:
+            return _wrap_fresh(np.maximum(z, a), self.dtype)
         r = a.copy()
         r[a < 0] = 0
         return _wrap_fresh(r, self.dtype)
     return _relu_general(self)
+
+
+_RELU_ZERO = {}     # dtype -> its 0-dim zero when np.maximum(zero, a) is relu (see _relu_zero), else False
+
+
+def _relu_zero(dtype):
+    """A 0-dim zero of `dtype` if np.maximum(zero, a) gives torch's relu(a) (clamp_min: a unless a < 0, so
+    -0.0 and NaN, with its sign, stay as they are) for every short array, else False. numpy's vector loops
+    return their second operand unless the first is greater, so the zero goes first; its scalar loops
+    (float16, other CPUs) may return the first of two equal zeros. Probed once per dtype over the lengths
+    and offsets that take a short array through numpy's vector body and tail, with -0.0 in every lane."""
+    z = np.zeros((), dtype)
+    with np.errstate(invalid="ignore"):
+        probe = np.array([-0.0, np.nan, -np.nan, 0.0, -1.5, 2.5, -np.inf, np.inf] * 10, dtype)
+        want = probe.copy()
+        want[probe < 0] = 0
+        for off in range(8):
+            for n in range(1, 66):
+                if np.maximum(z, probe[off:off + n]).tobytes() != want[off:off + n].tobytes():
+                    return False
+    return z
 
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}

@@ -2,11 +2,14 @@
 TensorShape.cpp). Registered as CompositeExplicitAutograd, so the same kernel serves cpu and meta.
 Also the meta functions of the view scatters (slice_scatter, ...): output geometry and the size check,
 which the cpu kernels (cpu/view.py) reuse."""
+from types import FunctionType as _FunctionType
+
 from ..._core.symint import SymInt, size_int
 from ..._core.storage import UntypedStorage
 from ..._core.strides import (_CONTIGUOUS, contiguous_strides, dense_strides_like, is_non_overlapping_and_dense,
                               numel, wrap_dim)
 from ..._core.tensor_impl import TensorImpl as Tensor
+from ..._fallbacks import _mark_view
 from ..common import _tname, empty_tensor
 
 _ALL = slice(None)
@@ -18,10 +21,8 @@ def make_view(t, size, stride, offset=None, dtype=None, arr=None):
     """A tensor over t's storage with the given geometry (the one constructor every view uses).
     `arr`: the numpy view of the result's elements when the caller has it from t's (see _from_storage);
     then the geometry is t's own ints, or ints computed from them."""
-    if arr is not None:
-        st = t._storage
-        return _cpu_view(t.untyped_storage() if st is None else st, t._offset if offset is None else offset, size,
-                         stride, dtype or t.dtype, arr)
+    if arr is not None and (dtype is None or dtype is t.dtype):
+        return _cpu_view(t, t._offset if offset is None else offset, size, stride, arr)
     return Tensor._from_storage(t.untyped_storage(), t._offset if offset is None else offset,
                                 size, stride, dtype or t.dtype, arr)
 
@@ -125,9 +126,7 @@ def view(self, size):
         if n == a.size and (self._stride or self.stride()) == _CONTIGUOUS.get(self._size):
             st = _CONTIGUOUS.get(shape)
             if st is not None:
-                storage = self._storage
-                return _cpu_view(self.untyped_storage() if storage is None else storage, self._offset, shape, st,
-                                 self.dtype, a.reshape(shape))
+                return _cpu_view(self, self._offset, shape, st, a.reshape(shape))
     shape = infer_size(_intlist(size), self.numel())
     a = self._np
     if a is not None and a.size and self.stride() == contiguous_strides(self._size):
@@ -267,9 +266,7 @@ def t(self):
         st = self._stride or self.stride()
         a = self._np
         if a is not None:
-            storage = self._storage
-            return _cpu_view(self.untyped_storage() if storage is None else storage, self._offset,
-                             (size[1], size[0]), (st[1], st[0]), self.dtype, a.T)
+            return _cpu_view(self, self._offset, (size[1], size[0]), (st[1], st[0]), a.T)
         return make_view(self, (size[1], size[0]), (st[1], st[0]))
     if nd > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
@@ -285,9 +282,7 @@ def select(self, dim, index):
             st = self._stride or self.stride()
             if index < 0:
                 index += size[0]
-            storage = self._storage
-            return _cpu_view(self.untyped_storage() if storage is None else storage, self._offset + index * st[0],
-                             size[1:], st[1:], self.dtype, a[index, ...])
+            return _cpu_view(self, self._offset + index * st[0], size[1:], st[1:], a[index, ...])
     nd = self.dim()
     if nd == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -314,9 +309,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
         end = n if end is None or end > n else end if end > start else start
         st = self._stride or self.stride()
         size = self._size
-        storage = self._storage
-        return _cpu_view(self.untyped_storage() if storage is None else storage, self._offset + start * st[dim],
-                         size[:dim] + (end - start,) + size[dim + 1:], st, self.dtype,
+        return _cpu_view(self, self._offset + start * st[dim], size[:dim] + (end - start,) + size[dim + 1:], st,
                          a[(_ALL,) * dim + (_slice(start, end),)] if dim else a[start:end])
     nd = self.dim()
     if nd == 0:
@@ -567,3 +560,28 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
 
 def as_strided_scatter(self, src, size, stride, storage_offset=None):
     return scatter_into_view(self, src, lambda t: as_strided(t, size, stride, storage_offset))
+
+
+# ---------------------------------------------------------------- the same kernels as the ADInplaceOrView key runs them
+def _make_view_of(t, size, stride, offset=None, dtype=None, arr=None):
+    out = make_view(t, size, stride, offset, dtype, arr)
+    _mark_view(out, t)
+    return out
+
+
+def _as_view_kernels(*kernels):
+    """Give each kernel an `_as_view` twin: its own code over this module's globals with `_cpu_view` and
+    `make_view` replaced by constructors that mark the result a view of its input (`_base`, shared version
+    counter), and each of these kernels by its twin. The ADInplaceOrView key of a view op runs the twin in
+    place of itself and the kernel (`_fallbacks._view_kernel`): a view made in one call instead of two, with
+    no packed arguments between them, and the geometry code written once. Only for kernels whose every
+    result is made by those constructors or by another kernel in the set (tests/core/test_views.py checks)."""
+    glb = dict(globals(), _cpu_view=Tensor._cpu_view_of, make_view=_make_view_of)
+    for fn in kernels:
+        twin = _FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
+        twin.__kwdefaults__, twin.__qualname__, twin.__doc__ = fn.__kwdefaults__, fn.__qualname__, fn.__doc__
+        glb[fn.__name__] = fn._as_view = twin
+
+
+_as_view_kernels(view, as_strided, expand, transpose, permute, t, select, slice, narrow, unsqueeze, _squeeze_dims,
+                 squeeze, squeeze_dim, squeeze_dims, diagonal, unbind, split_with_sizes, split, alias, unfold)
