@@ -14,7 +14,7 @@ from ._core.dispatch_keys import DispatchKey
 from ._schema import FunctionSchema
 
 __all__ = ["Library", "custom_op", "define", "impl", "register_fake", "CustomOpDef", "get_ctx", "impl_abstract",
-           "fallthrough_kernel"]
+           "fallthrough_kernel", "register_torch_dispatch"]
 
 _DEF_NAMESPACES = set()
 
@@ -47,6 +47,7 @@ class Library:
         self.ns, self.kind, self.dispatch_key = ns, kind, dispatch_key
         self._defs = []
         self._impls = []
+        self._torch_dispatch_rules = []
 
     def define(self, schema, alias_analysis="", *, tags=()):
         if self.kind == "IMPL":
@@ -81,6 +82,10 @@ class Library:
         raise NotImplementedError("Library.fallback: boxed per-namespace fallbacks are not supported yet")
 
     def _destroy(self):
+        from ._dispatch.modes import TORCH_DISPATCH_RULES
+        for qualname, cls in self._torch_dispatch_rules:
+            TORCH_DISPATCH_RULES.get(qualname, {}).pop(cls, None)
+        self._torch_dispatch_rules = []
         for entry, key in self._impls:
             _ops.deregister_kernel(entry, key)
         for entry in self._defs:
@@ -320,6 +325,33 @@ def register_fake(op, fn=None, *, lib=None):
         (lib or _fragment(ns)).impl(name, _fake_kernel(op, f), "Meta")
         return f
     return reg(fn) if fn is not None else reg
+
+
+def register_torch_dispatch(op, torch_dispatch_class, func=None, /, *, lib=None):
+    """Register `func(mode_or_class, func, types, args, kwargs)` as op's rule for `torch_dispatch_class` (a
+    TorchDispatchMode class or a tensor subclass): under that mode (or for that subclass) the op runs the rule
+    instead of the class's __torch_dispatch__."""
+    from ._dispatch.modes import TORCH_DISPATCH_RULES
+    if isinstance(op, CustomOpDef):
+        qualname = f"{op._ns}::{op._name}"
+    elif isinstance(op, _ops.OpOverload):
+        qualname = op._entry.qualname
+    elif isinstance(op, str):
+        qualname = op[:-len(".default")] if op.endswith(".default") else op
+    else:
+        raise ValueError(f"register_torch_dispatch(op): got unexpected type for op: {type(op)}")
+
+    def register(fn):
+        rules = TORCH_DISPATCH_RULES.setdefault(qualname, {})
+        if torch_dispatch_class in rules:
+            raise RuntimeError(f"{torch_dispatch_class} already has a `__torch_dispatch__` rule registered for "
+                               f"{qualname}")
+        rules[torch_dispatch_class] = fn
+        _ops.clear_dispatch_caches()
+        if lib is not None:
+            lib._torch_dispatch_rules.append((qualname, torch_dispatch_class))
+        return fn
+    return register(func) if func is not None else register
 
 
 def impl_abstract(qualname, func=None, *, lib=None, _stacklevel=1):

@@ -13,7 +13,8 @@ from .._grad_mode import enable_grad
 from .._tensor import Tensor
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
-           "stack_module_state", "replace_all_batch_norm_modules_", "functionalize", "linearize", "debug_unwrap"]
+           "stack_module_state", "replace_all_batch_norm_modules_", "functionalize", "linearize", "debug_unwrap",
+           "rearrange"]
 
 
 # ---------------------------------------------------------------- pytrees (tuple/list/dict of tensors)
@@ -376,6 +377,7 @@ def debug_unwrap(tensor, *, recurse=True):
     return tensor
 
 from ._module_state import stack_module_state, replace_all_batch_norm_modules_  # noqa: E402
+from ._rearrange import rearrange  # noqa: E402
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
