@@ -79,8 +79,19 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __ilshift__ = _M.bitwise_left_shift_
     __rshift__ = _M.bitwise_right_shift
     __irshift__ = _M.bitwise_right_shift_
-    __eq__ = _M.eq
-    __ne__ = _M.ne
+    def __eq__(self, other):
+        # torch turns the binding's TypeError into NotImplemented for ==/!= (TypeError_to_NotImplemented_), so
+        # Python falls back to identity: `t == None`, `t == "s"` and `t in [None, t]` give a bool, not an error
+        try:
+            return _M.eq(self, other)
+        except TypeError:
+            return NotImplemented
+
+    def __ne__(self, other):
+        try:
+            return _M.ne(self, other)
+        except TypeError:
+            return NotImplemented
     __lt__ = _M.lt
     __le__ = _M.le
     __gt__ = _M.gt

@@ -154,3 +154,20 @@ def test_plain_pickle_round_trip():
     p = ember.nn.Parameter(ember.tensor([1.5], dtype=ember.bfloat16))
     q = pickle.loads(pickle.dumps(p))
     assert isinstance(q, ember.nn.Parameter) and q.dtype is ember.bfloat16 and q.tolist() == [1.5]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("expr", ["t == None", "t != None", "t == 's'", "t != 's'", "t == [1.0, 2.0]",
+                                  "t == object()", "t in [None, 's']", "t in [None, t]", "None == t", "t.eq(None)",
+                                  "t < None", "(t == 1.0).tolist()", "(t != t).tolist()"])
+def test_comparison_with_a_non_tensor_falls_back_like_torch(expr):
+    """torch turns the binding's TypeError into NotImplemented for == and != only, so Python compares by
+    identity (a bool) where the method form and <, > still raise."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (torch, ember):
+        try:
+            got.append(repr(eval(expr, {"t": lib.tensor([1.0, 2.0])})))
+        except TypeError:
+            got.append("TypeError")
+    assert got[0] == got[1]
