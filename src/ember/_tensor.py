@@ -283,7 +283,7 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     @property
     def T(self):
-        return self.permute(*range(self.dim() - 1, -1, -1))
+        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
 
     @property
     def mT(self):

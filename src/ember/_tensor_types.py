@@ -68,9 +68,9 @@ def legacy_new(dtype, args, kwargs):
             raise TypeError(f"expected {_type_name(dt)} (got {_type_name(first.dtype)})")
         return first.view_as(first)
     if isinstance(first, Size) and len(args) == 1:
-        return _F.empty(*_sizes(tuple(first)), dtype=dt)
+        return _F.empty(tuple(_sizes(tuple(first))), dtype=dt)
     if isinstance(first, numbers.Integral) and not isinstance(first, bool):
-        return _F.empty(*_sizes(args), dtype=dt)
+        return _F.empty(tuple(_sizes(args)), dtype=dt)
     if len(args) == 1:
         if isinstance(first, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(first).__name__}'")
@@ -79,7 +79,7 @@ def legacy_new(dtype, args, kwargs):
         kind = type(first)
         name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__.split('.')[0]}.{kind.__name__}"
         raise TypeError(f"new(): data must be a sequence (got {name})")
-    return _F.empty(*_sizes(args), dtype=dt)
+    return _F.empty(tuple(_sizes(args)), dtype=dt)
 
 
 def _type_name(dt):

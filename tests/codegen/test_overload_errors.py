@@ -81,7 +81,8 @@ SIZE_CALLS = ["L.zeros()", "L.zeros(size=(2, 3))", "L.ones(size=[4])", "L.empty(
               "L.rand()", "L.randn(size=(2, 3)).shape", "L.rand(size=(1, 2), dtype=L.float64).dtype",
               "L.zeros(dtype=L.float32)", "X.new_zeros()", "X.new_ones(size=(3,))", "X.new_empty(size=(1, 2)).shape",
               "X.view()", "X.view(size=(4,))", "X.reshape()", "X.permute()", "X.expand()", "X.repeat()",
-              "L.zeros(())", "L.zeros([])", "L.ones(size=())"]
+              "L.zeros(())", "L.zeros([])", "L.ones(size=())",
+              "X.new_zeros((2,), foo=1)", "X.reshape((4,), foo=1)", "X.add(X, foo=1)"]
 
 
 @pytest.mark.parity

@@ -788,6 +788,13 @@ def emit_methods(fns):
     lines.append("    __slots__ = ()")
     for n in sorted(names):
         lines.append(f"    {n} = _m_{n}")
+    lines.append("")
+    lines.append("")
+    lines.append("# Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,")
+    lines.append("# as torch's binding says (not `_m_reshape()`)")
+    lines.append("for _n, _f in list(vars(TensorMethods).items()):")
+    lines.append("    if getattr(_f, '__name__', '').startswith('_m_'):")
+    lines.append("        _f.__qualname__ = _n")
     return "\n".join(lines) + "\n"
 
 

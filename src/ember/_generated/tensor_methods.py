@@ -11809,3 +11809,10 @@ class TensorMethods:
     xlogy = _m_xlogy
     xlogy_ = _m_xlogy_
     zero_ = _m_zero_
+
+
+# Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
+# as torch's binding says (not `_m_reshape()`)
+for _n, _f in list(vars(TensorMethods).items()):
+    if getattr(_f, '__name__', '').startswith('_m_'):
+        _f.__qualname__ = _n

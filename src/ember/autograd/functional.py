@@ -130,7 +130,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                                            f"input {j}. This is not allowed in strict mode.")
                     rows[j].append(zeros_like(x) if g is None else g)
             per_input = tuple(
-                (stack(r) if r else zeros(0, *x.shape, dtype=x.dtype)).reshape(*out.shape, *x.shape)
+                (stack(r) if r else zeros(0, *x.shape, dtype=x.dtype)).reshape((*out.shape, *x.shape))
                 for r, x in zip(rows, inputs))
             jac.append(per_input if is_in_tuple else per_input[0])
     jac = _postprocess(tuple(jac), create_graph)
