@@ -37,7 +37,7 @@ LAYERS = [
                 "ember.functional", "ember.linalg", "ember.func", "ember._tensor_types", "ember.fft", "ember.special"]),
     ("nn", ["ember.nn", "ember.optim", "ember.utils", "ember.utils.data", "ember.utils.checkpoint", "ember.amp",
             "ember.distributions",
-            "ember.cuda", "ember.backends"]),
+            "ember.cuda", "ember.backends", "ember.cpu", "ember.accelerator", "ember.random"]),
     ("serialization", ["ember.serialization", "ember.utils.safetensors"]),
     ("compiler", ["ember.fx", "ember._dynamo", "ember._functorch", "ember._inductor", "ember.compiler", "ember._decomp",
                   "ember._subclasses", "ember.jit", "ember.onnx"]),
@@ -53,6 +53,9 @@ MODULE_LEVEL_ALLOWED = {
 
 # Deferred upward imports still allowed: importing module -> {imported module: reason}.
 DEFERRED_ALLOWED = {
+    "ember.func": {"ember._functorch.eager_transforms": "torch.func.functionalize is a compiler-layer transform "
+                                                        "(make_fx trace + functionalization pass), exposed at "
+                                                        "torch's facade path, imported when called"},
     "ember.nn.parallel.distributed": {"ember.distributed": "DistributedDataParallel lives at torch's nn.parallel path "
                                                            "but is a distributed-layer object: it imports the "
                                                            "process group at construction"},

@@ -18,33 +18,46 @@ The namespace is filled in this order, later entries winning where a name repeat
 import importlib as _importlib
 import math as _math
 
-from ._core.dtype import (dtype, bool_ as bool, uint8, int8, int16, uint16, int32, uint32, int64, uint64,  # noqa: F401
-                          float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float16, bfloat16, float32,
-                          float64, complex64, complex128, promote_types)
-from ._core.device import device  # noqa: F401
-from ._core.size import Size  # noqa: F401
-from ._core.symint import SymInt, SymFloat, SymBool, sym_int, sym_float, sym_max, sym_min, sym_not, sym_ite  # noqa: F401
-from ._core.storage import UntypedStorage  # noqa: F401
-from ._core import unimplemented as _unimplemented
-from ._core.promotion import get_default_dtype, set_default_dtype, can_cast  # noqa: F401
-from ._tensor import Tensor  # noqa: F401
-from ._ops import ops  # noqa: F401
-from . import _fallbacks  # noqa: F401  (Python-mode, ADInplaceOrView and BackendSelect fallbacks)
-from . import _math_bits  # noqa: F401  (the Conjugate and Negative fallbacks: lazy conj and neg bits)
-from ._generated import registrations as _registrations  # noqa: F401
-from ._generated.functions import *  # noqa: F401,F403
-from .functional import *  # noqa: F401,F403
-from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
-from ._core.device import set_default_device, get_default_device  # noqa: F401
-from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
-from ._numeric_flags import (set_warn_always, is_warn_always_enabled, use_deterministic_algorithms, are_deterministic_algorithms_enabled,  # noqa: F401
-                             is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
-                             get_deterministic_debug_mode, set_float32_matmul_precision, get_float32_matmul_precision)
-from .kernels.cpu.runtime.pool import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: F401
-                                       set_num_interop_threads)
-from ._dtype_info import finfo, iinfo  # noqa: F401
-from ._random import manual_seed, seed, initial_seed, Generator, default_generator, get_rng_state, set_rng_state  # noqa: F401
-from ._grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode, is_inference_mode_enabled  # noqa: F401
+import gc as _gc
+
+# The import makes some tens of thousands of long-lived objects (functions, code, op entries): with the cycle
+# collector on, its young-generation passes ran again and again over them (about a tenth of the import).
+_gc_was_enabled = _gc.isenabled()
+_gc.disable()
+try:
+    from ._core.dtype import (dtype, bool_ as bool, uint8, int8, int16, uint16, int32, uint32, int64, uint64,  # noqa: F401
+                              float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float16, bfloat16, float32,
+                              float64, complex64, complex128, promote_types)
+    from ._core.device import device  # noqa: F401
+    from ._core.device import device as _device_cls
+    from ._core.size import Size  # noqa: F401
+    from ._core.symint import SymInt, SymFloat, SymBool, sym_int, sym_float, sym_max, sym_min, sym_not, sym_ite  # noqa: F401
+    from ._core.storage import UntypedStorage  # noqa: F401
+    from ._core import unimplemented as _unimplemented
+    from ._core.promotion import get_default_dtype, set_default_dtype, can_cast  # noqa: F401
+    from ._tensor import Tensor  # noqa: F401
+    from ._ops import ops  # noqa: F401
+    from . import _fallbacks  # noqa: F401  (Python-mode, ADInplaceOrView and BackendSelect fallbacks)
+    from . import _math_bits  # noqa: F401  (the Conjugate and Negative fallbacks: lazy conj and neg bits)
+    from ._generated import registrations as _registrations  # noqa: F401
+    from ._generated.functions import *  # noqa: F401,F403
+    from .functional import *  # noqa: F401,F403
+    from .functional import deprecated_range as range  # noqa: F401,A001  (torch.range: not in functional's globals)
+    from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
+    from ._core.device import set_default_device, get_default_device  # noqa: F401
+    from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
+    from ._numeric_flags import (set_warn_always, is_warn_always_enabled, use_deterministic_algorithms, are_deterministic_algorithms_enabled,  # noqa: F401
+                                 is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                                 get_deterministic_debug_mode, set_float32_matmul_precision, get_float32_matmul_precision)
+    from .kernels.cpu.runtime.pool import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: F401
+                                           set_num_interop_threads)
+    from ._dtype_info import finfo, iinfo  # noqa: F401
+    from ._random import manual_seed, seed, initial_seed, Generator, default_generator, get_rng_state, set_rng_state  # noqa: F401
+    from ._grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode, is_inference_mode_enabled  # noqa: F401
+finally:
+    if _gc_was_enabled:
+        _gc.enable()
+    del _gc, _gc_was_enabled
 
 half, float, double, long, int, short, cfloat, cdouble = float16, float32, float64, int64, int32, int16, complex64, complex128  # noqa: A001
 strided = "strided"
@@ -59,12 +72,12 @@ pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None
 _LAZY_SUBMODULES = (
     "nn", "optim", "autograd", "utils", "library", "testing", "serialization", "linalg", "func", "return_types",
     "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
-    "cuda", "backends", "onnx", "jit", "amp", "version", "fft", "special",
+    "cuda", "backends", "onnx", "jit", "amp", "version", "fft", "special", "cpu", "accelerator", "random",
 )
 _LAZY_MODULES = {"_nn": "ember._generated.nn_functions", "_linalg": "ember._generated.linalg_functions"}
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
                "compile": ("ember.compiler", "compile"), "vmap": ("ember.func", "vmap"),
-               "autocast": ("ember.amp", "autocast"),
+               "autocast": ("ember.amp", "autocast"), "GradScaler": ("ember.amp", "GradScaler"),
                **{n: ("ember.autograd.anomaly_mode", n) for n in (
                    "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled")}, "is_autocast_enabled": ("ember.amp", "is_autocast_enabled"),
                "set_autocast_enabled": ("ember.amp", "set_autocast_enabled"),
@@ -83,6 +96,29 @@ _unimplemented.install()    # `import ember.<torch submodule ember lacks>` names
 def _lazy_submodule_exists(name):
     import importlib.util      # first needed here, not by `import ember`
     return importlib.util.find_spec(f"{__name__}.{name}") is not None
+
+
+def get_device_module(device=None):   # noqa: F811  (torch's parameter name)
+    """The module of a device type (`ember.get_device_module("cuda")` is ember.cuda); None: the current
+    accelerator's, which is the cpu's here."""
+    if isinstance(device, _device_cls):
+        name = device.type
+    elif isinstance(device, str):
+        name = _device_cls(device).type
+    elif device is None:
+        name = "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    mod = globals().get(name) or (__getattr__(name) if name in _LAZY_SUBMODULES and _lazy_submodule_exists(name)
+                                  else None)
+    if mod is None:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.")
+    return mod
+
+
+def is_vulkan_available():
+    """No Vulkan backend in ember (torch's answer on a build without one)."""
+    return False
 
 
 def __getattr__(name):

@@ -47,6 +47,8 @@ def _inplace_or_view_fallback(op, below):
     if DispatchKey.CompositeImplicitAutograd in kernels and not any(
             k in kernels for k in (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.CompositeExplicitAutograd)):
         return None   # a decomposition: the ops it calls do their own version/view bookkeeping
+    if op._entry.qualname == "aten::detach":
+        return _detach_kernel(op, below)
     schema = op._schema
     written = [_arg_getter(schema, a.name) for a in schema.arguments.flat_all if a.is_write]
     alias_of = {}
@@ -85,6 +87,25 @@ def _inplace_or_view_fallback(op, below):
                     _mark_view(x, base)
             else:
                 _mark_view(r, base)
+        return out
+    return kernel
+
+
+def _detach_kernel(op, below):
+    """detach's result shares its input's storage and version counter but is not a view of it (torch's
+    non-differentiable view: `_base` stays None), so `x.detach().requires_grad_()` is a new leaf."""
+    cache = op._dispatch_cache
+
+    def kernel(*args, **kwargs):
+        try:
+            k = cache[below]
+        except KeyError:
+            k = op._resolve(below)
+        out = k(*args, **kwargs)
+        base = args[0] if args else kwargs["self"]
+        if out is not base:
+            vc = base._vc
+            out._vc = base._version_counter if vc is None else vc
         return out
     return kernel
 

@@ -4,8 +4,9 @@ Grad mode is thread-local. Disabling it adds the Autograd key to the thread-loca
 ops dispatch straight past autograd without recording anything.
 """
 import functools
+from threading import get_ident as _get_ident
 
-from ._core.tls import state
+from ._core.tls import GRAD_OFF as _GRAD_OFF, state
 from ._core.dispatch_keys import AUTOGRAD_BIT
 from ._core import tensor_impl as _tensor_impl
 
@@ -16,11 +17,16 @@ def is_grad_enabled():
 
 def _set_enabled(mode):
     state.grad_enabled = bool(mode)
-    # only the Autograd bit changes, which does not count in tls.KEYS_ACTIVE: the plain slot is enough
+    # only the Autograd bit changes, which does not count in tls.KEYS_ACTIVE: the plain slot is enough, with
+    # this thread's entry in tls.GRAD_OFF
+    ex = state._exclude
     if mode:
-        state._exclude &= ~AUTOGRAD_BIT
-    else:
-        state._exclude |= AUTOGRAD_BIT
+        if ex & AUTOGRAD_BIT:
+            state._exclude = ex & ~AUTOGRAD_BIT
+            _GRAD_OFF.discard(_get_ident())
+    elif not ex & AUTOGRAD_BIT:
+        state._exclude = ex | AUTOGRAD_BIT
+        _GRAD_OFF.add(_get_ident())
 
 
 class _DecoratorContextManager:

@@ -14,7 +14,7 @@ from ._core.symint import SymInt
 from ._core import dtype as D
 from ._ops import ops
 from ._core.dispatch_keys import AUTOGRAD_BIT
-from ._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ._core.tensor_impl import _CPU_KS, INFERENCE_VC, TensorImpl as Tensor
 from .functional import tensor as _tensor
 
@@ -185,7 +185,7 @@ def _basic(self, index):
             if not _KEYS_ACTIVE[0]:
                 # select.int's dispatch inlined (OpOverload.__call__ for one tensor argument; see _ops.py)
                 ks = self._ks
-                if ks & AUTOGRAD_BIT:
+                if ks & AUTOGRAD_BIT and _GRAD_OFF:
                     ks &= ~_tls._exclude
                 k = _select_cache.get(ks)
                 if k is not None:
@@ -217,7 +217,7 @@ def _basic(self, index):
             k = None
             if not _KEYS_ACTIVE[0]:
                 ks = result._ks
-                if ks & AUTOGRAD_BIT:
+                if ks & AUTOGRAD_BIT and _GRAD_OFF:
                     ks &= ~_tls._exclude
                 k = _slice_cache.get(ks)
             result = (_slice if k is None else k)(result, dim, x.start, x.stop, step)
@@ -232,7 +232,7 @@ def getitem(self, index):
         if size and -size[0] <= index < size[0]:
             if not _KEYS_ACTIVE[0]:
                 ks = self._ks
-                if ks & AUTOGRAD_BIT:
+                if ks & AUTOGRAD_BIT and _GRAD_OFF:
                     ks &= ~_tls._exclude
                 k = _select_cache.get(ks)
                 if k is not None:
@@ -245,7 +245,7 @@ def getitem(self, index):
                 and (step is None or step.__class__ is int and step > 0)):
             if not _KEYS_ACTIVE[0]:
                 ks = self._ks
-                if ks & AUTOGRAD_BIT:
+                if ks & AUTOGRAD_BIT and _GRAD_OFF:
                     ks &= ~_tls._exclude
                 k = _slice_cache.get(ks)
                 if k is not None:

@@ -9,7 +9,7 @@ Registering a kernel clears the caches.
 """
 import importlib
 
-from ._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state
+from ._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state
 from ._arg_parser import bind_packet_call
 from ._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES
 from ._core.dispatch_keys import (AUTOGRAD_BIT, BACKEND_SELECT_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey,
@@ -22,7 +22,7 @@ _BACKEND_BITS = CPU_BIT | META_BIT
 class OpEntry:
     """Everything registered for one operator overload: its schema text and kernels per key."""
 
-    __slots__ = ("qualname", "schema_str", "kernels", "py_kernels", "tags", "owner", "overload", "fake")
+    __slots__ = ("qualname", "schema_str", "kernels", "py_kernels", "tags", "owner", "overload", "fake", "cache")
 
     def __init__(self, qualname, schema_str, tags=(), owner=None):
         self.qualname = qualname          # "aten::add.Tensor"
@@ -33,10 +33,13 @@ class OpEntry:
         self.owner = owner
         self.overload = None              # the OpOverload once built
         self.fake = None
+        self.cache = {}                   # its OpOverload's dispatch cache: made here, so that bindings can hold
+                                          # it before the OpOverload is built (see LazyOverload)
 
 
 _REGISTRY = {}          # "ns::name" -> {overload_name: OpEntry}
 _FALLBACKS = {}         # DispatchKey -> boxed fallback fn(op, keyset_below, *args, **kwargs), or None
+FALLTHROUGH = object()  # registered as an op's kernel for a key: skip the key (and its fallback) for that op
 
 
 def _split(qualname):
@@ -58,6 +61,30 @@ def define(ns, schema_str, tags=(), owner=None):
     if pkt is not None:
         pkt._overload_names = None
     return entry
+
+
+def define_many(ns, rows, kernel_prefix=""):
+    """define() for many overloads at once, as `_generated/registrations.py` does at import: each row is
+    (name, overload, schema_str, ((dispatch key name, kernel), ...), tags), the name and overload already
+    split off the schema; each kernel is registered as `kernel_prefix + kernel`. One loop here instead of
+    two calls and a schema split per overload."""
+    reg, keys, new = _REGISTRY, DispatchKey.__members__, object.__new__
+    for name, overload, schema_str, dispatch, tags in rows:
+        q = ns + "::" + name
+        by_name = reg.get(q)
+        if by_name is None:
+            by_name = reg[q] = {}
+        elif overload in by_name:
+            raise RuntimeError(f"operator {q}{'.' + overload if overload else ''} is already defined")
+        e = new(OpEntry)            # OpEntry.__init__ inlined
+        e.qualname = q + "." + overload if overload else q
+        e.schema_str, e.tags, e.owner, e.overload, e.fake, e.py_kernels, e.cache = schema_str, tags, None, None, \
+            None, {}, {}
+        e.kernels = {keys[k]: kernel_prefix + fn for k, fn in dispatch}
+        by_name[overload] = e
+        pkt = _PACKETS.get(q)
+        if pkt is not None:
+            pkt._overload_names = None
 
 
 def lookup(ns, name, overload=""):
@@ -163,7 +190,7 @@ class OpOverload:
         self._name = self.__qualname__ = name
         self.__name__ = packet.__name__ + "." + overload
         self.namespace = packet._ns
-        self._dispatch_cache = {}
+        self._dispatch_cache = entry.cache
         self._schema_obj = None
         entry.overload = self
 
@@ -210,7 +237,7 @@ class OpOverload:
             if ks & _BACKEND_BITS:
                 if _KEYS_ACTIVE[0]:
                     ks = (ks | state._include) & ~state._exclude
-                elif ks & AUTOGRAD_BIT:           # only grad mode can be in the thread's sets: see _core/tls
+                elif ks & AUTOGRAD_BIT and _GRAD_OFF:     # only grad mode can be in the thread's sets: see _core/tls
                     ks &= ~state._exclude
                 try:
                     k = self._dispatch_cache[ks]
@@ -245,6 +272,9 @@ class OpOverload:
         while ks:
             key = DispatchKey(ks.bit_length() - 1)
             below = ks & ((1 << int(key)) - 1)
+            if self._entry.kernels.get(key) is FALLTHROUGH:      # torch.library.fallthrough_kernel
+                ks = below
+                continue
             fn = self._kernel_for_key(key)
             if fn is not None:
                 return fn
@@ -264,6 +294,8 @@ class OpOverload:
         if fn is not None:
             return fn
         fn = e.kernels.get(key)
+        if fn is FALLTHROUGH:
+            return None
         if fn is None and key in BACKEND_KEYS:
             fn = e.kernels.get(K.CompositeExplicitAutograd) or e.kernels.get(K.CompositeExplicitAutogradNonFunctional)
         if fn is None and (key in BACKEND_KEYS or key == K.Autograd):
@@ -294,6 +326,39 @@ class OpOverload:
         if fn is None:
             return NotImplemented
         return _resolve_fn(fn)(*args, **kwargs)
+
+
+class LazyOverload:
+    """Stands for `ops.<ns>.<name>.<overload>` in a generated binding module until first used, then puts
+    the OpOverload in its place (the module global `var` of `module_globals`). `import ember` names
+    about a thousand overloads in the bindings and calls few of them: building each OpOverload (and
+    its packet) there was about a fifth of the import."""
+
+    __slots__ = ("_globals", "_var", "_ns", "_name", "_overload")
+
+    def __init__(self, module_globals, var, ns, name, overload):
+        self._globals, self._var, self._ns, self._name, self._overload = module_globals, var, ns, name, overload
+
+    def _op(self):
+        op = getattr(getattr(getattr(ops, self._ns), self._name), self._overload)
+        self._globals[self._var] = op
+        return op
+
+    def __call__(self, *args, **kwargs):
+        return self._op()(*args, **kwargs)
+
+    def __getattr__(self, attr):
+        return getattr(self._op(), attr)
+
+    def __repr__(self):
+        return repr(self._op())
+
+
+def lazy_overload(module_globals, var, ns, name, overload):
+    """(a LazyOverload for ops.<ns>.<name>.<overload>, that overload's dispatch cache): what a generated
+    binding module binds as `_op_<name>_<overload>` and `_c_<name>_<overload>`."""
+    entry = _REGISTRY[f"{ns}::{name}"]["" if overload == "default" else overload]
+    return LazyOverload(module_globals, var, ns, name, overload), entry.cache
 
 
 def _backend_name(ks):

@@ -184,6 +184,7 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         fn = self.grad_fn
         if fn._retains_grad is None:
             fn._retains_grad = {}
+            fn._hooked = True
         fn._retains_grad[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 

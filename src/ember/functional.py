@@ -7,7 +7,8 @@ the hand-written parts of python_torch_functions.cpp): the ones that are not one
   cartesian_prod), tensordot's dims forms, nonzero(as_tuple=True), where(condition), unique's optional
   outputs, norm's p='fro'/'nuc', cdist's compute_mode names;
 - small predicates and helpers: broadcast_shapes, result_type, is_tensor, is_floating_point, is_complex, is_conj,
-  is_neg, numel.
+  is_neg, numel;
+- torch.gradient (ReduceOps.cpp's seven overloads, written in ops so autograd sees them).
 
 `ember/__init__.py` re-exports `__all__`; `Tensor` methods that share these (split, nonzero, unique, norm)
 call them from its class body. Argument errors come from `_arg_parser`, as a binding's would.
@@ -33,7 +34,8 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "broadcast_shapes", "norm", "cdist", "lu", "result_type", "is_tensor", "is_floating_point", "is_complex",
            "is_conj", "is_neg", "numel", "equal", "chain_matmul", "split_copy", "split_with_sizes_copy",
            "unbind_copy", "is_nonzero", "is_same_size", "is_signed", "is_inference", "typename", "unravel_index",
-           "detach_", "real", "imag", "get_device", "is_storage", "has_lapack", "has_mkl", "has_openmp", "has_spectral"]
+           "detach_", "real", "imag", "get_device", "is_storage", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
+           "gradient", "frombuffer", "empty_permuted"]
 
 has_lapack = has_spectral = True       # ember's numpy builds give both (torch's build flags)
 has_mkl = has_openmp = False           # no MKL or OpenMP in ember's kernels
@@ -585,3 +587,220 @@ def unravel_index(indices, shape):
     coefs = tensor(coefs[::-1], dtype=D.int64, device=indices.device)
     sizes = tensor(list(shape), dtype=D.int64, device=indices.device)
     return _F.remainder(_F.floor_divide(indices.unsqueeze(-1), coefs), sizes).unbind(-1)
+
+
+# ------------------------------------------------------------------ gradient (ReduceOps.cpp's gradient overloads)
+_GRADIENT_SIGS = (
+    "(Tensor input, *, tuple of ints dim, int edge_order = 1)",
+    "(Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)",
+    "(Tensor input, *, Number spacing = None, int dim = None, int edge_order = 1)",
+    "(Tensor input, *, tuple of Scalars spacing, int dim = None, int edge_order = 1)",
+    "(Tensor input, *, tuple of Scalars spacing, tuple of ints dim, int edge_order = 1)",
+    "(Tensor input, *, tuple of Tensors spacing, int dim = None, int edge_order = 1)",
+    "(Tensor input, *, tuple of Tensors spacing, tuple of ints dim, int edge_order = 1)",
+)
+
+
+def gradient(input, *args, spacing=None, dim=None, edge_order=1):
+    """Central differences inside, one-sided (edge_order 1 or 2) at the ends, per dimension: torch.gradient.
+    `spacing` is one number for every dimension, one number per dimension, or per dimension the coordinates of
+    the samples (1-D tensors); the result is a tuple with one tensor per differentiated dimension."""
+    def no_match():
+        kw = {k: v for k, v, d in (("spacing", spacing, None), ("dim", dim, None), ("edge_order", edge_order, 1))
+              if v is not d}
+        err = _ap._no_match("gradient", (input,) + args, kw, _GRADIENT_SIGS, False)
+        return TypeError(str(err) + "\n")       # torch's listing of several signatures ends with a newline
+
+    if args or not isinstance(input, Tensor) or not _ap._is_int(edge_order):
+        raise no_match()
+    if dim is None or _ap._is_int(dim):
+        dims, dim_given = (list(range(input.dim())) if dim is None else [int(dim)]), dim is not None
+    elif _ap._is_intlist(dim):
+        dims, dim_given = [int(d) for d in dim], True
+    else:
+        raise no_match()
+    if spacing is None or _ap._is_scalar(spacing):
+        unit = 1.0 if spacing is None else spacing.item() if isinstance(spacing, Tensor) else spacing
+        spacing_size = len(dims) if spacing is not None or _ap._is_intlist(dim) else None
+        spacing = [unit] * len(dims)
+        coordinates = False
+    elif isinstance(spacing, (list, tuple)) and all(_ap._is_scalar(s) and not isinstance(s, Tensor)
+                                                    for s in spacing):
+        spacing, spacing_size, coordinates = list(spacing), len(spacing), False
+    elif _ap._is_tensorlist(spacing):
+        spacing, spacing_size, coordinates = list(spacing), len(spacing), True
+    else:
+        raise no_match()
+    _gradient_check(input, spacing_size, dims if dim_given else None, edge_order)
+    if coordinates:
+        for c in spacing:
+            if c.device != input.device:
+                raise RuntimeError(f"torch.gradient expected each tensor to be on the same device, but got devices "
+                                   f"{input.device} and {c.device}!")
+    out = []
+    for i, d in enumerate(dims):
+        d = d + input.dim() if d < 0 else d
+        part = _gradient_coordinates if coordinates else _gradient_uniform
+        out.append(part(input, spacing[i], d, edge_order))
+    return tuple(out)
+
+
+def _gradient_check(x, spacing_size, dims, edge_order):
+    if x.dtype is D.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if spacing_size is not None and dims is None and spacing_size != x.dim():
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                           f"to 'self.dim() = {x.dim()}', since dim argument was not given, but got a list of "
+                           f"length {spacing_size}")
+    if spacing_size is not None and dims is not None and spacing_size != len(dims):
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length {spacing_size} "
+                           f"and a dim argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    from ._core.strides import wrap_dim
+    if dims is not None:
+        seen = set()
+        for d in dims:
+            w = wrap_dim(d, x.dim())
+            if w in seen:
+                raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+            seen.add(w)
+    for d in (range(x.dim()) if dims is None else dims):
+        if x.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+
+
+def _gradient_uniform(x, h, d, edge_order):
+    """One dimension with samples `h` apart (gradient_helper_float)."""
+    n = x.shape[d]
+    sl = lambda a, b: x.narrow(d, a, b - a)       # noqa: E731  (x[a:b] along d)
+    center = (sl(2, n) - sl(0, n - 2)) / h
+    if edge_order == 1:
+        first = (sl(1, 2) - sl(0, 1)) / h
+        last = (sl(n - 1, n) - sl(n - 2, n - 1)) / h
+    else:
+        first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
+        last = (0.5 * sl(n - 3, n - 2) - 2 * sl(n - 2, n - 1) + 1.5 * sl(n - 1, n)) / h
+    return _F.cat([first, center / 2, last], d)
+
+
+def _gradient_coordinates(x, coords, d, edge_order):
+    """One dimension sampled at the 1-D `coords` (gradient_helper): second-order differences for uneven steps."""
+    if coords.dim() != 1:
+        raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an "
+                           f"element with {coords.dim()} dimensions!")
+    n = x.shape[d]
+    sl = lambda a, b: x.narrow(d, a, b - a)       # noqa: E731
+    shape = [1] * x.dim()
+    shape[d] = -1
+    dx = _F.diff(coords, 1, 0)
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * sl(0, n - 2) + b * sl(1, n - 1) + c * sl(2, n)
+    if edge_order == 1:
+        first = (sl(1, 2) - sl(0, 1)) / dx[0]
+        last = (sl(n - 1, n) - sl(n - 2, n - 1)) / dx[-1]
+    else:
+        h0, h1 = dx[0], dx[1]
+        first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * sl(0, 1) + (h0 + h1) / (h0 * h1) * sl(1, 2)
+                 + -h0 / (h1 * (h0 + h1)) * sl(2, 3))
+        h0, h1 = dx[-1], dx[-2]
+        last = (h0 / (h1 * (h0 + h1)) * sl(n - 3, n - 2) - (h0 + h1) / (h0 * h1) * sl(n - 2, n - 1)
+                + (2 * h0 + h1) / (h0 * (h0 + h1)) * sl(n - 1, n))
+    return _F.cat([first, center, last], d)
+
+
+# ------------------------------------------------------------------ range (deprecated; ember/__init__ binds it as range)
+_NO_END = object()
+
+
+def deprecated_range(start=0, end=_NO_END, step=1, *, out=None, dtype=None, layout=None, device=None,
+                     pin_memory=False, requires_grad=False):
+    """torch.range: like arange but `end` included, and the default float dtype even for integer bounds."""
+    import math
+    import warnings
+    if end is _NO_END:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", stacklevel=2)
+    from .kernels.common import as_dtype
+    dt = as_dtype(dtype) if dtype is not None else (out.dtype if out is not None else get_default_dtype())
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not (dt.is_floating_point or dt.is_complex):
+        vals = [int(v) for v in vals]                 # integral dtypes compute in int64, as torch's accscalar
+    s, e, st = vals
+    if st == 0:
+        raise RuntimeError("step must be nonzero")
+    if (st > 0 and e < s) or (st < 0 and e > s):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    size = (e - s) / st + 1
+    if not math.isfinite(size):
+        raise RuntimeError(f"unsupported range: {s} -> {e}")
+    n = int(size)
+    idx = _F.arange(n, dtype=D.float64 if dt.is_floating_point or dt.is_complex else D.int64, device=device)
+    result = (idx * st + s).to(dt)
+    if out is not None:
+        out.resize_(result.shape)
+        out.copy_(result)
+        return out
+    return result.requires_grad_(requires_grad) if requires_grad else result
+
+
+# ------------------------------------------------------------------ frombuffer, empty_permuted
+_FROMBUFFER_WARNED = [False]
+
+
+def frombuffer(buffer, *, dtype=None, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over the bytes of a Python buffer (bytes, bytearray, array, mmap, ...), sharing its memory."""
+    import warnings
+    if dtype is None:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    if view.readonly and not _FROMBUFFER_WARNED[0]:
+        _FROMBUFFER_WARNED[0] = True
+        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+                      "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
+                      "may want to copy the buffer to protect its data or make it writable before converting it to a "
+                      "tensor. This type of warning will be suppressed for the rest of this program.", stacklevel=2)
+    length = view.nbytes
+    elsize = dtype.itemsize
+    if not (length > 0 and count != 0):
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not (0 <= offset < length):
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({length} "
+                         "bytes) minus 1")
+    if count <= 0 and (length - offset) % elsize:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                         f"of element size ({elsize})")
+    n = (length - offset) // elsize if count < 0 else count
+    if offset + n * elsize > length:
+        raise ValueError(f"requested buffer length ({n} * {elsize} bytes) after offset ({offset} bytes) must not be "
+                         f"greater than actual buffer length ({length} bytes)")
+    arr = np.frombuffer(view.cast("B"), dtype=dtype._np, count=n, offset=offset)
+    t = from_numpy(arr)
+    return t.requires_grad_() if requires_grad else t
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialized tensor of shape `size` whose memory holds the dims in the order `physical_layout`
+    (outermost first): empty_permuted((2, 3, 4), (0, 2, 1)) has strides (12, 1, 3)."""
+    size, perm = tuple(size), tuple(physical_layout)
+    if len(size) != len(perm):
+        raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(perm)}")
+    if len(set(perm)) != len(perm) or any(not 0 <= p < len(perm) for p in perm):
+        raise RuntimeError("Duplicate dim not allowed")
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    phys = _F.empty([size[p] for p in perm], dtype=dtype, device=device)
+    out = phys.permute(*inverse) if perm else phys
+    return out.requires_grad_() if requires_grad else out

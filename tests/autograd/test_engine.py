@@ -161,6 +161,36 @@ def test_no_grad_and_set_grad_enabled():
     assert not f(x).requires_grad
 
 
+def test_grad_mode_is_per_thread():
+    """The bindings skip the thread-local exclude set while no thread has grad mode off: a thread turning it
+    off must not stop recording on another, and its own ops (method, function, indexing) record nothing."""
+    import threading
+    x = rand(4)
+    entered, release, seen = threading.Event(), threading.Event(), {}
+
+    def worker():
+        with ember.no_grad():
+            seen["method"] = (x + 1).requires_grad
+            seen["function"] = ember.mul(x, 2).requires_grad
+            seen["index"] = x[1].requires_grad
+            entered.set()
+            release.wait(10)
+        seen["after"] = (x * 2).requires_grad
+
+    t = threading.Thread(target=worker)
+    t.start()
+    assert entered.wait(10)
+    try:
+        assert (x + 1).requires_grad and ember.mul(x, 2).grad_fn is not None and x[1].requires_grad
+    finally:
+        release.set()
+        t.join()
+    assert seen == {"method": False, "function": False, "index": False, "after": True}
+    with ember.no_grad():
+        assert not (x + 1).requires_grad and not x[1].requires_grad
+    assert (x + 1).requires_grad and x[1].requires_grad
+
+
 def test_detach():
     x = rand(3)
     y = x * 2

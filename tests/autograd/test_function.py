@@ -178,3 +178,25 @@ def test_function_parity_with_torch():
     tx = torch.tensor(x.detach().numpy(), requires_grad=True)
     (tx ** 3 * 1.5).backward(torch.ones(4, dtype=torch.float64))
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parity
+def test_custom_function_node_name_and_repr_match_torch():
+    """A custom Function's grad_fn is the class <Name>Backward, shown with object's repr at torch's module path."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        class MyFn(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        y = MyFn.apply(L.ones(2, requires_grad=True))
+        g = y.grad_fn
+        got.append((type(g).__name__, g.name(), isinstance(g, MyFn._backward_cls),
+                    repr(g).split(" at 0x")[0].replace(L.__name__ + ".", "<lib>."), str(y).split("grad_fn=")[1]))
+    assert got[0] == got[1]

@@ -263,3 +263,47 @@ def test_window_function_errors_match_torch(call):
 def test_window_functions_on_meta_match_cpu():
     for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"):
         same_meta(getattr(ember, name), 6)
+
+
+_BUF = bytes(range(1, 13))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("make,kwargs", [
+    (lambda: bytearray(_BUF), {"dtype": "int32"}), (lambda: bytearray(_BUF), {"dtype": "int32", "count": 2, "offset": 4}),
+    (lambda: bytearray(_BUF), {"dtype": "uint8", "offset": 11}), (lambda: bytearray(_BUF), {"dtype": "float16"}),
+    (lambda: bytearray(_BUF), {"dtype": "int64"}), (lambda: bytearray(_BUF), {"dtype": "int32", "count": 5}),
+    (lambda: bytearray(_BUF), {"dtype": "int32", "offset": 12}), (lambda: bytearray(_BUF), {"dtype": "int32", "count": 0}),
+    (lambda: bytearray(), {"dtype": "int32"}), (lambda: bytearray(_BUF), {"dtype": "int8", "offset": -1}),
+    (lambda: [1, 2], {"dtype": "int32"}), (lambda: bytearray(_BUF), {}),
+    (lambda: bytearray(_BUF), {"dtype": "float32", "requires_grad": True}),
+])
+def test_frombuffer_matches_torch(make, kwargs):
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (torch, ember):
+        kw = {k: getattr(lib, v) if k == "dtype" else v for k, v in kwargs.items()}
+        buf = make()
+        try:
+            t = lib.frombuffer(buf, **kw)
+            if isinstance(buf, bytearray) and len(buf):
+                buf[kw.get("offset", 0)] ^= 0x7F            # the tensor sees writes to the buffer
+            got.append((t.tolist(), str(t.dtype).split(".")[1], t.requires_grad))
+        except (TypeError, ValueError) as e:
+            got.append((type(e).__name__, str(e)))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("size,layout", [((2, 3, 4), (0, 2, 1)), ((2, 3, 4), (2, 0, 1)), ((5,), (0,)), ((), ()),
+                                         ((2, 3), (0, 0)), ((2, 3), (0,)), ((2, 0, 3), (1, 0, 2))])
+def test_empty_permuted_matches_torch(size, layout):
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (torch, ember):
+        try:
+            t = lib.empty_permuted(size, layout, dtype=lib.float64)
+            got.append((tuple(t.shape), t.stride(), str(t.dtype).split(".")[1]))
+        except RuntimeError as e:
+            got.append(str(e))
+    assert got[0] == got[1]

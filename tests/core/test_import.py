@@ -72,3 +72,21 @@ def test_random_stream_is_built_lazily_and_reproducible():
     out = _run("import ember; ember.manual_seed(3); a = ember.rand(4).tolist(); "
                "print('numpy.random' in sys.modules); ember.manual_seed(3); print(a == ember.rand(4).tolist())")
     assert out == "True\nTrue"
+
+
+def test_import_leaves_the_cycle_collector_as_it_found_it():
+    # the import pauses the collector while it builds its objects
+    out = _run("import gc; import ember; print(gc.isenabled(), hasattr(ember, '_gc'))")
+    assert out == "True False"
+    out = _run("import gc; gc.disable(); import ember; print(gc.isenabled())")
+    assert out == "False"
+
+
+def test_bindings_build_their_op_overloads_on_first_call():
+    out = _run(
+        "import ember; from ember import _ops; from ember._generated import functions as F; "
+        "print(type(F._op_addcmul_default).__name__, F._c_addcmul_default is _ops.lookup('aten', 'addcmul')"
+        ".cache); a = ember.ones(2); print(ember.addcmul(a, a, a, value=2).tolist()); "
+        "op = ember.ops.aten.addcmul.default; print(F._op_addcmul_default is op, F._c_addcmul_default is "
+        "op._dispatch_cache, len(op._dispatch_cache) > 0)")
+    assert out == "LazyOverload True\n[3.0, 3.0]\nTrue True True"

@@ -6,14 +6,15 @@ from ember._inductor.compile_fx import compile_fx, compile_fx_inner
 class Compiled:
     """ember.compile(fn) through compile_fx, recording every compiled graph's module (C, wrapper, counts)."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, **compile_kwargs):
+        """compile_kwargs: more arguments of ember.compile (dynamic=True)."""
         self.calls = []
 
         def inner(gm, example_inputs):
             c = compile_fx_inner(gm, example_inputs)
             self.calls.append(c)
             return c
-        self.fn = ember.compile(fn, backend=lambda gm, ex: compile_fx(gm, ex, inner_compile=inner))
+        self.fn = ember.compile(fn, backend=lambda gm, ex: compile_fx(gm, ex, inner_compile=inner), **compile_kwargs)
 
     def __call__(self, *args):
         return self.fn(*args)

@@ -192,3 +192,50 @@ def test_a_reused_value_reading_many_buffers_is_stored_once():
     # normalisation and the product
     for i in range(6):
         assert src.count(f"in_arg{i}[") == 1, i
+
+
+def _kernels_source(c):
+    """The generated kernels and entries (the source after the shared preamble)."""
+    return "static void kernel0" + c.source().split("static void kernel0", 1)[1]
+
+
+@pytest.mark.parametrize("returns", ["product", "input"])
+def test_in_place_op_is_computed_once_into_its_input(returns):
+    """`t.sin_()` then reading t (or returning it): sin is computed once, stored once into t's storage, and the
+    later reads load it back (one kernel), instead of a kernel computing sin for the output and another
+    computing it again for the in-place write. (A returned t is the input itself: AOT hands it out.)"""
+    def f(t):
+        t.sin_()
+        return t * 2 if returns == "product" else t
+    x = ember.randn(1000)
+    y = x.clone()
+    c = Compiled(f)
+    got = c(x)
+    want = f(y)
+    assert_close(got, want)
+    assert_close(x, y)                              # the input was updated in place
+    if returns == "input":
+        assert got is x
+    src = _kernels_source(c)
+    assert c.kernels() == [1]
+    assert src.count("sinf(") == 1, src
+    assert src.count("in_buf0[x0] = ") == 1, src     # one store into the input's storage
+
+
+def test_in_place_op_after_a_read_of_the_old_value():
+    """A value read before the in-place op keeps the old value (the write waits for every reader of it), an input
+    that other outputs never read is written where it is computed."""
+    def f(t, u):
+        a = t * 3
+        t.sin_()
+        return a + t, u.cos_() + 1, u
+    x, v = ember.randn(500), ember.randn(500)
+    y, w = x.clone(), v.clone()
+    c = Compiled(f)
+    got = c(x, v)
+    want = f(y, w)
+    for g, e in zip(got, want):
+        assert_close(g, e)
+    assert_close(x, y)
+    assert_close(v, w)
+    assert _kernels_source(c).count("cosf(") == 1

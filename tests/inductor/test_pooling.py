@@ -73,3 +73,45 @@ def test_pooling_fuses_with_its_neighbours():
     c = Compiled(lambda t: F.max_pool2d((t * 2).relu(), 2) + F.avg_pool2d(t, 2))
     assert_close(c(x), F.max_pool2d((x * 2).relu(), 2) + F.avg_pool2d(x, 2))
     assert c.kernels() == [1]
+
+
+def test_max_pool2d_ties_and_several_nans_follow_eager():
+    """Eager's rule (and torch's cpu kernel): a later element replaces the maximum when greater or NaN, so a tie
+    keeps the first element (-0.0 before 0.0) and the last NaN of a window wins."""
+    x = ember.zeros(1, 2, 4, 4)
+    x[0, 0, 0, 0] = float("nan")
+    x[0, 0, 1, 1] = float("nan")
+    x[0, 0, 0, 2] = -0.0
+    x[0, 1] = ember.ones(4, 4)
+    x[0, 1, 2, 3] = float("nan")
+    f = lambda t: F.max_pool2d(t.relu(), 2, return_indices=True)        # noqa: E731
+    got, want = Compiled(f)(x), f(x)
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    np.testing.assert_array_equal(np.signbit(got[0].numpy()), np.signbit(want[0].numpy()))
+    assert_close(got[0], want[0], equal_nan=True)
+
+
+def test_relu_max_pool_column_loop_is_vectorised_by_gcc():
+    """The fused relu + 2x2 max pool (LeNet's): isnan of a relu reads the relu's input, so gcc vectorises the
+    column loop (a select of masks of two widths stopped it: branchy scalar code, 15x slower on real data)."""
+    import os
+    import re
+    import shutil
+    import subprocess
+    c = Compiled(lambda t: F.max_pool2d(t.relu(), 2, return_indices=True))
+    c(ember.randn(4, 6, 28, 28))
+    src = c.source()
+    assert "!= tmp" in src                         # the NaN test is there, on the loaded value
+    gcc = shutil.which(os.environ.get("CC", "gcc"))
+    if gcc is None:
+        pytest.skip("no C compiler")
+    from ember._cc.build import FLAGS
+    flags = [f for f in FLAGS if f not in ("-shared", "-fPIC")]
+    r = subprocess.run([gcc, *flags, "-fopt-info-vec-optimized", "-x", "c", "-", "-c", "-o", os.devnull],
+                       input=src, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = src.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("static void kernel0")) + 1
+    end = next(i for i, ln in enumerate(lines) if i > start and ln.startswith("int64_t entry"))
+    vec = [int(m.group(1)) for m in re.finditer(r"<stdin>:(\d+):\d+: optimized: loop vectorized", r.stderr)]
+    assert any(start < ln <= end for ln in vec), r.stderr

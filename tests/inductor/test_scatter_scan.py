@@ -177,3 +177,128 @@ def test_random_ops_are_extern_calls_on_eagers_stream():
     ember.manual_seed(123)
     again = c(x)                                              # cached code, same seed: same numbers
     assert_close(again, got.detach())
+
+
+def _scatter_cases():
+    n = 1500
+    idx0, idx1 = ember.randint(0, n, (n, n)), ember.randint(0, 400, (n, n))
+    rows = ember.randint(0, 40, (n,))
+    return {
+        "scatter_add_dim0": (lambda x, s: x.scatter_add(0, idx0, s), (n, n), (n, n)),
+        "scatter_add_dim1": (lambda x, s: x.scatter_add(1, idx1, s), (n, 400), (n, n)),
+        "scatter_dim0": (lambda x, s: x.scatter(0, idx0, s), (n, n), (n, n)),
+        "index_put_acc": (lambda x, v: x.index_put((rows,), v, accumulate=True), (40, n), (n, n)),
+        "index_add_dim0": (lambda x, v: x.index_add(0, rows, v, alpha=0.5), (40, n), (n, n)),
+    }
+
+
+@pytest.mark.parametrize("case", ["scatter_add_dim0", "scatter_add_dim1", "scatter_dim0", "index_put_acc",
+                                  "index_add_dim0"])
+def test_scatters_split_an_independent_dim_over_threads(case):
+    """A scatter whose stores are independent along an output dim (any dim but the scattered one) splits it over
+    threads; duplicate positions land in one thread, in the serial order: the result equals the one-thread
+    kernel's bit for bit (scatter_add included), and eager's."""
+    from ember._inductor import config
+    fn, xs, ss = _scatter_cases()[case]
+    x, s = ember.randn(*xs), ember.randn(*ss)
+    with config.patch({"cpp.threads": 1}):
+        serial = Compiled(fn)
+        one = serial(x, s)
+    ember._dynamo.reset()
+    with config.patch({"cpp.threads": 2}):
+        c = Compiled(fn)
+        got = c(x, s)
+    assert bool((got == one).all())
+    assert_close(got, fn(x, s), rtol=1e-5, atol=1e-5)
+    if case.startswith("scatter"):       # (eager's index_add sums duplicate rows in another order)
+        assert bool((got == fn(x, s)).all())
+    assert "ember_parallel(kernel" in c.source() and "ember_parallel(kernel" not in serial.source()
+    assert "x0_lo" in c.source().split("scatter")[1]
+
+
+def test_scatter_without_an_independent_dim_stays_serial():
+    """index_put into a 1-d tensor: every store may hit every element, one thread (eager's order)."""
+    from ember._inductor import config
+    idx = ember.randint(0, 50, (3_000_000,))
+    x, v = ember.randn(50), ember.randn(3_000_000)
+    with config.patch({"cpp.threads": 2}):
+        c = Compiled(lambda t, u: t.index_put((idx,), u, accumulate=True))
+        got = c(x, v)
+    assert_close(got, x.index_put((idx,), v, accumulate=True), rtol=0, atol=0)
+    assert "ember_parallel" not in c.source().split("int64_t entry0")[1]
+
+
+def test_scatter_producers_are_inlined_into_its_kernel():
+    """The init value and the stored values are computed inside the scatter's kernel (no buffer of their own)."""
+    x, src = ember.randn(6, 5), ember.randn(4, 5)
+    idx = ember.randint(0, 6, (4, 5))
+    def fn(t, s):
+        return (t * 2 + 1).scatter_add(0, idx, s.exp() * 3)
+    c = Compiled(fn)
+    assert_close(c(x, src), fn(x, src))
+    assert c.kernels() == [1], c.source()
+    assert "vm_expf" in c.source().split("scatter (accumulate)")[1]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_pointwise_epilogue_fuses_into_the_scatter_kernel(threads):
+    """`scatter_add(...) * 2 + 1`: the pointwise consumer reading the scatter's output at the element it stores
+    loops over the output after the stores, in the scatter's kernel (over the thread's slice when it is split)."""
+    from ember._inductor import config
+    n = 1500
+    x, s = ember.randn(n, 700), ember.randn(n, 700)
+    idx = ember.randint(0, n, (n, 700))
+
+    def f(a, b):
+        return a.scatter_add(0, idx, b) * 2 + 1
+    with config.patch({"cpp.threads": threads}):
+        c = Compiled(f)
+        got = c(x, s)
+    assert bool((got == f(x, s)).all())
+    assert c.kernels() == [1]
+    assert ("ember_parallel(kernel" in c.source()) == (threads == 2)
+
+
+def test_scatter_consumers_reading_other_elements_stay_apart():
+    """A consumer reading another element of the scatter's output (flip), a reduction of it, and a 1-d (serial)
+    scatter's epilogue (fused, whole loops)."""
+    x, s = ember.randn(6, 5), ember.randn(4, 5)
+    idx = ember.randint(0, 6, (4, 5))
+
+    def flipped(a, b):
+        y = a.scatter_add(0, idx, b)
+        return y + y.flip(0)
+    c = Compiled(flipped)
+    assert_close(c(x, s), flipped(x, s))
+    assert c.kernels() == [2]
+
+    def summed(a, b):
+        return a.scatter_add(0, idx, b).sum(0)
+    c = Compiled(summed)
+    assert_close(c(x, s), summed(x, s))
+    assert c.kernels() == [2]
+    rows = ember.tensor([1, 1, 3])
+
+    def serial(a, v):
+        return a.index_put((rows,), v, accumulate=True).exp()
+    c = Compiled(serial)
+    a, v = ember.randn(5), ember.randn(3)
+    assert_close(c(a, v), serial(a, v))
+    assert c.kernels() == [1]
+
+
+@pytest.mark.parametrize("shape,dim", [((2100, 1000), 1), ((2100, 1000), 0), ((7, 5), 0), ((50,), 0)])
+def test_pointwise_epilogue_fuses_into_the_scan_kernel(shape, dim):
+    """`cumsum(dim) * 2 + x`: the epilogue runs after the scan in its kernel, over the same thread slice when the
+    scan's rows are split over threads."""
+    from ember._inductor import config
+    x = ember.rand(*shape, dtype=ember.float64)
+
+    def f(t):
+        return t.cumsum(dim) * 2 + t
+    with config.patch({"cpp.threads": 2}):
+        c = Compiled(f)
+        got = c(x)
+    assert_close(got, f(x), rtol=1e-12, atol=0)
+    assert c.kernels() == [1], c.source()
+    assert ("ember_parallel(kernel" in c.source()) == (x.numel() >= 1 << 21 and len(shape) > 1)

@@ -125,3 +125,13 @@ def test_flatten_unflatten_forward():
     assert nn.Flatten()(x).shape == (2, 12)
     assert nn.Flatten(0, 1)(x).shape == (6, 4)
     assert nn.Unflatten(2, (2, 2))(x).shape == (2, 3, 2, 2)
+
+
+@pytest.mark.parity
+def test_old_container_registers_its_keyword_modules_as_torch():
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        c = L.nn.Container(fc=L.nn.Linear(2, 3), act=L.nn.ReLU())
+        got.append((repr(c), [n for n, _ in c.named_parameters()], isinstance(c, L.nn.Module)))
+    assert got[0] == got[1]

@@ -110,3 +110,52 @@ def test_lazy_module_trains_after_materializing():
         opt.step()
         loss0 = loss0 if loss0 is not None else loss.item()
     assert loss.item() < loss0
+
+
+_USES = {
+    "add": lambda lib, w: w + 1,
+    "linear": lambda lib, w: lib.nn.functional.linear(lib.ones(2, 4), w),
+    "sum": lambda lib, w: w.sum(),
+    "clone": lambda lib, w: w.clone(),
+    "detach": lambda lib, w: w.detach(),
+    "view": lambda lib, w: w.view(-1),
+    "numel": lambda lib, w: w.numel(),
+    "dim": lambda lib, w: w.dim(),
+    "requires_grad_": lambda lib, w: w.requires_grad_(False),
+    "init": lambda lib, w: lib.nn.init.zeros_(w),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("use", sorted(_USES))
+def test_using_an_uninitialized_parameter_raises_torchs_value_error(use):
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for lib in (ember, torch):
+        w = lib.nn.LazyLinear(3).weight
+        with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in ") as info:
+            _USES[use](lib, w)
+        msg = str(info.value)
+        msgs.append(msg[msg.index(". This error"):])
+    assert msgs[0] == msgs[1]
+    buf = ember.nn.LazyBatchNorm1d().running_mean
+    with pytest.raises(ValueError, match=r"torch\.nn\.parameter\.UninitializedBuffer"):
+        buf * 2
+
+
+@pytest.mark.parity
+def test_uninitialized_parameter_allows_what_torch_allows():
+    torch = pytest.importorskip("torch")
+    out = []
+    for lib in (ember, torch):
+        m = lib.nn.LazyLinear(3).double()
+        w = m.weight
+        row = [type(w).__name__, str(w.dtype).split(".")[1], w.size() == lib.Size([0]), w.is_floating_point(),
+               w.is_complex(), w.get_device(), type(w.data).__name__, w.requires_grad]
+        for conv in (w.float(), w.double(), w.to(lib.float16), w.long(), w.cpu()):
+            row.append((type(conv).__name__, str(conv.dtype).split(".")[1]))
+        m(lib.ones(2, 4, dtype=lib.float64))
+        w = m.weight
+        row += [type(w).__name__, tuple(w.shape), str(w.dtype).split(".")[1], (w * 0).sum().item()]
+        out.append(row)
+    assert out[0] == out[1]

@@ -112,3 +112,22 @@ def test_ctc_loss_matches_torch(torch):
 def test_invalid_reduction_raises():
     with pytest.raises(ValueError, match="is not a valid value for reduction"):
         nn.L1Loss(reduction="avg")(ember.ones(2), ember.ones(2))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nllloss2d_is_nllloss_as_torch(reduction):
+    torch = pytest.importorskip("torch")
+    x = arr(2, 3, 4, 5)
+    t = np.random.default_rng(1).integers(0, 3, (2, 4, 5))
+    w = np.array([0.2, 1.0, 3.0], dtype=np.float32)
+    res = []
+    for L in (torch, ember):
+        m = L.nn.NLLLoss2d(weight=L.tensor(w), ignore_index=1, reduction=reduction)
+        inp = L.tensor(x, requires_grad=True)
+        y = m(L.log_softmax(inp, 1), L.tensor(t))
+        y.sum().backward()
+        res.append((repr(m), isinstance(m, L.nn.NLLLoss), y.detach().numpy(), inp.grad.numpy()))
+    assert res[0][:2] == res[1][:2]
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[1][3], res[0][3], rtol=1e-5, atol=1e-6)

@@ -431,3 +431,18 @@ def test_incompatible_keys_repr(torch):
     from torch.nn.modules.module import _IncompatibleKeys as TK
     assert repr(k) == repr(TK(["a"], ["b"]))
     assert str(_IncompatibleKeys([], [])) == "<All keys matched successfully>"
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("kwargs", [None, {}, {"dtype": "d"}, {"device": "cpu", "memory_format": "m"},
+                                    {"factory_kwargs": {"dtype": "d"}, "device": "cpu"}, {"bogus": 1},
+                                    {"dtype": "d", "factory_kwargs": {"dtype": "e"}}])
+def test_factory_kwargs_matches_torch(kwargs):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        try:
+            got.append(L.nn.factory_kwargs(kwargs))
+        except TypeError as e:
+            got.append(("TypeError", str(e)))
+    assert got[0] == got[1]

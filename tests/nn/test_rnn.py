@@ -111,3 +111,16 @@ def test_rnn_bad_input():
         m(ember.randn(2, 3, 4), ember.zeros(1, 2, 5))
     with pytest.warns(UserWarning, match="dropout option adds dropout after all but last recurrent layer"):
         nn.LSTM(2, 3, dropout=0.5)
+
+
+@pytest.mark.parity
+def test_rnn_cell_base_is_public_with_torchs_parameters():
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        class Cell(L.nn.RNNCellBase):
+            def forward(self, x, h):
+                return L.tanh(x @ self.weight_ih.t() + h @ self.weight_hh.t() + self.bias_ih + self.bias_hh)
+        c = Cell(3, 4, True, 2)
+        got.append(([(n, tuple(p.shape)) for n, p in c.named_parameters()], repr(c), "RNNCellBase" in L.nn.modules.rnn.__all__))
+    assert got[0] == got[1]

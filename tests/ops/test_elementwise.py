@@ -225,3 +225,19 @@ def test_zero_dim_operands_fast_path():
         want = getattr(torch, op)(torch.tensor(x), torch.tensor(2.0))
         assert got.dtype == getattr(ember, str(want.dtype).split(".")[1]) and got.shape == want.shape
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("sa,sb", [((1, 5), (5, 5)), ((5,), (5, 5)), ((5, 1), (1, 5)), ((3, 1, 4), (2, 4)),
+                                   ((2, 3, 4), (4,)), ((), (3,)), ((0, 3), (1, 3))])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_broadcasting_binary_ops_match_torch_values_and_layout(sa, sb, dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(sa) * 3).astype(dtype), (rng.standard_normal(sb) * 3).astype(dtype)
+    for op in ("add", "sub", "mul", "maximum", "lt"):
+        for x, y in ((a, b), (b, a)):
+            got = getattr(ember, op)(ember.tensor(x), ember.tensor(y))
+            want = getattr(torch, op)(torch.tensor(x), torch.tensor(y))
+            assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
+            np.testing.assert_array_equal(got.numpy(), want.numpy())

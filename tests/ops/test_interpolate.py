@@ -275,3 +275,26 @@ def test_affine_grid_warnings_match_torch():
             lib.nn.functional.affine_grid(lib.zeros(1, 2, 3), [1, 1, 2, 2])
         with pytest.warns(UserWarning, match="changed for unit-size grids when align_corners=True"):
             lib.nn.functional.affine_grid(lib.zeros(1, 2, 3), [1, 1, 1, 2], True)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("upsample", (), dict(scale_factor=2)), ("upsample", ((3, 5),), dict(mode="bilinear", align_corners=False)),
+    ("upsample", (None, 1.5, "bicubic"), {}), ("upsample_nearest", (), dict(scale_factor=2)),
+    ("upsample_nearest", ((3, 7),), {}), ("upsample_bilinear", (), dict(scale_factor=2)),
+    ("upsample_bilinear", ((3, 5),), {}), ("upsample_nearest", (None, 3), {}),
+])
+def test_deprecated_upsample_functions_warn_and_match_torch(name, args, kwargs):
+    import warnings
+    torch = pytest.importorskip("torch")
+    res, data = [], arr(1, 2, 2, 4, dtype="float64")
+    for lib in (torch, ember):
+        x = lib.tensor(data, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = getattr(lib.nn.functional, name)(x, *args, **kwargs)
+        (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        res.append((y.detach().numpy(), x.grad.numpy(), [(c.category, str(c.message)) for c in w]))
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-12)
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-12)
+    assert res[1][2] == res[0][2] and len(res[0][2]) == 1

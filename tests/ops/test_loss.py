@@ -379,3 +379,30 @@ def test_mean_reduction_grad_of_a_single_element_matches_torch(name, shape):
             assert a is None
         else:
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("log_target", [False, True])
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32"), ("float16", "float32"),
+                                    ("bfloat16", "float32"), ("float32", "float16"), ("float32", "int64")])
+def test_kl_div_promotes_as_torch_with_and_without_grad(dtypes, log_target, requires_grad):
+    """kl_div is torch's composite whether or not autograd records: the promoted dtype (float16 input with a
+    float32 target gives float32), the same roundings, integer inputs refused."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        x = L.tensor([[-1.0, -2.0], [-0.5, -3.0]], dtype=getattr(L, dtypes[0]), requires_grad=requires_grad)
+        t = L.tensor([[0.3, 0.7], [0.0, 0.4]]).to(getattr(L, dtypes[1]))
+        out = []
+        for reduction in ("none", "mean", "batchmean", "sum"):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    r = L.nn.functional.kl_div(x, t, reduction=reduction, log_target=log_target)
+                out.append((str(r.dtype).split(".")[1], type(r.grad_fn).__name__,
+                            r.detach().double().numpy().round(4).tolist()))
+            except RuntimeError as e:
+                out.append(str(e))
+        got.append(out)
+    assert got[0] == got[1]

@@ -179,3 +179,22 @@ def test_trapezoid_dtypes_and_errors_match_torch(call):
         except RuntimeError as e:
             res.append(str(e))
     assert res[0] == res[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", [
+    "A.Scalar(x, 2)", "A.ScalarOpt_dim(x, 2., [0])", "A.ScalarOpt_dtype(x, 2., dtype=L.float32)",
+    "A.ScalarOpt_dim_dtype(x, 2., [0], False, dtype=L.float32)", "A.out(x, 2., [0], out=L.empty(0))", "L.norm(x)",
+    "x.norm(2, 0)", "L.frobenius_norm(x.reshape(2, 2), [0, 1])", "L.norm(x, 'fro')"])
+def test_norm_of_integers_raises_torch_message(call):
+    """The norm overloads without dtype= (frobenius_norm goes through one) say norm(); the others
+    linalg.vector_norm."""
+    import warnings
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        with pytest.raises(RuntimeError) as e, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            eval(call, {"A": L.ops.aten.norm, "L": L, "x": L.arange(4)})
+        got.append(str(e.value).split("\n")[0])
+    assert got[0] == got[1]

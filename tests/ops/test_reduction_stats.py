@@ -72,3 +72,80 @@ def test_vmap_top_level():
     h = ember.vmap(lambda a, b: a * b, in_dims=(0, None))
     np.testing.assert_allclose(h(ember.tensor(x[0]), ember.tensor(x[1, 0])).numpy(), x[0] * x[1, 0])
     assert ember.vmap is ember.func.vmap
+
+
+# ------------------------------------------------------------------ gradient (torch.gradient's seven forms)
+_G_X = (np.arange(12.0).reshape(3, 4) ** 2 / 7).astype(np.float32)
+_G_C0, _G_C1 = np.array([0.0, 1.0, 3.0]), np.array([0.0, 0.5, 3.0, 7.0], dtype=np.float32)
+
+
+def _gradient_call(m, inp, kw):
+    kw = {k: ([m.tensor(c) for c in v] if isinstance(v, list) and v and isinstance(v[0], np.ndarray)
+              else m.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    return m.gradient(m.tensor(inp), **kw)
+
+
+_G_CASES = [
+    (_G_X, {}), (_G_X, dict(spacing=2.0)), (_G_X, dict(spacing=3)), (_G_X, dict(spacing=np.array(2.5))),
+    (_G_X, dict(spacing=[2.0, 3.0])), (_G_X, dict(spacing=(2,), dim=1)), (_G_X, dict(dim=1)), (_G_X, dict(dim=-2)),
+    (_G_X, dict(dim=[0, 1])), (_G_X, dict(dim=(1,), spacing=2.0)), (_G_X, dict(dim=[-1, 0], spacing=[1.5, 2])),
+    (_G_X, dict(spacing=[_G_C0], dim=0)), (_G_X, dict(spacing=[_G_C0, _G_C1])), (_G_X, dict(edge_order=2)),
+    (_G_X, dict(edge_order=2, spacing=[_G_C0, _G_C1])), (_G_X, dict(dim=-1, spacing=[_G_C1], edge_order=2)),
+    (_G_X, dict(edge_order=2, spacing=0.5, dim=[1])), (np.arange(5), {}), (np.arange(5), dict(spacing=2)),
+    (np.arange(4.0), dict(spacing=[np.array([0, 1, 3, 4])])), (np.array(3.0), {}),
+    (np.arange(24.0).reshape(2, 3, 4) ** 1.5, dict(dim=[2, 0], edge_order=1)),
+]
+
+
+@pytest.mark.parametrize("inp,kw", _G_CASES, ids=[str(i) for i in range(len(_G_CASES))])
+def test_gradient_matches_torch(inp, kw):
+    got, want = _gradient_call(ember, inp, kw), _gradient_call(torch, inp, kw)
+    assert type(got) is tuple and len(got) == len(want)
+    for g, w in zip(got, want):
+        assert str(g.dtype) == str(w.dtype).replace("torch", "ember")
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("inp,kw", [
+    (_G_X, dict(spacing=(2,))), (_G_X, dict(spacing=np.array([0.0, 1.0, 3.0]))), (_G_X, dict(dim=[0, 0])),
+    (_G_X, dict(dim=2)), (_G_X, dict(edge_order=3)), (_G_X[:1], {}), (_G_X[:, :2], dict(edge_order=2, dim=1)),
+    (np.arange(3, dtype=np.uint8), {}), (np.array([True, False]), {}), (np.arange(3.0), dict(spacing="a")),
+    (np.arange(3.0), dict(spacing=[np.array([[0.0, 1, 3]])])), (np.arange(3.0), dict(spacing=[1.0, 2.0])),
+    (np.arange(3.0), dict(spacing=[1.0, 2.0], dim=0)), (np.arange(3.0), dict(dim="x")),
+], ids=[str(i) for i in range(14)])
+def test_gradient_errors_match_torch(inp, kw):
+    with pytest.raises(Exception) as te:
+        _gradient_call(torch, inp, kw)
+    with pytest.raises(type(te.value)) as ee:
+        _gradient_call(ember, inp, kw)
+    assert str(ee.value).replace("ember", "torch") == str(te.value)
+
+
+def test_gradient_positional_spacing_is_rejected_as_torch():
+    with pytest.raises(TypeError) as te:
+        torch.gradient(torch.arange(3.0), 2)
+    with pytest.raises(TypeError) as ee:
+        ember.gradient(ember.arange(3.0), 2)
+    assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(edge_order=2), dict(spacing=[_G_C0, _G_C1]),
+                                dict(spacing=[_G_C0, _G_C1], edge_order=2), dict(spacing=[0.5, 2.0], dim=[0, 1])])
+def test_gradient_backward_matches_torch(kw):
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    grads = []
+    for m in (ember, torch):
+        t = m.tensor(x, requires_grad=True)
+        args = {k: ([m.tensor(c.astype(np.float64), requires_grad=True) for c in v]
+                    if isinstance(v, list) and isinstance(v[0], np.ndarray) else v) for k, v in kw.items()}
+        outs = m.gradient(t, **args)
+        weights = [m.tensor(np.arange(o.numel(), dtype=np.float64).reshape(tuple(o.shape))) for o in outs]
+        sum((o * w).sum() for o, w in zip(outs, weights)).backward()
+        coords = args.get("spacing") if isinstance(args.get("spacing"), list) else []
+        grads.append([t.grad.numpy()] + [c.grad.numpy() for c in coords if isinstance(c, m.Tensor)])
+    for g, w in zip(*grads):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    coords = [ember.tensor(c.astype(np.float64), requires_grad=True) for c in (_G_C0, _G_C1)]
+    t = ember.tensor(x, requires_grad=True)
+    assert ember.autograd.gradcheck(
+        lambda a, c0, c1: ember.gradient(a, spacing=[c0, c1], edge_order=kw.get("edge_order", 1)), (t, *coords))

@@ -82,3 +82,24 @@ def test_view_copy_gradients_match_torch(torch):
     (en, eg), (tn, tg) = grads(ember), grads(torch)
     assert en == tn
     np.testing.assert_allclose(eg, tg)
+
+
+@pytest.mark.parity
+def test_view_as_complex_copy_autograd_matches_torch():
+    """torch has no complex derivative for view_as_complex_copy: an input requiring grad is refused under grad mode;
+    without grad (no_grad, inference_mode, an input without grad) it is a plain copy. view_as_real_copy records."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        x = L.tensor([[1.0, 2.0], [3.0, -1.0]], dtype=L.float64, requires_grad=True)
+        with pytest.raises(RuntimeError) as e:
+            L.view_as_complex_copy(x)
+        with L.no_grad():
+            a = L.view_as_complex_copy(x)
+        with L.inference_mode():
+            b = L.view_as_complex_copy(x)
+        c = L.view_as_complex_copy(x.detach())
+        r = L.view_as_real_copy(L.view_as_complex(x * 1))
+        got.append((str(e.value), [(t.requires_grad, t.grad_fn, t.tolist()) for t in (a, b, c)],
+                    type(r.grad_fn).__name__, r._base is None))
+    assert got[0] == got[1]

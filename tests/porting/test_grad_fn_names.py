@@ -14,10 +14,8 @@ from ember.testing import op_db
 from ember.testing._opinfo import resolve
 
 KNOWN_DIFFERENCES = {
-    # torch's composite ends in another op than ember's
-    "linalg.tensorinv": "ember reshapes through view; torch through _reshape_alias",
-    "quantile": "torch's composite ends in an in-place squeeze_(-1) (SqueezeBackward4); ember has no squeeze_",
-    "nanquantile": "as quantile",
+    # op name -> why its nodes differ from torch's (none left: tensorinv's _reshape_alias, quantile's in-place
+    # squeeze_ and 1-D @ 2-D matmul's squeeze_ now match)
 }
 
 torch = pytest.importorskip("torch")
@@ -91,6 +89,14 @@ CALLS = [
     "L.dist(x, y, 1)", "L.pdist(L.cat([x, y]))", "L.pdist(L.cat([x, y]), 1)", "L.pdist(L.cat([x, y]), 0.5)",
     "L.pdist(L.cat([x, y]), 3)", "L.pdist(L.cat([x, y]), float('inf'))", "L.pdist(L.cat([x, y]), 0)",
     "L.pdist(L.cat([x, x, y]))", "L.pdist(L.cat([x, y]).t())", "L.nn.functional.pdist(x)",
+    # in-place views (SqueezeBackward3/4/5, UnsqueezeBackward1, TransposeBackward1), on a view too
+    "(x[:1] * 1).squeeze_()", "(x[:1] * 1).squeeze_(0)", "(x[:1] * 1).squeeze_((0, 1))", "(x * 1).unsqueeze_(1)",
+    "(x * 1).transpose_(0, 1)", "(x * y)[:1].squeeze_(0)", "(x * 1).t().unsqueeze_(-1).transpose_(0, 2)",
+    # reshape: view when contiguous, _reshape_alias when only viewable, else a copy and _unsafe_view
+    "x.reshape(3, 2)", "x.t().reshape(3, 1, 2)", "x[:, :1].reshape(2)", "x.t().reshape(6)",
+    # composites ending in torch's in-place views
+    "x[0] @ y.t()", "L.matmul(x[1], y.t())", "L.quantile(x, 0.3)", "L.quantile(x, L.tensor([0.2, 0.9]), dim=1)",
+    "L.nanquantile(x, L.tensor([0.2, 0.9]), dim=0, keepdim=True, interpolation='midpoint')",
 ]
 
 

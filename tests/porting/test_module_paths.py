@@ -59,3 +59,52 @@ def test_instancenorm3d_matches_torch(torch):
     assert repr(m) == repr(tm)
     with pytest.raises(ValueError, match="expected 4D or 5D input"):
         m(ember.ones(2, 3, 4))
+
+
+@pytest.mark.parity
+def test_functional_helpers_boolean_dispatch_and_assert_int_or_pair_match_torch():
+    import ember
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        F = L.nn.functional
+
+        def yes(x, flag=False):
+            """doc"""
+            return ("yes", x)
+
+        def no(x, flag=False):
+            return ("no", x)
+        fn = F.boolean_dispatch("flag", 1, False, yes, no, "mod", "picked")
+        row = [fn(1), fn(1, True), fn(1, flag=True), fn.__doc__, fn.__name__, fn.__module__, no.__doc__,
+               F.Tensor is L.Tensor, F.torch is L, L.fft.Tensor is L.Tensor]
+        try:
+            F.boolean_dispatch("flag", 1, False, yes, yes, None, None)     # two docstrings
+        except RuntimeError as e:
+            row.append(str(e))
+        F.assert_int_or_pair(3, "k", "{} bad")
+        F.assert_int_or_pair((1, 2), "k", "{} bad")
+        try:
+            F.assert_int_or_pair((1, 2, 3), "kernel", "{} must be int or pair")
+        except AssertionError as e:
+            row.append(str(e))
+        got.append(row)
+    assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_utils_set_module_matches_torch():
+    import ember
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, ember):
+        def f():
+            pass
+        L.utils.set_module(f, "somewhere.else")
+        try:
+            L.utils.set_module(f, 3)
+            err = None
+        except TypeError as e:
+            err = str(e)
+        got.append((f.__module__, err))
+    assert got[0] == got[1]

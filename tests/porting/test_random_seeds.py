@@ -60,3 +60,28 @@ def test_complex_moments_match_torch(torch):
     ez = ember.randn(200_000, dtype=ember.complex64)
     for part in ("real", "imag"):
         assert abs(getattr(ez, part).var().item() - getattr(tz, part).var().item()) < 0.02
+
+
+@pytest.mark.parity
+def test_random_module_and_fork_rng_behave_as_torch(torch):
+    got = []
+    for L in (torch, ember):
+        L.random.manual_seed(5)
+        first = L.rand(3).tolist()
+        L.random.manual_seed(5)
+        with L.random.fork_rng():
+            inside = L.rand(3).tolist()
+        after = L.rand(3).tolist()                      # the state from before the block
+        with L.random.fork_rng(enabled=False):
+            L.rand(3)
+        moved = L.rand(3).tolist() != after
+        with L.random.fork_rng(devices=[], device_type="cpu"):
+            L.rand(2)
+        with L.random.fork_rng(device_type="meta"):
+            pass
+        state = L.random.get_rng_state()
+        L.rand(2)
+        L.random.set_rng_state(state)
+        got.append((inside == first, after == first, moved, L.random.initial_seed(), L.random.thread_safe_generator(),
+                    sorted(L.random.__all__), state.dtype == L.uint8))
+    assert got[0] == got[1]

@@ -249,3 +249,56 @@ def test_dist_gradients_match_torch(torch):
             res.append(a.grad.numpy())
     for e, w in zip(res[:3], res[3:]):
         np.testing.assert_allclose(e, w, rtol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("arg", [None, "cpu", "cuda", "cuda:0", "meta", "banana", 3])
+def test_get_device_module_matches_torch(torch, arg):
+    got = []
+    for L in (torch, ember):
+        res = outcome(lambda: L.get_device_module(L.device(arg) if arg == "cuda:0" else arg))
+        got.append((res[0], res[1].__name__.split(".", 1)[-1]) if res[0] == "ok" else
+                   (res[0], res[1], res[2].replace("torch", "T").replace("ember", "T")))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_top_level_gradscaler_and_vulkan_answer_as_torch(torch):
+    got = []
+    for L in (torch, ember):
+        s = L.GradScaler("cpu", init_scale=4.0)
+        got.append((L.GradScaler is L.amp.GradScaler, s.get_scale(), L.is_vulkan_available()))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("args,kwargs", [
+    ((1, 4), {}), ((1, 4, 0.5), {}), ((0, 1, 0.1), {}), ((1, 4), {"dtype": "int64"}), ((4, 1, -1), {}),
+    ((1, 4, 0), {}), ((1, 4, -1), {}), ((4,), {}), ((1.5, 4.2), {"dtype": "int32"}), ((-2.5, 1.0, 0.75), {}),
+    ((0, 1, 0.3), {"dtype": "float64", "requires_grad": True}), ((1, 4), {"device": "meta"}),
+])
+def test_deprecated_range_matches_torch(torch, args, kwargs):
+    got = []
+    for L in (torch, ember):
+        kw = {k: getattr(L, v) if k == "dtype" else v for k, v in kwargs.items()}
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            res = outcome(lambda: L.range(*args, **kw))
+        if res[0] == "ok":
+            r = res[1]
+            res = ("ok", str(r.dtype).split(".")[1], tuple(r.shape), r.requires_grad,
+                   None if r.is_meta else r.tolist())
+        got.append((res, [(c.category, str(c.message)) for c in w]))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_deprecated_range_out_matches_torch(torch):
+    got = []
+    for L in (torch, ember):
+        out = L.empty(2, dtype=L.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = L.range(1, 3, 0.5, out=out)
+        got.append((r is out, out.tolist(), str(out.dtype).split(".")[1]))
+    assert got[0] == got[1]

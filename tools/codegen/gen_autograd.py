@@ -291,11 +291,13 @@ def _argtuple(fn):
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-def _kernel_below(fn, op, indent="    "):
+def _kernel_below(fn, op, indent="    ", rg=None):
     """Lines binding `_k` to the kernel below Autograd for this call: the key set of the tensor arguments (those
     a tensor can bind to: Tensor, Scalar, int, float) minus Autograd and above, then the op's dispatch cache,
     inlined (what `op.redispatch(below_ks(args), ...)` does). A list argument, a thread with dispatch keys
-    included or excluded, or no backend key takes below_ks's general computation."""
+    included or excluded, or no backend key takes below_ks's general computation. `rg` maps an argument to
+    the variable that gets its requires_grad in the same test (a plain attribute read where it is a tensor:
+    getattr with a default costs several times more)."""
     a = fn.func.arguments
     names = []
     for x in list(a.flat_positional) + list(a.flat_kwarg_only):
@@ -310,8 +312,17 @@ def _kernel_below(fn, op, indent="    "):
     if not names:
         return None
     lines = []
+    rg = rg or {}
     for i, v in enumerate(names):
-        if i == 0:
+        if v in rg:
+            lines.append(f"if {v}.__class__ in _TENSOR_TYPES:")
+            lines.append(f"    _ks {'|' if i else ''}= {v}._ks")
+            lines.append(f"    {rg[v]} = {v}._requires_grad")
+            lines.append("else:")
+            if not i:
+                lines.append("    _ks = 0")
+            lines.append(f"    {rg[v]} = False")
+        elif i == 0:
             lines.append(f"_ks = {v}._ks if {v}.__class__ in _TENSOR_TYPES else 0")
         else:
             lines.append(f"if {v}.__class__ in _TENSOR_TYPES:")
@@ -381,7 +392,10 @@ def emit_node(w, e, cls):
     w.w("    def apply(_n, grads):")
     w.w("        grad = grads[0]")
     w.w("        _e = _n.next_edges")
-    w.w("        _k = 0")
+    # without list inputs, input i's edge is next_edges[i]: literal indices (no running offset)
+    static = not any(e.is_list(a) for a in e.inputs)
+    if not static:
+        w.w("        _k = 0")
     pos = {a.name: i for i, a in enumerate(e.inputs)}
     done = set()
     for i, a in enumerate(e.inputs):
@@ -406,9 +420,13 @@ def emit_node(w, e, cls):
                 w.w(f"            _r{pos[k]} = _g[{keys.index(k)}] if _e[{pos[k]}] is not None else None")
             continue
         w.w(f"        _r{i} = None")
-        if e.group:
+        if static:
+            w.w(f"        if _e[{i}] is not None:")
+        elif e.group:
             w.w(f"        _k = {i}")
-        if e.is_list(a):
+        if static:
+            pass
+        elif e.is_list(a):
             w.w(f"        _s{i} = _k")
             w.w(f"        _k += _n.n_{a.name}")
             w.w(f"        if _bi.any(_x is not None for _x in _e[_s{i}:_k]):")
@@ -422,13 +440,19 @@ def emit_node(w, e, cls):
             else:
                 w.w(f"            {n} = _n.s_{n}")
         w.w(f"            _r{i} = {e.formulas[a.name]}")
-    w.w("        _out = []")
+    if static:
+        w.w("        return [" + ", ".join(f"_r{i}" for i in range(len(e.inputs))) + "]")
+    else:
+        w.w("        _out = []")
     for i, a in enumerate(e.inputs):
+        if static:
+            break
         if e.is_list(a):
             w.w(f"        _out.extend(_r{i} if _r{i} is not None else [None] * _n.n_{a.name})")
         else:
             w.w(f"        _out.append(_r{i})")
-    w.w("        return _out")
+    if not static:
+        w.w("        return _out")
     w.w("")
     w.w("    def release_variables(_n):")
     w.w("        _n._released = True")
@@ -602,7 +626,10 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w(f"            _t = _jvp_{jvp_of if (inplace and not own) else ident}(_ts, {names}, _res)")
         w.w("        finally:")
         w.w("            _fw_restore()")
-        if inplace:
+        if inplace and "inplace_view" in fn.tags:
+            w.w("        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self")
+            w.w("        return _res")
+        elif inplace:
             w.w("        _fw_attach(self, _t, True)")
             w.w("        return _res")
         elif e.is_list_return():
@@ -638,13 +665,19 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     rg_of = {}
     for i, a in enumerate(e.inputs):
         rg_of[a.name] = f"_g{i}"
-        w.w(f"    _g{i} = " + (f"_rg({a.name})" if e.is_list(a) else f"_getattr({a.name}, '_requires_grad', False)"))
+    fused = {_py(a.name): rg_of[a.name] for a in e.inputs if not e.is_list(a)}
+    below = _kernel_below(fn, op, rg=fused)
+    if not below:
+        fused = {}
+    for i, a in enumerate(e.inputs):
+        if _py(a.name) not in fused or not any(f" {_py(a.name)}.__class__" in ln for ln in below):
+            w.w(f"    _g{i} = " + (f"_rg({a.name})" if e.is_list(a) else f"_getattr({a.name}, '_requires_grad', False)"))
     rgs = [rg_of[a.name] for a in e.inputs]
-    w.w(f"    _need = {' or '.join(rgs) if rgs else 'False'}")
-    below = _kernel_below(fn, op)
     if below:
         for line in below:
             w.w(line)
+    w.w(f"    _need = {' or '.join(rgs) if rgs else 'False'}")
+    if below:
         w.w("    if not _need:")
         w.w(f"        return _k({_call(fn)})")
     else:
@@ -666,9 +699,13 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             edges.append(f"*[_edge(_t) for _t in {a.name}]")
         else:
             # a non-leaf, non-view input's edge is (grad_fn, output_nr): inline; anything else via gradient_edge
-            edges.append(f"(((_f, {a.name}._output_nr) if (_f := {a.name}.grad_fn) is not None and {a.name}._base is None "
-                         f"else _gedge({a.name})) if {rg_of[a.name]} else None)")
+            edges.append(f"((_gedge({a.name}) if {a.name}._base is not None else (_f, {a.name}._output_nr) "
+                         f"if (_f := {a.name}.grad_fn) is not None else _leaf_edge({a.name})) if {rg_of[a.name]} else None)")
     w.w("    _n.next_edges = (" + "".join(f"{x}, " for x in edges) + ")")
+    # an argument the op writes besides self (rrelu_with_noise's noise) is saved after the call: the formula
+    # reads what the op wrote, and saving it before would trip the version check (torch saves it after too)
+    written = {a.name for a in e.all_args if a.annotation is not None and a.annotation.is_write and a.name != "self"}
+    after = []
     for n in saved:
         kind, expr = kinds[n]
         if kind == "output":
@@ -679,10 +716,15 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             val = "_SV(_saved_clone(self))" if (inplace and n == "self") else f"_SV({n})"
         else:
             val = expr
-        w.w(f"    if {cond}:")
-        w.w(f"        _n.s_{n} = {val}")
+        (after if n in written else w.lines).extend([f"    if {cond}:", f"        _n.s_{n} = {val}"])
     w.w(f"    _res = _k({_call(fn)})" if below else f"    _res = {op}.redispatch(_below_ks({args}), {_call(fn)})")
-    if inplace:
+    for line in after:
+        w.w(line)
+    if inplace and "inplace_view" in fn.tags:
+        # squeeze_, unsqueeze_: self's geometry changed, not its values; as torch's codegen does for in-place
+        # views, self gets the node as a new history (a view stays a view of its base: no CopySlices)
+        w.w("    _set_history(self, _n)")
+    elif inplace:
         w.w("    _rebase_history(self, _n)")
     elif e.output_mask is not None:
         # non-differentiable outputs keep their slot in the node's inputs (grads stay aligned by position)
@@ -702,7 +744,8 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             # set_history inlined for the one differentiable Tensor output (the common case)
             w.w("    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):")
             w.w("        if _res._base is not None:")
-            w.w("            _res._gfv = _res._version_counter.value")
+            # (the view kernel below set the shared counter: read without the _version_counter property's frame)
+            w.w("            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value")
             w.w("        _x = _res._ks")
             w.w("        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]")
             w.w("        _res._output_nr = 0")
@@ -797,7 +840,7 @@ PRELUDE = [
     "from ember._generated.functions import *",
     "from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module",
     "from ember._generated.linalg_functions import *",
-    "from ember.autograd.graph import Node as _Node, gradient_edge as _gedge",
+    "from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge",
     "from ember.autograd._saved import SavedVariable as _SV",
     "from ember.autograd.graph import _clone_detached as _clone",
     "from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,",
@@ -854,7 +897,7 @@ def emit(fns):
             base = str(fn.func.name.name).rstrip("_")
             cls = w.class_name(base, e.node)
             uses, saved = emit_node(w, e, cls)
-            inplace = any(a.is_write for a in e.all_args)
+            inplace = any(a.is_write and a.name == "self" for a in e.all_args)   # self written (not only noise)
             emit_kernel(w, e, fn, cls, uses, saved, inplace)
             registered.append((family, fn))
             if not inplace:

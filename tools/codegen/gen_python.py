@@ -85,10 +85,12 @@ class Overload:
             parts.append("self")
         for i, x in enumerate(self.positional):
             if self.varargs and i == 0:
-                parts.append("*" + x.name)
+                parts.append("*_va")     # `zeros(2, 3)`, `zeros((2, 3))`; `zeros(size=(2, 3))` below
             else:
                 parts.append(self.pyname(x) + _default(x))
         kw = [self.pyname(x) + _default(x) for x in self.kwonly]
+        if self.varargs:
+            kw.insert(0, self.positional[0].name + "=None")
         if self.out_fn:
             kw.append("out=None")
         if self.factory:
@@ -240,12 +242,30 @@ class Overload:
                 lines.append(f"    {v} = ()")
         return lines
 
+    def varargs_prelude(self, matcher=False):
+        """Lines binding a `*size` parameter as torch's parser does: the sizes given positionally (`zeros(2, 3)`,
+        one sequence `zeros((2, 3))`) or by keyword (`zeros(size=(2, 3))`), never both; none at all is torch's
+        "missing 1 required positional arguments" (a matcher answers None: no fit)."""
+        v = self.positional[0].name
+        name = str(self.fn.func.name.name)
+        missing = "return None" if matcher else (
+            f"raise TypeError('{name}() missing 1 required positional arguments: \"{v}\"')")
+        twice = "return None" if matcher else f"raise TypeError(\"{name}() got multiple values for argument '{v}'\")"
+        return [f"if {v} is None:",
+                "    if not _va:",
+                f"        {missing}",
+                "elif _va:",
+                f"    {twice}",
+                "else:",
+                f"    _va = ({v},)",
+                f"{v} = _va",
+                f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):",
+                f"    {v} = {v}[0]"]
+
     def body(self, opvar, outvar, rtvar, indent="    ", check=False):
         lines = []
         if self.varargs:
-            v = self.positional[0].name
-            lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):")
-            lines.append(f"    {v} = {v}[0]")
+            lines += self.varargs_prelude()
         lines += self.none_defaults()
         if check:
             lines += self.arg_checks()
@@ -330,7 +350,7 @@ class Overload:
         call_args = self.call_args(self.fn, positional_only=True)
         cache = "_c" + opvar[3:]
         lines += ["if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
-                  f"    _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
+                  f"    _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
                   "    if _k is not None:",
                   f"        return {wrap('_k(' + call_args + ')')}",
                   f"return {wrap(opvar + '(' + call_args + ')')}"]
@@ -351,7 +371,7 @@ class Overload:
                 "    else:",
                 "        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0",
                 "        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
-                f"            _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
+                f"            _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
                 "            if _k is not None:",
                 f"                return {wrap('_k(' + call_args + ')')}",
                 f"return {wrap(opvar + '(' + call_args + ')')}"]
@@ -360,7 +380,7 @@ class Overload:
         """(min_args, max_args) of torch's FunctionSignature for this overload: the parameters without a
         default, and all of them (out= and a factory's requires_grad included; `*size` is one parameter)."""
         params = self.positional + self.kwonly
-        lo = sum(1 for x in params if x.default is None and not (self.varargs and x is self.positional[0]))
+        lo = sum(1 for x in params if x.default is None)     # `*size` too: torch's parser requires it
         hi = len(params) + (1 if self.out_fn else 0) + (1 if self.factory else 0)
         return lo, hi
 
@@ -369,9 +389,7 @@ class Overload:
         print_error parses the one plausible signature again with raise_exception=true)."""
         lines = []
         if self.varargs:
-            v = self.positional[0].name
-            lines.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):")
-            lines.append(f"    {v} = {v}[0]")
+            lines += self.varargs_prelude()
         lines += self.none_defaults() + self.arg_checks() + self.arg_checks(kwonly=True)
         if self.out_fn and len(self.out_names) == 1 and not self.numbers_anywhere:
             list_out = "[]" in str(self.out_fn.func.arguments.out[0].type)
@@ -388,7 +406,7 @@ class Overload:
         for x in self.positional + self.kwonly:
             if self.varargs and x is self.positional[0]:
                 v = x.name
-                checks.append(f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):\n    {v} = {v}[0]")
+                checks.append("\n".join(self.varargs_prelude(matcher=True)))
                 checks.append(f"if not _is_intlist({v}):\n{indent}    return None")
                 continue
             c = _check(self.pyname(x), x.type, x.default, x.name in self.scalar_ok)
@@ -594,9 +612,7 @@ def _ops_imports(groups):
         f = used[var]
         n = f.func.name
         ov = n.overload_name or "default"
-        lines.append(f"{var} = getattr(_ops.aten.{n.name}, {ov!r})" if keyword.iskeyword(ov)
-                     else f"{var} = _ops.aten.{n.name}.{ov}")
-        lines.append(f"_c{var[3:]} = {var}._dispatch_cache")
+        lines.append(f"{var}, _c{var[3:]} = _lazy(_G, {var!r}, 'aten', {str(n.name)!r}, {ov!r})")
     return lines
 
 
@@ -675,7 +691,7 @@ def _emit_group(pyname, defname, ovs, lines, method):
                   "            _self = args[0]",
                   "            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
                   "                _ks = _self._ks",
-                  f"                _k = _c{op0[3:]}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)",
+                  f"                _k = _c{op0[3:]}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
                   "                if _k is not None:",
                   "                    return _k(_self, args[1:])",
                   f"            return _{defname}_b0(*args)"]
@@ -725,7 +741,7 @@ def _imports(extra=""):
             "from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)",
             "from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl",
             "from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS",
-            "from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
+            "from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
             "                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,",
             "                           _unbound_call, _as_tuple)"]
@@ -740,7 +756,7 @@ def _rt_import(groups):
 
 def emit_functions(fns, module=""):
     groups = python_groups(fns, module)
-    lines = _imports() + _rt_import({k: v for k, v in groups.items() if not k[1]}) + ["", "_ops = _opsmod.ops", ""]
+    lines = _imports() + _rt_import({k: v for k, v in groups.items() if not k[1]}) + ["", "_G = globals()", "_lazy = _opsmod.lazy_overload", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if not k[1]})
     lines.append("")
     names = []
@@ -755,7 +771,7 @@ def emit_functions(fns, module=""):
 
 def emit_methods(fns):
     groups = python_groups(fns)
-    lines = _imports() + _rt_import({k: v for k, v in groups.items() if k[1]}) + ["", "_ops = _opsmod.ops", ""]
+    lines = _imports() + _rt_import({k: v for k, v in groups.items() if k[1]}) + ["", "_G = globals()", "_lazy = _opsmod.lazy_overload", ""]
     lines += _ops_imports({k: v for k, v in groups.items() if k[1]})
     lines.append("")
     names = []

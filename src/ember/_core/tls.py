@@ -5,12 +5,19 @@ include set is not empty or whose exclude set holds more than the Autograd key (
 dispatcher's fast paths skip reading these thread-local sets (a thread-local read costs as much as the rest of
 a key-set computation); they then consult `_exclude` only for a tensor that has the Autograd key. The hot paths
 read the plain `_include` / `_exclude` slots directly.
+
+`GRAD_OFF` holds the ident of each thread whose exclude set holds the Autograd key (grad mode off, kept by
+`_grad_mode._set_enabled` and the `exclude` setter). While it is empty and `KEYS_ACTIVE[0]` is 0, every thread's
+exclude set is empty: the bindings then skip the thread-local read for a tensor that has the Autograd key too.
+A thread that ends with grad mode off leaves its ident behind, which only costs that read.
 """
 import threading
 
 from .dispatch_keys import AUTOGRAD_BIT
 
 KEYS_ACTIVE = [0]
+GRAD_OFF = set()
+_get_ident = threading.get_ident
 _count_lock = threading.Lock()
 
 
@@ -39,6 +46,10 @@ class _State(threading.local):
     @exclude.setter
     def exclude(self, bits):
         self._exclude = bits
+        if bits & AUTOGRAD_BIT:
+            GRAD_OFF.add(_get_ident())
+        else:
+            GRAD_OFF.discard(_get_ident())
         self._recount()
 
     def _recount(self):

@@ -1,11 +1,28 @@
 """The dispatch-mode stack: TorchDispatchMode sees every op that reaches the Python key
 (torch/utils/_python_dispatch.py). Entering a mode turns the Python key on in the thread-local
 include set; while a mode's __torch_dispatch__ runs, that mode is popped so its own calls go below it.
+An op can carry its own rule for a mode class or tensor subclass (torch.library.register_torch_dispatch,
+kept in TORCH_DISPATCH_RULES): it runs instead of that class's __torch_dispatch__ for that op.
 """
 import contextlib
 
 from .._core.tls import state
 from .._core.dispatch_keys import PYTHON_BIT
+
+
+# op qualname as the registry spells it ("ns::name" for the default overload, "ns::name.overload") ->
+# {mode class or tensor subclass: rule(mode or class, func, types, args, kwargs)}
+TORCH_DISPATCH_RULES = {}
+
+
+def _rule(op, cls):
+    if not TORCH_DISPATCH_RULES:
+        return None
+    entry = getattr(op, "_entry", None)
+    if entry is None:
+        return None
+    rules = TORCH_DISPATCH_RULES.get(entry.qualname)
+    return rules.get(cls) if rules else None
 
 
 def _sync_python_bit():
@@ -73,12 +90,18 @@ def _dispatch_to_mode(op, args, kwargs):
     if not state.mode_stack:
         # no mode: a tensor subclass carrying the Python key handles the call (fake tensors outside their mode)
         for t in types:
+            rule = _rule(op, t)
+            if rule is not None:
+                return rule(t, op, types, args, kwargs or {})
             handler = getattr(t, "__torch_dispatch__", None)
             if handler is not None:
                 return handler(op, types, args, kwargs or {})
         raise RuntimeError(f"{op}: an argument carries the Python dispatch key, but no dispatch mode is active "
                            f"and no tensor subclass defines __torch_dispatch__")
     with _pop_mode_temporarily() as mode:
+        rule = _rule(op, type(mode))
+        if rule is not None:
+            return rule(mode, op, types, args, kwargs or {})
         return mode.__torch_dispatch__(op, types, args, kwargs or {})
 
 

@@ -7,7 +7,8 @@
   scatters it back into the view's parent with the op matching the view (`select_scatter`, `slice_scatter`,
   `diagonal_scatter`, `as_strided_scatter`; transposes, permutes and reshapes by their inverse), up to the
   base; other views of that base are re-derived from the new base (the view ops replayed) where they are read
-  next (torch's ViewMeta replay);
+  next (torch's ViewMeta replay); an in-place view op (`squeeze_`, `transpose_`) makes its tensor a view of
+  what it was;
 - an `out=` variant (`add.out`) becomes its functional overload (`add.Tensor`) plus a copy into the updated
   value of `out`; an op that writes arguments other than `self`, or has no out-of-place twin, becomes
   `auto_functionalized(op, ...)`: clones of the written arguments, the op run on the clones, and the clones
@@ -48,7 +49,15 @@ def _functional_variant(op):
     try:
         return getattr(pkt, op._overloadname)
     except AttributeError:
-        return None
+        pass
+    # an overload named differently from the in-place one (transpose_.default -> transpose.int): the one
+    # taking the same arguments
+    sig = [(a.name, str(a.type)) for a in op._schema.arguments.flat_all]
+    for o in pkt.overloads():
+        f = getattr(pkt, o)
+        if [(a.name, str(a.type)) for a in f._schema.arguments.flat_all] == sig:
+            return f
+    return None
 
 
 def _written(op):
@@ -264,6 +273,9 @@ class _Functionalizer:
             if isinstance(op, OpOverload) and op._packet.__name__ == "native_batch_norm" and _bn_updates(n):
                 self._batch_norm(n)
                 continue
+            if isinstance(op, OpOverload) and "inplace_view" in op.tags:
+                self._inplace_view(n)
+                continue
             if isinstance(op, OpOverload) and _written(op):
                 self._mutation(n)
                 continue
@@ -288,6 +300,22 @@ class _Functionalizer:
         root_attrs = {n.target: _fetch(self.gm, n.target) for n in self.gm.graph.nodes if n.op == "get_attr"}
         gm = GraphModule(root_attrs, self.graph)
         return FunctionalizedGraph(gm, mutated, len(flat_outs))
+
+    def _inplace_view(self, n):
+        """squeeze_, unsqueeze_, transpose_: the tensor becomes a view of what it was (same storage, new
+        geometry), so the node is recorded as the functional view of its target; a later write through it
+        scatters back through the target to the base."""
+        target = self.resolve(n.args[0])
+        fn = _functional_variant(n.target)
+        if target not in self.view_of and target.op != "placeholder":
+            # an intermediate that is no view (matmul's mm(...).squeeze_(0), quantile's result): it just
+            # holds the view's value from now on
+            return self._inplace(n, fn)
+        new = self.graph.call_function(fn, (self.cur(target),) + tuple(self._map(n.args[1:])), self._map(n.kwargs))
+        new.meta = dict(n.meta)
+        self.env[n] = new
+        self.view_of[n] = (target, ("op", fn, tuple(n.args[1:]), dict(n.kwargs)))
+        self.view_seen[n] = (self.version.get(self.root(n), 0), new)
 
     def _mutation(self, n):
         op = n.target

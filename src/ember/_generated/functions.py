@@ -4,2029 +4,1028 @@ from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
-from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 from .return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt__linalg_svd, _lu_with_info as _rt__lu_with_info, _scaled_dot_product_flash_attention_for_cpu as _rt__scaled_dot_product_flash_attention_for_cpu, aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, lu_unpack as _rt_lu_unpack, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
-_ops = _opsmod.ops
+_G = globals()
+_lazy = _opsmod.lazy_overload
 
-_op__adaptive_avg_pool2d_default = _ops.aten._adaptive_avg_pool2d.default
-_c__adaptive_avg_pool2d_default = _op__adaptive_avg_pool2d_default._dispatch_cache
-_op__adaptive_avg_pool3d_default = _ops.aten._adaptive_avg_pool3d.default
-_c__adaptive_avg_pool3d_default = _op__adaptive_avg_pool3d_default._dispatch_cache
-_op__conj_default = _ops.aten._conj.default
-_c__conj_default = _op__conj_default._dispatch_cache
-_op__ctc_loss_Tensor = _ops.aten._ctc_loss.Tensor
-_c__ctc_loss_Tensor = _op__ctc_loss_Tensor._dispatch_cache
-_op__ctc_loss_default = _ops.aten._ctc_loss.default
-_c__ctc_loss_default = _op__ctc_loss_default._dispatch_cache
-_op__embedding_bag_default = _ops.aten._embedding_bag.default
-_c__embedding_bag_default = _op__embedding_bag_default._dispatch_cache
-_op__fft_c2c_default = _ops.aten._fft_c2c.default
-_c__fft_c2c_default = _op__fft_c2c_default._dispatch_cache
-_op__fft_c2c_out = _ops.aten._fft_c2c.out
-_c__fft_c2c_out = _op__fft_c2c_out._dispatch_cache
-_op__fft_c2r_default = _ops.aten._fft_c2r.default
-_c__fft_c2r_default = _op__fft_c2r_default._dispatch_cache
-_op__fft_c2r_out = _ops.aten._fft_c2r.out
-_c__fft_c2r_out = _op__fft_c2r_out._dispatch_cache
-_op__fft_r2c_default = _ops.aten._fft_r2c.default
-_c__fft_r2c_default = _op__fft_r2c_default._dispatch_cache
-_op__fft_r2c_out = _ops.aten._fft_r2c.out
-_c__fft_r2c_out = _op__fft_r2c_out._dispatch_cache
-_op__linalg_eigh_default = _ops.aten._linalg_eigh.default
-_c__linalg_eigh_default = _op__linalg_eigh_default._dispatch_cache
-_op__linalg_eigh_eigenvalues = _ops.aten._linalg_eigh.eigenvalues
-_c__linalg_eigh_eigenvalues = _op__linalg_eigh_eigenvalues._dispatch_cache
-_op__linalg_svd_U = _ops.aten._linalg_svd.U
-_c__linalg_svd_U = _op__linalg_svd_U._dispatch_cache
-_op__linalg_svd_default = _ops.aten._linalg_svd.default
-_c__linalg_svd_default = _op__linalg_svd_default._dispatch_cache
-_op__log_softmax_backward_data_default = _ops.aten._log_softmax_backward_data.default
-_c__log_softmax_backward_data_default = _op__log_softmax_backward_data_default._dispatch_cache
-_op__log_softmax_default = _ops.aten._log_softmax.default
-_c__log_softmax_default = _op__log_softmax_default._dispatch_cache
-_op__lu_with_info_default = _ops.aten._lu_with_info.default
-_c__lu_with_info_default = _op__lu_with_info_default._dispatch_cache
-_op__neg_view_default = _ops.aten._neg_view.default
-_c__neg_view_default = _op__neg_view_default._dispatch_cache
-_op__scaled_dot_product_flash_attention_for_cpu_default = _ops.aten._scaled_dot_product_flash_attention_for_cpu.default
-_c__scaled_dot_product_flash_attention_for_cpu_default = _op__scaled_dot_product_flash_attention_for_cpu_default._dispatch_cache
-_op__softmax_backward_data_default = _ops.aten._softmax_backward_data.default
-_c__softmax_backward_data_default = _op__softmax_backward_data_default._dispatch_cache
-_op__softmax_default = _ops.aten._softmax.default
-_c__softmax_default = _op__softmax_default._dispatch_cache
-_op__standard_gamma_default = _ops.aten._standard_gamma.default
-_c__standard_gamma_default = _op__standard_gamma_default._dispatch_cache
-_op__standard_gamma_grad_default = _ops.aten._standard_gamma_grad.default
-_c__standard_gamma_grad_default = _op__standard_gamma_grad_default._dispatch_cache
-_op__to_copy_default = _ops.aten._to_copy.default
-_c__to_copy_default = _op__to_copy_default._dispatch_cache
-_op__trilinear_default = _ops.aten._trilinear.default
-_c__trilinear_default = _op__trilinear_default._dispatch_cache
-_op__unique2_default = _ops.aten._unique2.default
-_c__unique2_default = _op__unique2_default._dispatch_cache
-_op__weight_norm_default = _ops.aten._weight_norm.default
-_c__weight_norm_default = _op__weight_norm_default._dispatch_cache
-_op__weight_norm_interface_default = _ops.aten._weight_norm_interface.default
-_c__weight_norm_interface_default = _op__weight_norm_interface_default._dispatch_cache
-_op_abs__default = _ops.aten.abs_.default
-_c_abs__default = _op_abs__default._dispatch_cache
-_op_abs_default = _ops.aten.abs.default
-_c_abs_default = _op_abs_default._dispatch_cache
-_op_abs_out = _ops.aten.abs.out
-_c_abs_out = _op_abs_out._dispatch_cache
-_op_absolute_default = _ops.aten.absolute.default
-_c_absolute_default = _op_absolute_default._dispatch_cache
-_op_absolute_out = _ops.aten.absolute.out
-_c_absolute_out = _op_absolute_out._dispatch_cache
-_op_acos__default = _ops.aten.acos_.default
-_c_acos__default = _op_acos__default._dispatch_cache
-_op_acos_default = _ops.aten.acos.default
-_c_acos_default = _op_acos_default._dispatch_cache
-_op_acos_out = _ops.aten.acos.out
-_c_acos_out = _op_acos_out._dispatch_cache
-_op_acosh__default = _ops.aten.acosh_.default
-_c_acosh__default = _op_acosh__default._dispatch_cache
-_op_acosh_default = _ops.aten.acosh.default
-_c_acosh_default = _op_acosh_default._dispatch_cache
-_op_acosh_out = _ops.aten.acosh.out
-_c_acosh_out = _op_acosh_out._dispatch_cache
-_op_adaptive_avg_pool1d_default = _ops.aten.adaptive_avg_pool1d.default
-_c_adaptive_avg_pool1d_default = _op_adaptive_avg_pool1d_default._dispatch_cache
-_op_adaptive_max_pool1d_default = _ops.aten.adaptive_max_pool1d.default
-_c_adaptive_max_pool1d_default = _op_adaptive_max_pool1d_default._dispatch_cache
-_op_add_Tensor = _ops.aten.add.Tensor
-_c_add_Tensor = _op_add_Tensor._dispatch_cache
-_op_add_out = _ops.aten.add.out
-_c_add_out = _op_add_out._dispatch_cache
-_op_addbmm_default = _ops.aten.addbmm.default
-_c_addbmm_default = _op_addbmm_default._dispatch_cache
-_op_addbmm_out = _ops.aten.addbmm.out
-_c_addbmm_out = _op_addbmm_out._dispatch_cache
-_op_addcdiv_default = _ops.aten.addcdiv.default
-_c_addcdiv_default = _op_addcdiv_default._dispatch_cache
-_op_addcdiv_out = _ops.aten.addcdiv.out
-_c_addcdiv_out = _op_addcdiv_out._dispatch_cache
-_op_addcmul_default = _ops.aten.addcmul.default
-_c_addcmul_default = _op_addcmul_default._dispatch_cache
-_op_addcmul_out = _ops.aten.addcmul.out
-_c_addcmul_out = _op_addcmul_out._dispatch_cache
-_op_addmm_default = _ops.aten.addmm.default
-_c_addmm_default = _op_addmm_default._dispatch_cache
-_op_addmm_dtype = _ops.aten.addmm.dtype
-_c_addmm_dtype = _op_addmm_dtype._dispatch_cache
-_op_addmm_dtype_out = _ops.aten.addmm.dtype_out
-_c_addmm_dtype_out = _op_addmm_dtype_out._dispatch_cache
-_op_addmm_out = _ops.aten.addmm.out
-_c_addmm_out = _op_addmm_out._dispatch_cache
-_op_addmv_default = _ops.aten.addmv.default
-_c_addmv_default = _op_addmv_default._dispatch_cache
-_op_addmv_out = _ops.aten.addmv.out
-_c_addmv_out = _op_addmv_out._dispatch_cache
-_op_addr_default = _ops.aten.addr.default
-_c_addr_default = _op_addr_default._dispatch_cache
-_op_addr_out = _ops.aten.addr.out
-_c_addr_out = _op_addr_out._dispatch_cache
-_op_adjoint_default = _ops.aten.adjoint.default
-_c_adjoint_default = _op_adjoint_default._dispatch_cache
-_op_affine_grid_generator_default = _ops.aten.affine_grid_generator.default
-_c_affine_grid_generator_default = _op_affine_grid_generator_default._dispatch_cache
-_op_alias_copy_default = _ops.aten.alias_copy.default
-_c_alias_copy_default = _op_alias_copy_default._dispatch_cache
-_op_alias_copy_out = _ops.aten.alias_copy.out
-_c_alias_copy_out = _op_alias_copy_out._dispatch_cache
-_op_alias_default = _ops.aten.alias.default
-_c_alias_default = _op_alias_default._dispatch_cache
-_op_all_all_out = _ops.aten.all.all_out
-_c_all_all_out = _op_all_all_out._dispatch_cache
-_op_all_default = _ops.aten.all.default
-_c_all_default = _op_all_default._dispatch_cache
-_op_all_dim = _ops.aten.all.dim
-_c_all_dim = _op_all_dim._dispatch_cache
-_op_all_dims = _ops.aten.all.dims
-_c_all_dims = _op_all_dims._dispatch_cache
-_op_all_dims_out = _ops.aten.all.dims_out
-_c_all_dims_out = _op_all_dims_out._dispatch_cache
-_op_all_out = _ops.aten.all.out
-_c_all_out = _op_all_out._dispatch_cache
-_op_allclose_default = _ops.aten.allclose.default
-_c_allclose_default = _op_allclose_default._dispatch_cache
-_op_alpha_dropout__default = _ops.aten.alpha_dropout_.default
-_c_alpha_dropout__default = _op_alpha_dropout__default._dispatch_cache
-_op_alpha_dropout_default = _ops.aten.alpha_dropout.default
-_c_alpha_dropout_default = _op_alpha_dropout_default._dispatch_cache
-_op_amax_default = _ops.aten.amax.default
-_c_amax_default = _op_amax_default._dispatch_cache
-_op_amax_out = _ops.aten.amax.out
-_c_amax_out = _op_amax_out._dispatch_cache
-_op_amin_default = _ops.aten.amin.default
-_c_amin_default = _op_amin_default._dispatch_cache
-_op_amin_out = _ops.aten.amin.out
-_c_amin_out = _op_amin_out._dispatch_cache
-_op_aminmax_default = _ops.aten.aminmax.default
-_c_aminmax_default = _op_aminmax_default._dispatch_cache
-_op_aminmax_out = _ops.aten.aminmax.out
-_c_aminmax_out = _op_aminmax_out._dispatch_cache
-_op_angle_default = _ops.aten.angle.default
-_c_angle_default = _op_angle_default._dispatch_cache
-_op_angle_out = _ops.aten.angle.out
-_c_angle_out = _op_angle_out._dispatch_cache
-_op_any_all_out = _ops.aten.any.all_out
-_c_any_all_out = _op_any_all_out._dispatch_cache
-_op_any_default = _ops.aten.any.default
-_c_any_default = _op_any_default._dispatch_cache
-_op_any_dim = _ops.aten.any.dim
-_c_any_dim = _op_any_dim._dispatch_cache
-_op_any_dims = _ops.aten.any.dims
-_c_any_dims = _op_any_dims._dispatch_cache
-_op_any_dims_out = _ops.aten.any.dims_out
-_c_any_dims_out = _op_any_dims_out._dispatch_cache
-_op_any_out = _ops.aten.any.out
-_c_any_out = _op_any_out._dispatch_cache
-_op_arange_default = _ops.aten.arange.default
-_c_arange_default = _op_arange_default._dispatch_cache
-_op_arange_out = _ops.aten.arange.out
-_c_arange_out = _op_arange_out._dispatch_cache
-_op_arange_start = _ops.aten.arange.start
-_c_arange_start = _op_arange_start._dispatch_cache
-_op_arange_start_out = _ops.aten.arange.start_out
-_c_arange_start_out = _op_arange_start_out._dispatch_cache
-_op_arange_start_step = _ops.aten.arange.start_step
-_c_arange_start_step = _op_arange_start_step._dispatch_cache
-_op_arccos__default = _ops.aten.arccos_.default
-_c_arccos__default = _op_arccos__default._dispatch_cache
-_op_arccos_default = _ops.aten.arccos.default
-_c_arccos_default = _op_arccos_default._dispatch_cache
-_op_arccos_out = _ops.aten.arccos.out
-_c_arccos_out = _op_arccos_out._dispatch_cache
-_op_arccosh__default = _ops.aten.arccosh_.default
-_c_arccosh__default = _op_arccosh__default._dispatch_cache
-_op_arccosh_default = _ops.aten.arccosh.default
-_c_arccosh_default = _op_arccosh_default._dispatch_cache
-_op_arccosh_out = _ops.aten.arccosh.out
-_c_arccosh_out = _op_arccosh_out._dispatch_cache
-_op_arcsin__default = _ops.aten.arcsin_.default
-_c_arcsin__default = _op_arcsin__default._dispatch_cache
-_op_arcsin_default = _ops.aten.arcsin.default
-_c_arcsin_default = _op_arcsin_default._dispatch_cache
-_op_arcsin_out = _ops.aten.arcsin.out
-_c_arcsin_out = _op_arcsin_out._dispatch_cache
-_op_arcsinh__default = _ops.aten.arcsinh_.default
-_c_arcsinh__default = _op_arcsinh__default._dispatch_cache
-_op_arcsinh_default = _ops.aten.arcsinh.default
-_c_arcsinh_default = _op_arcsinh_default._dispatch_cache
-_op_arcsinh_out = _ops.aten.arcsinh.out
-_c_arcsinh_out = _op_arcsinh_out._dispatch_cache
-_op_arctan2_default = _ops.aten.arctan2.default
-_c_arctan2_default = _op_arctan2_default._dispatch_cache
-_op_arctan2_out = _ops.aten.arctan2.out
-_c_arctan2_out = _op_arctan2_out._dispatch_cache
-_op_arctan__default = _ops.aten.arctan_.default
-_c_arctan__default = _op_arctan__default._dispatch_cache
-_op_arctan_default = _ops.aten.arctan.default
-_c_arctan_default = _op_arctan_default._dispatch_cache
-_op_arctan_out = _ops.aten.arctan.out
-_c_arctan_out = _op_arctan_out._dispatch_cache
-_op_arctanh__default = _ops.aten.arctanh_.default
-_c_arctanh__default = _op_arctanh__default._dispatch_cache
-_op_arctanh_default = _ops.aten.arctanh.default
-_c_arctanh_default = _op_arctanh_default._dispatch_cache
-_op_arctanh_out = _ops.aten.arctanh.out
-_c_arctanh_out = _op_arctanh_out._dispatch_cache
-_op_argmax_default = _ops.aten.argmax.default
-_c_argmax_default = _op_argmax_default._dispatch_cache
-_op_argmax_out = _ops.aten.argmax.out
-_c_argmax_out = _op_argmax_out._dispatch_cache
-_op_argmin_default = _ops.aten.argmin.default
-_c_argmin_default = _op_argmin_default._dispatch_cache
-_op_argmin_out = _ops.aten.argmin.out
-_c_argmin_out = _op_argmin_out._dispatch_cache
-_op_argsort_default = _ops.aten.argsort.default
-_c_argsort_default = _op_argsort_default._dispatch_cache
-_op_argsort_stable = _ops.aten.argsort.stable
-_c_argsort_stable = _op_argsort_stable._dispatch_cache
-_op_argsort_stable_out = _ops.aten.argsort.stable_out
-_c_argsort_stable_out = _op_argsort_stable_out._dispatch_cache
-_op_argwhere_default = _ops.aten.argwhere.default
-_c_argwhere_default = _op_argwhere_default._dispatch_cache
-_op_as_strided_copy_default = _ops.aten.as_strided_copy.default
-_c_as_strided_copy_default = _op_as_strided_copy_default._dispatch_cache
-_op_as_strided_copy_out = _ops.aten.as_strided_copy.out
-_c_as_strided_copy_out = _op_as_strided_copy_out._dispatch_cache
-_op_as_strided_default = _ops.aten.as_strided.default
-_c_as_strided_default = _op_as_strided_default._dispatch_cache
-_op_as_strided_scatter_default = _ops.aten.as_strided_scatter.default
-_c_as_strided_scatter_default = _op_as_strided_scatter_default._dispatch_cache
-_op_asin__default = _ops.aten.asin_.default
-_c_asin__default = _op_asin__default._dispatch_cache
-_op_asin_default = _ops.aten.asin.default
-_c_asin_default = _op_asin_default._dispatch_cache
-_op_asin_out = _ops.aten.asin.out
-_c_asin_out = _op_asin_out._dispatch_cache
-_op_asinh__default = _ops.aten.asinh_.default
-_c_asinh__default = _op_asinh__default._dispatch_cache
-_op_asinh_default = _ops.aten.asinh.default
-_c_asinh_default = _op_asinh_default._dispatch_cache
-_op_asinh_out = _ops.aten.asinh.out
-_c_asinh_out = _op_asinh_out._dispatch_cache
-_op_atan2_default = _ops.aten.atan2.default
-_c_atan2_default = _op_atan2_default._dispatch_cache
-_op_atan2_out = _ops.aten.atan2.out
-_c_atan2_out = _op_atan2_out._dispatch_cache
-_op_atan__default = _ops.aten.atan_.default
-_c_atan__default = _op_atan__default._dispatch_cache
-_op_atan_default = _ops.aten.atan.default
-_c_atan_default = _op_atan_default._dispatch_cache
-_op_atan_out = _ops.aten.atan.out
-_c_atan_out = _op_atan_out._dispatch_cache
-_op_atanh__default = _ops.aten.atanh_.default
-_c_atanh__default = _op_atanh__default._dispatch_cache
-_op_atanh_default = _ops.aten.atanh.default
-_c_atanh_default = _op_atanh_default._dispatch_cache
-_op_atanh_out = _ops.aten.atanh.out
-_c_atanh_out = _op_atanh_out._dispatch_cache
-_op_avg_pool1d_default = _ops.aten.avg_pool1d.default
-_c_avg_pool1d_default = _op_avg_pool1d_default._dispatch_cache
-_op_baddbmm_default = _ops.aten.baddbmm.default
-_c_baddbmm_default = _op_baddbmm_default._dispatch_cache
-_op_baddbmm_dtype = _ops.aten.baddbmm.dtype
-_c_baddbmm_dtype = _op_baddbmm_dtype._dispatch_cache
-_op_baddbmm_dtype_out = _ops.aten.baddbmm.dtype_out
-_c_baddbmm_dtype_out = _op_baddbmm_dtype_out._dispatch_cache
-_op_baddbmm_out = _ops.aten.baddbmm.out
-_c_baddbmm_out = _op_baddbmm_out._dispatch_cache
-_op_bartlett_window_default = _ops.aten.bartlett_window.default
-_c_bartlett_window_default = _op_bartlett_window_default._dispatch_cache
-_op_bartlett_window_periodic = _ops.aten.bartlett_window.periodic
-_c_bartlett_window_periodic = _op_bartlett_window_periodic._dispatch_cache
-_op_batch_norm_default = _ops.aten.batch_norm.default
-_c_batch_norm_default = _op_batch_norm_default._dispatch_cache
-_op_bernoulli_default = _ops.aten.bernoulli.default
-_c_bernoulli_default = _op_bernoulli_default._dispatch_cache
-_op_bernoulli_out = _ops.aten.bernoulli.out
-_c_bernoulli_out = _op_bernoulli_out._dispatch_cache
-_op_bernoulli_p = _ops.aten.bernoulli.p
-_c_bernoulli_p = _op_bernoulli_p._dispatch_cache
-_op_bilinear_default = _ops.aten.bilinear.default
-_c_bilinear_default = _op_bilinear_default._dispatch_cache
-_op_binary_cross_entropy_with_logits_default = _ops.aten.binary_cross_entropy_with_logits.default
-_c_binary_cross_entropy_with_logits_default = _op_binary_cross_entropy_with_logits_default._dispatch_cache
-_op_bincount_default = _ops.aten.bincount.default
-_c_bincount_default = _op_bincount_default._dispatch_cache
-_op_binomial_default = _ops.aten.binomial.default
-_c_binomial_default = _op_binomial_default._dispatch_cache
-_op_bitwise_and_Scalar = _ops.aten.bitwise_and.Scalar
-_c_bitwise_and_Scalar = _op_bitwise_and_Scalar._dispatch_cache
-_op_bitwise_and_Scalar_Tensor = _ops.aten.bitwise_and.Scalar_Tensor
-_c_bitwise_and_Scalar_Tensor = _op_bitwise_and_Scalar_Tensor._dispatch_cache
-_op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
-_c_bitwise_and_Tensor = _op_bitwise_and_Tensor._dispatch_cache
-_op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
-_c_bitwise_and_Tensor_out = _op_bitwise_and_Tensor_out._dispatch_cache
-_op_bitwise_left_shift_Scalar_Tensor = _ops.aten.bitwise_left_shift.Scalar_Tensor
-_c_bitwise_left_shift_Scalar_Tensor = _op_bitwise_left_shift_Scalar_Tensor._dispatch_cache
-_op_bitwise_left_shift_Scalar_Tensor_out = _ops.aten.bitwise_left_shift.Scalar_Tensor_out
-_c_bitwise_left_shift_Scalar_Tensor_out = _op_bitwise_left_shift_Scalar_Tensor_out._dispatch_cache
-_op_bitwise_left_shift_Tensor = _ops.aten.bitwise_left_shift.Tensor
-_c_bitwise_left_shift_Tensor = _op_bitwise_left_shift_Tensor._dispatch_cache
-_op_bitwise_left_shift_Tensor_Scalar = _ops.aten.bitwise_left_shift.Tensor_Scalar
-_c_bitwise_left_shift_Tensor_Scalar = _op_bitwise_left_shift_Tensor_Scalar._dispatch_cache
-_op_bitwise_left_shift_Tensor_Scalar_out = _ops.aten.bitwise_left_shift.Tensor_Scalar_out
-_c_bitwise_left_shift_Tensor_Scalar_out = _op_bitwise_left_shift_Tensor_Scalar_out._dispatch_cache
-_op_bitwise_left_shift_Tensor_out = _ops.aten.bitwise_left_shift.Tensor_out
-_c_bitwise_left_shift_Tensor_out = _op_bitwise_left_shift_Tensor_out._dispatch_cache
-_op_bitwise_not_default = _ops.aten.bitwise_not.default
-_c_bitwise_not_default = _op_bitwise_not_default._dispatch_cache
-_op_bitwise_not_out = _ops.aten.bitwise_not.out
-_c_bitwise_not_out = _op_bitwise_not_out._dispatch_cache
-_op_bitwise_or_Scalar = _ops.aten.bitwise_or.Scalar
-_c_bitwise_or_Scalar = _op_bitwise_or_Scalar._dispatch_cache
-_op_bitwise_or_Scalar_Tensor = _ops.aten.bitwise_or.Scalar_Tensor
-_c_bitwise_or_Scalar_Tensor = _op_bitwise_or_Scalar_Tensor._dispatch_cache
-_op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
-_c_bitwise_or_Tensor = _op_bitwise_or_Tensor._dispatch_cache
-_op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
-_c_bitwise_or_Tensor_out = _op_bitwise_or_Tensor_out._dispatch_cache
-_op_bitwise_right_shift_Scalar_Tensor = _ops.aten.bitwise_right_shift.Scalar_Tensor
-_c_bitwise_right_shift_Scalar_Tensor = _op_bitwise_right_shift_Scalar_Tensor._dispatch_cache
-_op_bitwise_right_shift_Scalar_Tensor_out = _ops.aten.bitwise_right_shift.Scalar_Tensor_out
-_c_bitwise_right_shift_Scalar_Tensor_out = _op_bitwise_right_shift_Scalar_Tensor_out._dispatch_cache
-_op_bitwise_right_shift_Tensor = _ops.aten.bitwise_right_shift.Tensor
-_c_bitwise_right_shift_Tensor = _op_bitwise_right_shift_Tensor._dispatch_cache
-_op_bitwise_right_shift_Tensor_Scalar = _ops.aten.bitwise_right_shift.Tensor_Scalar
-_c_bitwise_right_shift_Tensor_Scalar = _op_bitwise_right_shift_Tensor_Scalar._dispatch_cache
-_op_bitwise_right_shift_Tensor_Scalar_out = _ops.aten.bitwise_right_shift.Tensor_Scalar_out
-_c_bitwise_right_shift_Tensor_Scalar_out = _op_bitwise_right_shift_Tensor_Scalar_out._dispatch_cache
-_op_bitwise_right_shift_Tensor_out = _ops.aten.bitwise_right_shift.Tensor_out
-_c_bitwise_right_shift_Tensor_out = _op_bitwise_right_shift_Tensor_out._dispatch_cache
-_op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
-_c_bitwise_xor_Scalar = _op_bitwise_xor_Scalar._dispatch_cache
-_op_bitwise_xor_Scalar_Tensor = _ops.aten.bitwise_xor.Scalar_Tensor
-_c_bitwise_xor_Scalar_Tensor = _op_bitwise_xor_Scalar_Tensor._dispatch_cache
-_op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
-_c_bitwise_xor_Tensor = _op_bitwise_xor_Tensor._dispatch_cache
-_op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
-_c_bitwise_xor_Tensor_out = _op_bitwise_xor_Tensor_out._dispatch_cache
-_op_blackman_window_default = _ops.aten.blackman_window.default
-_c_blackman_window_default = _op_blackman_window_default._dispatch_cache
-_op_blackman_window_periodic = _ops.aten.blackman_window.periodic
-_c_blackman_window_periodic = _op_blackman_window_periodic._dispatch_cache
-_op_block_diag_default = _ops.aten.block_diag.default
-_c_block_diag_default = _op_block_diag_default._dispatch_cache
-_op_bmm_default = _ops.aten.bmm.default
-_c_bmm_default = _op_bmm_default._dispatch_cache
-_op_bmm_dtype = _ops.aten.bmm.dtype
-_c_bmm_dtype = _op_bmm_dtype._dispatch_cache
-_op_bmm_dtype_out = _ops.aten.bmm.dtype_out
-_c_bmm_dtype_out = _op_bmm_dtype_out._dispatch_cache
-_op_bmm_out = _ops.aten.bmm.out
-_c_bmm_out = _op_bmm_out._dispatch_cache
-_op_broadcast_tensors_default = _ops.aten.broadcast_tensors.default
-_c_broadcast_tensors_default = _op_broadcast_tensors_default._dispatch_cache
-_op_broadcast_to_default = _ops.aten.broadcast_to.default
-_c_broadcast_to_default = _op_broadcast_to_default._dispatch_cache
-_op_bucketize_Scalar = _ops.aten.bucketize.Scalar
-_c_bucketize_Scalar = _op_bucketize_Scalar._dispatch_cache
-_op_bucketize_Tensor = _ops.aten.bucketize.Tensor
-_c_bucketize_Tensor = _op_bucketize_Tensor._dispatch_cache
-_op_bucketize_Tensor_out = _ops.aten.bucketize.Tensor_out
-_c_bucketize_Tensor_out = _op_bucketize_Tensor_out._dispatch_cache
-_op_cartesian_prod_default = _ops.aten.cartesian_prod.default
-_c_cartesian_prod_default = _op_cartesian_prod_default._dispatch_cache
-_op_cat_default = _ops.aten.cat.default
-_c_cat_default = _op_cat_default._dispatch_cache
-_op_cat_out = _ops.aten.cat.out
-_c_cat_out = _op_cat_out._dispatch_cache
-_op_cdist_default = _ops.aten.cdist.default
-_c_cdist_default = _op_cdist_default._dispatch_cache
-_op_ceil__default = _ops.aten.ceil_.default
-_c_ceil__default = _op_ceil__default._dispatch_cache
-_op_ceil_default = _ops.aten.ceil.default
-_c_ceil_default = _op_ceil_default._dispatch_cache
-_op_ceil_out = _ops.aten.ceil.out
-_c_ceil_out = _op_ceil_out._dispatch_cache
-_op_celu__default = _ops.aten.celu_.default
-_c_celu__default = _op_celu__default._dispatch_cache
-_op_celu_default = _ops.aten.celu.default
-_c_celu_default = _op_celu_default._dispatch_cache
-_op_chain_matmul_default = _ops.aten.chain_matmul.default
-_c_chain_matmul_default = _op_chain_matmul_default._dispatch_cache
-_op_chain_matmul_out = _ops.aten.chain_matmul.out
-_c_chain_matmul_out = _op_chain_matmul_out._dispatch_cache
-_op_channel_shuffle_default = _ops.aten.channel_shuffle.default
-_c_channel_shuffle_default = _op_channel_shuffle_default._dispatch_cache
-_op_cholesky_default = _ops.aten.cholesky.default
-_c_cholesky_default = _op_cholesky_default._dispatch_cache
-_op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
-_c_cholesky_inverse_default = _op_cholesky_inverse_default._dispatch_cache
-_op_cholesky_inverse_out = _ops.aten.cholesky_inverse.out
-_c_cholesky_inverse_out = _op_cholesky_inverse_out._dispatch_cache
-_op_cholesky_out = _ops.aten.cholesky.out
-_c_cholesky_out = _op_cholesky_out._dispatch_cache
-_op_cholesky_solve_default = _ops.aten.cholesky_solve.default
-_c_cholesky_solve_default = _op_cholesky_solve_default._dispatch_cache
-_op_cholesky_solve_out = _ops.aten.cholesky_solve.out
-_c_cholesky_solve_out = _op_cholesky_solve_out._dispatch_cache
-_op_chunk_default = _ops.aten.chunk.default
-_c_chunk_default = _op_chunk_default._dispatch_cache
-_op_clamp_Tensor = _ops.aten.clamp.Tensor
-_c_clamp_Tensor = _op_clamp_Tensor._dispatch_cache
-_op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
-_c_clamp_Tensor_out = _op_clamp_Tensor_out._dispatch_cache
-_op_clamp__Tensor = _ops.aten.clamp_.Tensor
-_c_clamp__Tensor = _op_clamp__Tensor._dispatch_cache
-_op_clamp__default = _ops.aten.clamp_.default
-_c_clamp__default = _op_clamp__default._dispatch_cache
-_op_clamp_default = _ops.aten.clamp.default
-_c_clamp_default = _op_clamp_default._dispatch_cache
-_op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
-_c_clamp_max_Tensor = _op_clamp_max_Tensor._dispatch_cache
-_op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
-_c_clamp_max_Tensor_out = _op_clamp_max_Tensor_out._dispatch_cache
-_op_clamp_max__Tensor = _ops.aten.clamp_max_.Tensor
-_c_clamp_max__Tensor = _op_clamp_max__Tensor._dispatch_cache
-_op_clamp_max__default = _ops.aten.clamp_max_.default
-_c_clamp_max__default = _op_clamp_max__default._dispatch_cache
-_op_clamp_max_default = _ops.aten.clamp_max.default
-_c_clamp_max_default = _op_clamp_max_default._dispatch_cache
-_op_clamp_max_out = _ops.aten.clamp_max.out
-_c_clamp_max_out = _op_clamp_max_out._dispatch_cache
-_op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
-_c_clamp_min_Tensor = _op_clamp_min_Tensor._dispatch_cache
-_op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
-_c_clamp_min_Tensor_out = _op_clamp_min_Tensor_out._dispatch_cache
-_op_clamp_min__Tensor = _ops.aten.clamp_min_.Tensor
-_c_clamp_min__Tensor = _op_clamp_min__Tensor._dispatch_cache
-_op_clamp_min__default = _ops.aten.clamp_min_.default
-_c_clamp_min__default = _op_clamp_min__default._dispatch_cache
-_op_clamp_min_default = _ops.aten.clamp_min.default
-_c_clamp_min_default = _op_clamp_min_default._dispatch_cache
-_op_clamp_min_out = _ops.aten.clamp_min.out
-_c_clamp_min_out = _op_clamp_min_out._dispatch_cache
-_op_clamp_out = _ops.aten.clamp.out
-_c_clamp_out = _op_clamp_out._dispatch_cache
-_op_clip_Tensor = _ops.aten.clip.Tensor
-_c_clip_Tensor = _op_clip_Tensor._dispatch_cache
-_op_clip_Tensor_out = _ops.aten.clip.Tensor_out
-_c_clip_Tensor_out = _op_clip_Tensor_out._dispatch_cache
-_op_clip__Tensor = _ops.aten.clip_.Tensor
-_c_clip__Tensor = _op_clip__Tensor._dispatch_cache
-_op_clip__default = _ops.aten.clip_.default
-_c_clip__default = _op_clip__default._dispatch_cache
-_op_clip_default = _ops.aten.clip.default
-_c_clip_default = _op_clip_default._dispatch_cache
-_op_clip_out = _ops.aten.clip.out
-_c_clip_out = _op_clip_out._dispatch_cache
-_op_clone_default = _ops.aten.clone.default
-_c_clone_default = _op_clone_default._dispatch_cache
-_op_column_stack_default = _ops.aten.column_stack.default
-_c_column_stack_default = _op_column_stack_default._dispatch_cache
-_op_column_stack_out = _ops.aten.column_stack.out
-_c_column_stack_out = _op_column_stack_out._dispatch_cache
-_op_combinations_default = _ops.aten.combinations.default
-_c_combinations_default = _op_combinations_default._dispatch_cache
-_op_complex_default = _ops.aten.complex.default
-_c_complex_default = _op_complex_default._dispatch_cache
-_op_complex_out = _ops.aten.complex.out
-_c_complex_out = _op_complex_out._dispatch_cache
-_op_concat_default = _ops.aten.concat.default
-_c_concat_default = _op_concat_default._dispatch_cache
-_op_concat_out = _ops.aten.concat.out
-_c_concat_out = _op_concat_out._dispatch_cache
-_op_concatenate_default = _ops.aten.concatenate.default
-_c_concatenate_default = _op_concatenate_default._dispatch_cache
-_op_concatenate_out = _ops.aten.concatenate.out
-_c_concatenate_out = _op_concatenate_out._dispatch_cache
-_op_conj_default = _ops.aten.conj.default
-_c_conj_default = _op_conj_default._dispatch_cache
-_op_conj_physical__default = _ops.aten.conj_physical_.default
-_c_conj_physical__default = _op_conj_physical__default._dispatch_cache
-_op_conj_physical_default = _ops.aten.conj_physical.default
-_c_conj_physical_default = _op_conj_physical_default._dispatch_cache
-_op_conj_physical_out = _ops.aten.conj_physical.out
-_c_conj_physical_out = _op_conj_physical_out._dispatch_cache
-_op_constant_pad_nd_default = _ops.aten.constant_pad_nd.default
-_c_constant_pad_nd_default = _op_constant_pad_nd_default._dispatch_cache
-_op_conv1d_default = _ops.aten.conv1d.default
-_c_conv1d_default = _op_conv1d_default._dispatch_cache
-_op_conv1d_padding = _ops.aten.conv1d.padding
-_c_conv1d_padding = _op_conv1d_padding._dispatch_cache
-_op_conv2d_default = _ops.aten.conv2d.default
-_c_conv2d_default = _op_conv2d_default._dispatch_cache
-_op_conv2d_padding = _ops.aten.conv2d.padding
-_c_conv2d_padding = _op_conv2d_padding._dispatch_cache
-_op_conv3d_default = _ops.aten.conv3d.default
-_c_conv3d_default = _op_conv3d_default._dispatch_cache
-_op_conv3d_padding = _ops.aten.conv3d.padding
-_c_conv3d_padding = _op_conv3d_padding._dispatch_cache
-_op_conv_transpose1d_default = _ops.aten.conv_transpose1d.default
-_c_conv_transpose1d_default = _op_conv_transpose1d_default._dispatch_cache
-_op_conv_transpose2d_input = _ops.aten.conv_transpose2d.input
-_c_conv_transpose2d_input = _op_conv_transpose2d_input._dispatch_cache
-_op_conv_transpose3d_input = _ops.aten.conv_transpose3d.input
-_c_conv_transpose3d_input = _op_conv_transpose3d_input._dispatch_cache
-_op_convolution_default = _ops.aten.convolution.default
-_c_convolution_default = _op_convolution_default._dispatch_cache
-_op_copysign_Scalar = _ops.aten.copysign.Scalar
-_c_copysign_Scalar = _op_copysign_Scalar._dispatch_cache
-_op_copysign_Scalar_out = _ops.aten.copysign.Scalar_out
-_c_copysign_Scalar_out = _op_copysign_Scalar_out._dispatch_cache
-_op_copysign_Tensor = _ops.aten.copysign.Tensor
-_c_copysign_Tensor = _op_copysign_Tensor._dispatch_cache
-_op_copysign_out = _ops.aten.copysign.out
-_c_copysign_out = _op_copysign_out._dispatch_cache
-_op_corrcoef_default = _ops.aten.corrcoef.default
-_c_corrcoef_default = _op_corrcoef_default._dispatch_cache
-_op_cos__default = _ops.aten.cos_.default
-_c_cos__default = _op_cos__default._dispatch_cache
-_op_cos_default = _ops.aten.cos.default
-_c_cos_default = _op_cos_default._dispatch_cache
-_op_cos_out = _ops.aten.cos.out
-_c_cos_out = _op_cos_out._dispatch_cache
-_op_cosh__default = _ops.aten.cosh_.default
-_c_cosh__default = _op_cosh__default._dispatch_cache
-_op_cosh_default = _ops.aten.cosh.default
-_c_cosh_default = _op_cosh_default._dispatch_cache
-_op_cosh_out = _ops.aten.cosh.out
-_c_cosh_out = _op_cosh_out._dispatch_cache
-_op_cosine_embedding_loss_default = _ops.aten.cosine_embedding_loss.default
-_c_cosine_embedding_loss_default = _op_cosine_embedding_loss_default._dispatch_cache
-_op_cosine_similarity_default = _ops.aten.cosine_similarity.default
-_c_cosine_similarity_default = _op_cosine_similarity_default._dispatch_cache
-_op_count_nonzero_default = _ops.aten.count_nonzero.default
-_c_count_nonzero_default = _op_count_nonzero_default._dispatch_cache
-_op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
-_c_count_nonzero_dim_IntList = _op_count_nonzero_dim_IntList._dispatch_cache
-_op_cov_default = _ops.aten.cov.default
-_c_cov_default = _op_cov_default._dispatch_cache
-_op_cross_default = _ops.aten.cross.default
-_c_cross_default = _op_cross_default._dispatch_cache
-_op_cross_out = _ops.aten.cross.out
-_c_cross_out = _op_cross_out._dispatch_cache
-_op_ctc_loss_IntList = _ops.aten.ctc_loss.IntList
-_c_ctc_loss_IntList = _op_ctc_loss_IntList._dispatch_cache
-_op_ctc_loss_Tensor = _ops.aten.ctc_loss.Tensor
-_c_ctc_loss_Tensor = _op_ctc_loss_Tensor._dispatch_cache
-_op_cummax_default = _ops.aten.cummax.default
-_c_cummax_default = _op_cummax_default._dispatch_cache
-_op_cummax_out = _ops.aten.cummax.out
-_c_cummax_out = _op_cummax_out._dispatch_cache
-_op_cummin_default = _ops.aten.cummin.default
-_c_cummin_default = _op_cummin_default._dispatch_cache
-_op_cummin_out = _ops.aten.cummin.out
-_c_cummin_out = _op_cummin_out._dispatch_cache
-_op_cumprod_default = _ops.aten.cumprod.default
-_c_cumprod_default = _op_cumprod_default._dispatch_cache
-_op_cumprod_out = _ops.aten.cumprod.out
-_c_cumprod_out = _op_cumprod_out._dispatch_cache
-_op_cumsum_default = _ops.aten.cumsum.default
-_c_cumsum_default = _op_cumsum_default._dispatch_cache
-_op_cumsum_out = _ops.aten.cumsum.out
-_c_cumsum_out = _op_cumsum_out._dispatch_cache
-_op_cumulative_trapezoid_dx = _ops.aten.cumulative_trapezoid.dx
-_c_cumulative_trapezoid_dx = _op_cumulative_trapezoid_dx._dispatch_cache
-_op_cumulative_trapezoid_x = _ops.aten.cumulative_trapezoid.x
-_c_cumulative_trapezoid_x = _op_cumulative_trapezoid_x._dispatch_cache
-_op_deg2rad__default = _ops.aten.deg2rad_.default
-_c_deg2rad__default = _op_deg2rad__default._dispatch_cache
-_op_deg2rad_default = _ops.aten.deg2rad.default
-_c_deg2rad_default = _op_deg2rad_default._dispatch_cache
-_op_deg2rad_out = _ops.aten.deg2rad.out
-_c_deg2rad_out = _op_deg2rad_out._dispatch_cache
-_op_det_default = _ops.aten.det.default
-_c_det_default = _op_det_default._dispatch_cache
-_op_detach_copy_default = _ops.aten.detach_copy.default
-_c_detach_copy_default = _op_detach_copy_default._dispatch_cache
-_op_detach_copy_out = _ops.aten.detach_copy.out
-_c_detach_copy_out = _op_detach_copy_out._dispatch_cache
-_op_detach_default = _ops.aten.detach.default
-_c_detach_default = _op_detach_default._dispatch_cache
-_op_diag_default = _ops.aten.diag.default
-_c_diag_default = _op_diag_default._dispatch_cache
-_op_diag_embed_default = _ops.aten.diag_embed.default
-_c_diag_embed_default = _op_diag_embed_default._dispatch_cache
-_op_diag_out = _ops.aten.diag.out
-_c_diag_out = _op_diag_out._dispatch_cache
-_op_diagflat_default = _ops.aten.diagflat.default
-_c_diagflat_default = _op_diagflat_default._dispatch_cache
-_op_diagonal_copy_default = _ops.aten.diagonal_copy.default
-_c_diagonal_copy_default = _op_diagonal_copy_default._dispatch_cache
-_op_diagonal_copy_out = _ops.aten.diagonal_copy.out
-_c_diagonal_copy_out = _op_diagonal_copy_out._dispatch_cache
-_op_diagonal_default = _ops.aten.diagonal.default
-_c_diagonal_default = _op_diagonal_default._dispatch_cache
-_op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
-_c_diagonal_scatter_default = _op_diagonal_scatter_default._dispatch_cache
-_op_diff_default = _ops.aten.diff.default
-_c_diff_default = _op_diff_default._dispatch_cache
-_op_diff_out = _ops.aten.diff.out
-_c_diff_out = _op_diff_out._dispatch_cache
-_op_digamma_default = _ops.aten.digamma.default
-_c_digamma_default = _op_digamma_default._dispatch_cache
-_op_digamma_out = _ops.aten.digamma.out
-_c_digamma_out = _op_digamma_out._dispatch_cache
-_op_dist_default = _ops.aten.dist.default
-_c_dist_default = _op_dist_default._dispatch_cache
-_op_div_Tensor = _ops.aten.div.Tensor
-_c_div_Tensor = _op_div_Tensor._dispatch_cache
-_op_div_Tensor_mode = _ops.aten.div.Tensor_mode
-_c_div_Tensor_mode = _op_div_Tensor_mode._dispatch_cache
-_op_div_out = _ops.aten.div.out
-_c_div_out = _op_div_out._dispatch_cache
-_op_div_out_mode = _ops.aten.div.out_mode
-_c_div_out_mode = _op_div_out_mode._dispatch_cache
-_op_divide_Tensor = _ops.aten.divide.Tensor
-_c_divide_Tensor = _op_divide_Tensor._dispatch_cache
-_op_divide_Tensor_mode = _ops.aten.divide.Tensor_mode
-_c_divide_Tensor_mode = _op_divide_Tensor_mode._dispatch_cache
-_op_divide_out = _ops.aten.divide.out
-_c_divide_out = _op_divide_out._dispatch_cache
-_op_divide_out_mode = _ops.aten.divide.out_mode
-_c_divide_out_mode = _op_divide_out_mode._dispatch_cache
-_op_dot_default = _ops.aten.dot.default
-_c_dot_default = _op_dot_default._dispatch_cache
-_op_dot_out = _ops.aten.dot.out
-_c_dot_out = _op_dot_out._dispatch_cache
-_op_dropout__default = _ops.aten.dropout_.default
-_c_dropout__default = _op_dropout__default._dispatch_cache
-_op_dropout_default = _ops.aten.dropout.default
-_c_dropout_default = _op_dropout_default._dispatch_cache
-_op_dsplit_array = _ops.aten.dsplit.array
-_c_dsplit_array = _op_dsplit_array._dispatch_cache
-_op_dsplit_int = _ops.aten.dsplit.int
-_c_dsplit_int = _op_dsplit_int._dispatch_cache
-_op_dstack_default = _ops.aten.dstack.default
-_c_dstack_default = _op_dstack_default._dispatch_cache
-_op_dstack_out = _ops.aten.dstack.out
-_c_dstack_out = _op_dstack_out._dispatch_cache
-_op_einsum_default = _ops.aten.einsum.default
-_c_einsum_default = _op_einsum_default._dispatch_cache
-_op_embedding_bag_default = _ops.aten.embedding_bag.default
-_c_embedding_bag_default = _op_embedding_bag_default._dispatch_cache
-_op_embedding_bag_padding_idx = _ops.aten.embedding_bag.padding_idx
-_c_embedding_bag_padding_idx = _op_embedding_bag_padding_idx._dispatch_cache
-_op_embedding_default = _ops.aten.embedding.default
-_c_embedding_default = _op_embedding_default._dispatch_cache
-_op_embedding_renorm__default = _ops.aten.embedding_renorm_.default
-_c_embedding_renorm__default = _op_embedding_renorm__default._dispatch_cache
-_op_empty_like_default = _ops.aten.empty_like.default
-_c_empty_like_default = _op_empty_like_default._dispatch_cache
-_op_empty_memory_format = _ops.aten.empty.memory_format
-_c_empty_memory_format = _op_empty_memory_format._dispatch_cache
-_op_empty_out = _ops.aten.empty.out
-_c_empty_out = _op_empty_out._dispatch_cache
-_op_empty_strided_default = _ops.aten.empty_strided.default
-_c_empty_strided_default = _op_empty_strided_default._dispatch_cache
-_op_eq_Scalar = _ops.aten.eq.Scalar
-_c_eq_Scalar = _op_eq_Scalar._dispatch_cache
-_op_eq_Tensor = _ops.aten.eq.Tensor
-_c_eq_Tensor = _op_eq_Tensor._dispatch_cache
-_op_eq_Tensor_out = _ops.aten.eq.Tensor_out
-_c_eq_Tensor_out = _op_eq_Tensor_out._dispatch_cache
-_op_erf__default = _ops.aten.erf_.default
-_c_erf__default = _op_erf__default._dispatch_cache
-_op_erf_default = _ops.aten.erf.default
-_c_erf_default = _op_erf_default._dispatch_cache
-_op_erf_out = _ops.aten.erf.out
-_c_erf_out = _op_erf_out._dispatch_cache
-_op_erfc__default = _ops.aten.erfc_.default
-_c_erfc__default = _op_erfc__default._dispatch_cache
-_op_erfc_default = _ops.aten.erfc.default
-_c_erfc_default = _op_erfc_default._dispatch_cache
-_op_erfc_out = _ops.aten.erfc.out
-_c_erfc_out = _op_erfc_out._dispatch_cache
-_op_erfinv_default = _ops.aten.erfinv.default
-_c_erfinv_default = _op_erfinv_default._dispatch_cache
-_op_erfinv_out = _ops.aten.erfinv.out
-_c_erfinv_out = _op_erfinv_out._dispatch_cache
-_op_exp2__default = _ops.aten.exp2_.default
-_c_exp2__default = _op_exp2__default._dispatch_cache
-_op_exp2_default = _ops.aten.exp2.default
-_c_exp2_default = _op_exp2_default._dispatch_cache
-_op_exp2_out = _ops.aten.exp2.out
-_c_exp2_out = _op_exp2_out._dispatch_cache
-_op_exp__default = _ops.aten.exp_.default
-_c_exp__default = _op_exp__default._dispatch_cache
-_op_exp_default = _ops.aten.exp.default
-_c_exp_default = _op_exp_default._dispatch_cache
-_op_exp_out = _ops.aten.exp.out
-_c_exp_out = _op_exp_out._dispatch_cache
-_op_expand_copy_default = _ops.aten.expand_copy.default
-_c_expand_copy_default = _op_expand_copy_default._dispatch_cache
-_op_expand_copy_out = _ops.aten.expand_copy.out
-_c_expand_copy_out = _op_expand_copy_out._dispatch_cache
-_op_expm1__default = _ops.aten.expm1_.default
-_c_expm1__default = _op_expm1__default._dispatch_cache
-_op_expm1_default = _ops.aten.expm1.default
-_c_expm1_default = _op_expm1_default._dispatch_cache
-_op_expm1_out = _ops.aten.expm1.out
-_c_expm1_out = _op_expm1_out._dispatch_cache
-_op_eye_default = _ops.aten.eye.default
-_c_eye_default = _op_eye_default._dispatch_cache
-_op_eye_m = _ops.aten.eye.m
-_c_eye_m = _op_eye_m._dispatch_cache
-_op_eye_m_out = _ops.aten.eye.m_out
-_c_eye_m_out = _op_eye_m_out._dispatch_cache
-_op_eye_out = _ops.aten.eye.out
-_c_eye_out = _op_eye_out._dispatch_cache
-_op_feature_alpha_dropout__default = _ops.aten.feature_alpha_dropout_.default
-_c_feature_alpha_dropout__default = _op_feature_alpha_dropout__default._dispatch_cache
-_op_feature_alpha_dropout_default = _ops.aten.feature_alpha_dropout.default
-_c_feature_alpha_dropout_default = _op_feature_alpha_dropout_default._dispatch_cache
-_op_feature_dropout__default = _ops.aten.feature_dropout_.default
-_c_feature_dropout__default = _op_feature_dropout__default._dispatch_cache
-_op_feature_dropout_default = _ops.aten.feature_dropout.default
-_c_feature_dropout_default = _op_feature_dropout_default._dispatch_cache
-_op_fill_Scalar = _ops.aten.fill.Scalar
-_c_fill_Scalar = _op_fill_Scalar._dispatch_cache
-_op_fill_Tensor = _ops.aten.fill.Tensor
-_c_fill_Tensor = _op_fill_Tensor._dispatch_cache
-_op_fill__Scalar = _ops.aten.fill_.Scalar
-_c_fill__Scalar = _op_fill__Scalar._dispatch_cache
-_op_fill__Tensor = _ops.aten.fill_.Tensor
-_c_fill__Tensor = _op_fill__Tensor._dispatch_cache
-_op_fix__default = _ops.aten.fix_.default
-_c_fix__default = _op_fix__default._dispatch_cache
-_op_fix_default = _ops.aten.fix.default
-_c_fix_default = _op_fix_default._dispatch_cache
-_op_fix_out = _ops.aten.fix.out
-_c_fix_out = _op_fix_out._dispatch_cache
-_op_flatten_using_ints = _ops.aten.flatten.using_ints
-_c_flatten_using_ints = _op_flatten_using_ints._dispatch_cache
-_op_flip_default = _ops.aten.flip.default
-_c_flip_default = _op_flip_default._dispatch_cache
-_op_fliplr_default = _ops.aten.fliplr.default
-_c_fliplr_default = _op_fliplr_default._dispatch_cache
-_op_flipud_default = _ops.aten.flipud.default
-_c_flipud_default = _op_flipud_default._dispatch_cache
-_op_float_power_Scalar = _ops.aten.float_power.Scalar
-_c_float_power_Scalar = _op_float_power_Scalar._dispatch_cache
-_op_float_power_Scalar_out = _ops.aten.float_power.Scalar_out
-_c_float_power_Scalar_out = _op_float_power_Scalar_out._dispatch_cache
-_op_float_power_Tensor_Scalar = _ops.aten.float_power.Tensor_Scalar
-_c_float_power_Tensor_Scalar = _op_float_power_Tensor_Scalar._dispatch_cache
-_op_float_power_Tensor_Scalar_out = _ops.aten.float_power.Tensor_Scalar_out
-_c_float_power_Tensor_Scalar_out = _op_float_power_Tensor_Scalar_out._dispatch_cache
-_op_float_power_Tensor_Tensor = _ops.aten.float_power.Tensor_Tensor
-_c_float_power_Tensor_Tensor = _op_float_power_Tensor_Tensor._dispatch_cache
-_op_float_power_Tensor_Tensor_out = _ops.aten.float_power.Tensor_Tensor_out
-_c_float_power_Tensor_Tensor_out = _op_float_power_Tensor_Tensor_out._dispatch_cache
-_op_floor__default = _ops.aten.floor_.default
-_c_floor__default = _op_floor__default._dispatch_cache
-_op_floor_default = _ops.aten.floor.default
-_c_floor_default = _op_floor_default._dispatch_cache
-_op_floor_divide_default = _ops.aten.floor_divide.default
-_c_floor_divide_default = _op_floor_divide_default._dispatch_cache
-_op_floor_divide_out = _ops.aten.floor_divide.out
-_c_floor_divide_out = _op_floor_divide_out._dispatch_cache
-_op_floor_out = _ops.aten.floor.out
-_c_floor_out = _op_floor_out._dispatch_cache
-_op_fmax_default = _ops.aten.fmax.default
-_c_fmax_default = _op_fmax_default._dispatch_cache
-_op_fmax_out = _ops.aten.fmax.out
-_c_fmax_out = _op_fmax_out._dispatch_cache
-_op_fmin_default = _ops.aten.fmin.default
-_c_fmin_default = _op_fmin_default._dispatch_cache
-_op_fmin_out = _ops.aten.fmin.out
-_c_fmin_out = _op_fmin_out._dispatch_cache
-_op_fmod_Scalar = _ops.aten.fmod.Scalar
-_c_fmod_Scalar = _op_fmod_Scalar._dispatch_cache
-_op_fmod_Scalar_out = _ops.aten.fmod.Scalar_out
-_c_fmod_Scalar_out = _op_fmod_Scalar_out._dispatch_cache
-_op_fmod_Tensor = _ops.aten.fmod.Tensor
-_c_fmod_Tensor = _op_fmod_Tensor._dispatch_cache
-_op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
-_c_fmod_Tensor_out = _op_fmod_Tensor_out._dispatch_cache
-_op_frac__default = _ops.aten.frac_.default
-_c_frac__default = _op_frac__default._dispatch_cache
-_op_frac_default = _ops.aten.frac.default
-_c_frac_default = _op_frac_default._dispatch_cache
-_op_frac_out = _ops.aten.frac.out
-_c_frac_out = _op_frac_out._dispatch_cache
-_op_frexp_Tensor = _ops.aten.frexp.Tensor
-_c_frexp_Tensor = _op_frexp_Tensor._dispatch_cache
-_op_frexp_Tensor_out = _ops.aten.frexp.Tensor_out
-_c_frexp_Tensor_out = _op_frexp_Tensor_out._dispatch_cache
-_op_frobenius_norm_dim = _ops.aten.frobenius_norm.dim
-_c_frobenius_norm_dim = _op_frobenius_norm_dim._dispatch_cache
-_op_frobenius_norm_out = _ops.aten.frobenius_norm.out
-_c_frobenius_norm_out = _op_frobenius_norm_out._dispatch_cache
-_op_full_default = _ops.aten.full.default
-_c_full_default = _op_full_default._dispatch_cache
-_op_full_like_default = _ops.aten.full_like.default
-_c_full_like_default = _op_full_like_default._dispatch_cache
-_op_full_out = _ops.aten.full.out
-_c_full_out = _op_full_out._dispatch_cache
-_op_gather_default = _ops.aten.gather.default
-_c_gather_default = _op_gather_default._dispatch_cache
-_op_gather_out = _ops.aten.gather.out
-_c_gather_out = _op_gather_out._dispatch_cache
-_op_gcd__default = _ops.aten.gcd_.default
-_c_gcd__default = _op_gcd__default._dispatch_cache
-_op_gcd_default = _ops.aten.gcd.default
-_c_gcd_default = _op_gcd_default._dispatch_cache
-_op_gcd_out = _ops.aten.gcd.out
-_c_gcd_out = _op_gcd_out._dispatch_cache
-_op_ge_Scalar = _ops.aten.ge.Scalar
-_c_ge_Scalar = _op_ge_Scalar._dispatch_cache
-_op_ge_Tensor = _ops.aten.ge.Tensor
-_c_ge_Tensor = _op_ge_Tensor._dispatch_cache
-_op_ge_Tensor_out = _ops.aten.ge.Tensor_out
-_c_ge_Tensor_out = _op_ge_Tensor_out._dispatch_cache
-_op_geqrf_a = _ops.aten.geqrf.a
-_c_geqrf_a = _op_geqrf_a._dispatch_cache
-_op_geqrf_default = _ops.aten.geqrf.default
-_c_geqrf_default = _op_geqrf_default._dispatch_cache
-_op_ger_default = _ops.aten.ger.default
-_c_ger_default = _op_ger_default._dispatch_cache
-_op_ger_out = _ops.aten.ger.out
-_c_ger_out = _op_ger_out._dispatch_cache
-_op_greater_Scalar = _ops.aten.greater.Scalar
-_c_greater_Scalar = _op_greater_Scalar._dispatch_cache
-_op_greater_Tensor = _ops.aten.greater.Tensor
-_c_greater_Tensor = _op_greater_Tensor._dispatch_cache
-_op_greater_Tensor_out = _ops.aten.greater.Tensor_out
-_c_greater_Tensor_out = _op_greater_Tensor_out._dispatch_cache
-_op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
-_c_greater_equal_Scalar = _op_greater_equal_Scalar._dispatch_cache
-_op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
-_c_greater_equal_Tensor = _op_greater_equal_Tensor._dispatch_cache
-_op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
-_c_greater_equal_Tensor_out = _op_greater_equal_Tensor_out._dispatch_cache
-_op_grid_sampler_2d_default = _ops.aten.grid_sampler_2d.default
-_c_grid_sampler_2d_default = _op_grid_sampler_2d_default._dispatch_cache
-_op_grid_sampler_default = _ops.aten.grid_sampler.default
-_c_grid_sampler_default = _op_grid_sampler_default._dispatch_cache
-_op_group_norm_default = _ops.aten.group_norm.default
-_c_group_norm_default = _op_group_norm_default._dispatch_cache
-_op_gru_cell_default = _ops.aten.gru_cell.default
-_c_gru_cell_default = _op_gru_cell_default._dispatch_cache
-_op_gt_Scalar = _ops.aten.gt.Scalar
-_c_gt_Scalar = _op_gt_Scalar._dispatch_cache
-_op_gt_Tensor = _ops.aten.gt.Tensor
-_c_gt_Tensor = _op_gt_Tensor._dispatch_cache
-_op_gt_Tensor_out = _ops.aten.gt.Tensor_out
-_c_gt_Tensor_out = _op_gt_Tensor_out._dispatch_cache
-_op_hamming_window_default = _ops.aten.hamming_window.default
-_c_hamming_window_default = _op_hamming_window_default._dispatch_cache
-_op_hamming_window_periodic = _ops.aten.hamming_window.periodic
-_c_hamming_window_periodic = _op_hamming_window_periodic._dispatch_cache
-_op_hamming_window_periodic_alpha = _ops.aten.hamming_window.periodic_alpha
-_c_hamming_window_periodic_alpha = _op_hamming_window_periodic_alpha._dispatch_cache
-_op_hamming_window_periodic_alpha_beta = _ops.aten.hamming_window.periodic_alpha_beta
-_c_hamming_window_periodic_alpha_beta = _op_hamming_window_periodic_alpha_beta._dispatch_cache
-_op_hann_window_default = _ops.aten.hann_window.default
-_c_hann_window_default = _op_hann_window_default._dispatch_cache
-_op_hann_window_periodic = _ops.aten.hann_window.periodic
-_c_hann_window_periodic = _op_hann_window_periodic._dispatch_cache
-_op_hardshrink_default = _ops.aten.hardshrink.default
-_c_hardshrink_default = _op_hardshrink_default._dispatch_cache
-_op_hardshrink_out = _ops.aten.hardshrink.out
-_c_hardshrink_out = _op_hardshrink_out._dispatch_cache
-_op_hash_tensor_default = _ops.aten.hash_tensor.default
-_c_hash_tensor_default = _op_hash_tensor_default._dispatch_cache
-_op_hash_tensor_out = _ops.aten.hash_tensor.out
-_c_hash_tensor_out = _op_hash_tensor_out._dispatch_cache
-_op_heaviside_default = _ops.aten.heaviside.default
-_c_heaviside_default = _op_heaviside_default._dispatch_cache
-_op_heaviside_out = _ops.aten.heaviside.out
-_c_heaviside_out = _op_heaviside_out._dispatch_cache
-_op_hinge_embedding_loss_default = _ops.aten.hinge_embedding_loss.default
-_c_hinge_embedding_loss_default = _op_hinge_embedding_loss_default._dispatch_cache
-_op_histc_default = _ops.aten.histc.default
-_c_histc_default = _op_histc_default._dispatch_cache
-_op_histc_out = _ops.aten.histc.out
-_c_histc_out = _op_histc_out._dispatch_cache
-_op_histogram_bin_ct = _ops.aten.histogram.bin_ct
-_c_histogram_bin_ct = _op_histogram_bin_ct._dispatch_cache
-_op_histogram_bin_ct_out = _ops.aten.histogram.bin_ct_out
-_c_histogram_bin_ct_out = _op_histogram_bin_ct_out._dispatch_cache
-_op_histogram_bins_tensor = _ops.aten.histogram.bins_tensor
-_c_histogram_bins_tensor = _op_histogram_bins_tensor._dispatch_cache
-_op_histogram_bins_tensor_out = _ops.aten.histogram.bins_tensor_out
-_c_histogram_bins_tensor_out = _op_histogram_bins_tensor_out._dispatch_cache
-_op_hsplit_array = _ops.aten.hsplit.array
-_c_hsplit_array = _op_hsplit_array._dispatch_cache
-_op_hsplit_int = _ops.aten.hsplit.int
-_c_hsplit_int = _op_hsplit_int._dispatch_cache
-_op_hstack_default = _ops.aten.hstack.default
-_c_hstack_default = _op_hstack_default._dispatch_cache
-_op_hstack_out = _ops.aten.hstack.out
-_c_hstack_out = _op_hstack_out._dispatch_cache
-_op_hypot_default = _ops.aten.hypot.default
-_c_hypot_default = _op_hypot_default._dispatch_cache
-_op_hypot_out = _ops.aten.hypot.out
-_c_hypot_out = _op_hypot_out._dispatch_cache
-_op_i0__default = _ops.aten.i0_.default
-_c_i0__default = _op_i0__default._dispatch_cache
-_op_i0_default = _ops.aten.i0.default
-_c_i0_default = _op_i0_default._dispatch_cache
-_op_i0_out = _ops.aten.i0.out
-_c_i0_out = _op_i0_out._dispatch_cache
-_op_igamma_default = _ops.aten.igamma.default
-_c_igamma_default = _op_igamma_default._dispatch_cache
-_op_igamma_out = _ops.aten.igamma.out
-_c_igamma_out = _op_igamma_out._dispatch_cache
-_op_igammac_default = _ops.aten.igammac.default
-_c_igammac_default = _op_igammac_default._dispatch_cache
-_op_igammac_out = _ops.aten.igammac.out
-_c_igammac_out = _op_igammac_out._dispatch_cache
-_op_index_Tensor = _ops.aten.index.Tensor
-_c_index_Tensor = _op_index_Tensor._dispatch_cache
-_op_index_add_default = _ops.aten.index_add.default
-_c_index_add_default = _op_index_add_default._dispatch_cache
-_op_index_add_out = _ops.aten.index_add.out
-_c_index_add_out = _op_index_add_out._dispatch_cache
-_op_index_copy_default = _ops.aten.index_copy.default
-_c_index_copy_default = _op_index_copy_default._dispatch_cache
-_op_index_copy_out = _ops.aten.index_copy.out
-_c_index_copy_out = _op_index_copy_out._dispatch_cache
-_op_index_fill_int_Scalar = _ops.aten.index_fill.int_Scalar
-_c_index_fill_int_Scalar = _op_index_fill_int_Scalar._dispatch_cache
-_op_index_fill_int_Tensor = _ops.aten.index_fill.int_Tensor
-_c_index_fill_int_Tensor = _op_index_fill_int_Tensor._dispatch_cache
-_op_index_put__default = _ops.aten.index_put_.default
-_c_index_put__default = _op_index_put__default._dispatch_cache
-_op_index_put_default = _ops.aten.index_put.default
-_c_index_put_default = _op_index_put_default._dispatch_cache
-_op_index_reduce_default = _ops.aten.index_reduce.default
-_c_index_reduce_default = _op_index_reduce_default._dispatch_cache
-_op_index_reduce_out = _ops.aten.index_reduce.out
-_c_index_reduce_out = _op_index_reduce_out._dispatch_cache
-_op_index_select_default = _ops.aten.index_select.default
-_c_index_select_default = _op_index_select_default._dispatch_cache
-_op_index_select_out = _ops.aten.index_select.out
-_c_index_select_out = _op_index_select_out._dispatch_cache
-_op_inner_default = _ops.aten.inner.default
-_c_inner_default = _op_inner_default._dispatch_cache
-_op_inner_out = _ops.aten.inner.out
-_c_inner_out = _op_inner_out._dispatch_cache
-_op_instance_norm_default = _ops.aten.instance_norm.default
-_c_instance_norm_default = _op_instance_norm_default._dispatch_cache
-_op_inverse_default = _ops.aten.inverse.default
-_c_inverse_default = _op_inverse_default._dispatch_cache
-_op_inverse_out = _ops.aten.inverse.out
-_c_inverse_out = _op_inverse_out._dispatch_cache
-_op_isclose_default = _ops.aten.isclose.default
-_c_isclose_default = _op_isclose_default._dispatch_cache
-_op_isfinite_default = _ops.aten.isfinite.default
-_c_isfinite_default = _op_isfinite_default._dispatch_cache
-_op_isin_Scalar_Tensor = _ops.aten.isin.Scalar_Tensor
-_c_isin_Scalar_Tensor = _op_isin_Scalar_Tensor._dispatch_cache
-_op_isin_Scalar_Tensor_out = _ops.aten.isin.Scalar_Tensor_out
-_c_isin_Scalar_Tensor_out = _op_isin_Scalar_Tensor_out._dispatch_cache
-_op_isin_Tensor_Scalar = _ops.aten.isin.Tensor_Scalar
-_c_isin_Tensor_Scalar = _op_isin_Tensor_Scalar._dispatch_cache
-_op_isin_Tensor_Scalar_out = _ops.aten.isin.Tensor_Scalar_out
-_c_isin_Tensor_Scalar_out = _op_isin_Tensor_Scalar_out._dispatch_cache
-_op_isin_Tensor_Tensor = _ops.aten.isin.Tensor_Tensor
-_c_isin_Tensor_Tensor = _op_isin_Tensor_Tensor._dispatch_cache
-_op_isin_Tensor_Tensor_out = _ops.aten.isin.Tensor_Tensor_out
-_c_isin_Tensor_Tensor_out = _op_isin_Tensor_Tensor_out._dispatch_cache
-_op_isinf_default = _ops.aten.isinf.default
-_c_isinf_default = _op_isinf_default._dispatch_cache
-_op_isnan_default = _ops.aten.isnan.default
-_c_isnan_default = _op_isnan_default._dispatch_cache
-_op_isneginf_default = _ops.aten.isneginf.default
-_c_isneginf_default = _op_isneginf_default._dispatch_cache
-_op_isneginf_out = _ops.aten.isneginf.out
-_c_isneginf_out = _op_isneginf_out._dispatch_cache
-_op_isposinf_default = _ops.aten.isposinf.default
-_c_isposinf_default = _op_isposinf_default._dispatch_cache
-_op_isposinf_out = _ops.aten.isposinf.out
-_c_isposinf_out = _op_isposinf_out._dispatch_cache
-_op_isreal_default = _ops.aten.isreal.default
-_c_isreal_default = _op_isreal_default._dispatch_cache
-_op_kaiser_window_beta = _ops.aten.kaiser_window.beta
-_c_kaiser_window_beta = _op_kaiser_window_beta._dispatch_cache
-_op_kaiser_window_default = _ops.aten.kaiser_window.default
-_c_kaiser_window_default = _op_kaiser_window_default._dispatch_cache
-_op_kaiser_window_periodic = _ops.aten.kaiser_window.periodic
-_c_kaiser_window_periodic = _op_kaiser_window_periodic._dispatch_cache
-_op_kl_div_default = _ops.aten.kl_div.default
-_c_kl_div_default = _op_kl_div_default._dispatch_cache
-_op_kron_default = _ops.aten.kron.default
-_c_kron_default = _op_kron_default._dispatch_cache
-_op_kron_out = _ops.aten.kron.out
-_c_kron_out = _op_kron_out._dispatch_cache
-_op_kthvalue_default = _ops.aten.kthvalue.default
-_c_kthvalue_default = _op_kthvalue_default._dispatch_cache
-_op_kthvalue_values = _ops.aten.kthvalue.values
-_c_kthvalue_values = _op_kthvalue_values._dispatch_cache
-_op_layer_norm_default = _ops.aten.layer_norm.default
-_c_layer_norm_default = _op_layer_norm_default._dispatch_cache
-_op_lcm__default = _ops.aten.lcm_.default
-_c_lcm__default = _op_lcm__default._dispatch_cache
-_op_lcm_default = _ops.aten.lcm.default
-_c_lcm_default = _op_lcm_default._dispatch_cache
-_op_lcm_out = _ops.aten.lcm.out
-_c_lcm_out = _op_lcm_out._dispatch_cache
-_op_ldexp_Tensor = _ops.aten.ldexp.Tensor
-_c_ldexp_Tensor = _op_ldexp_Tensor._dispatch_cache
-_op_ldexp__default = _ops.aten.ldexp_.default
-_c_ldexp__default = _op_ldexp__default._dispatch_cache
-_op_ldexp_out = _ops.aten.ldexp.out
-_c_ldexp_out = _op_ldexp_out._dispatch_cache
-_op_le_Scalar = _ops.aten.le.Scalar
-_c_le_Scalar = _op_le_Scalar._dispatch_cache
-_op_le_Tensor = _ops.aten.le.Tensor
-_c_le_Tensor = _op_le_Tensor._dispatch_cache
-_op_le_Tensor_out = _ops.aten.le.Tensor_out
-_c_le_Tensor_out = _op_le_Tensor_out._dispatch_cache
-_op_lerp_Scalar = _ops.aten.lerp.Scalar
-_c_lerp_Scalar = _op_lerp_Scalar._dispatch_cache
-_op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
-_c_lerp_Scalar_out = _op_lerp_Scalar_out._dispatch_cache
-_op_lerp_Tensor = _ops.aten.lerp.Tensor
-_c_lerp_Tensor = _op_lerp_Tensor._dispatch_cache
-_op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
-_c_lerp_Tensor_out = _op_lerp_Tensor_out._dispatch_cache
-_op_less_Scalar = _ops.aten.less.Scalar
-_c_less_Scalar = _op_less_Scalar._dispatch_cache
-_op_less_Tensor = _ops.aten.less.Tensor
-_c_less_Tensor = _op_less_Tensor._dispatch_cache
-_op_less_Tensor_out = _ops.aten.less.Tensor_out
-_c_less_Tensor_out = _op_less_Tensor_out._dispatch_cache
-_op_less_equal_Scalar = _ops.aten.less_equal.Scalar
-_c_less_equal_Scalar = _op_less_equal_Scalar._dispatch_cache
-_op_less_equal_Tensor = _ops.aten.less_equal.Tensor
-_c_less_equal_Tensor = _op_less_equal_Tensor._dispatch_cache
-_op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
-_c_less_equal_Tensor_out = _op_less_equal_Tensor_out._dispatch_cache
-_op_lgamma_default = _ops.aten.lgamma.default
-_c_lgamma_default = _op_lgamma_default._dispatch_cache
-_op_lgamma_out = _ops.aten.lgamma.out
-_c_lgamma_out = _op_lgamma_out._dispatch_cache
-_op_linspace_default = _ops.aten.linspace.default
-_c_linspace_default = _op_linspace_default._dispatch_cache
-_op_linspace_out = _ops.aten.linspace.out
-_c_linspace_out = _op_linspace_out._dispatch_cache
-_op_log10__default = _ops.aten.log10_.default
-_c_log10__default = _op_log10__default._dispatch_cache
-_op_log10_default = _ops.aten.log10.default
-_c_log10_default = _op_log10_default._dispatch_cache
-_op_log10_out = _ops.aten.log10.out
-_c_log10_out = _op_log10_out._dispatch_cache
-_op_log1p__default = _ops.aten.log1p_.default
-_c_log1p__default = _op_log1p__default._dispatch_cache
-_op_log1p_default = _ops.aten.log1p.default
-_c_log1p_default = _op_log1p_default._dispatch_cache
-_op_log1p_out = _ops.aten.log1p.out
-_c_log1p_out = _op_log1p_out._dispatch_cache
-_op_log2__default = _ops.aten.log2_.default
-_c_log2__default = _op_log2__default._dispatch_cache
-_op_log2_default = _ops.aten.log2.default
-_c_log2_default = _op_log2_default._dispatch_cache
-_op_log2_out = _ops.aten.log2.out
-_c_log2_out = _op_log2_out._dispatch_cache
-_op_log__default = _ops.aten.log_.default
-_c_log__default = _op_log__default._dispatch_cache
-_op_log_default = _ops.aten.log.default
-_c_log_default = _op_log_default._dispatch_cache
-_op_log_out = _ops.aten.log.out
-_c_log_out = _op_log_out._dispatch_cache
-_op_log_softmax_int = _ops.aten.log_softmax.int
-_c_log_softmax_int = _op_log_softmax_int._dispatch_cache
-_op_log_softmax_int_out = _ops.aten.log_softmax.int_out
-_c_log_softmax_int_out = _op_log_softmax_int_out._dispatch_cache
-_op_logaddexp2_default = _ops.aten.logaddexp2.default
-_c_logaddexp2_default = _op_logaddexp2_default._dispatch_cache
-_op_logaddexp2_out = _ops.aten.logaddexp2.out
-_c_logaddexp2_out = _op_logaddexp2_out._dispatch_cache
-_op_logaddexp_default = _ops.aten.logaddexp.default
-_c_logaddexp_default = _op_logaddexp_default._dispatch_cache
-_op_logaddexp_out = _ops.aten.logaddexp.out
-_c_logaddexp_out = _op_logaddexp_out._dispatch_cache
-_op_logcumsumexp_default = _ops.aten.logcumsumexp.default
-_c_logcumsumexp_default = _op_logcumsumexp_default._dispatch_cache
-_op_logcumsumexp_out = _ops.aten.logcumsumexp.out
-_c_logcumsumexp_out = _op_logcumsumexp_out._dispatch_cache
-_op_logdet_default = _ops.aten.logdet.default
-_c_logdet_default = _op_logdet_default._dispatch_cache
-_op_logical_and_default = _ops.aten.logical_and.default
-_c_logical_and_default = _op_logical_and_default._dispatch_cache
-_op_logical_and_out = _ops.aten.logical_and.out
-_c_logical_and_out = _op_logical_and_out._dispatch_cache
-_op_logical_not_default = _ops.aten.logical_not.default
-_c_logical_not_default = _op_logical_not_default._dispatch_cache
-_op_logical_not_out = _ops.aten.logical_not.out
-_c_logical_not_out = _op_logical_not_out._dispatch_cache
-_op_logical_or_default = _ops.aten.logical_or.default
-_c_logical_or_default = _op_logical_or_default._dispatch_cache
-_op_logical_or_out = _ops.aten.logical_or.out
-_c_logical_or_out = _op_logical_or_out._dispatch_cache
-_op_logical_xor_default = _ops.aten.logical_xor.default
-_c_logical_xor_default = _op_logical_xor_default._dispatch_cache
-_op_logical_xor_out = _ops.aten.logical_xor.out
-_c_logical_xor_out = _op_logical_xor_out._dispatch_cache
-_op_logit__default = _ops.aten.logit_.default
-_c_logit__default = _op_logit__default._dispatch_cache
-_op_logit_default = _ops.aten.logit.default
-_c_logit_default = _op_logit_default._dispatch_cache
-_op_logit_out = _ops.aten.logit.out
-_c_logit_out = _op_logit_out._dispatch_cache
-_op_logspace_Scalar_Tensor = _ops.aten.logspace.Scalar_Tensor
-_c_logspace_Scalar_Tensor = _op_logspace_Scalar_Tensor._dispatch_cache
-_op_logspace_Scalar_Tensor_out = _ops.aten.logspace.Scalar_Tensor_out
-_c_logspace_Scalar_Tensor_out = _op_logspace_Scalar_Tensor_out._dispatch_cache
-_op_logspace_Tensor_Scalar = _ops.aten.logspace.Tensor_Scalar
-_c_logspace_Tensor_Scalar = _op_logspace_Tensor_Scalar._dispatch_cache
-_op_logspace_Tensor_Scalar_out = _ops.aten.logspace.Tensor_Scalar_out
-_c_logspace_Tensor_Scalar_out = _op_logspace_Tensor_Scalar_out._dispatch_cache
-_op_logspace_Tensor_Tensor = _ops.aten.logspace.Tensor_Tensor
-_c_logspace_Tensor_Tensor = _op_logspace_Tensor_Tensor._dispatch_cache
-_op_logspace_Tensor_Tensor_out = _ops.aten.logspace.Tensor_Tensor_out
-_c_logspace_Tensor_Tensor_out = _op_logspace_Tensor_Tensor_out._dispatch_cache
-_op_logspace_default = _ops.aten.logspace.default
-_c_logspace_default = _op_logspace_default._dispatch_cache
-_op_logspace_out = _ops.aten.logspace.out
-_c_logspace_out = _op_logspace_out._dispatch_cache
-_op_logsumexp_default = _ops.aten.logsumexp.default
-_c_logsumexp_default = _op_logsumexp_default._dispatch_cache
-_op_logsumexp_out = _ops.aten.logsumexp.out
-_c_logsumexp_out = _op_logsumexp_out._dispatch_cache
-_op_lstm_cell_default = _ops.aten.lstm_cell.default
-_c_lstm_cell_default = _op_lstm_cell_default._dispatch_cache
-_op_lt_Scalar = _ops.aten.lt.Scalar
-_c_lt_Scalar = _op_lt_Scalar._dispatch_cache
-_op_lt_Tensor = _ops.aten.lt.Tensor
-_c_lt_Tensor = _op_lt_Tensor._dispatch_cache
-_op_lt_Tensor_out = _ops.aten.lt.Tensor_out
-_c_lt_Tensor_out = _op_lt_Tensor_out._dispatch_cache
-_op_lu_solve_default = _ops.aten.lu_solve.default
-_c_lu_solve_default = _op_lu_solve_default._dispatch_cache
-_op_lu_solve_out = _ops.aten.lu_solve.out
-_c_lu_solve_out = _op_lu_solve_out._dispatch_cache
-_op_lu_unpack_default = _ops.aten.lu_unpack.default
-_c_lu_unpack_default = _op_lu_unpack_default._dispatch_cache
-_op_lu_unpack_out = _ops.aten.lu_unpack.out
-_c_lu_unpack_out = _op_lu_unpack_out._dispatch_cache
-_op_margin_ranking_loss_default = _ops.aten.margin_ranking_loss.default
-_c_margin_ranking_loss_default = _op_margin_ranking_loss_default._dispatch_cache
-_op_masked_fill_Scalar = _ops.aten.masked_fill.Scalar
-_c_masked_fill_Scalar = _op_masked_fill_Scalar._dispatch_cache
-_op_masked_fill_Tensor = _ops.aten.masked_fill.Tensor
-_c_masked_fill_Tensor = _op_masked_fill_Tensor._dispatch_cache
-_op_masked_scatter_default = _ops.aten.masked_scatter.default
-_c_masked_scatter_default = _op_masked_scatter_default._dispatch_cache
-_op_masked_select_default = _ops.aten.masked_select.default
-_c_masked_select_default = _op_masked_select_default._dispatch_cache
-_op_masked_select_out = _ops.aten.masked_select.out
-_c_masked_select_out = _op_masked_select_out._dispatch_cache
-_op_matmul_default = _ops.aten.matmul.default
-_c_matmul_default = _op_matmul_default._dispatch_cache
-_op_matmul_out = _ops.aten.matmul.out
-_c_matmul_out = _op_matmul_out._dispatch_cache
-_op_matrix_exp_default = _ops.aten.matrix_exp.default
-_c_matrix_exp_default = _op_matrix_exp_default._dispatch_cache
-_op_matrix_power_default = _ops.aten.matrix_power.default
-_c_matrix_power_default = _op_matrix_power_default._dispatch_cache
-_op_matrix_power_out = _ops.aten.matrix_power.out
-_c_matrix_power_out = _op_matrix_power_out._dispatch_cache
-_op_max_default = _ops.aten.max.default
-_c_max_default = _op_max_default._dispatch_cache
-_op_max_dim = _ops.aten.max.dim
-_c_max_dim = _op_max_dim._dispatch_cache
-_op_max_dim_max = _ops.aten.max.dim_max
-_c_max_dim_max = _op_max_dim_max._dispatch_cache
-_op_max_other = _ops.aten.max.other
-_c_max_other = _op_max_other._dispatch_cache
-_op_max_out = _ops.aten.max.out
-_c_max_out = _op_max_out._dispatch_cache
-_op_max_pool1d_default = _ops.aten.max_pool1d.default
-_c_max_pool1d_default = _op_max_pool1d_default._dispatch_cache
-_op_max_pool1d_with_indices_default = _ops.aten.max_pool1d_with_indices.default
-_c_max_pool1d_with_indices_default = _op_max_pool1d_with_indices_default._dispatch_cache
-_op_max_pool2d_default = _ops.aten.max_pool2d.default
-_c_max_pool2d_default = _op_max_pool2d_default._dispatch_cache
-_op_max_pool3d_default = _ops.aten.max_pool3d.default
-_c_max_pool3d_default = _op_max_pool3d_default._dispatch_cache
-_op_max_unary_out = _ops.aten.max.unary_out
-_c_max_unary_out = _op_max_unary_out._dispatch_cache
-_op_maximum_default = _ops.aten.maximum.default
-_c_maximum_default = _op_maximum_default._dispatch_cache
-_op_maximum_out = _ops.aten.maximum.out
-_c_maximum_out = _op_maximum_out._dispatch_cache
-_op_mean_default = _ops.aten.mean.default
-_c_mean_default = _op_mean_default._dispatch_cache
-_op_mean_dim = _ops.aten.mean.dim
-_c_mean_dim = _op_mean_dim._dispatch_cache
-_op_mean_dtype_out = _ops.aten.mean.dtype_out
-_c_mean_dtype_out = _op_mean_dtype_out._dispatch_cache
-_op_mean_out = _ops.aten.mean.out
-_c_mean_out = _op_mean_out._dispatch_cache
-_op_median_default = _ops.aten.median.default
-_c_median_default = _op_median_default._dispatch_cache
-_op_median_dim = _ops.aten.median.dim
-_c_median_dim = _op_median_dim._dispatch_cache
-_op_median_dim_values = _ops.aten.median.dim_values
-_c_median_dim_values = _op_median_dim_values._dispatch_cache
-_op_meshgrid_default = _ops.aten.meshgrid.default
-_c_meshgrid_default = _op_meshgrid_default._dispatch_cache
-_op_meshgrid_indexing = _ops.aten.meshgrid.indexing
-_c_meshgrid_indexing = _op_meshgrid_indexing._dispatch_cache
-_op_min_default = _ops.aten.min.default
-_c_min_default = _op_min_default._dispatch_cache
-_op_min_dim = _ops.aten.min.dim
-_c_min_dim = _op_min_dim._dispatch_cache
-_op_min_dim_min = _ops.aten.min.dim_min
-_c_min_dim_min = _op_min_dim_min._dispatch_cache
-_op_min_other = _ops.aten.min.other
-_c_min_other = _op_min_other._dispatch_cache
-_op_min_out = _ops.aten.min.out
-_c_min_out = _op_min_out._dispatch_cache
-_op_min_unary_out = _ops.aten.min.unary_out
-_c_min_unary_out = _op_min_unary_out._dispatch_cache
-_op_minimum_default = _ops.aten.minimum.default
-_c_minimum_default = _op_minimum_default._dispatch_cache
-_op_minimum_out = _ops.aten.minimum.out
-_c_minimum_out = _op_minimum_out._dispatch_cache
-_op_mkldnn_rnn_layer_default = _ops.aten.mkldnn_rnn_layer.default
-_c_mkldnn_rnn_layer_default = _op_mkldnn_rnn_layer_default._dispatch_cache
-_op_mm_default = _ops.aten.mm.default
-_c_mm_default = _op_mm_default._dispatch_cache
-_op_mm_dtype = _ops.aten.mm.dtype
-_c_mm_dtype = _op_mm_dtype._dispatch_cache
-_op_mm_dtype_out = _ops.aten.mm.dtype_out
-_c_mm_dtype_out = _op_mm_dtype_out._dispatch_cache
-_op_mm_out = _ops.aten.mm.out
-_c_mm_out = _op_mm_out._dispatch_cache
-_op_mode_default = _ops.aten.mode.default
-_c_mode_default = _op_mode_default._dispatch_cache
-_op_mode_values = _ops.aten.mode.values
-_c_mode_values = _op_mode_values._dispatch_cache
-_op_moveaxis_int = _ops.aten.moveaxis.int
-_c_moveaxis_int = _op_moveaxis_int._dispatch_cache
-_op_moveaxis_intlist = _ops.aten.moveaxis.intlist
-_c_moveaxis_intlist = _op_moveaxis_intlist._dispatch_cache
-_op_movedim_int = _ops.aten.movedim.int
-_c_movedim_int = _op_movedim_int._dispatch_cache
-_op_movedim_intlist = _ops.aten.movedim.intlist
-_c_movedim_intlist = _op_movedim_intlist._dispatch_cache
-_op_msort_default = _ops.aten.msort.default
-_c_msort_default = _op_msort_default._dispatch_cache
-_op_msort_out = _ops.aten.msort.out
-_c_msort_out = _op_msort_out._dispatch_cache
-_op_mul_Tensor = _ops.aten.mul.Tensor
-_c_mul_Tensor = _op_mul_Tensor._dispatch_cache
-_op_mul_out = _ops.aten.mul.out
-_c_mul_out = _op_mul_out._dispatch_cache
-_op_multinomial_default = _ops.aten.multinomial.default
-_c_multinomial_default = _op_multinomial_default._dispatch_cache
-_op_multinomial_out = _ops.aten.multinomial.out
-_c_multinomial_out = _op_multinomial_out._dispatch_cache
-_op_multiply_Tensor = _ops.aten.multiply.Tensor
-_c_multiply_Tensor = _op_multiply_Tensor._dispatch_cache
-_op_multiply_out = _ops.aten.multiply.out
-_c_multiply_out = _op_multiply_out._dispatch_cache
-_op_mv_default = _ops.aten.mv.default
-_c_mv_default = _op_mv_default._dispatch_cache
-_op_mv_out = _ops.aten.mv.out
-_c_mv_out = _op_mv_out._dispatch_cache
-_op_mvlgamma_default = _ops.aten.mvlgamma.default
-_c_mvlgamma_default = _op_mvlgamma_default._dispatch_cache
-_op_mvlgamma_out = _ops.aten.mvlgamma.out
-_c_mvlgamma_out = _op_mvlgamma_out._dispatch_cache
-_op_nan_to_num__default = _ops.aten.nan_to_num_.default
-_c_nan_to_num__default = _op_nan_to_num__default._dispatch_cache
-_op_nan_to_num_default = _ops.aten.nan_to_num.default
-_c_nan_to_num_default = _op_nan_to_num_default._dispatch_cache
-_op_nan_to_num_out = _ops.aten.nan_to_num.out
-_c_nan_to_num_out = _op_nan_to_num_out._dispatch_cache
-_op_nanmean_default = _ops.aten.nanmean.default
-_c_nanmean_default = _op_nanmean_default._dispatch_cache
-_op_nanmean_out = _ops.aten.nanmean.out
-_c_nanmean_out = _op_nanmean_out._dispatch_cache
-_op_nanmedian_default = _ops.aten.nanmedian.default
-_c_nanmedian_default = _op_nanmedian_default._dispatch_cache
-_op_nanmedian_dim = _ops.aten.nanmedian.dim
-_c_nanmedian_dim = _op_nanmedian_dim._dispatch_cache
-_op_nanmedian_dim_values = _ops.aten.nanmedian.dim_values
-_c_nanmedian_dim_values = _op_nanmedian_dim_values._dispatch_cache
-_op_nanquantile_default = _ops.aten.nanquantile.default
-_c_nanquantile_default = _op_nanquantile_default._dispatch_cache
-_op_nanquantile_out = _ops.aten.nanquantile.out
-_c_nanquantile_out = _op_nanquantile_out._dispatch_cache
-_op_nanquantile_scalar = _ops.aten.nanquantile.scalar
-_c_nanquantile_scalar = _op_nanquantile_scalar._dispatch_cache
-_op_nanquantile_scalar_out = _ops.aten.nanquantile.scalar_out
-_c_nanquantile_scalar_out = _op_nanquantile_scalar_out._dispatch_cache
-_op_nansum_default = _ops.aten.nansum.default
-_c_nansum_default = _op_nansum_default._dispatch_cache
-_op_nansum_out = _ops.aten.nansum.out
-_c_nansum_out = _op_nansum_out._dispatch_cache
-_op_narrow_copy_default = _ops.aten.narrow_copy.default
-_c_narrow_copy_default = _op_narrow_copy_default._dispatch_cache
-_op_narrow_copy_out = _ops.aten.narrow_copy.out
-_c_narrow_copy_out = _op_narrow_copy_out._dispatch_cache
-_op_narrow_default = _ops.aten.narrow.default
-_c_narrow_default = _op_narrow_default._dispatch_cache
-_op_native_batch_norm_default = _ops.aten.native_batch_norm.default
-_c_native_batch_norm_default = _op_native_batch_norm_default._dispatch_cache
-_op_native_channel_shuffle_default = _ops.aten.native_channel_shuffle.default
-_c_native_channel_shuffle_default = _op_native_channel_shuffle_default._dispatch_cache
-_op_native_dropout_default = _ops.aten.native_dropout.default
-_c_native_dropout_default = _op_native_dropout_default._dispatch_cache
-_op_native_group_norm_default = _ops.aten.native_group_norm.default
-_c_native_group_norm_default = _op_native_group_norm_default._dispatch_cache
-_op_native_layer_norm_default = _ops.aten.native_layer_norm.default
-_c_native_layer_norm_default = _op_native_layer_norm_default._dispatch_cache
-_op_ne_Scalar = _ops.aten.ne.Scalar
-_c_ne_Scalar = _op_ne_Scalar._dispatch_cache
-_op_ne_Tensor = _ops.aten.ne.Tensor
-_c_ne_Tensor = _op_ne_Tensor._dispatch_cache
-_op_ne_Tensor_out = _ops.aten.ne.Tensor_out
-_c_ne_Tensor_out = _op_ne_Tensor_out._dispatch_cache
-_op_neg__default = _ops.aten.neg_.default
-_c_neg__default = _op_neg__default._dispatch_cache
-_op_neg_default = _ops.aten.neg.default
-_c_neg_default = _op_neg_default._dispatch_cache
-_op_neg_out = _ops.aten.neg.out
-_c_neg_out = _op_neg_out._dispatch_cache
-_op_negative__default = _ops.aten.negative_.default
-_c_negative__default = _op_negative__default._dispatch_cache
-_op_negative_default = _ops.aten.negative.default
-_c_negative_default = _op_negative_default._dispatch_cache
-_op_negative_out = _ops.aten.negative.out
-_c_negative_out = _op_negative_out._dispatch_cache
-_op_nextafter_default = _ops.aten.nextafter.default
-_c_nextafter_default = _op_nextafter_default._dispatch_cache
-_op_nextafter_out = _ops.aten.nextafter.out
-_c_nextafter_out = _op_nextafter_out._dispatch_cache
-_op_nonzero_default = _ops.aten.nonzero.default
-_c_nonzero_default = _op_nonzero_default._dispatch_cache
-_op_nonzero_out = _ops.aten.nonzero.out
-_c_nonzero_out = _op_nonzero_out._dispatch_cache
-_op_nonzero_static_default = _ops.aten.nonzero_static.default
-_c_nonzero_static_default = _op_nonzero_static_default._dispatch_cache
-_op_nonzero_static_out = _ops.aten.nonzero_static.out
-_c_nonzero_static_out = _op_nonzero_static_out._dispatch_cache
-_op_norm_Scalar = _ops.aten.norm.Scalar
-_c_norm_Scalar = _op_norm_Scalar._dispatch_cache
-_op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
-_c_norm_ScalarOpt_dim = _op_norm_ScalarOpt_dim._dispatch_cache
-_op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
-_c_norm_ScalarOpt_dim_dtype = _op_norm_ScalarOpt_dim_dtype._dispatch_cache
-_op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
-_c_norm_ScalarOpt_dtype = _op_norm_ScalarOpt_dtype._dispatch_cache
-_op_norm_dtype_out = _ops.aten.norm.dtype_out
-_c_norm_dtype_out = _op_norm_dtype_out._dispatch_cache
-_op_norm_except_dim_default = _ops.aten.norm_except_dim.default
-_c_norm_except_dim_default = _op_norm_except_dim_default._dispatch_cache
-_op_norm_out = _ops.aten.norm.out
-_c_norm_out = _op_norm_out._dispatch_cache
-_op_normal_Tensor_Tensor = _ops.aten.normal.Tensor_Tensor
-_c_normal_Tensor_Tensor = _op_normal_Tensor_Tensor._dispatch_cache
-_op_normal_Tensor_Tensor_out = _ops.aten.normal.Tensor_Tensor_out
-_c_normal_Tensor_Tensor_out = _op_normal_Tensor_Tensor_out._dispatch_cache
-_op_normal_Tensor_float = _ops.aten.normal.Tensor_float
-_c_normal_Tensor_float = _op_normal_Tensor_float._dispatch_cache
-_op_normal_Tensor_float_out = _ops.aten.normal.Tensor_float_out
-_c_normal_Tensor_float_out = _op_normal_Tensor_float_out._dispatch_cache
-_op_normal_float_Tensor = _ops.aten.normal.float_Tensor
-_c_normal_float_Tensor = _op_normal_float_Tensor._dispatch_cache
-_op_normal_float_Tensor_out = _ops.aten.normal.float_Tensor_out
-_c_normal_float_Tensor_out = _op_normal_float_Tensor_out._dispatch_cache
-_op_normal_float_float = _ops.aten.normal.float_float
-_c_normal_float_float = _op_normal_float_float._dispatch_cache
-_op_normal_float_float_out = _ops.aten.normal.float_float_out
-_c_normal_float_float_out = _op_normal_float_float_out._dispatch_cache
-_op_not_equal_Scalar = _ops.aten.not_equal.Scalar
-_c_not_equal_Scalar = _op_not_equal_Scalar._dispatch_cache
-_op_not_equal_Tensor = _ops.aten.not_equal.Tensor
-_c_not_equal_Tensor = _op_not_equal_Tensor._dispatch_cache
-_op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
-_c_not_equal_Tensor_out = _op_not_equal_Tensor_out._dispatch_cache
-_op_nuclear_norm_default = _ops.aten.nuclear_norm.default
-_c_nuclear_norm_default = _op_nuclear_norm_default._dispatch_cache
-_op_nuclear_norm_dim = _ops.aten.nuclear_norm.dim
-_c_nuclear_norm_dim = _op_nuclear_norm_dim._dispatch_cache
-_op_nuclear_norm_dim_out = _ops.aten.nuclear_norm.dim_out
-_c_nuclear_norm_dim_out = _op_nuclear_norm_dim_out._dispatch_cache
-_op_nuclear_norm_out = _ops.aten.nuclear_norm.out
-_c_nuclear_norm_out = _op_nuclear_norm_out._dispatch_cache
-_op_ones_default = _ops.aten.ones.default
-_c_ones_default = _op_ones_default._dispatch_cache
-_op_ones_like_default = _ops.aten.ones_like.default
-_c_ones_like_default = _op_ones_like_default._dispatch_cache
-_op_ones_out = _ops.aten.ones.out
-_c_ones_out = _op_ones_out._dispatch_cache
-_op_orgqr_default = _ops.aten.orgqr.default
-_c_orgqr_default = _op_orgqr_default._dispatch_cache
-_op_orgqr_out = _ops.aten.orgqr.out
-_c_orgqr_out = _op_orgqr_out._dispatch_cache
-_op_ormqr_default = _ops.aten.ormqr.default
-_c_ormqr_default = _op_ormqr_default._dispatch_cache
-_op_ormqr_out = _ops.aten.ormqr.out
-_c_ormqr_out = _op_ormqr_out._dispatch_cache
-_op_outer_default = _ops.aten.outer.default
-_c_outer_default = _op_outer_default._dispatch_cache
-_op_outer_out = _ops.aten.outer.out
-_c_outer_out = _op_outer_out._dispatch_cache
-_op_pairwise_distance_default = _ops.aten.pairwise_distance.default
-_c_pairwise_distance_default = _op_pairwise_distance_default._dispatch_cache
-_op_pdist_default = _ops.aten.pdist.default
-_c_pdist_default = _op_pdist_default._dispatch_cache
-_op_permute_copy_default = _ops.aten.permute_copy.default
-_c_permute_copy_default = _op_permute_copy_default._dispatch_cache
-_op_permute_copy_out = _ops.aten.permute_copy.out
-_c_permute_copy_out = _op_permute_copy_out._dispatch_cache
-_op_permute_default = _ops.aten.permute.default
-_c_permute_default = _op_permute_default._dispatch_cache
-_op_pinverse_default = _ops.aten.pinverse.default
-_c_pinverse_default = _op_pinverse_default._dispatch_cache
-_op_pixel_shuffle_default = _ops.aten.pixel_shuffle.default
-_c_pixel_shuffle_default = _op_pixel_shuffle_default._dispatch_cache
-_op_pixel_unshuffle_default = _ops.aten.pixel_unshuffle.default
-_c_pixel_unshuffle_default = _op_pixel_unshuffle_default._dispatch_cache
-_op_poisson_default = _ops.aten.poisson.default
-_c_poisson_default = _op_poisson_default._dispatch_cache
-_op_poisson_nll_loss_default = _ops.aten.poisson_nll_loss.default
-_c_poisson_nll_loss_default = _op_poisson_nll_loss_default._dispatch_cache
-_op_polar_default = _ops.aten.polar.default
-_c_polar_default = _op_polar_default._dispatch_cache
-_op_polar_out = _ops.aten.polar.out
-_c_polar_out = _op_polar_out._dispatch_cache
-_op_polygamma_default = _ops.aten.polygamma.default
-_c_polygamma_default = _op_polygamma_default._dispatch_cache
-_op_polygamma_out = _ops.aten.polygamma.out
-_c_polygamma_out = _op_polygamma_out._dispatch_cache
-_op_positive_default = _ops.aten.positive.default
-_c_positive_default = _op_positive_default._dispatch_cache
-_op_pow_Scalar = _ops.aten.pow.Scalar
-_c_pow_Scalar = _op_pow_Scalar._dispatch_cache
-_op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
-_c_pow_Tensor_Scalar = _op_pow_Tensor_Scalar._dispatch_cache
-_op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
-_c_pow_Tensor_Tensor = _op_pow_Tensor_Tensor._dispatch_cache
-_op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
-_c_pow_Tensor_Tensor_out = _op_pow_Tensor_Tensor_out._dispatch_cache
-_op_prelu_default = _ops.aten.prelu.default
-_c_prelu_default = _op_prelu_default._dispatch_cache
-_op_prod_default = _ops.aten.prod.default
-_c_prod_default = _op_prod_default._dispatch_cache
-_op_prod_dim_int = _ops.aten.prod.dim_int
-_c_prod_dim_int = _op_prod_dim_int._dispatch_cache
-_op_prod_int_out = _ops.aten.prod.int_out
-_c_prod_int_out = _op_prod_int_out._dispatch_cache
-_op_put_default = _ops.aten.put.default
-_c_put_default = _op_put_default._dispatch_cache
-_op_qr_Q = _ops.aten.qr.Q
-_c_qr_Q = _op_qr_Q._dispatch_cache
-_op_qr_default = _ops.aten.qr.default
-_c_qr_default = _op_qr_default._dispatch_cache
-_op_quantile_default = _ops.aten.quantile.default
-_c_quantile_default = _op_quantile_default._dispatch_cache
-_op_quantile_out = _ops.aten.quantile.out
-_c_quantile_out = _op_quantile_out._dispatch_cache
-_op_quantile_scalar = _ops.aten.quantile.scalar
-_c_quantile_scalar = _op_quantile_scalar._dispatch_cache
-_op_quantile_scalar_out = _ops.aten.quantile.scalar_out
-_c_quantile_scalar_out = _op_quantile_scalar_out._dispatch_cache
-_op_rad2deg__default = _ops.aten.rad2deg_.default
-_c_rad2deg__default = _op_rad2deg__default._dispatch_cache
-_op_rad2deg_default = _ops.aten.rad2deg.default
-_c_rad2deg_default = _op_rad2deg_default._dispatch_cache
-_op_rad2deg_out = _ops.aten.rad2deg.out
-_c_rad2deg_out = _op_rad2deg_out._dispatch_cache
-_op_rand_default = _ops.aten.rand.default
-_c_rand_default = _op_rand_default._dispatch_cache
-_op_rand_generator = _ops.aten.rand.generator
-_c_rand_generator = _op_rand_generator._dispatch_cache
-_op_rand_generator_out = _ops.aten.rand.generator_out
-_c_rand_generator_out = _op_rand_generator_out._dispatch_cache
-_op_rand_like_default = _ops.aten.rand_like.default
-_c_rand_like_default = _op_rand_like_default._dispatch_cache
-_op_rand_like_generator = _ops.aten.rand_like.generator
-_c_rand_like_generator = _op_rand_like_generator._dispatch_cache
-_op_rand_out = _ops.aten.rand.out
-_c_rand_out = _op_rand_out._dispatch_cache
-_op_randint_default = _ops.aten.randint.default
-_c_randint_default = _op_randint_default._dispatch_cache
-_op_randint_generator = _ops.aten.randint.generator
-_c_randint_generator = _op_randint_generator._dispatch_cache
-_op_randint_generator_out = _ops.aten.randint.generator_out
-_c_randint_generator_out = _op_randint_generator_out._dispatch_cache
-_op_randint_like_default = _ops.aten.randint_like.default
-_c_randint_like_default = _op_randint_like_default._dispatch_cache
-_op_randint_like_generator = _ops.aten.randint_like.generator
-_c_randint_like_generator = _op_randint_like_generator._dispatch_cache
-_op_randint_like_low_dtype = _ops.aten.randint_like.low_dtype
-_c_randint_like_low_dtype = _op_randint_like_low_dtype._dispatch_cache
-_op_randint_like_low_generator_dtype = _ops.aten.randint_like.low_generator_dtype
-_c_randint_like_low_generator_dtype = _op_randint_like_low_generator_dtype._dispatch_cache
-_op_randint_low = _ops.aten.randint.low
-_c_randint_low = _op_randint_low._dispatch_cache
-_op_randint_low_generator = _ops.aten.randint.low_generator
-_c_randint_low_generator = _op_randint_low_generator._dispatch_cache
-_op_randint_low_generator_out = _ops.aten.randint.low_generator_out
-_c_randint_low_generator_out = _op_randint_low_generator_out._dispatch_cache
-_op_randint_low_out = _ops.aten.randint.low_out
-_c_randint_low_out = _op_randint_low_out._dispatch_cache
-_op_randint_out = _ops.aten.randint.out
-_c_randint_out = _op_randint_out._dispatch_cache
-_op_randn_default = _ops.aten.randn.default
-_c_randn_default = _op_randn_default._dispatch_cache
-_op_randn_generator = _ops.aten.randn.generator
-_c_randn_generator = _op_randn_generator._dispatch_cache
-_op_randn_generator_out = _ops.aten.randn.generator_out
-_c_randn_generator_out = _op_randn_generator_out._dispatch_cache
-_op_randn_like_default = _ops.aten.randn_like.default
-_c_randn_like_default = _op_randn_like_default._dispatch_cache
-_op_randn_like_generator = _ops.aten.randn_like.generator
-_c_randn_like_generator = _op_randn_like_generator._dispatch_cache
-_op_randn_out = _ops.aten.randn.out
-_c_randn_out = _op_randn_out._dispatch_cache
-_op_randperm_default = _ops.aten.randperm.default
-_c_randperm_default = _op_randperm_default._dispatch_cache
-_op_randperm_generator = _ops.aten.randperm.generator
-_c_randperm_generator = _op_randperm_generator._dispatch_cache
-_op_randperm_generator_out = _ops.aten.randperm.generator_out
-_c_randperm_generator_out = _op_randperm_generator_out._dispatch_cache
-_op_randperm_out = _ops.aten.randperm.out
-_c_randperm_out = _op_randperm_out._dispatch_cache
-_op_ravel_default = _ops.aten.ravel.default
-_c_ravel_default = _op_ravel_default._dispatch_cache
-_op_reciprocal__default = _ops.aten.reciprocal_.default
-_c_reciprocal__default = _op_reciprocal__default._dispatch_cache
-_op_reciprocal_default = _ops.aten.reciprocal.default
-_c_reciprocal_default = _op_reciprocal_default._dispatch_cache
-_op_reciprocal_out = _ops.aten.reciprocal.out
-_c_reciprocal_out = _op_reciprocal_out._dispatch_cache
-_op_relu__default = _ops.aten.relu_.default
-_c_relu__default = _op_relu__default._dispatch_cache
-_op_relu_default = _ops.aten.relu.default
-_c_relu_default = _op_relu_default._dispatch_cache
-_op_remainder_Scalar = _ops.aten.remainder.Scalar
-_c_remainder_Scalar = _op_remainder_Scalar._dispatch_cache
-_op_remainder_Scalar_Tensor = _ops.aten.remainder.Scalar_Tensor
-_c_remainder_Scalar_Tensor = _op_remainder_Scalar_Tensor._dispatch_cache
-_op_remainder_Tensor = _ops.aten.remainder.Tensor
-_c_remainder_Tensor = _op_remainder_Tensor._dispatch_cache
-_op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
-_c_remainder_Tensor_out = _op_remainder_Tensor_out._dispatch_cache
-_op_renorm_default = _ops.aten.renorm.default
-_c_renorm_default = _op_renorm_default._dispatch_cache
-_op_renorm_out = _ops.aten.renorm.out
-_c_renorm_out = _op_renorm_out._dispatch_cache
-_op_repeat_interleave_Tensor = _ops.aten.repeat_interleave.Tensor
-_c_repeat_interleave_Tensor = _op_repeat_interleave_Tensor._dispatch_cache
-_op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
-_c_repeat_interleave_self_Tensor = _op_repeat_interleave_self_Tensor._dispatch_cache
-_op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
-_c_repeat_interleave_self_int = _op_repeat_interleave_self_int._dispatch_cache
-_op_reshape_default = _ops.aten.reshape.default
-_c_reshape_default = _op_reshape_default._dispatch_cache
-_op_resolve_conj_default = _ops.aten.resolve_conj.default
-_c_resolve_conj_default = _op_resolve_conj_default._dispatch_cache
-_op_resolve_neg_default = _ops.aten.resolve_neg.default
-_c_resolve_neg_default = _op_resolve_neg_default._dispatch_cache
-_op_rms_norm_default = _ops.aten.rms_norm.default
-_c_rms_norm_default = _op_rms_norm_default._dispatch_cache
-_op_rnn_relu_cell_default = _ops.aten.rnn_relu_cell.default
-_c_rnn_relu_cell_default = _op_rnn_relu_cell_default._dispatch_cache
-_op_rnn_tanh_cell_default = _ops.aten.rnn_tanh_cell.default
-_c_rnn_tanh_cell_default = _op_rnn_tanh_cell_default._dispatch_cache
-_op_roll_default = _ops.aten.roll.default
-_c_roll_default = _op_roll_default._dispatch_cache
-_op_rot90_default = _ops.aten.rot90.default
-_c_rot90_default = _op_rot90_default._dispatch_cache
-_op_round__decimals = _ops.aten.round_.decimals
-_c_round__decimals = _op_round__decimals._dispatch_cache
-_op_round__default = _ops.aten.round_.default
-_c_round__default = _op_round__default._dispatch_cache
-_op_round_decimals = _ops.aten.round.decimals
-_c_round_decimals = _op_round_decimals._dispatch_cache
-_op_round_decimals_out = _ops.aten.round.decimals_out
-_c_round_decimals_out = _op_round_decimals_out._dispatch_cache
-_op_round_default = _ops.aten.round.default
-_c_round_default = _op_round_default._dispatch_cache
-_op_round_out = _ops.aten.round.out
-_c_round_out = _op_round_out._dispatch_cache
-_op_row_stack_default = _ops.aten.row_stack.default
-_c_row_stack_default = _op_row_stack_default._dispatch_cache
-_op_row_stack_out = _ops.aten.row_stack.out
-_c_row_stack_out = _op_row_stack_out._dispatch_cache
-_op_rsqrt__default = _ops.aten.rsqrt_.default
-_c_rsqrt__default = _op_rsqrt__default._dispatch_cache
-_op_rsqrt_default = _ops.aten.rsqrt.default
-_c_rsqrt_default = _op_rsqrt_default._dispatch_cache
-_op_rsqrt_out = _ops.aten.rsqrt.out
-_c_rsqrt_out = _op_rsqrt_out._dispatch_cache
-_op_rsub_Scalar = _ops.aten.rsub.Scalar
-_c_rsub_Scalar = _op_rsub_Scalar._dispatch_cache
-_op_rsub_Tensor = _ops.aten.rsub.Tensor
-_c_rsub_Tensor = _op_rsub_Tensor._dispatch_cache
-_op_scalar_tensor_default = _ops.aten.scalar_tensor.default
-_c_scalar_tensor_default = _op_scalar_tensor_default._dispatch_cache
-_op_scatter_add_default = _ops.aten.scatter_add.default
-_c_scatter_add_default = _op_scatter_add_default._dispatch_cache
-_op_scatter_add_out = _ops.aten.scatter_add.out
-_c_scatter_add_out = _op_scatter_add_out._dispatch_cache
-_op_scatter_reduce = _ops.aten.scatter.reduce
-_c_scatter_reduce = _op_scatter_reduce._dispatch_cache
-_op_scatter_reduce_out = _ops.aten.scatter.reduce_out
-_c_scatter_reduce_out = _op_scatter_reduce_out._dispatch_cache
-_op_scatter_reduce_two = _ops.aten.scatter_reduce.two
-_c_scatter_reduce_two = _op_scatter_reduce_two._dispatch_cache
-_op_scatter_reduce_two_out = _ops.aten.scatter_reduce.two_out
-_c_scatter_reduce_two_out = _op_scatter_reduce_two_out._dispatch_cache
-_op_scatter_src = _ops.aten.scatter.src
-_c_scatter_src = _op_scatter_src._dispatch_cache
-_op_scatter_src_out = _ops.aten.scatter.src_out
-_c_scatter_src_out = _op_scatter_src_out._dispatch_cache
-_op_scatter_value = _ops.aten.scatter.value
-_c_scatter_value = _op_scatter_value._dispatch_cache
-_op_scatter_value_out = _ops.aten.scatter.value_out
-_c_scatter_value_out = _op_scatter_value_out._dispatch_cache
-_op_scatter_value_reduce = _ops.aten.scatter.value_reduce
-_c_scatter_value_reduce = _op_scatter_value_reduce._dispatch_cache
-_op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
-_c_scatter_value_reduce_out = _op_scatter_value_reduce_out._dispatch_cache
-_op_searchsorted_Scalar = _ops.aten.searchsorted.Scalar
-_c_searchsorted_Scalar = _op_searchsorted_Scalar._dispatch_cache
-_op_searchsorted_Scalar_out = _ops.aten.searchsorted.Scalar_out
-_c_searchsorted_Scalar_out = _op_searchsorted_Scalar_out._dispatch_cache
-_op_searchsorted_Tensor = _ops.aten.searchsorted.Tensor
-_c_searchsorted_Tensor = _op_searchsorted_Tensor._dispatch_cache
-_op_searchsorted_Tensor_out = _ops.aten.searchsorted.Tensor_out
-_c_searchsorted_Tensor_out = _op_searchsorted_Tensor_out._dispatch_cache
-_op_select_copy_int = _ops.aten.select_copy.int
-_c_select_copy_int = _op_select_copy_int._dispatch_cache
-_op_select_copy_int_out = _ops.aten.select_copy.int_out
-_c_select_copy_int_out = _op_select_copy_int_out._dispatch_cache
-_op_select_int = _ops.aten.select.int
-_c_select_int = _op_select_int._dispatch_cache
-_op_select_scatter_default = _ops.aten.select_scatter.default
-_c_select_scatter_default = _op_select_scatter_default._dispatch_cache
-_op_selu__default = _ops.aten.selu_.default
-_c_selu__default = _op_selu__default._dispatch_cache
-_op_selu_default = _ops.aten.selu.default
-_c_selu_default = _op_selu_default._dispatch_cache
-_op_sgn_default = _ops.aten.sgn.default
-_c_sgn_default = _op_sgn_default._dispatch_cache
-_op_sgn_out = _ops.aten.sgn.out
-_c_sgn_out = _op_sgn_out._dispatch_cache
-_op_sigmoid__default = _ops.aten.sigmoid_.default
-_c_sigmoid__default = _op_sigmoid__default._dispatch_cache
-_op_sigmoid_default = _ops.aten.sigmoid.default
-_c_sigmoid_default = _op_sigmoid_default._dispatch_cache
-_op_sigmoid_out = _ops.aten.sigmoid.out
-_c_sigmoid_out = _op_sigmoid_out._dispatch_cache
-_op_sign_default = _ops.aten.sign.default
-_c_sign_default = _op_sign_default._dispatch_cache
-_op_sign_out = _ops.aten.sign.out
-_c_sign_out = _op_sign_out._dispatch_cache
-_op_signbit_default = _ops.aten.signbit.default
-_c_signbit_default = _op_signbit_default._dispatch_cache
-_op_signbit_out = _ops.aten.signbit.out
-_c_signbit_out = _op_signbit_out._dispatch_cache
-_op_sin__default = _ops.aten.sin_.default
-_c_sin__default = _op_sin__default._dispatch_cache
-_op_sin_default = _ops.aten.sin.default
-_c_sin_default = _op_sin_default._dispatch_cache
-_op_sin_out = _ops.aten.sin.out
-_c_sin_out = _op_sin_out._dispatch_cache
-_op_sinc__default = _ops.aten.sinc_.default
-_c_sinc__default = _op_sinc__default._dispatch_cache
-_op_sinc_default = _ops.aten.sinc.default
-_c_sinc_default = _op_sinc_default._dispatch_cache
-_op_sinc_out = _ops.aten.sinc.out
-_c_sinc_out = _op_sinc_out._dispatch_cache
-_op_sinh__default = _ops.aten.sinh_.default
-_c_sinh__default = _op_sinh__default._dispatch_cache
-_op_sinh_default = _ops.aten.sinh.default
-_c_sinh_default = _op_sinh_default._dispatch_cache
-_op_sinh_out = _ops.aten.sinh.out
-_c_sinh_out = _op_sinh_out._dispatch_cache
-_op_slice_Tensor = _ops.aten.slice.Tensor
-_c_slice_Tensor = _op_slice_Tensor._dispatch_cache
-_op_slice_copy_Tensor = _ops.aten.slice_copy.Tensor
-_c_slice_copy_Tensor = _op_slice_copy_Tensor._dispatch_cache
-_op_slice_copy_Tensor_out = _ops.aten.slice_copy.Tensor_out
-_c_slice_copy_Tensor_out = _op_slice_copy_Tensor_out._dispatch_cache
-_op_slice_scatter_default = _ops.aten.slice_scatter.default
-_c_slice_scatter_default = _op_slice_scatter_default._dispatch_cache
-_op_slice_scatter_out = _ops.aten.slice_scatter.out
-_c_slice_scatter_out = _op_slice_scatter_out._dispatch_cache
-_op_slogdet_default = _ops.aten.slogdet.default
-_c_slogdet_default = _op_slogdet_default._dispatch_cache
-_op_slogdet_out = _ops.aten.slogdet.out
-_c_slogdet_out = _op_slogdet_out._dispatch_cache
-_op_softmax_int = _ops.aten.softmax.int
-_c_softmax_int = _op_softmax_int._dispatch_cache
-_op_softmax_int_out = _ops.aten.softmax.int_out
-_c_softmax_int_out = _op_softmax_int_out._dispatch_cache
-_op_sort_default = _ops.aten.sort.default
-_c_sort_default = _op_sort_default._dispatch_cache
-_op_sort_stable = _ops.aten.sort.stable
-_c_sort_stable = _op_sort_stable._dispatch_cache
-_op_sort_values = _ops.aten.sort.values
-_c_sort_values = _op_sort_values._dispatch_cache
-_op_sort_values_stable = _ops.aten.sort.values_stable
-_c_sort_values_stable = _op_sort_values_stable._dispatch_cache
-_op_split_Tensor = _ops.aten.split.Tensor
-_c_split_Tensor = _op_split_Tensor._dispatch_cache
-_op_split_copy_Tensor = _ops.aten.split_copy.Tensor
-_c_split_copy_Tensor = _op_split_copy_Tensor._dispatch_cache
-_op_split_copy_Tensor_out = _ops.aten.split_copy.Tensor_out
-_c_split_copy_Tensor_out = _op_split_copy_Tensor_out._dispatch_cache
-_op_split_with_sizes_copy_default = _ops.aten.split_with_sizes_copy.default
-_c_split_with_sizes_copy_default = _op_split_with_sizes_copy_default._dispatch_cache
-_op_split_with_sizes_copy_out = _ops.aten.split_with_sizes_copy.out
-_c_split_with_sizes_copy_out = _op_split_with_sizes_copy_out._dispatch_cache
-_op_split_with_sizes_default = _ops.aten.split_with_sizes.default
-_c_split_with_sizes_default = _op_split_with_sizes_default._dispatch_cache
-_op_sqrt__default = _ops.aten.sqrt_.default
-_c_sqrt__default = _op_sqrt__default._dispatch_cache
-_op_sqrt_default = _ops.aten.sqrt.default
-_c_sqrt_default = _op_sqrt_default._dispatch_cache
-_op_sqrt_out = _ops.aten.sqrt.out
-_c_sqrt_out = _op_sqrt_out._dispatch_cache
-_op_square__default = _ops.aten.square_.default
-_c_square__default = _op_square__default._dispatch_cache
-_op_square_default = _ops.aten.square.default
-_c_square_default = _op_square_default._dispatch_cache
-_op_square_out = _ops.aten.square.out
-_c_square_out = _op_square_out._dispatch_cache
-_op_squeeze_copy_default = _ops.aten.squeeze_copy.default
-_c_squeeze_copy_default = _op_squeeze_copy_default._dispatch_cache
-_op_squeeze_copy_dim = _ops.aten.squeeze_copy.dim
-_c_squeeze_copy_dim = _op_squeeze_copy_dim._dispatch_cache
-_op_squeeze_copy_dim_out = _ops.aten.squeeze_copy.dim_out
-_c_squeeze_copy_dim_out = _op_squeeze_copy_dim_out._dispatch_cache
-_op_squeeze_copy_dims = _ops.aten.squeeze_copy.dims
-_c_squeeze_copy_dims = _op_squeeze_copy_dims._dispatch_cache
-_op_squeeze_copy_dims_out = _ops.aten.squeeze_copy.dims_out
-_c_squeeze_copy_dims_out = _op_squeeze_copy_dims_out._dispatch_cache
-_op_squeeze_copy_out = _ops.aten.squeeze_copy.out
-_c_squeeze_copy_out = _op_squeeze_copy_out._dispatch_cache
-_op_squeeze_default = _ops.aten.squeeze.default
-_c_squeeze_default = _op_squeeze_default._dispatch_cache
-_op_squeeze_dim = _ops.aten.squeeze.dim
-_c_squeeze_dim = _op_squeeze_dim._dispatch_cache
-_op_squeeze_dims = _ops.aten.squeeze.dims
-_c_squeeze_dims = _op_squeeze_dims._dispatch_cache
-_op_stack_default = _ops.aten.stack.default
-_c_stack_default = _op_stack_default._dispatch_cache
-_op_stack_out = _ops.aten.stack.out
-_c_stack_out = _op_stack_out._dispatch_cache
-_op_std_correction = _ops.aten.std.correction
-_c_std_correction = _op_std_correction._dispatch_cache
-_op_std_correction_out = _ops.aten.std.correction_out
-_c_std_correction_out = _op_std_correction_out._dispatch_cache
-_op_std_default = _ops.aten.std.default
-_c_std_default = _op_std_default._dispatch_cache
-_op_std_dim = _ops.aten.std.dim
-_c_std_dim = _op_std_dim._dispatch_cache
-_op_std_mean_correction = _ops.aten.std_mean.correction
-_c_std_mean_correction = _op_std_mean_correction._dispatch_cache
-_op_std_mean_default = _ops.aten.std_mean.default
-_c_std_mean_default = _op_std_mean_default._dispatch_cache
-_op_std_mean_dim = _ops.aten.std_mean.dim
-_c_std_mean_dim = _op_std_mean_dim._dispatch_cache
-_op_std_out = _ops.aten.std.out
-_c_std_out = _op_std_out._dispatch_cache
-_op_sub_Tensor = _ops.aten.sub.Tensor
-_c_sub_Tensor = _op_sub_Tensor._dispatch_cache
-_op_sub_out = _ops.aten.sub.out
-_c_sub_out = _op_sub_out._dispatch_cache
-_op_subtract_Scalar = _ops.aten.subtract.Scalar
-_c_subtract_Scalar = _op_subtract_Scalar._dispatch_cache
-_op_subtract_Tensor = _ops.aten.subtract.Tensor
-_c_subtract_Tensor = _op_subtract_Tensor._dispatch_cache
-_op_subtract_out = _ops.aten.subtract.out
-_c_subtract_out = _op_subtract_out._dispatch_cache
-_op_sum_IntList_out = _ops.aten.sum.IntList_out
-_c_sum_IntList_out = _op_sum_IntList_out._dispatch_cache
-_op_sum_default = _ops.aten.sum.default
-_c_sum_default = _op_sum_default._dispatch_cache
-_op_sum_dim_IntList = _ops.aten.sum.dim_IntList
-_c_sum_dim_IntList = _op_sum_dim_IntList._dispatch_cache
-_op_svd_U = _ops.aten.svd.U
-_c_svd_U = _op_svd_U._dispatch_cache
-_op_svd_default = _ops.aten.svd.default
-_c_svd_default = _op_svd_default._dispatch_cache
-_op_swapaxes_default = _ops.aten.swapaxes.default
-_c_swapaxes_default = _op_swapaxes_default._dispatch_cache
-_op_swapdims_default = _ops.aten.swapdims.default
-_c_swapdims_default = _op_swapdims_default._dispatch_cache
-_op_t_copy_default = _ops.aten.t_copy.default
-_c_t_copy_default = _op_t_copy_default._dispatch_cache
-_op_t_copy_out = _ops.aten.t_copy.out
-_c_t_copy_out = _op_t_copy_out._dispatch_cache
-_op_t_default = _ops.aten.t.default
-_c_t_default = _op_t_default._dispatch_cache
-_op_take_along_dim_default = _ops.aten.take_along_dim.default
-_c_take_along_dim_default = _op_take_along_dim_default._dispatch_cache
-_op_take_along_dim_out = _ops.aten.take_along_dim.out
-_c_take_along_dim_out = _op_take_along_dim_out._dispatch_cache
-_op_take_default = _ops.aten.take.default
-_c_take_default = _op_take_default._dispatch_cache
-_op_take_out = _ops.aten.take.out
-_c_take_out = _op_take_out._dispatch_cache
-_op_tan__default = _ops.aten.tan_.default
-_c_tan__default = _op_tan__default._dispatch_cache
-_op_tan_default = _ops.aten.tan.default
-_c_tan_default = _op_tan_default._dispatch_cache
-_op_tan_out = _ops.aten.tan.out
-_c_tan_out = _op_tan_out._dispatch_cache
-_op_tanh__default = _ops.aten.tanh_.default
-_c_tanh__default = _op_tanh__default._dispatch_cache
-_op_tanh_default = _ops.aten.tanh.default
-_c_tanh_default = _op_tanh_default._dispatch_cache
-_op_tanh_out = _ops.aten.tanh.out
-_c_tanh_out = _op_tanh_out._dispatch_cache
-_op_tensor_split_indices = _ops.aten.tensor_split.indices
-_c_tensor_split_indices = _op_tensor_split_indices._dispatch_cache
-_op_tensor_split_sections = _ops.aten.tensor_split.sections
-_c_tensor_split_sections = _op_tensor_split_sections._dispatch_cache
-_op_tensor_split_tensor_indices_or_sections = _ops.aten.tensor_split.tensor_indices_or_sections
-_c_tensor_split_tensor_indices_or_sections = _op_tensor_split_tensor_indices_or_sections._dispatch_cache
-_op_tensordot_default = _ops.aten.tensordot.default
-_c_tensordot_default = _op_tensordot_default._dispatch_cache
-_op_tensordot_out = _ops.aten.tensordot.out
-_c_tensordot_out = _op_tensordot_out._dispatch_cache
-_op_threshold__default = _ops.aten.threshold_.default
-_c_threshold__default = _op_threshold__default._dispatch_cache
-_op_threshold_default = _ops.aten.threshold.default
-_c_threshold_default = _op_threshold_default._dispatch_cache
-_op_threshold_out = _ops.aten.threshold.out
-_c_threshold_out = _op_threshold_out._dispatch_cache
-_op_tile_default = _ops.aten.tile.default
-_c_tile_default = _op_tile_default._dispatch_cache
-_op_topk_default = _ops.aten.topk.default
-_c_topk_default = _op_topk_default._dispatch_cache
-_op_topk_values = _ops.aten.topk.values
-_c_topk_values = _op_topk_values._dispatch_cache
-_op_trace_default = _ops.aten.trace.default
-_c_trace_default = _op_trace_default._dispatch_cache
-_op_transpose_copy_int = _ops.aten.transpose_copy.int
-_c_transpose_copy_int = _op_transpose_copy_int._dispatch_cache
-_op_transpose_copy_int_out = _ops.aten.transpose_copy.int_out
-_c_transpose_copy_int_out = _op_transpose_copy_int_out._dispatch_cache
-_op_transpose_int = _ops.aten.transpose.int
-_c_transpose_int = _op_transpose_int._dispatch_cache
-_op_trapezoid_dx = _ops.aten.trapezoid.dx
-_c_trapezoid_dx = _op_trapezoid_dx._dispatch_cache
-_op_trapezoid_x = _ops.aten.trapezoid.x
-_c_trapezoid_x = _op_trapezoid_x._dispatch_cache
-_op_trapz_dx = _ops.aten.trapz.dx
-_c_trapz_dx = _op_trapz_dx._dispatch_cache
-_op_trapz_x = _ops.aten.trapz.x
-_c_trapz_x = _op_trapz_x._dispatch_cache
-_op_triangular_solve_X = _ops.aten.triangular_solve.X
-_c_triangular_solve_X = _op_triangular_solve_X._dispatch_cache
-_op_triangular_solve_default = _ops.aten.triangular_solve.default
-_c_triangular_solve_default = _op_triangular_solve_default._dispatch_cache
-_op_tril_default = _ops.aten.tril.default
-_c_tril_default = _op_tril_default._dispatch_cache
-_op_tril_indices_default = _ops.aten.tril_indices.default
-_c_tril_indices_default = _op_tril_indices_default._dispatch_cache
-_op_tril_out = _ops.aten.tril.out
-_c_tril_out = _op_tril_out._dispatch_cache
-_op_triplet_margin_loss_default = _ops.aten.triplet_margin_loss.default
-_c_triplet_margin_loss_default = _op_triplet_margin_loss_default._dispatch_cache
-_op_triu_default = _ops.aten.triu.default
-_c_triu_default = _op_triu_default._dispatch_cache
-_op_triu_indices_default = _ops.aten.triu_indices.default
-_c_triu_indices_default = _op_triu_indices_default._dispatch_cache
-_op_triu_out = _ops.aten.triu.out
-_c_triu_out = _op_triu_out._dispatch_cache
-_op_true_divide_Tensor = _ops.aten.true_divide.Tensor
-_c_true_divide_Tensor = _op_true_divide_Tensor._dispatch_cache
-_op_true_divide_out = _ops.aten.true_divide.out
-_c_true_divide_out = _op_true_divide_out._dispatch_cache
-_op_trunc__default = _ops.aten.trunc_.default
-_c_trunc__default = _op_trunc__default._dispatch_cache
-_op_trunc_default = _ops.aten.trunc.default
-_c_trunc_default = _op_trunc_default._dispatch_cache
-_op_trunc_out = _ops.aten.trunc.out
-_c_trunc_out = _op_trunc_out._dispatch_cache
-_op_unbind_copy_int = _ops.aten.unbind_copy.int
-_c_unbind_copy_int = _op_unbind_copy_int._dispatch_cache
-_op_unbind_copy_int_out = _ops.aten.unbind_copy.int_out
-_c_unbind_copy_int_out = _op_unbind_copy_int_out._dispatch_cache
-_op_unbind_int = _ops.aten.unbind.int
-_c_unbind_int = _op_unbind_int._dispatch_cache
-_op_unflatten_int = _ops.aten.unflatten.int
-_c_unflatten_int = _op_unflatten_int._dispatch_cache
-_op_unfold_copy_default = _ops.aten.unfold_copy.default
-_c_unfold_copy_default = _op_unfold_copy_default._dispatch_cache
-_op_unfold_copy_out = _ops.aten.unfold_copy.out
-_c_unfold_copy_out = _op_unfold_copy_out._dispatch_cache
-_op_unique_consecutive_default = _ops.aten.unique_consecutive.default
-_c_unique_consecutive_default = _op_unique_consecutive_default._dispatch_cache
-_op_unique_dim_default = _ops.aten.unique_dim.default
-_c_unique_dim_default = _op_unique_dim_default._dispatch_cache
-_op_unsafe_chunk_default = _ops.aten.unsafe_chunk.default
-_c_unsafe_chunk_default = _op_unsafe_chunk_default._dispatch_cache
-_op_unsafe_split_Tensor = _ops.aten.unsafe_split.Tensor
-_c_unsafe_split_Tensor = _op_unsafe_split_Tensor._dispatch_cache
-_op_unsafe_split_with_sizes_default = _ops.aten.unsafe_split_with_sizes.default
-_c_unsafe_split_with_sizes_default = _op_unsafe_split_with_sizes_default._dispatch_cache
-_op_unsqueeze_copy_default = _ops.aten.unsqueeze_copy.default
-_c_unsqueeze_copy_default = _op_unsqueeze_copy_default._dispatch_cache
-_op_unsqueeze_copy_out = _ops.aten.unsqueeze_copy.out
-_c_unsqueeze_copy_out = _op_unsqueeze_copy_out._dispatch_cache
-_op_unsqueeze_default = _ops.aten.unsqueeze.default
-_c_unsqueeze_default = _op_unsqueeze_default._dispatch_cache
-_op_vander_default = _ops.aten.vander.default
-_c_vander_default = _op_vander_default._dispatch_cache
-_op_var_correction = _ops.aten.var.correction
-_c_var_correction = _op_var_correction._dispatch_cache
-_op_var_correction_out = _ops.aten.var.correction_out
-_c_var_correction_out = _op_var_correction_out._dispatch_cache
-_op_var_default = _ops.aten.var.default
-_c_var_default = _op_var_default._dispatch_cache
-_op_var_dim = _ops.aten.var.dim
-_c_var_dim = _op_var_dim._dispatch_cache
-_op_var_mean_correction = _ops.aten.var_mean.correction
-_c_var_mean_correction = _op_var_mean_correction._dispatch_cache
-_op_var_mean_default = _ops.aten.var_mean.default
-_c_var_mean_default = _op_var_mean_default._dispatch_cache
-_op_var_mean_dim = _ops.aten.var_mean.dim
-_c_var_mean_dim = _op_var_mean_dim._dispatch_cache
-_op_var_out = _ops.aten.var.out
-_c_var_out = _op_var_out._dispatch_cache
-_op_vdot_default = _ops.aten.vdot.default
-_c_vdot_default = _op_vdot_default._dispatch_cache
-_op_vdot_out = _ops.aten.vdot.out
-_c_vdot_out = _op_vdot_out._dispatch_cache
-_op_view_as_complex_copy_default = _ops.aten.view_as_complex_copy.default
-_c_view_as_complex_copy_default = _op_view_as_complex_copy_default._dispatch_cache
-_op_view_as_complex_copy_out = _ops.aten.view_as_complex_copy.out
-_c_view_as_complex_copy_out = _op_view_as_complex_copy_out._dispatch_cache
-_op_view_as_complex_default = _ops.aten.view_as_complex.default
-_c_view_as_complex_default = _op_view_as_complex_default._dispatch_cache
-_op_view_as_real_copy_default = _ops.aten.view_as_real_copy.default
-_c_view_as_real_copy_default = _op_view_as_real_copy_default._dispatch_cache
-_op_view_as_real_copy_out = _ops.aten.view_as_real_copy.out
-_c_view_as_real_copy_out = _op_view_as_real_copy_out._dispatch_cache
-_op_view_as_real_default = _ops.aten.view_as_real.default
-_c_view_as_real_default = _op_view_as_real_default._dispatch_cache
-_op_view_copy_default = _ops.aten.view_copy.default
-_c_view_copy_default = _op_view_copy_default._dispatch_cache
-_op_view_copy_dtype = _ops.aten.view_copy.dtype
-_c_view_copy_dtype = _op_view_copy_dtype._dispatch_cache
-_op_view_copy_dtype_out = _ops.aten.view_copy.dtype_out
-_c_view_copy_dtype_out = _op_view_copy_dtype_out._dispatch_cache
-_op_view_copy_out = _ops.aten.view_copy.out
-_c_view_copy_out = _op_view_copy_out._dispatch_cache
-_op_vsplit_array = _ops.aten.vsplit.array
-_c_vsplit_array = _op_vsplit_array._dispatch_cache
-_op_vsplit_int = _ops.aten.vsplit.int
-_c_vsplit_int = _op_vsplit_int._dispatch_cache
-_op_vstack_default = _ops.aten.vstack.default
-_c_vstack_default = _op_vstack_default._dispatch_cache
-_op_vstack_out = _ops.aten.vstack.out
-_c_vstack_out = _op_vstack_out._dispatch_cache
-_op_where_Scalar = _ops.aten.where.Scalar
-_c_where_Scalar = _op_where_Scalar._dispatch_cache
-_op_where_ScalarOther = _ops.aten.where.ScalarOther
-_c_where_ScalarOther = _op_where_ScalarOther._dispatch_cache
-_op_where_ScalarSelf = _ops.aten.where.ScalarSelf
-_c_where_ScalarSelf = _op_where_ScalarSelf._dispatch_cache
-_op_where_default = _ops.aten.where.default
-_c_where_default = _op_where_default._dispatch_cache
-_op_where_self = _ops.aten.where.self
-_c_where_self = _op_where_self._dispatch_cache
-_op_where_self_out = _ops.aten.where.self_out
-_c_where_self_out = _op_where_self_out._dispatch_cache
-_op_xlogy_OutScalar_Other = _ops.aten.xlogy.OutScalar_Other
-_c_xlogy_OutScalar_Other = _op_xlogy_OutScalar_Other._dispatch_cache
-_op_xlogy_OutScalar_Self = _ops.aten.xlogy.OutScalar_Self
-_c_xlogy_OutScalar_Self = _op_xlogy_OutScalar_Self._dispatch_cache
-_op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
-_c_xlogy_OutTensor = _op_xlogy_OutTensor._dispatch_cache
-_op_xlogy_Scalar_Other = _ops.aten.xlogy.Scalar_Other
-_c_xlogy_Scalar_Other = _op_xlogy_Scalar_Other._dispatch_cache
-_op_xlogy_Scalar_Self = _ops.aten.xlogy.Scalar_Self
-_c_xlogy_Scalar_Self = _op_xlogy_Scalar_Self._dispatch_cache
-_op_xlogy_Tensor = _ops.aten.xlogy.Tensor
-_c_xlogy_Tensor = _op_xlogy_Tensor._dispatch_cache
-_op_xlogy__Scalar_Other = _ops.aten.xlogy_.Scalar_Other
-_c_xlogy__Scalar_Other = _op_xlogy__Scalar_Other._dispatch_cache
-_op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
-_c_xlogy__Tensor = _op_xlogy__Tensor._dispatch_cache
-_op_zero__default = _ops.aten.zero_.default
-_c_zero__default = _op_zero__default._dispatch_cache
-_op_zeros_default = _ops.aten.zeros.default
-_c_zeros_default = _op_zeros_default._dispatch_cache
-_op_zeros_like_default = _ops.aten.zeros_like.default
-_c_zeros_like_default = _op_zeros_like_default._dispatch_cache
-_op_zeros_out = _ops.aten.zeros.out
-_c_zeros_out = _op_zeros_out._dispatch_cache
+_op__adaptive_avg_pool2d_default, _c__adaptive_avg_pool2d_default = _lazy(_G, '_op__adaptive_avg_pool2d_default', 'aten', '_adaptive_avg_pool2d', 'default')
+_op__adaptive_avg_pool3d_default, _c__adaptive_avg_pool3d_default = _lazy(_G, '_op__adaptive_avg_pool3d_default', 'aten', '_adaptive_avg_pool3d', 'default')
+_op__conj_default, _c__conj_default = _lazy(_G, '_op__conj_default', 'aten', '_conj', 'default')
+_op__ctc_loss_Tensor, _c__ctc_loss_Tensor = _lazy(_G, '_op__ctc_loss_Tensor', 'aten', '_ctc_loss', 'Tensor')
+_op__ctc_loss_default, _c__ctc_loss_default = _lazy(_G, '_op__ctc_loss_default', 'aten', '_ctc_loss', 'default')
+_op__embedding_bag_default, _c__embedding_bag_default = _lazy(_G, '_op__embedding_bag_default', 'aten', '_embedding_bag', 'default')
+_op__fft_c2c_default, _c__fft_c2c_default = _lazy(_G, '_op__fft_c2c_default', 'aten', '_fft_c2c', 'default')
+_op__fft_c2c_out, _c__fft_c2c_out = _lazy(_G, '_op__fft_c2c_out', 'aten', '_fft_c2c', 'out')
+_op__fft_c2r_default, _c__fft_c2r_default = _lazy(_G, '_op__fft_c2r_default', 'aten', '_fft_c2r', 'default')
+_op__fft_c2r_out, _c__fft_c2r_out = _lazy(_G, '_op__fft_c2r_out', 'aten', '_fft_c2r', 'out')
+_op__fft_r2c_default, _c__fft_r2c_default = _lazy(_G, '_op__fft_r2c_default', 'aten', '_fft_r2c', 'default')
+_op__fft_r2c_out, _c__fft_r2c_out = _lazy(_G, '_op__fft_r2c_out', 'aten', '_fft_r2c', 'out')
+_op__linalg_eigh_default, _c__linalg_eigh_default = _lazy(_G, '_op__linalg_eigh_default', 'aten', '_linalg_eigh', 'default')
+_op__linalg_eigh_eigenvalues, _c__linalg_eigh_eigenvalues = _lazy(_G, '_op__linalg_eigh_eigenvalues', 'aten', '_linalg_eigh', 'eigenvalues')
+_op__linalg_svd_U, _c__linalg_svd_U = _lazy(_G, '_op__linalg_svd_U', 'aten', '_linalg_svd', 'U')
+_op__linalg_svd_default, _c__linalg_svd_default = _lazy(_G, '_op__linalg_svd_default', 'aten', '_linalg_svd', 'default')
+_op__log_softmax_backward_data_default, _c__log_softmax_backward_data_default = _lazy(_G, '_op__log_softmax_backward_data_default', 'aten', '_log_softmax_backward_data', 'default')
+_op__log_softmax_default, _c__log_softmax_default = _lazy(_G, '_op__log_softmax_default', 'aten', '_log_softmax', 'default')
+_op__lu_with_info_default, _c__lu_with_info_default = _lazy(_G, '_op__lu_with_info_default', 'aten', '_lu_with_info', 'default')
+_op__neg_view_default, _c__neg_view_default = _lazy(_G, '_op__neg_view_default', 'aten', '_neg_view', 'default')
+_op__scaled_dot_product_flash_attention_for_cpu_default, _c__scaled_dot_product_flash_attention_for_cpu_default = _lazy(_G, '_op__scaled_dot_product_flash_attention_for_cpu_default', 'aten', '_scaled_dot_product_flash_attention_for_cpu', 'default')
+_op__softmax_backward_data_default, _c__softmax_backward_data_default = _lazy(_G, '_op__softmax_backward_data_default', 'aten', '_softmax_backward_data', 'default')
+_op__softmax_default, _c__softmax_default = _lazy(_G, '_op__softmax_default', 'aten', '_softmax', 'default')
+_op__standard_gamma_default, _c__standard_gamma_default = _lazy(_G, '_op__standard_gamma_default', 'aten', '_standard_gamma', 'default')
+_op__standard_gamma_grad_default, _c__standard_gamma_grad_default = _lazy(_G, '_op__standard_gamma_grad_default', 'aten', '_standard_gamma_grad', 'default')
+_op__to_copy_default, _c__to_copy_default = _lazy(_G, '_op__to_copy_default', 'aten', '_to_copy', 'default')
+_op__trilinear_default, _c__trilinear_default = _lazy(_G, '_op__trilinear_default', 'aten', '_trilinear', 'default')
+_op__unique2_default, _c__unique2_default = _lazy(_G, '_op__unique2_default', 'aten', '_unique2', 'default')
+_op__weight_norm_default, _c__weight_norm_default = _lazy(_G, '_op__weight_norm_default', 'aten', '_weight_norm', 'default')
+_op__weight_norm_interface_default, _c__weight_norm_interface_default = _lazy(_G, '_op__weight_norm_interface_default', 'aten', '_weight_norm_interface', 'default')
+_op_abs__default, _c_abs__default = _lazy(_G, '_op_abs__default', 'aten', 'abs_', 'default')
+_op_abs_default, _c_abs_default = _lazy(_G, '_op_abs_default', 'aten', 'abs', 'default')
+_op_abs_out, _c_abs_out = _lazy(_G, '_op_abs_out', 'aten', 'abs', 'out')
+_op_absolute_default, _c_absolute_default = _lazy(_G, '_op_absolute_default', 'aten', 'absolute', 'default')
+_op_absolute_out, _c_absolute_out = _lazy(_G, '_op_absolute_out', 'aten', 'absolute', 'out')
+_op_acos__default, _c_acos__default = _lazy(_G, '_op_acos__default', 'aten', 'acos_', 'default')
+_op_acos_default, _c_acos_default = _lazy(_G, '_op_acos_default', 'aten', 'acos', 'default')
+_op_acos_out, _c_acos_out = _lazy(_G, '_op_acos_out', 'aten', 'acos', 'out')
+_op_acosh__default, _c_acosh__default = _lazy(_G, '_op_acosh__default', 'aten', 'acosh_', 'default')
+_op_acosh_default, _c_acosh_default = _lazy(_G, '_op_acosh_default', 'aten', 'acosh', 'default')
+_op_acosh_out, _c_acosh_out = _lazy(_G, '_op_acosh_out', 'aten', 'acosh', 'out')
+_op_adaptive_avg_pool1d_default, _c_adaptive_avg_pool1d_default = _lazy(_G, '_op_adaptive_avg_pool1d_default', 'aten', 'adaptive_avg_pool1d', 'default')
+_op_adaptive_max_pool1d_default, _c_adaptive_max_pool1d_default = _lazy(_G, '_op_adaptive_max_pool1d_default', 'aten', 'adaptive_max_pool1d', 'default')
+_op_add_Tensor, _c_add_Tensor = _lazy(_G, '_op_add_Tensor', 'aten', 'add', 'Tensor')
+_op_add_out, _c_add_out = _lazy(_G, '_op_add_out', 'aten', 'add', 'out')
+_op_addbmm_default, _c_addbmm_default = _lazy(_G, '_op_addbmm_default', 'aten', 'addbmm', 'default')
+_op_addbmm_out, _c_addbmm_out = _lazy(_G, '_op_addbmm_out', 'aten', 'addbmm', 'out')
+_op_addcdiv_default, _c_addcdiv_default = _lazy(_G, '_op_addcdiv_default', 'aten', 'addcdiv', 'default')
+_op_addcdiv_out, _c_addcdiv_out = _lazy(_G, '_op_addcdiv_out', 'aten', 'addcdiv', 'out')
+_op_addcmul_default, _c_addcmul_default = _lazy(_G, '_op_addcmul_default', 'aten', 'addcmul', 'default')
+_op_addcmul_out, _c_addcmul_out = _lazy(_G, '_op_addcmul_out', 'aten', 'addcmul', 'out')
+_op_addmm_default, _c_addmm_default = _lazy(_G, '_op_addmm_default', 'aten', 'addmm', 'default')
+_op_addmm_dtype, _c_addmm_dtype = _lazy(_G, '_op_addmm_dtype', 'aten', 'addmm', 'dtype')
+_op_addmm_dtype_out, _c_addmm_dtype_out = _lazy(_G, '_op_addmm_dtype_out', 'aten', 'addmm', 'dtype_out')
+_op_addmm_out, _c_addmm_out = _lazy(_G, '_op_addmm_out', 'aten', 'addmm', 'out')
+_op_addmv_default, _c_addmv_default = _lazy(_G, '_op_addmv_default', 'aten', 'addmv', 'default')
+_op_addmv_out, _c_addmv_out = _lazy(_G, '_op_addmv_out', 'aten', 'addmv', 'out')
+_op_addr_default, _c_addr_default = _lazy(_G, '_op_addr_default', 'aten', 'addr', 'default')
+_op_addr_out, _c_addr_out = _lazy(_G, '_op_addr_out', 'aten', 'addr', 'out')
+_op_adjoint_default, _c_adjoint_default = _lazy(_G, '_op_adjoint_default', 'aten', 'adjoint', 'default')
+_op_affine_grid_generator_default, _c_affine_grid_generator_default = _lazy(_G, '_op_affine_grid_generator_default', 'aten', 'affine_grid_generator', 'default')
+_op_alias_copy_default, _c_alias_copy_default = _lazy(_G, '_op_alias_copy_default', 'aten', 'alias_copy', 'default')
+_op_alias_copy_out, _c_alias_copy_out = _lazy(_G, '_op_alias_copy_out', 'aten', 'alias_copy', 'out')
+_op_alias_default, _c_alias_default = _lazy(_G, '_op_alias_default', 'aten', 'alias', 'default')
+_op_all_all_out, _c_all_all_out = _lazy(_G, '_op_all_all_out', 'aten', 'all', 'all_out')
+_op_all_default, _c_all_default = _lazy(_G, '_op_all_default', 'aten', 'all', 'default')
+_op_all_dim, _c_all_dim = _lazy(_G, '_op_all_dim', 'aten', 'all', 'dim')
+_op_all_dims, _c_all_dims = _lazy(_G, '_op_all_dims', 'aten', 'all', 'dims')
+_op_all_dims_out, _c_all_dims_out = _lazy(_G, '_op_all_dims_out', 'aten', 'all', 'dims_out')
+_op_all_out, _c_all_out = _lazy(_G, '_op_all_out', 'aten', 'all', 'out')
+_op_allclose_default, _c_allclose_default = _lazy(_G, '_op_allclose_default', 'aten', 'allclose', 'default')
+_op_alpha_dropout__default, _c_alpha_dropout__default = _lazy(_G, '_op_alpha_dropout__default', 'aten', 'alpha_dropout_', 'default')
+_op_alpha_dropout_default, _c_alpha_dropout_default = _lazy(_G, '_op_alpha_dropout_default', 'aten', 'alpha_dropout', 'default')
+_op_amax_default, _c_amax_default = _lazy(_G, '_op_amax_default', 'aten', 'amax', 'default')
+_op_amax_out, _c_amax_out = _lazy(_G, '_op_amax_out', 'aten', 'amax', 'out')
+_op_amin_default, _c_amin_default = _lazy(_G, '_op_amin_default', 'aten', 'amin', 'default')
+_op_amin_out, _c_amin_out = _lazy(_G, '_op_amin_out', 'aten', 'amin', 'out')
+_op_aminmax_default, _c_aminmax_default = _lazy(_G, '_op_aminmax_default', 'aten', 'aminmax', 'default')
+_op_aminmax_out, _c_aminmax_out = _lazy(_G, '_op_aminmax_out', 'aten', 'aminmax', 'out')
+_op_angle_default, _c_angle_default = _lazy(_G, '_op_angle_default', 'aten', 'angle', 'default')
+_op_angle_out, _c_angle_out = _lazy(_G, '_op_angle_out', 'aten', 'angle', 'out')
+_op_any_all_out, _c_any_all_out = _lazy(_G, '_op_any_all_out', 'aten', 'any', 'all_out')
+_op_any_default, _c_any_default = _lazy(_G, '_op_any_default', 'aten', 'any', 'default')
+_op_any_dim, _c_any_dim = _lazy(_G, '_op_any_dim', 'aten', 'any', 'dim')
+_op_any_dims, _c_any_dims = _lazy(_G, '_op_any_dims', 'aten', 'any', 'dims')
+_op_any_dims_out, _c_any_dims_out = _lazy(_G, '_op_any_dims_out', 'aten', 'any', 'dims_out')
+_op_any_out, _c_any_out = _lazy(_G, '_op_any_out', 'aten', 'any', 'out')
+_op_arange_default, _c_arange_default = _lazy(_G, '_op_arange_default', 'aten', 'arange', 'default')
+_op_arange_out, _c_arange_out = _lazy(_G, '_op_arange_out', 'aten', 'arange', 'out')
+_op_arange_start, _c_arange_start = _lazy(_G, '_op_arange_start', 'aten', 'arange', 'start')
+_op_arange_start_out, _c_arange_start_out = _lazy(_G, '_op_arange_start_out', 'aten', 'arange', 'start_out')
+_op_arange_start_step, _c_arange_start_step = _lazy(_G, '_op_arange_start_step', 'aten', 'arange', 'start_step')
+_op_arccos__default, _c_arccos__default = _lazy(_G, '_op_arccos__default', 'aten', 'arccos_', 'default')
+_op_arccos_default, _c_arccos_default = _lazy(_G, '_op_arccos_default', 'aten', 'arccos', 'default')
+_op_arccos_out, _c_arccos_out = _lazy(_G, '_op_arccos_out', 'aten', 'arccos', 'out')
+_op_arccosh__default, _c_arccosh__default = _lazy(_G, '_op_arccosh__default', 'aten', 'arccosh_', 'default')
+_op_arccosh_default, _c_arccosh_default = _lazy(_G, '_op_arccosh_default', 'aten', 'arccosh', 'default')
+_op_arccosh_out, _c_arccosh_out = _lazy(_G, '_op_arccosh_out', 'aten', 'arccosh', 'out')
+_op_arcsin__default, _c_arcsin__default = _lazy(_G, '_op_arcsin__default', 'aten', 'arcsin_', 'default')
+_op_arcsin_default, _c_arcsin_default = _lazy(_G, '_op_arcsin_default', 'aten', 'arcsin', 'default')
+_op_arcsin_out, _c_arcsin_out = _lazy(_G, '_op_arcsin_out', 'aten', 'arcsin', 'out')
+_op_arcsinh__default, _c_arcsinh__default = _lazy(_G, '_op_arcsinh__default', 'aten', 'arcsinh_', 'default')
+_op_arcsinh_default, _c_arcsinh_default = _lazy(_G, '_op_arcsinh_default', 'aten', 'arcsinh', 'default')
+_op_arcsinh_out, _c_arcsinh_out = _lazy(_G, '_op_arcsinh_out', 'aten', 'arcsinh', 'out')
+_op_arctan2_default, _c_arctan2_default = _lazy(_G, '_op_arctan2_default', 'aten', 'arctan2', 'default')
+_op_arctan2_out, _c_arctan2_out = _lazy(_G, '_op_arctan2_out', 'aten', 'arctan2', 'out')
+_op_arctan__default, _c_arctan__default = _lazy(_G, '_op_arctan__default', 'aten', 'arctan_', 'default')
+_op_arctan_default, _c_arctan_default = _lazy(_G, '_op_arctan_default', 'aten', 'arctan', 'default')
+_op_arctan_out, _c_arctan_out = _lazy(_G, '_op_arctan_out', 'aten', 'arctan', 'out')
+_op_arctanh__default, _c_arctanh__default = _lazy(_G, '_op_arctanh__default', 'aten', 'arctanh_', 'default')
+_op_arctanh_default, _c_arctanh_default = _lazy(_G, '_op_arctanh_default', 'aten', 'arctanh', 'default')
+_op_arctanh_out, _c_arctanh_out = _lazy(_G, '_op_arctanh_out', 'aten', 'arctanh', 'out')
+_op_argmax_default, _c_argmax_default = _lazy(_G, '_op_argmax_default', 'aten', 'argmax', 'default')
+_op_argmax_out, _c_argmax_out = _lazy(_G, '_op_argmax_out', 'aten', 'argmax', 'out')
+_op_argmin_default, _c_argmin_default = _lazy(_G, '_op_argmin_default', 'aten', 'argmin', 'default')
+_op_argmin_out, _c_argmin_out = _lazy(_G, '_op_argmin_out', 'aten', 'argmin', 'out')
+_op_argsort_default, _c_argsort_default = _lazy(_G, '_op_argsort_default', 'aten', 'argsort', 'default')
+_op_argsort_stable, _c_argsort_stable = _lazy(_G, '_op_argsort_stable', 'aten', 'argsort', 'stable')
+_op_argsort_stable_out, _c_argsort_stable_out = _lazy(_G, '_op_argsort_stable_out', 'aten', 'argsort', 'stable_out')
+_op_argwhere_default, _c_argwhere_default = _lazy(_G, '_op_argwhere_default', 'aten', 'argwhere', 'default')
+_op_as_strided_copy_default, _c_as_strided_copy_default = _lazy(_G, '_op_as_strided_copy_default', 'aten', 'as_strided_copy', 'default')
+_op_as_strided_copy_out, _c_as_strided_copy_out = _lazy(_G, '_op_as_strided_copy_out', 'aten', 'as_strided_copy', 'out')
+_op_as_strided_default, _c_as_strided_default = _lazy(_G, '_op_as_strided_default', 'aten', 'as_strided', 'default')
+_op_as_strided_scatter_default, _c_as_strided_scatter_default = _lazy(_G, '_op_as_strided_scatter_default', 'aten', 'as_strided_scatter', 'default')
+_op_asin__default, _c_asin__default = _lazy(_G, '_op_asin__default', 'aten', 'asin_', 'default')
+_op_asin_default, _c_asin_default = _lazy(_G, '_op_asin_default', 'aten', 'asin', 'default')
+_op_asin_out, _c_asin_out = _lazy(_G, '_op_asin_out', 'aten', 'asin', 'out')
+_op_asinh__default, _c_asinh__default = _lazy(_G, '_op_asinh__default', 'aten', 'asinh_', 'default')
+_op_asinh_default, _c_asinh_default = _lazy(_G, '_op_asinh_default', 'aten', 'asinh', 'default')
+_op_asinh_out, _c_asinh_out = _lazy(_G, '_op_asinh_out', 'aten', 'asinh', 'out')
+_op_atan2_default, _c_atan2_default = _lazy(_G, '_op_atan2_default', 'aten', 'atan2', 'default')
+_op_atan2_out, _c_atan2_out = _lazy(_G, '_op_atan2_out', 'aten', 'atan2', 'out')
+_op_atan__default, _c_atan__default = _lazy(_G, '_op_atan__default', 'aten', 'atan_', 'default')
+_op_atan_default, _c_atan_default = _lazy(_G, '_op_atan_default', 'aten', 'atan', 'default')
+_op_atan_out, _c_atan_out = _lazy(_G, '_op_atan_out', 'aten', 'atan', 'out')
+_op_atanh__default, _c_atanh__default = _lazy(_G, '_op_atanh__default', 'aten', 'atanh_', 'default')
+_op_atanh_default, _c_atanh_default = _lazy(_G, '_op_atanh_default', 'aten', 'atanh', 'default')
+_op_atanh_out, _c_atanh_out = _lazy(_G, '_op_atanh_out', 'aten', 'atanh', 'out')
+_op_avg_pool1d_default, _c_avg_pool1d_default = _lazy(_G, '_op_avg_pool1d_default', 'aten', 'avg_pool1d', 'default')
+_op_baddbmm_default, _c_baddbmm_default = _lazy(_G, '_op_baddbmm_default', 'aten', 'baddbmm', 'default')
+_op_baddbmm_dtype, _c_baddbmm_dtype = _lazy(_G, '_op_baddbmm_dtype', 'aten', 'baddbmm', 'dtype')
+_op_baddbmm_dtype_out, _c_baddbmm_dtype_out = _lazy(_G, '_op_baddbmm_dtype_out', 'aten', 'baddbmm', 'dtype_out')
+_op_baddbmm_out, _c_baddbmm_out = _lazy(_G, '_op_baddbmm_out', 'aten', 'baddbmm', 'out')
+_op_bartlett_window_default, _c_bartlett_window_default = _lazy(_G, '_op_bartlett_window_default', 'aten', 'bartlett_window', 'default')
+_op_bartlett_window_periodic, _c_bartlett_window_periodic = _lazy(_G, '_op_bartlett_window_periodic', 'aten', 'bartlett_window', 'periodic')
+_op_batch_norm_default, _c_batch_norm_default = _lazy(_G, '_op_batch_norm_default', 'aten', 'batch_norm', 'default')
+_op_bernoulli_default, _c_bernoulli_default = _lazy(_G, '_op_bernoulli_default', 'aten', 'bernoulli', 'default')
+_op_bernoulli_out, _c_bernoulli_out = _lazy(_G, '_op_bernoulli_out', 'aten', 'bernoulli', 'out')
+_op_bernoulli_p, _c_bernoulli_p = _lazy(_G, '_op_bernoulli_p', 'aten', 'bernoulli', 'p')
+_op_bilinear_default, _c_bilinear_default = _lazy(_G, '_op_bilinear_default', 'aten', 'bilinear', 'default')
+_op_binary_cross_entropy_with_logits_default, _c_binary_cross_entropy_with_logits_default = _lazy(_G, '_op_binary_cross_entropy_with_logits_default', 'aten', 'binary_cross_entropy_with_logits', 'default')
+_op_bincount_default, _c_bincount_default = _lazy(_G, '_op_bincount_default', 'aten', 'bincount', 'default')
+_op_binomial_default, _c_binomial_default = _lazy(_G, '_op_binomial_default', 'aten', 'binomial', 'default')
+_op_bitwise_and_Scalar, _c_bitwise_and_Scalar = _lazy(_G, '_op_bitwise_and_Scalar', 'aten', 'bitwise_and', 'Scalar')
+_op_bitwise_and_Scalar_Tensor, _c_bitwise_and_Scalar_Tensor = _lazy(_G, '_op_bitwise_and_Scalar_Tensor', 'aten', 'bitwise_and', 'Scalar_Tensor')
+_op_bitwise_and_Tensor, _c_bitwise_and_Tensor = _lazy(_G, '_op_bitwise_and_Tensor', 'aten', 'bitwise_and', 'Tensor')
+_op_bitwise_and_Tensor_out, _c_bitwise_and_Tensor_out = _lazy(_G, '_op_bitwise_and_Tensor_out', 'aten', 'bitwise_and', 'Tensor_out')
+_op_bitwise_left_shift_Scalar_Tensor, _c_bitwise_left_shift_Scalar_Tensor = _lazy(_G, '_op_bitwise_left_shift_Scalar_Tensor', 'aten', 'bitwise_left_shift', 'Scalar_Tensor')
+_op_bitwise_left_shift_Scalar_Tensor_out, _c_bitwise_left_shift_Scalar_Tensor_out = _lazy(_G, '_op_bitwise_left_shift_Scalar_Tensor_out', 'aten', 'bitwise_left_shift', 'Scalar_Tensor_out')
+_op_bitwise_left_shift_Tensor, _c_bitwise_left_shift_Tensor = _lazy(_G, '_op_bitwise_left_shift_Tensor', 'aten', 'bitwise_left_shift', 'Tensor')
+_op_bitwise_left_shift_Tensor_Scalar, _c_bitwise_left_shift_Tensor_Scalar = _lazy(_G, '_op_bitwise_left_shift_Tensor_Scalar', 'aten', 'bitwise_left_shift', 'Tensor_Scalar')
+_op_bitwise_left_shift_Tensor_Scalar_out, _c_bitwise_left_shift_Tensor_Scalar_out = _lazy(_G, '_op_bitwise_left_shift_Tensor_Scalar_out', 'aten', 'bitwise_left_shift', 'Tensor_Scalar_out')
+_op_bitwise_left_shift_Tensor_out, _c_bitwise_left_shift_Tensor_out = _lazy(_G, '_op_bitwise_left_shift_Tensor_out', 'aten', 'bitwise_left_shift', 'Tensor_out')
+_op_bitwise_not_default, _c_bitwise_not_default = _lazy(_G, '_op_bitwise_not_default', 'aten', 'bitwise_not', 'default')
+_op_bitwise_not_out, _c_bitwise_not_out = _lazy(_G, '_op_bitwise_not_out', 'aten', 'bitwise_not', 'out')
+_op_bitwise_or_Scalar, _c_bitwise_or_Scalar = _lazy(_G, '_op_bitwise_or_Scalar', 'aten', 'bitwise_or', 'Scalar')
+_op_bitwise_or_Scalar_Tensor, _c_bitwise_or_Scalar_Tensor = _lazy(_G, '_op_bitwise_or_Scalar_Tensor', 'aten', 'bitwise_or', 'Scalar_Tensor')
+_op_bitwise_or_Tensor, _c_bitwise_or_Tensor = _lazy(_G, '_op_bitwise_or_Tensor', 'aten', 'bitwise_or', 'Tensor')
+_op_bitwise_or_Tensor_out, _c_bitwise_or_Tensor_out = _lazy(_G, '_op_bitwise_or_Tensor_out', 'aten', 'bitwise_or', 'Tensor_out')
+_op_bitwise_right_shift_Scalar_Tensor, _c_bitwise_right_shift_Scalar_Tensor = _lazy(_G, '_op_bitwise_right_shift_Scalar_Tensor', 'aten', 'bitwise_right_shift', 'Scalar_Tensor')
+_op_bitwise_right_shift_Scalar_Tensor_out, _c_bitwise_right_shift_Scalar_Tensor_out = _lazy(_G, '_op_bitwise_right_shift_Scalar_Tensor_out', 'aten', 'bitwise_right_shift', 'Scalar_Tensor_out')
+_op_bitwise_right_shift_Tensor, _c_bitwise_right_shift_Tensor = _lazy(_G, '_op_bitwise_right_shift_Tensor', 'aten', 'bitwise_right_shift', 'Tensor')
+_op_bitwise_right_shift_Tensor_Scalar, _c_bitwise_right_shift_Tensor_Scalar = _lazy(_G, '_op_bitwise_right_shift_Tensor_Scalar', 'aten', 'bitwise_right_shift', 'Tensor_Scalar')
+_op_bitwise_right_shift_Tensor_Scalar_out, _c_bitwise_right_shift_Tensor_Scalar_out = _lazy(_G, '_op_bitwise_right_shift_Tensor_Scalar_out', 'aten', 'bitwise_right_shift', 'Tensor_Scalar_out')
+_op_bitwise_right_shift_Tensor_out, _c_bitwise_right_shift_Tensor_out = _lazy(_G, '_op_bitwise_right_shift_Tensor_out', 'aten', 'bitwise_right_shift', 'Tensor_out')
+_op_bitwise_xor_Scalar, _c_bitwise_xor_Scalar = _lazy(_G, '_op_bitwise_xor_Scalar', 'aten', 'bitwise_xor', 'Scalar')
+_op_bitwise_xor_Scalar_Tensor, _c_bitwise_xor_Scalar_Tensor = _lazy(_G, '_op_bitwise_xor_Scalar_Tensor', 'aten', 'bitwise_xor', 'Scalar_Tensor')
+_op_bitwise_xor_Tensor, _c_bitwise_xor_Tensor = _lazy(_G, '_op_bitwise_xor_Tensor', 'aten', 'bitwise_xor', 'Tensor')
+_op_bitwise_xor_Tensor_out, _c_bitwise_xor_Tensor_out = _lazy(_G, '_op_bitwise_xor_Tensor_out', 'aten', 'bitwise_xor', 'Tensor_out')
+_op_blackman_window_default, _c_blackman_window_default = _lazy(_G, '_op_blackman_window_default', 'aten', 'blackman_window', 'default')
+_op_blackman_window_periodic, _c_blackman_window_periodic = _lazy(_G, '_op_blackman_window_periodic', 'aten', 'blackman_window', 'periodic')
+_op_block_diag_default, _c_block_diag_default = _lazy(_G, '_op_block_diag_default', 'aten', 'block_diag', 'default')
+_op_bmm_default, _c_bmm_default = _lazy(_G, '_op_bmm_default', 'aten', 'bmm', 'default')
+_op_bmm_dtype, _c_bmm_dtype = _lazy(_G, '_op_bmm_dtype', 'aten', 'bmm', 'dtype')
+_op_bmm_dtype_out, _c_bmm_dtype_out = _lazy(_G, '_op_bmm_dtype_out', 'aten', 'bmm', 'dtype_out')
+_op_bmm_out, _c_bmm_out = _lazy(_G, '_op_bmm_out', 'aten', 'bmm', 'out')
+_op_broadcast_tensors_default, _c_broadcast_tensors_default = _lazy(_G, '_op_broadcast_tensors_default', 'aten', 'broadcast_tensors', 'default')
+_op_broadcast_to_default, _c_broadcast_to_default = _lazy(_G, '_op_broadcast_to_default', 'aten', 'broadcast_to', 'default')
+_op_bucketize_Scalar, _c_bucketize_Scalar = _lazy(_G, '_op_bucketize_Scalar', 'aten', 'bucketize', 'Scalar')
+_op_bucketize_Tensor, _c_bucketize_Tensor = _lazy(_G, '_op_bucketize_Tensor', 'aten', 'bucketize', 'Tensor')
+_op_bucketize_Tensor_out, _c_bucketize_Tensor_out = _lazy(_G, '_op_bucketize_Tensor_out', 'aten', 'bucketize', 'Tensor_out')
+_op_cartesian_prod_default, _c_cartesian_prod_default = _lazy(_G, '_op_cartesian_prod_default', 'aten', 'cartesian_prod', 'default')
+_op_cat_default, _c_cat_default = _lazy(_G, '_op_cat_default', 'aten', 'cat', 'default')
+_op_cat_out, _c_cat_out = _lazy(_G, '_op_cat_out', 'aten', 'cat', 'out')
+_op_cdist_default, _c_cdist_default = _lazy(_G, '_op_cdist_default', 'aten', 'cdist', 'default')
+_op_ceil__default, _c_ceil__default = _lazy(_G, '_op_ceil__default', 'aten', 'ceil_', 'default')
+_op_ceil_default, _c_ceil_default = _lazy(_G, '_op_ceil_default', 'aten', 'ceil', 'default')
+_op_ceil_out, _c_ceil_out = _lazy(_G, '_op_ceil_out', 'aten', 'ceil', 'out')
+_op_celu__default, _c_celu__default = _lazy(_G, '_op_celu__default', 'aten', 'celu_', 'default')
+_op_celu_default, _c_celu_default = _lazy(_G, '_op_celu_default', 'aten', 'celu', 'default')
+_op_chain_matmul_default, _c_chain_matmul_default = _lazy(_G, '_op_chain_matmul_default', 'aten', 'chain_matmul', 'default')
+_op_chain_matmul_out, _c_chain_matmul_out = _lazy(_G, '_op_chain_matmul_out', 'aten', 'chain_matmul', 'out')
+_op_channel_shuffle_default, _c_channel_shuffle_default = _lazy(_G, '_op_channel_shuffle_default', 'aten', 'channel_shuffle', 'default')
+_op_cholesky_default, _c_cholesky_default = _lazy(_G, '_op_cholesky_default', 'aten', 'cholesky', 'default')
+_op_cholesky_inverse_default, _c_cholesky_inverse_default = _lazy(_G, '_op_cholesky_inverse_default', 'aten', 'cholesky_inverse', 'default')
+_op_cholesky_inverse_out, _c_cholesky_inverse_out = _lazy(_G, '_op_cholesky_inverse_out', 'aten', 'cholesky_inverse', 'out')
+_op_cholesky_out, _c_cholesky_out = _lazy(_G, '_op_cholesky_out', 'aten', 'cholesky', 'out')
+_op_cholesky_solve_default, _c_cholesky_solve_default = _lazy(_G, '_op_cholesky_solve_default', 'aten', 'cholesky_solve', 'default')
+_op_cholesky_solve_out, _c_cholesky_solve_out = _lazy(_G, '_op_cholesky_solve_out', 'aten', 'cholesky_solve', 'out')
+_op_chunk_default, _c_chunk_default = _lazy(_G, '_op_chunk_default', 'aten', 'chunk', 'default')
+_op_clamp_Tensor, _c_clamp_Tensor = _lazy(_G, '_op_clamp_Tensor', 'aten', 'clamp', 'Tensor')
+_op_clamp_Tensor_out, _c_clamp_Tensor_out = _lazy(_G, '_op_clamp_Tensor_out', 'aten', 'clamp', 'Tensor_out')
+_op_clamp__Tensor, _c_clamp__Tensor = _lazy(_G, '_op_clamp__Tensor', 'aten', 'clamp_', 'Tensor')
+_op_clamp__default, _c_clamp__default = _lazy(_G, '_op_clamp__default', 'aten', 'clamp_', 'default')
+_op_clamp_default, _c_clamp_default = _lazy(_G, '_op_clamp_default', 'aten', 'clamp', 'default')
+_op_clamp_max_Tensor, _c_clamp_max_Tensor = _lazy(_G, '_op_clamp_max_Tensor', 'aten', 'clamp_max', 'Tensor')
+_op_clamp_max_Tensor_out, _c_clamp_max_Tensor_out = _lazy(_G, '_op_clamp_max_Tensor_out', 'aten', 'clamp_max', 'Tensor_out')
+_op_clamp_max__Tensor, _c_clamp_max__Tensor = _lazy(_G, '_op_clamp_max__Tensor', 'aten', 'clamp_max_', 'Tensor')
+_op_clamp_max__default, _c_clamp_max__default = _lazy(_G, '_op_clamp_max__default', 'aten', 'clamp_max_', 'default')
+_op_clamp_max_default, _c_clamp_max_default = _lazy(_G, '_op_clamp_max_default', 'aten', 'clamp_max', 'default')
+_op_clamp_max_out, _c_clamp_max_out = _lazy(_G, '_op_clamp_max_out', 'aten', 'clamp_max', 'out')
+_op_clamp_min_Tensor, _c_clamp_min_Tensor = _lazy(_G, '_op_clamp_min_Tensor', 'aten', 'clamp_min', 'Tensor')
+_op_clamp_min_Tensor_out, _c_clamp_min_Tensor_out = _lazy(_G, '_op_clamp_min_Tensor_out', 'aten', 'clamp_min', 'Tensor_out')
+_op_clamp_min__Tensor, _c_clamp_min__Tensor = _lazy(_G, '_op_clamp_min__Tensor', 'aten', 'clamp_min_', 'Tensor')
+_op_clamp_min__default, _c_clamp_min__default = _lazy(_G, '_op_clamp_min__default', 'aten', 'clamp_min_', 'default')
+_op_clamp_min_default, _c_clamp_min_default = _lazy(_G, '_op_clamp_min_default', 'aten', 'clamp_min', 'default')
+_op_clamp_min_out, _c_clamp_min_out = _lazy(_G, '_op_clamp_min_out', 'aten', 'clamp_min', 'out')
+_op_clamp_out, _c_clamp_out = _lazy(_G, '_op_clamp_out', 'aten', 'clamp', 'out')
+_op_clip_Tensor, _c_clip_Tensor = _lazy(_G, '_op_clip_Tensor', 'aten', 'clip', 'Tensor')
+_op_clip_Tensor_out, _c_clip_Tensor_out = _lazy(_G, '_op_clip_Tensor_out', 'aten', 'clip', 'Tensor_out')
+_op_clip__Tensor, _c_clip__Tensor = _lazy(_G, '_op_clip__Tensor', 'aten', 'clip_', 'Tensor')
+_op_clip__default, _c_clip__default = _lazy(_G, '_op_clip__default', 'aten', 'clip_', 'default')
+_op_clip_default, _c_clip_default = _lazy(_G, '_op_clip_default', 'aten', 'clip', 'default')
+_op_clip_out, _c_clip_out = _lazy(_G, '_op_clip_out', 'aten', 'clip', 'out')
+_op_clone_default, _c_clone_default = _lazy(_G, '_op_clone_default', 'aten', 'clone', 'default')
+_op_column_stack_default, _c_column_stack_default = _lazy(_G, '_op_column_stack_default', 'aten', 'column_stack', 'default')
+_op_column_stack_out, _c_column_stack_out = _lazy(_G, '_op_column_stack_out', 'aten', 'column_stack', 'out')
+_op_combinations_default, _c_combinations_default = _lazy(_G, '_op_combinations_default', 'aten', 'combinations', 'default')
+_op_complex_default, _c_complex_default = _lazy(_G, '_op_complex_default', 'aten', 'complex', 'default')
+_op_complex_out, _c_complex_out = _lazy(_G, '_op_complex_out', 'aten', 'complex', 'out')
+_op_concat_default, _c_concat_default = _lazy(_G, '_op_concat_default', 'aten', 'concat', 'default')
+_op_concat_out, _c_concat_out = _lazy(_G, '_op_concat_out', 'aten', 'concat', 'out')
+_op_concatenate_default, _c_concatenate_default = _lazy(_G, '_op_concatenate_default', 'aten', 'concatenate', 'default')
+_op_concatenate_out, _c_concatenate_out = _lazy(_G, '_op_concatenate_out', 'aten', 'concatenate', 'out')
+_op_conj_default, _c_conj_default = _lazy(_G, '_op_conj_default', 'aten', 'conj', 'default')
+_op_conj_physical__default, _c_conj_physical__default = _lazy(_G, '_op_conj_physical__default', 'aten', 'conj_physical_', 'default')
+_op_conj_physical_default, _c_conj_physical_default = _lazy(_G, '_op_conj_physical_default', 'aten', 'conj_physical', 'default')
+_op_conj_physical_out, _c_conj_physical_out = _lazy(_G, '_op_conj_physical_out', 'aten', 'conj_physical', 'out')
+_op_constant_pad_nd_default, _c_constant_pad_nd_default = _lazy(_G, '_op_constant_pad_nd_default', 'aten', 'constant_pad_nd', 'default')
+_op_conv1d_default, _c_conv1d_default = _lazy(_G, '_op_conv1d_default', 'aten', 'conv1d', 'default')
+_op_conv1d_padding, _c_conv1d_padding = _lazy(_G, '_op_conv1d_padding', 'aten', 'conv1d', 'padding')
+_op_conv2d_default, _c_conv2d_default = _lazy(_G, '_op_conv2d_default', 'aten', 'conv2d', 'default')
+_op_conv2d_padding, _c_conv2d_padding = _lazy(_G, '_op_conv2d_padding', 'aten', 'conv2d', 'padding')
+_op_conv3d_default, _c_conv3d_default = _lazy(_G, '_op_conv3d_default', 'aten', 'conv3d', 'default')
+_op_conv3d_padding, _c_conv3d_padding = _lazy(_G, '_op_conv3d_padding', 'aten', 'conv3d', 'padding')
+_op_conv_transpose1d_default, _c_conv_transpose1d_default = _lazy(_G, '_op_conv_transpose1d_default', 'aten', 'conv_transpose1d', 'default')
+_op_conv_transpose2d_input, _c_conv_transpose2d_input = _lazy(_G, '_op_conv_transpose2d_input', 'aten', 'conv_transpose2d', 'input')
+_op_conv_transpose3d_input, _c_conv_transpose3d_input = _lazy(_G, '_op_conv_transpose3d_input', 'aten', 'conv_transpose3d', 'input')
+_op_convolution_default, _c_convolution_default = _lazy(_G, '_op_convolution_default', 'aten', 'convolution', 'default')
+_op_copysign_Scalar, _c_copysign_Scalar = _lazy(_G, '_op_copysign_Scalar', 'aten', 'copysign', 'Scalar')
+_op_copysign_Scalar_out, _c_copysign_Scalar_out = _lazy(_G, '_op_copysign_Scalar_out', 'aten', 'copysign', 'Scalar_out')
+_op_copysign_Tensor, _c_copysign_Tensor = _lazy(_G, '_op_copysign_Tensor', 'aten', 'copysign', 'Tensor')
+_op_copysign_out, _c_copysign_out = _lazy(_G, '_op_copysign_out', 'aten', 'copysign', 'out')
+_op_corrcoef_default, _c_corrcoef_default = _lazy(_G, '_op_corrcoef_default', 'aten', 'corrcoef', 'default')
+_op_cos__default, _c_cos__default = _lazy(_G, '_op_cos__default', 'aten', 'cos_', 'default')
+_op_cos_default, _c_cos_default = _lazy(_G, '_op_cos_default', 'aten', 'cos', 'default')
+_op_cos_out, _c_cos_out = _lazy(_G, '_op_cos_out', 'aten', 'cos', 'out')
+_op_cosh__default, _c_cosh__default = _lazy(_G, '_op_cosh__default', 'aten', 'cosh_', 'default')
+_op_cosh_default, _c_cosh_default = _lazy(_G, '_op_cosh_default', 'aten', 'cosh', 'default')
+_op_cosh_out, _c_cosh_out = _lazy(_G, '_op_cosh_out', 'aten', 'cosh', 'out')
+_op_cosine_embedding_loss_default, _c_cosine_embedding_loss_default = _lazy(_G, '_op_cosine_embedding_loss_default', 'aten', 'cosine_embedding_loss', 'default')
+_op_cosine_similarity_default, _c_cosine_similarity_default = _lazy(_G, '_op_cosine_similarity_default', 'aten', 'cosine_similarity', 'default')
+_op_count_nonzero_default, _c_count_nonzero_default = _lazy(_G, '_op_count_nonzero_default', 'aten', 'count_nonzero', 'default')
+_op_count_nonzero_dim_IntList, _c_count_nonzero_dim_IntList = _lazy(_G, '_op_count_nonzero_dim_IntList', 'aten', 'count_nonzero', 'dim_IntList')
+_op_cov_default, _c_cov_default = _lazy(_G, '_op_cov_default', 'aten', 'cov', 'default')
+_op_cross_default, _c_cross_default = _lazy(_G, '_op_cross_default', 'aten', 'cross', 'default')
+_op_cross_out, _c_cross_out = _lazy(_G, '_op_cross_out', 'aten', 'cross', 'out')
+_op_ctc_loss_IntList, _c_ctc_loss_IntList = _lazy(_G, '_op_ctc_loss_IntList', 'aten', 'ctc_loss', 'IntList')
+_op_ctc_loss_Tensor, _c_ctc_loss_Tensor = _lazy(_G, '_op_ctc_loss_Tensor', 'aten', 'ctc_loss', 'Tensor')
+_op_cummax_default, _c_cummax_default = _lazy(_G, '_op_cummax_default', 'aten', 'cummax', 'default')
+_op_cummax_out, _c_cummax_out = _lazy(_G, '_op_cummax_out', 'aten', 'cummax', 'out')
+_op_cummin_default, _c_cummin_default = _lazy(_G, '_op_cummin_default', 'aten', 'cummin', 'default')
+_op_cummin_out, _c_cummin_out = _lazy(_G, '_op_cummin_out', 'aten', 'cummin', 'out')
+_op_cumprod_default, _c_cumprod_default = _lazy(_G, '_op_cumprod_default', 'aten', 'cumprod', 'default')
+_op_cumprod_out, _c_cumprod_out = _lazy(_G, '_op_cumprod_out', 'aten', 'cumprod', 'out')
+_op_cumsum_default, _c_cumsum_default = _lazy(_G, '_op_cumsum_default', 'aten', 'cumsum', 'default')
+_op_cumsum_out, _c_cumsum_out = _lazy(_G, '_op_cumsum_out', 'aten', 'cumsum', 'out')
+_op_cumulative_trapezoid_dx, _c_cumulative_trapezoid_dx = _lazy(_G, '_op_cumulative_trapezoid_dx', 'aten', 'cumulative_trapezoid', 'dx')
+_op_cumulative_trapezoid_x, _c_cumulative_trapezoid_x = _lazy(_G, '_op_cumulative_trapezoid_x', 'aten', 'cumulative_trapezoid', 'x')
+_op_deg2rad__default, _c_deg2rad__default = _lazy(_G, '_op_deg2rad__default', 'aten', 'deg2rad_', 'default')
+_op_deg2rad_default, _c_deg2rad_default = _lazy(_G, '_op_deg2rad_default', 'aten', 'deg2rad', 'default')
+_op_deg2rad_out, _c_deg2rad_out = _lazy(_G, '_op_deg2rad_out', 'aten', 'deg2rad', 'out')
+_op_det_default, _c_det_default = _lazy(_G, '_op_det_default', 'aten', 'det', 'default')
+_op_detach_copy_default, _c_detach_copy_default = _lazy(_G, '_op_detach_copy_default', 'aten', 'detach_copy', 'default')
+_op_detach_copy_out, _c_detach_copy_out = _lazy(_G, '_op_detach_copy_out', 'aten', 'detach_copy', 'out')
+_op_detach_default, _c_detach_default = _lazy(_G, '_op_detach_default', 'aten', 'detach', 'default')
+_op_diag_default, _c_diag_default = _lazy(_G, '_op_diag_default', 'aten', 'diag', 'default')
+_op_diag_embed_default, _c_diag_embed_default = _lazy(_G, '_op_diag_embed_default', 'aten', 'diag_embed', 'default')
+_op_diag_out, _c_diag_out = _lazy(_G, '_op_diag_out', 'aten', 'diag', 'out')
+_op_diagflat_default, _c_diagflat_default = _lazy(_G, '_op_diagflat_default', 'aten', 'diagflat', 'default')
+_op_diagonal_copy_default, _c_diagonal_copy_default = _lazy(_G, '_op_diagonal_copy_default', 'aten', 'diagonal_copy', 'default')
+_op_diagonal_copy_out, _c_diagonal_copy_out = _lazy(_G, '_op_diagonal_copy_out', 'aten', 'diagonal_copy', 'out')
+_op_diagonal_default, _c_diagonal_default = _lazy(_G, '_op_diagonal_default', 'aten', 'diagonal', 'default')
+_op_diagonal_scatter_default, _c_diagonal_scatter_default = _lazy(_G, '_op_diagonal_scatter_default', 'aten', 'diagonal_scatter', 'default')
+_op_diff_default, _c_diff_default = _lazy(_G, '_op_diff_default', 'aten', 'diff', 'default')
+_op_diff_out, _c_diff_out = _lazy(_G, '_op_diff_out', 'aten', 'diff', 'out')
+_op_digamma_default, _c_digamma_default = _lazy(_G, '_op_digamma_default', 'aten', 'digamma', 'default')
+_op_digamma_out, _c_digamma_out = _lazy(_G, '_op_digamma_out', 'aten', 'digamma', 'out')
+_op_dist_default, _c_dist_default = _lazy(_G, '_op_dist_default', 'aten', 'dist', 'default')
+_op_div_Tensor, _c_div_Tensor = _lazy(_G, '_op_div_Tensor', 'aten', 'div', 'Tensor')
+_op_div_Tensor_mode, _c_div_Tensor_mode = _lazy(_G, '_op_div_Tensor_mode', 'aten', 'div', 'Tensor_mode')
+_op_div_out, _c_div_out = _lazy(_G, '_op_div_out', 'aten', 'div', 'out')
+_op_div_out_mode, _c_div_out_mode = _lazy(_G, '_op_div_out_mode', 'aten', 'div', 'out_mode')
+_op_divide_Tensor, _c_divide_Tensor = _lazy(_G, '_op_divide_Tensor', 'aten', 'divide', 'Tensor')
+_op_divide_Tensor_mode, _c_divide_Tensor_mode = _lazy(_G, '_op_divide_Tensor_mode', 'aten', 'divide', 'Tensor_mode')
+_op_divide_out, _c_divide_out = _lazy(_G, '_op_divide_out', 'aten', 'divide', 'out')
+_op_divide_out_mode, _c_divide_out_mode = _lazy(_G, '_op_divide_out_mode', 'aten', 'divide', 'out_mode')
+_op_dot_default, _c_dot_default = _lazy(_G, '_op_dot_default', 'aten', 'dot', 'default')
+_op_dot_out, _c_dot_out = _lazy(_G, '_op_dot_out', 'aten', 'dot', 'out')
+_op_dropout__default, _c_dropout__default = _lazy(_G, '_op_dropout__default', 'aten', 'dropout_', 'default')
+_op_dropout_default, _c_dropout_default = _lazy(_G, '_op_dropout_default', 'aten', 'dropout', 'default')
+_op_dsplit_array, _c_dsplit_array = _lazy(_G, '_op_dsplit_array', 'aten', 'dsplit', 'array')
+_op_dsplit_int, _c_dsplit_int = _lazy(_G, '_op_dsplit_int', 'aten', 'dsplit', 'int')
+_op_dstack_default, _c_dstack_default = _lazy(_G, '_op_dstack_default', 'aten', 'dstack', 'default')
+_op_dstack_out, _c_dstack_out = _lazy(_G, '_op_dstack_out', 'aten', 'dstack', 'out')
+_op_einsum_default, _c_einsum_default = _lazy(_G, '_op_einsum_default', 'aten', 'einsum', 'default')
+_op_embedding_bag_default, _c_embedding_bag_default = _lazy(_G, '_op_embedding_bag_default', 'aten', 'embedding_bag', 'default')
+_op_embedding_bag_padding_idx, _c_embedding_bag_padding_idx = _lazy(_G, '_op_embedding_bag_padding_idx', 'aten', 'embedding_bag', 'padding_idx')
+_op_embedding_default, _c_embedding_default = _lazy(_G, '_op_embedding_default', 'aten', 'embedding', 'default')
+_op_embedding_renorm__default, _c_embedding_renorm__default = _lazy(_G, '_op_embedding_renorm__default', 'aten', 'embedding_renorm_', 'default')
+_op_empty_like_default, _c_empty_like_default = _lazy(_G, '_op_empty_like_default', 'aten', 'empty_like', 'default')
+_op_empty_memory_format, _c_empty_memory_format = _lazy(_G, '_op_empty_memory_format', 'aten', 'empty', 'memory_format')
+_op_empty_out, _c_empty_out = _lazy(_G, '_op_empty_out', 'aten', 'empty', 'out')
+_op_empty_strided_default, _c_empty_strided_default = _lazy(_G, '_op_empty_strided_default', 'aten', 'empty_strided', 'default')
+_op_eq_Scalar, _c_eq_Scalar = _lazy(_G, '_op_eq_Scalar', 'aten', 'eq', 'Scalar')
+_op_eq_Tensor, _c_eq_Tensor = _lazy(_G, '_op_eq_Tensor', 'aten', 'eq', 'Tensor')
+_op_eq_Tensor_out, _c_eq_Tensor_out = _lazy(_G, '_op_eq_Tensor_out', 'aten', 'eq', 'Tensor_out')
+_op_erf__default, _c_erf__default = _lazy(_G, '_op_erf__default', 'aten', 'erf_', 'default')
+_op_erf_default, _c_erf_default = _lazy(_G, '_op_erf_default', 'aten', 'erf', 'default')
+_op_erf_out, _c_erf_out = _lazy(_G, '_op_erf_out', 'aten', 'erf', 'out')
+_op_erfc__default, _c_erfc__default = _lazy(_G, '_op_erfc__default', 'aten', 'erfc_', 'default')
+_op_erfc_default, _c_erfc_default = _lazy(_G, '_op_erfc_default', 'aten', 'erfc', 'default')
+_op_erfc_out, _c_erfc_out = _lazy(_G, '_op_erfc_out', 'aten', 'erfc', 'out')
+_op_erfinv_default, _c_erfinv_default = _lazy(_G, '_op_erfinv_default', 'aten', 'erfinv', 'default')
+_op_erfinv_out, _c_erfinv_out = _lazy(_G, '_op_erfinv_out', 'aten', 'erfinv', 'out')
+_op_exp2__default, _c_exp2__default = _lazy(_G, '_op_exp2__default', 'aten', 'exp2_', 'default')
+_op_exp2_default, _c_exp2_default = _lazy(_G, '_op_exp2_default', 'aten', 'exp2', 'default')
+_op_exp2_out, _c_exp2_out = _lazy(_G, '_op_exp2_out', 'aten', 'exp2', 'out')
+_op_exp__default, _c_exp__default = _lazy(_G, '_op_exp__default', 'aten', 'exp_', 'default')
+_op_exp_default, _c_exp_default = _lazy(_G, '_op_exp_default', 'aten', 'exp', 'default')
+_op_exp_out, _c_exp_out = _lazy(_G, '_op_exp_out', 'aten', 'exp', 'out')
+_op_expand_copy_default, _c_expand_copy_default = _lazy(_G, '_op_expand_copy_default', 'aten', 'expand_copy', 'default')
+_op_expand_copy_out, _c_expand_copy_out = _lazy(_G, '_op_expand_copy_out', 'aten', 'expand_copy', 'out')
+_op_expm1__default, _c_expm1__default = _lazy(_G, '_op_expm1__default', 'aten', 'expm1_', 'default')
+_op_expm1_default, _c_expm1_default = _lazy(_G, '_op_expm1_default', 'aten', 'expm1', 'default')
+_op_expm1_out, _c_expm1_out = _lazy(_G, '_op_expm1_out', 'aten', 'expm1', 'out')
+_op_eye_default, _c_eye_default = _lazy(_G, '_op_eye_default', 'aten', 'eye', 'default')
+_op_eye_m, _c_eye_m = _lazy(_G, '_op_eye_m', 'aten', 'eye', 'm')
+_op_eye_m_out, _c_eye_m_out = _lazy(_G, '_op_eye_m_out', 'aten', 'eye', 'm_out')
+_op_eye_out, _c_eye_out = _lazy(_G, '_op_eye_out', 'aten', 'eye', 'out')
+_op_feature_alpha_dropout__default, _c_feature_alpha_dropout__default = _lazy(_G, '_op_feature_alpha_dropout__default', 'aten', 'feature_alpha_dropout_', 'default')
+_op_feature_alpha_dropout_default, _c_feature_alpha_dropout_default = _lazy(_G, '_op_feature_alpha_dropout_default', 'aten', 'feature_alpha_dropout', 'default')
+_op_feature_dropout__default, _c_feature_dropout__default = _lazy(_G, '_op_feature_dropout__default', 'aten', 'feature_dropout_', 'default')
+_op_feature_dropout_default, _c_feature_dropout_default = _lazy(_G, '_op_feature_dropout_default', 'aten', 'feature_dropout', 'default')
+_op_fill_Scalar, _c_fill_Scalar = _lazy(_G, '_op_fill_Scalar', 'aten', 'fill', 'Scalar')
+_op_fill_Tensor, _c_fill_Tensor = _lazy(_G, '_op_fill_Tensor', 'aten', 'fill', 'Tensor')
+_op_fill__Scalar, _c_fill__Scalar = _lazy(_G, '_op_fill__Scalar', 'aten', 'fill_', 'Scalar')
+_op_fill__Tensor, _c_fill__Tensor = _lazy(_G, '_op_fill__Tensor', 'aten', 'fill_', 'Tensor')
+_op_fix__default, _c_fix__default = _lazy(_G, '_op_fix__default', 'aten', 'fix_', 'default')
+_op_fix_default, _c_fix_default = _lazy(_G, '_op_fix_default', 'aten', 'fix', 'default')
+_op_fix_out, _c_fix_out = _lazy(_G, '_op_fix_out', 'aten', 'fix', 'out')
+_op_flatten_using_ints, _c_flatten_using_ints = _lazy(_G, '_op_flatten_using_ints', 'aten', 'flatten', 'using_ints')
+_op_flip_default, _c_flip_default = _lazy(_G, '_op_flip_default', 'aten', 'flip', 'default')
+_op_fliplr_default, _c_fliplr_default = _lazy(_G, '_op_fliplr_default', 'aten', 'fliplr', 'default')
+_op_flipud_default, _c_flipud_default = _lazy(_G, '_op_flipud_default', 'aten', 'flipud', 'default')
+_op_float_power_Scalar, _c_float_power_Scalar = _lazy(_G, '_op_float_power_Scalar', 'aten', 'float_power', 'Scalar')
+_op_float_power_Scalar_out, _c_float_power_Scalar_out = _lazy(_G, '_op_float_power_Scalar_out', 'aten', 'float_power', 'Scalar_out')
+_op_float_power_Tensor_Scalar, _c_float_power_Tensor_Scalar = _lazy(_G, '_op_float_power_Tensor_Scalar', 'aten', 'float_power', 'Tensor_Scalar')
+_op_float_power_Tensor_Scalar_out, _c_float_power_Tensor_Scalar_out = _lazy(_G, '_op_float_power_Tensor_Scalar_out', 'aten', 'float_power', 'Tensor_Scalar_out')
+_op_float_power_Tensor_Tensor, _c_float_power_Tensor_Tensor = _lazy(_G, '_op_float_power_Tensor_Tensor', 'aten', 'float_power', 'Tensor_Tensor')
+_op_float_power_Tensor_Tensor_out, _c_float_power_Tensor_Tensor_out = _lazy(_G, '_op_float_power_Tensor_Tensor_out', 'aten', 'float_power', 'Tensor_Tensor_out')
+_op_floor__default, _c_floor__default = _lazy(_G, '_op_floor__default', 'aten', 'floor_', 'default')
+_op_floor_default, _c_floor_default = _lazy(_G, '_op_floor_default', 'aten', 'floor', 'default')
+_op_floor_divide_default, _c_floor_divide_default = _lazy(_G, '_op_floor_divide_default', 'aten', 'floor_divide', 'default')
+_op_floor_divide_out, _c_floor_divide_out = _lazy(_G, '_op_floor_divide_out', 'aten', 'floor_divide', 'out')
+_op_floor_out, _c_floor_out = _lazy(_G, '_op_floor_out', 'aten', 'floor', 'out')
+_op_fmax_default, _c_fmax_default = _lazy(_G, '_op_fmax_default', 'aten', 'fmax', 'default')
+_op_fmax_out, _c_fmax_out = _lazy(_G, '_op_fmax_out', 'aten', 'fmax', 'out')
+_op_fmin_default, _c_fmin_default = _lazy(_G, '_op_fmin_default', 'aten', 'fmin', 'default')
+_op_fmin_out, _c_fmin_out = _lazy(_G, '_op_fmin_out', 'aten', 'fmin', 'out')
+_op_fmod_Scalar, _c_fmod_Scalar = _lazy(_G, '_op_fmod_Scalar', 'aten', 'fmod', 'Scalar')
+_op_fmod_Scalar_out, _c_fmod_Scalar_out = _lazy(_G, '_op_fmod_Scalar_out', 'aten', 'fmod', 'Scalar_out')
+_op_fmod_Tensor, _c_fmod_Tensor = _lazy(_G, '_op_fmod_Tensor', 'aten', 'fmod', 'Tensor')
+_op_fmod_Tensor_out, _c_fmod_Tensor_out = _lazy(_G, '_op_fmod_Tensor_out', 'aten', 'fmod', 'Tensor_out')
+_op_frac__default, _c_frac__default = _lazy(_G, '_op_frac__default', 'aten', 'frac_', 'default')
+_op_frac_default, _c_frac_default = _lazy(_G, '_op_frac_default', 'aten', 'frac', 'default')
+_op_frac_out, _c_frac_out = _lazy(_G, '_op_frac_out', 'aten', 'frac', 'out')
+_op_frexp_Tensor, _c_frexp_Tensor = _lazy(_G, '_op_frexp_Tensor', 'aten', 'frexp', 'Tensor')
+_op_frexp_Tensor_out, _c_frexp_Tensor_out = _lazy(_G, '_op_frexp_Tensor_out', 'aten', 'frexp', 'Tensor_out')
+_op_frobenius_norm_dim, _c_frobenius_norm_dim = _lazy(_G, '_op_frobenius_norm_dim', 'aten', 'frobenius_norm', 'dim')
+_op_frobenius_norm_out, _c_frobenius_norm_out = _lazy(_G, '_op_frobenius_norm_out', 'aten', 'frobenius_norm', 'out')
+_op_full_default, _c_full_default = _lazy(_G, '_op_full_default', 'aten', 'full', 'default')
+_op_full_like_default, _c_full_like_default = _lazy(_G, '_op_full_like_default', 'aten', 'full_like', 'default')
+_op_full_out, _c_full_out = _lazy(_G, '_op_full_out', 'aten', 'full', 'out')
+_op_gather_default, _c_gather_default = _lazy(_G, '_op_gather_default', 'aten', 'gather', 'default')
+_op_gather_out, _c_gather_out = _lazy(_G, '_op_gather_out', 'aten', 'gather', 'out')
+_op_gcd__default, _c_gcd__default = _lazy(_G, '_op_gcd__default', 'aten', 'gcd_', 'default')
+_op_gcd_default, _c_gcd_default = _lazy(_G, '_op_gcd_default', 'aten', 'gcd', 'default')
+_op_gcd_out, _c_gcd_out = _lazy(_G, '_op_gcd_out', 'aten', 'gcd', 'out')
+_op_ge_Scalar, _c_ge_Scalar = _lazy(_G, '_op_ge_Scalar', 'aten', 'ge', 'Scalar')
+_op_ge_Tensor, _c_ge_Tensor = _lazy(_G, '_op_ge_Tensor', 'aten', 'ge', 'Tensor')
+_op_ge_Tensor_out, _c_ge_Tensor_out = _lazy(_G, '_op_ge_Tensor_out', 'aten', 'ge', 'Tensor_out')
+_op_geqrf_a, _c_geqrf_a = _lazy(_G, '_op_geqrf_a', 'aten', 'geqrf', 'a')
+_op_geqrf_default, _c_geqrf_default = _lazy(_G, '_op_geqrf_default', 'aten', 'geqrf', 'default')
+_op_ger_default, _c_ger_default = _lazy(_G, '_op_ger_default', 'aten', 'ger', 'default')
+_op_ger_out, _c_ger_out = _lazy(_G, '_op_ger_out', 'aten', 'ger', 'out')
+_op_greater_Scalar, _c_greater_Scalar = _lazy(_G, '_op_greater_Scalar', 'aten', 'greater', 'Scalar')
+_op_greater_Tensor, _c_greater_Tensor = _lazy(_G, '_op_greater_Tensor', 'aten', 'greater', 'Tensor')
+_op_greater_Tensor_out, _c_greater_Tensor_out = _lazy(_G, '_op_greater_Tensor_out', 'aten', 'greater', 'Tensor_out')
+_op_greater_equal_Scalar, _c_greater_equal_Scalar = _lazy(_G, '_op_greater_equal_Scalar', 'aten', 'greater_equal', 'Scalar')
+_op_greater_equal_Tensor, _c_greater_equal_Tensor = _lazy(_G, '_op_greater_equal_Tensor', 'aten', 'greater_equal', 'Tensor')
+_op_greater_equal_Tensor_out, _c_greater_equal_Tensor_out = _lazy(_G, '_op_greater_equal_Tensor_out', 'aten', 'greater_equal', 'Tensor_out')
+_op_grid_sampler_2d_default, _c_grid_sampler_2d_default = _lazy(_G, '_op_grid_sampler_2d_default', 'aten', 'grid_sampler_2d', 'default')
+_op_grid_sampler_default, _c_grid_sampler_default = _lazy(_G, '_op_grid_sampler_default', 'aten', 'grid_sampler', 'default')
+_op_group_norm_default, _c_group_norm_default = _lazy(_G, '_op_group_norm_default', 'aten', 'group_norm', 'default')
+_op_gru_cell_default, _c_gru_cell_default = _lazy(_G, '_op_gru_cell_default', 'aten', 'gru_cell', 'default')
+_op_gt_Scalar, _c_gt_Scalar = _lazy(_G, '_op_gt_Scalar', 'aten', 'gt', 'Scalar')
+_op_gt_Tensor, _c_gt_Tensor = _lazy(_G, '_op_gt_Tensor', 'aten', 'gt', 'Tensor')
+_op_gt_Tensor_out, _c_gt_Tensor_out = _lazy(_G, '_op_gt_Tensor_out', 'aten', 'gt', 'Tensor_out')
+_op_hamming_window_default, _c_hamming_window_default = _lazy(_G, '_op_hamming_window_default', 'aten', 'hamming_window', 'default')
+_op_hamming_window_periodic, _c_hamming_window_periodic = _lazy(_G, '_op_hamming_window_periodic', 'aten', 'hamming_window', 'periodic')
+_op_hamming_window_periodic_alpha, _c_hamming_window_periodic_alpha = _lazy(_G, '_op_hamming_window_periodic_alpha', 'aten', 'hamming_window', 'periodic_alpha')
+_op_hamming_window_periodic_alpha_beta, _c_hamming_window_periodic_alpha_beta = _lazy(_G, '_op_hamming_window_periodic_alpha_beta', 'aten', 'hamming_window', 'periodic_alpha_beta')
+_op_hann_window_default, _c_hann_window_default = _lazy(_G, '_op_hann_window_default', 'aten', 'hann_window', 'default')
+_op_hann_window_periodic, _c_hann_window_periodic = _lazy(_G, '_op_hann_window_periodic', 'aten', 'hann_window', 'periodic')
+_op_hardshrink_default, _c_hardshrink_default = _lazy(_G, '_op_hardshrink_default', 'aten', 'hardshrink', 'default')
+_op_hardshrink_out, _c_hardshrink_out = _lazy(_G, '_op_hardshrink_out', 'aten', 'hardshrink', 'out')
+_op_hash_tensor_default, _c_hash_tensor_default = _lazy(_G, '_op_hash_tensor_default', 'aten', 'hash_tensor', 'default')
+_op_hash_tensor_out, _c_hash_tensor_out = _lazy(_G, '_op_hash_tensor_out', 'aten', 'hash_tensor', 'out')
+_op_heaviside_default, _c_heaviside_default = _lazy(_G, '_op_heaviside_default', 'aten', 'heaviside', 'default')
+_op_heaviside_out, _c_heaviside_out = _lazy(_G, '_op_heaviside_out', 'aten', 'heaviside', 'out')
+_op_hinge_embedding_loss_default, _c_hinge_embedding_loss_default = _lazy(_G, '_op_hinge_embedding_loss_default', 'aten', 'hinge_embedding_loss', 'default')
+_op_histc_default, _c_histc_default = _lazy(_G, '_op_histc_default', 'aten', 'histc', 'default')
+_op_histc_out, _c_histc_out = _lazy(_G, '_op_histc_out', 'aten', 'histc', 'out')
+_op_histogram_bin_ct, _c_histogram_bin_ct = _lazy(_G, '_op_histogram_bin_ct', 'aten', 'histogram', 'bin_ct')
+_op_histogram_bin_ct_out, _c_histogram_bin_ct_out = _lazy(_G, '_op_histogram_bin_ct_out', 'aten', 'histogram', 'bin_ct_out')
+_op_histogram_bins_tensor, _c_histogram_bins_tensor = _lazy(_G, '_op_histogram_bins_tensor', 'aten', 'histogram', 'bins_tensor')
+_op_histogram_bins_tensor_out, _c_histogram_bins_tensor_out = _lazy(_G, '_op_histogram_bins_tensor_out', 'aten', 'histogram', 'bins_tensor_out')
+_op_hsplit_array, _c_hsplit_array = _lazy(_G, '_op_hsplit_array', 'aten', 'hsplit', 'array')
+_op_hsplit_int, _c_hsplit_int = _lazy(_G, '_op_hsplit_int', 'aten', 'hsplit', 'int')
+_op_hstack_default, _c_hstack_default = _lazy(_G, '_op_hstack_default', 'aten', 'hstack', 'default')
+_op_hstack_out, _c_hstack_out = _lazy(_G, '_op_hstack_out', 'aten', 'hstack', 'out')
+_op_hypot_default, _c_hypot_default = _lazy(_G, '_op_hypot_default', 'aten', 'hypot', 'default')
+_op_hypot_out, _c_hypot_out = _lazy(_G, '_op_hypot_out', 'aten', 'hypot', 'out')
+_op_i0__default, _c_i0__default = _lazy(_G, '_op_i0__default', 'aten', 'i0_', 'default')
+_op_i0_default, _c_i0_default = _lazy(_G, '_op_i0_default', 'aten', 'i0', 'default')
+_op_i0_out, _c_i0_out = _lazy(_G, '_op_i0_out', 'aten', 'i0', 'out')
+_op_igamma_default, _c_igamma_default = _lazy(_G, '_op_igamma_default', 'aten', 'igamma', 'default')
+_op_igamma_out, _c_igamma_out = _lazy(_G, '_op_igamma_out', 'aten', 'igamma', 'out')
+_op_igammac_default, _c_igammac_default = _lazy(_G, '_op_igammac_default', 'aten', 'igammac', 'default')
+_op_igammac_out, _c_igammac_out = _lazy(_G, '_op_igammac_out', 'aten', 'igammac', 'out')
+_op_index_Tensor, _c_index_Tensor = _lazy(_G, '_op_index_Tensor', 'aten', 'index', 'Tensor')
+_op_index_add_default, _c_index_add_default = _lazy(_G, '_op_index_add_default', 'aten', 'index_add', 'default')
+_op_index_add_out, _c_index_add_out = _lazy(_G, '_op_index_add_out', 'aten', 'index_add', 'out')
+_op_index_copy_default, _c_index_copy_default = _lazy(_G, '_op_index_copy_default', 'aten', 'index_copy', 'default')
+_op_index_copy_out, _c_index_copy_out = _lazy(_G, '_op_index_copy_out', 'aten', 'index_copy', 'out')
+_op_index_fill_int_Scalar, _c_index_fill_int_Scalar = _lazy(_G, '_op_index_fill_int_Scalar', 'aten', 'index_fill', 'int_Scalar')
+_op_index_fill_int_Tensor, _c_index_fill_int_Tensor = _lazy(_G, '_op_index_fill_int_Tensor', 'aten', 'index_fill', 'int_Tensor')
+_op_index_put__default, _c_index_put__default = _lazy(_G, '_op_index_put__default', 'aten', 'index_put_', 'default')
+_op_index_put_default, _c_index_put_default = _lazy(_G, '_op_index_put_default', 'aten', 'index_put', 'default')
+_op_index_reduce_default, _c_index_reduce_default = _lazy(_G, '_op_index_reduce_default', 'aten', 'index_reduce', 'default')
+_op_index_reduce_out, _c_index_reduce_out = _lazy(_G, '_op_index_reduce_out', 'aten', 'index_reduce', 'out')
+_op_index_select_default, _c_index_select_default = _lazy(_G, '_op_index_select_default', 'aten', 'index_select', 'default')
+_op_index_select_out, _c_index_select_out = _lazy(_G, '_op_index_select_out', 'aten', 'index_select', 'out')
+_op_inner_default, _c_inner_default = _lazy(_G, '_op_inner_default', 'aten', 'inner', 'default')
+_op_inner_out, _c_inner_out = _lazy(_G, '_op_inner_out', 'aten', 'inner', 'out')
+_op_instance_norm_default, _c_instance_norm_default = _lazy(_G, '_op_instance_norm_default', 'aten', 'instance_norm', 'default')
+_op_inverse_default, _c_inverse_default = _lazy(_G, '_op_inverse_default', 'aten', 'inverse', 'default')
+_op_inverse_out, _c_inverse_out = _lazy(_G, '_op_inverse_out', 'aten', 'inverse', 'out')
+_op_isclose_default, _c_isclose_default = _lazy(_G, '_op_isclose_default', 'aten', 'isclose', 'default')
+_op_isfinite_default, _c_isfinite_default = _lazy(_G, '_op_isfinite_default', 'aten', 'isfinite', 'default')
+_op_isin_Scalar_Tensor, _c_isin_Scalar_Tensor = _lazy(_G, '_op_isin_Scalar_Tensor', 'aten', 'isin', 'Scalar_Tensor')
+_op_isin_Scalar_Tensor_out, _c_isin_Scalar_Tensor_out = _lazy(_G, '_op_isin_Scalar_Tensor_out', 'aten', 'isin', 'Scalar_Tensor_out')
+_op_isin_Tensor_Scalar, _c_isin_Tensor_Scalar = _lazy(_G, '_op_isin_Tensor_Scalar', 'aten', 'isin', 'Tensor_Scalar')
+_op_isin_Tensor_Scalar_out, _c_isin_Tensor_Scalar_out = _lazy(_G, '_op_isin_Tensor_Scalar_out', 'aten', 'isin', 'Tensor_Scalar_out')
+_op_isin_Tensor_Tensor, _c_isin_Tensor_Tensor = _lazy(_G, '_op_isin_Tensor_Tensor', 'aten', 'isin', 'Tensor_Tensor')
+_op_isin_Tensor_Tensor_out, _c_isin_Tensor_Tensor_out = _lazy(_G, '_op_isin_Tensor_Tensor_out', 'aten', 'isin', 'Tensor_Tensor_out')
+_op_isinf_default, _c_isinf_default = _lazy(_G, '_op_isinf_default', 'aten', 'isinf', 'default')
+_op_isnan_default, _c_isnan_default = _lazy(_G, '_op_isnan_default', 'aten', 'isnan', 'default')
+_op_isneginf_default, _c_isneginf_default = _lazy(_G, '_op_isneginf_default', 'aten', 'isneginf', 'default')
+_op_isneginf_out, _c_isneginf_out = _lazy(_G, '_op_isneginf_out', 'aten', 'isneginf', 'out')
+_op_isposinf_default, _c_isposinf_default = _lazy(_G, '_op_isposinf_default', 'aten', 'isposinf', 'default')
+_op_isposinf_out, _c_isposinf_out = _lazy(_G, '_op_isposinf_out', 'aten', 'isposinf', 'out')
+_op_isreal_default, _c_isreal_default = _lazy(_G, '_op_isreal_default', 'aten', 'isreal', 'default')
+_op_kaiser_window_beta, _c_kaiser_window_beta = _lazy(_G, '_op_kaiser_window_beta', 'aten', 'kaiser_window', 'beta')
+_op_kaiser_window_default, _c_kaiser_window_default = _lazy(_G, '_op_kaiser_window_default', 'aten', 'kaiser_window', 'default')
+_op_kaiser_window_periodic, _c_kaiser_window_periodic = _lazy(_G, '_op_kaiser_window_periodic', 'aten', 'kaiser_window', 'periodic')
+_op_kl_div_default, _c_kl_div_default = _lazy(_G, '_op_kl_div_default', 'aten', 'kl_div', 'default')
+_op_kron_default, _c_kron_default = _lazy(_G, '_op_kron_default', 'aten', 'kron', 'default')
+_op_kron_out, _c_kron_out = _lazy(_G, '_op_kron_out', 'aten', 'kron', 'out')
+_op_kthvalue_default, _c_kthvalue_default = _lazy(_G, '_op_kthvalue_default', 'aten', 'kthvalue', 'default')
+_op_kthvalue_values, _c_kthvalue_values = _lazy(_G, '_op_kthvalue_values', 'aten', 'kthvalue', 'values')
+_op_layer_norm_default, _c_layer_norm_default = _lazy(_G, '_op_layer_norm_default', 'aten', 'layer_norm', 'default')
+_op_lcm__default, _c_lcm__default = _lazy(_G, '_op_lcm__default', 'aten', 'lcm_', 'default')
+_op_lcm_default, _c_lcm_default = _lazy(_G, '_op_lcm_default', 'aten', 'lcm', 'default')
+_op_lcm_out, _c_lcm_out = _lazy(_G, '_op_lcm_out', 'aten', 'lcm', 'out')
+_op_ldexp_Tensor, _c_ldexp_Tensor = _lazy(_G, '_op_ldexp_Tensor', 'aten', 'ldexp', 'Tensor')
+_op_ldexp__default, _c_ldexp__default = _lazy(_G, '_op_ldexp__default', 'aten', 'ldexp_', 'default')
+_op_ldexp_out, _c_ldexp_out = _lazy(_G, '_op_ldexp_out', 'aten', 'ldexp', 'out')
+_op_le_Scalar, _c_le_Scalar = _lazy(_G, '_op_le_Scalar', 'aten', 'le', 'Scalar')
+_op_le_Tensor, _c_le_Tensor = _lazy(_G, '_op_le_Tensor', 'aten', 'le', 'Tensor')
+_op_le_Tensor_out, _c_le_Tensor_out = _lazy(_G, '_op_le_Tensor_out', 'aten', 'le', 'Tensor_out')
+_op_lerp_Scalar, _c_lerp_Scalar = _lazy(_G, '_op_lerp_Scalar', 'aten', 'lerp', 'Scalar')
+_op_lerp_Scalar_out, _c_lerp_Scalar_out = _lazy(_G, '_op_lerp_Scalar_out', 'aten', 'lerp', 'Scalar_out')
+_op_lerp_Tensor, _c_lerp_Tensor = _lazy(_G, '_op_lerp_Tensor', 'aten', 'lerp', 'Tensor')
+_op_lerp_Tensor_out, _c_lerp_Tensor_out = _lazy(_G, '_op_lerp_Tensor_out', 'aten', 'lerp', 'Tensor_out')
+_op_less_Scalar, _c_less_Scalar = _lazy(_G, '_op_less_Scalar', 'aten', 'less', 'Scalar')
+_op_less_Tensor, _c_less_Tensor = _lazy(_G, '_op_less_Tensor', 'aten', 'less', 'Tensor')
+_op_less_Tensor_out, _c_less_Tensor_out = _lazy(_G, '_op_less_Tensor_out', 'aten', 'less', 'Tensor_out')
+_op_less_equal_Scalar, _c_less_equal_Scalar = _lazy(_G, '_op_less_equal_Scalar', 'aten', 'less_equal', 'Scalar')
+_op_less_equal_Tensor, _c_less_equal_Tensor = _lazy(_G, '_op_less_equal_Tensor', 'aten', 'less_equal', 'Tensor')
+_op_less_equal_Tensor_out, _c_less_equal_Tensor_out = _lazy(_G, '_op_less_equal_Tensor_out', 'aten', 'less_equal', 'Tensor_out')
+_op_lgamma_default, _c_lgamma_default = _lazy(_G, '_op_lgamma_default', 'aten', 'lgamma', 'default')
+_op_lgamma_out, _c_lgamma_out = _lazy(_G, '_op_lgamma_out', 'aten', 'lgamma', 'out')
+_op_linspace_default, _c_linspace_default = _lazy(_G, '_op_linspace_default', 'aten', 'linspace', 'default')
+_op_linspace_out, _c_linspace_out = _lazy(_G, '_op_linspace_out', 'aten', 'linspace', 'out')
+_op_log10__default, _c_log10__default = _lazy(_G, '_op_log10__default', 'aten', 'log10_', 'default')
+_op_log10_default, _c_log10_default = _lazy(_G, '_op_log10_default', 'aten', 'log10', 'default')
+_op_log10_out, _c_log10_out = _lazy(_G, '_op_log10_out', 'aten', 'log10', 'out')
+_op_log1p__default, _c_log1p__default = _lazy(_G, '_op_log1p__default', 'aten', 'log1p_', 'default')
+_op_log1p_default, _c_log1p_default = _lazy(_G, '_op_log1p_default', 'aten', 'log1p', 'default')
+_op_log1p_out, _c_log1p_out = _lazy(_G, '_op_log1p_out', 'aten', 'log1p', 'out')
+_op_log2__default, _c_log2__default = _lazy(_G, '_op_log2__default', 'aten', 'log2_', 'default')
+_op_log2_default, _c_log2_default = _lazy(_G, '_op_log2_default', 'aten', 'log2', 'default')
+_op_log2_out, _c_log2_out = _lazy(_G, '_op_log2_out', 'aten', 'log2', 'out')
+_op_log__default, _c_log__default = _lazy(_G, '_op_log__default', 'aten', 'log_', 'default')
+_op_log_default, _c_log_default = _lazy(_G, '_op_log_default', 'aten', 'log', 'default')
+_op_log_out, _c_log_out = _lazy(_G, '_op_log_out', 'aten', 'log', 'out')
+_op_log_softmax_int, _c_log_softmax_int = _lazy(_G, '_op_log_softmax_int', 'aten', 'log_softmax', 'int')
+_op_log_softmax_int_out, _c_log_softmax_int_out = _lazy(_G, '_op_log_softmax_int_out', 'aten', 'log_softmax', 'int_out')
+_op_logaddexp2_default, _c_logaddexp2_default = _lazy(_G, '_op_logaddexp2_default', 'aten', 'logaddexp2', 'default')
+_op_logaddexp2_out, _c_logaddexp2_out = _lazy(_G, '_op_logaddexp2_out', 'aten', 'logaddexp2', 'out')
+_op_logaddexp_default, _c_logaddexp_default = _lazy(_G, '_op_logaddexp_default', 'aten', 'logaddexp', 'default')
+_op_logaddexp_out, _c_logaddexp_out = _lazy(_G, '_op_logaddexp_out', 'aten', 'logaddexp', 'out')
+_op_logcumsumexp_default, _c_logcumsumexp_default = _lazy(_G, '_op_logcumsumexp_default', 'aten', 'logcumsumexp', 'default')
+_op_logcumsumexp_out, _c_logcumsumexp_out = _lazy(_G, '_op_logcumsumexp_out', 'aten', 'logcumsumexp', 'out')
+_op_logdet_default, _c_logdet_default = _lazy(_G, '_op_logdet_default', 'aten', 'logdet', 'default')
+_op_logical_and_default, _c_logical_and_default = _lazy(_G, '_op_logical_and_default', 'aten', 'logical_and', 'default')
+_op_logical_and_out, _c_logical_and_out = _lazy(_G, '_op_logical_and_out', 'aten', 'logical_and', 'out')
+_op_logical_not_default, _c_logical_not_default = _lazy(_G, '_op_logical_not_default', 'aten', 'logical_not', 'default')
+_op_logical_not_out, _c_logical_not_out = _lazy(_G, '_op_logical_not_out', 'aten', 'logical_not', 'out')
+_op_logical_or_default, _c_logical_or_default = _lazy(_G, '_op_logical_or_default', 'aten', 'logical_or', 'default')
+_op_logical_or_out, _c_logical_or_out = _lazy(_G, '_op_logical_or_out', 'aten', 'logical_or', 'out')
+_op_logical_xor_default, _c_logical_xor_default = _lazy(_G, '_op_logical_xor_default', 'aten', 'logical_xor', 'default')
+_op_logical_xor_out, _c_logical_xor_out = _lazy(_G, '_op_logical_xor_out', 'aten', 'logical_xor', 'out')
+_op_logit__default, _c_logit__default = _lazy(_G, '_op_logit__default', 'aten', 'logit_', 'default')
+_op_logit_default, _c_logit_default = _lazy(_G, '_op_logit_default', 'aten', 'logit', 'default')
+_op_logit_out, _c_logit_out = _lazy(_G, '_op_logit_out', 'aten', 'logit', 'out')
+_op_logspace_Scalar_Tensor, _c_logspace_Scalar_Tensor = _lazy(_G, '_op_logspace_Scalar_Tensor', 'aten', 'logspace', 'Scalar_Tensor')
+_op_logspace_Scalar_Tensor_out, _c_logspace_Scalar_Tensor_out = _lazy(_G, '_op_logspace_Scalar_Tensor_out', 'aten', 'logspace', 'Scalar_Tensor_out')
+_op_logspace_Tensor_Scalar, _c_logspace_Tensor_Scalar = _lazy(_G, '_op_logspace_Tensor_Scalar', 'aten', 'logspace', 'Tensor_Scalar')
+_op_logspace_Tensor_Scalar_out, _c_logspace_Tensor_Scalar_out = _lazy(_G, '_op_logspace_Tensor_Scalar_out', 'aten', 'logspace', 'Tensor_Scalar_out')
+_op_logspace_Tensor_Tensor, _c_logspace_Tensor_Tensor = _lazy(_G, '_op_logspace_Tensor_Tensor', 'aten', 'logspace', 'Tensor_Tensor')
+_op_logspace_Tensor_Tensor_out, _c_logspace_Tensor_Tensor_out = _lazy(_G, '_op_logspace_Tensor_Tensor_out', 'aten', 'logspace', 'Tensor_Tensor_out')
+_op_logspace_default, _c_logspace_default = _lazy(_G, '_op_logspace_default', 'aten', 'logspace', 'default')
+_op_logspace_out, _c_logspace_out = _lazy(_G, '_op_logspace_out', 'aten', 'logspace', 'out')
+_op_logsumexp_default, _c_logsumexp_default = _lazy(_G, '_op_logsumexp_default', 'aten', 'logsumexp', 'default')
+_op_logsumexp_out, _c_logsumexp_out = _lazy(_G, '_op_logsumexp_out', 'aten', 'logsumexp', 'out')
+_op_lstm_cell_default, _c_lstm_cell_default = _lazy(_G, '_op_lstm_cell_default', 'aten', 'lstm_cell', 'default')
+_op_lt_Scalar, _c_lt_Scalar = _lazy(_G, '_op_lt_Scalar', 'aten', 'lt', 'Scalar')
+_op_lt_Tensor, _c_lt_Tensor = _lazy(_G, '_op_lt_Tensor', 'aten', 'lt', 'Tensor')
+_op_lt_Tensor_out, _c_lt_Tensor_out = _lazy(_G, '_op_lt_Tensor_out', 'aten', 'lt', 'Tensor_out')
+_op_lu_solve_default, _c_lu_solve_default = _lazy(_G, '_op_lu_solve_default', 'aten', 'lu_solve', 'default')
+_op_lu_solve_out, _c_lu_solve_out = _lazy(_G, '_op_lu_solve_out', 'aten', 'lu_solve', 'out')
+_op_lu_unpack_default, _c_lu_unpack_default = _lazy(_G, '_op_lu_unpack_default', 'aten', 'lu_unpack', 'default')
+_op_lu_unpack_out, _c_lu_unpack_out = _lazy(_G, '_op_lu_unpack_out', 'aten', 'lu_unpack', 'out')
+_op_margin_ranking_loss_default, _c_margin_ranking_loss_default = _lazy(_G, '_op_margin_ranking_loss_default', 'aten', 'margin_ranking_loss', 'default')
+_op_masked_fill_Scalar, _c_masked_fill_Scalar = _lazy(_G, '_op_masked_fill_Scalar', 'aten', 'masked_fill', 'Scalar')
+_op_masked_fill_Tensor, _c_masked_fill_Tensor = _lazy(_G, '_op_masked_fill_Tensor', 'aten', 'masked_fill', 'Tensor')
+_op_masked_scatter_default, _c_masked_scatter_default = _lazy(_G, '_op_masked_scatter_default', 'aten', 'masked_scatter', 'default')
+_op_masked_select_default, _c_masked_select_default = _lazy(_G, '_op_masked_select_default', 'aten', 'masked_select', 'default')
+_op_masked_select_out, _c_masked_select_out = _lazy(_G, '_op_masked_select_out', 'aten', 'masked_select', 'out')
+_op_matmul_default, _c_matmul_default = _lazy(_G, '_op_matmul_default', 'aten', 'matmul', 'default')
+_op_matmul_out, _c_matmul_out = _lazy(_G, '_op_matmul_out', 'aten', 'matmul', 'out')
+_op_matrix_exp_default, _c_matrix_exp_default = _lazy(_G, '_op_matrix_exp_default', 'aten', 'matrix_exp', 'default')
+_op_matrix_power_default, _c_matrix_power_default = _lazy(_G, '_op_matrix_power_default', 'aten', 'matrix_power', 'default')
+_op_matrix_power_out, _c_matrix_power_out = _lazy(_G, '_op_matrix_power_out', 'aten', 'matrix_power', 'out')
+_op_max_default, _c_max_default = _lazy(_G, '_op_max_default', 'aten', 'max', 'default')
+_op_max_dim, _c_max_dim = _lazy(_G, '_op_max_dim', 'aten', 'max', 'dim')
+_op_max_dim_max, _c_max_dim_max = _lazy(_G, '_op_max_dim_max', 'aten', 'max', 'dim_max')
+_op_max_other, _c_max_other = _lazy(_G, '_op_max_other', 'aten', 'max', 'other')
+_op_max_out, _c_max_out = _lazy(_G, '_op_max_out', 'aten', 'max', 'out')
+_op_max_pool1d_default, _c_max_pool1d_default = _lazy(_G, '_op_max_pool1d_default', 'aten', 'max_pool1d', 'default')
+_op_max_pool1d_with_indices_default, _c_max_pool1d_with_indices_default = _lazy(_G, '_op_max_pool1d_with_indices_default', 'aten', 'max_pool1d_with_indices', 'default')
+_op_max_pool2d_default, _c_max_pool2d_default = _lazy(_G, '_op_max_pool2d_default', 'aten', 'max_pool2d', 'default')
+_op_max_pool3d_default, _c_max_pool3d_default = _lazy(_G, '_op_max_pool3d_default', 'aten', 'max_pool3d', 'default')
+_op_max_unary_out, _c_max_unary_out = _lazy(_G, '_op_max_unary_out', 'aten', 'max', 'unary_out')
+_op_maximum_default, _c_maximum_default = _lazy(_G, '_op_maximum_default', 'aten', 'maximum', 'default')
+_op_maximum_out, _c_maximum_out = _lazy(_G, '_op_maximum_out', 'aten', 'maximum', 'out')
+_op_mean_default, _c_mean_default = _lazy(_G, '_op_mean_default', 'aten', 'mean', 'default')
+_op_mean_dim, _c_mean_dim = _lazy(_G, '_op_mean_dim', 'aten', 'mean', 'dim')
+_op_mean_dtype_out, _c_mean_dtype_out = _lazy(_G, '_op_mean_dtype_out', 'aten', 'mean', 'dtype_out')
+_op_mean_out, _c_mean_out = _lazy(_G, '_op_mean_out', 'aten', 'mean', 'out')
+_op_median_default, _c_median_default = _lazy(_G, '_op_median_default', 'aten', 'median', 'default')
+_op_median_dim, _c_median_dim = _lazy(_G, '_op_median_dim', 'aten', 'median', 'dim')
+_op_median_dim_values, _c_median_dim_values = _lazy(_G, '_op_median_dim_values', 'aten', 'median', 'dim_values')
+_op_meshgrid_default, _c_meshgrid_default = _lazy(_G, '_op_meshgrid_default', 'aten', 'meshgrid', 'default')
+_op_meshgrid_indexing, _c_meshgrid_indexing = _lazy(_G, '_op_meshgrid_indexing', 'aten', 'meshgrid', 'indexing')
+_op_min_default, _c_min_default = _lazy(_G, '_op_min_default', 'aten', 'min', 'default')
+_op_min_dim, _c_min_dim = _lazy(_G, '_op_min_dim', 'aten', 'min', 'dim')
+_op_min_dim_min, _c_min_dim_min = _lazy(_G, '_op_min_dim_min', 'aten', 'min', 'dim_min')
+_op_min_other, _c_min_other = _lazy(_G, '_op_min_other', 'aten', 'min', 'other')
+_op_min_out, _c_min_out = _lazy(_G, '_op_min_out', 'aten', 'min', 'out')
+_op_min_unary_out, _c_min_unary_out = _lazy(_G, '_op_min_unary_out', 'aten', 'min', 'unary_out')
+_op_minimum_default, _c_minimum_default = _lazy(_G, '_op_minimum_default', 'aten', 'minimum', 'default')
+_op_minimum_out, _c_minimum_out = _lazy(_G, '_op_minimum_out', 'aten', 'minimum', 'out')
+_op_mkldnn_rnn_layer_default, _c_mkldnn_rnn_layer_default = _lazy(_G, '_op_mkldnn_rnn_layer_default', 'aten', 'mkldnn_rnn_layer', 'default')
+_op_mm_default, _c_mm_default = _lazy(_G, '_op_mm_default', 'aten', 'mm', 'default')
+_op_mm_dtype, _c_mm_dtype = _lazy(_G, '_op_mm_dtype', 'aten', 'mm', 'dtype')
+_op_mm_dtype_out, _c_mm_dtype_out = _lazy(_G, '_op_mm_dtype_out', 'aten', 'mm', 'dtype_out')
+_op_mm_out, _c_mm_out = _lazy(_G, '_op_mm_out', 'aten', 'mm', 'out')
+_op_mode_default, _c_mode_default = _lazy(_G, '_op_mode_default', 'aten', 'mode', 'default')
+_op_mode_values, _c_mode_values = _lazy(_G, '_op_mode_values', 'aten', 'mode', 'values')
+_op_moveaxis_int, _c_moveaxis_int = _lazy(_G, '_op_moveaxis_int', 'aten', 'moveaxis', 'int')
+_op_moveaxis_intlist, _c_moveaxis_intlist = _lazy(_G, '_op_moveaxis_intlist', 'aten', 'moveaxis', 'intlist')
+_op_movedim_int, _c_movedim_int = _lazy(_G, '_op_movedim_int', 'aten', 'movedim', 'int')
+_op_movedim_intlist, _c_movedim_intlist = _lazy(_G, '_op_movedim_intlist', 'aten', 'movedim', 'intlist')
+_op_msort_default, _c_msort_default = _lazy(_G, '_op_msort_default', 'aten', 'msort', 'default')
+_op_msort_out, _c_msort_out = _lazy(_G, '_op_msort_out', 'aten', 'msort', 'out')
+_op_mul_Tensor, _c_mul_Tensor = _lazy(_G, '_op_mul_Tensor', 'aten', 'mul', 'Tensor')
+_op_mul_out, _c_mul_out = _lazy(_G, '_op_mul_out', 'aten', 'mul', 'out')
+_op_multinomial_default, _c_multinomial_default = _lazy(_G, '_op_multinomial_default', 'aten', 'multinomial', 'default')
+_op_multinomial_out, _c_multinomial_out = _lazy(_G, '_op_multinomial_out', 'aten', 'multinomial', 'out')
+_op_multiply_Tensor, _c_multiply_Tensor = _lazy(_G, '_op_multiply_Tensor', 'aten', 'multiply', 'Tensor')
+_op_multiply_out, _c_multiply_out = _lazy(_G, '_op_multiply_out', 'aten', 'multiply', 'out')
+_op_mv_default, _c_mv_default = _lazy(_G, '_op_mv_default', 'aten', 'mv', 'default')
+_op_mv_out, _c_mv_out = _lazy(_G, '_op_mv_out', 'aten', 'mv', 'out')
+_op_mvlgamma_default, _c_mvlgamma_default = _lazy(_G, '_op_mvlgamma_default', 'aten', 'mvlgamma', 'default')
+_op_mvlgamma_out, _c_mvlgamma_out = _lazy(_G, '_op_mvlgamma_out', 'aten', 'mvlgamma', 'out')
+_op_nan_to_num__default, _c_nan_to_num__default = _lazy(_G, '_op_nan_to_num__default', 'aten', 'nan_to_num_', 'default')
+_op_nan_to_num_default, _c_nan_to_num_default = _lazy(_G, '_op_nan_to_num_default', 'aten', 'nan_to_num', 'default')
+_op_nan_to_num_out, _c_nan_to_num_out = _lazy(_G, '_op_nan_to_num_out', 'aten', 'nan_to_num', 'out')
+_op_nanmean_default, _c_nanmean_default = _lazy(_G, '_op_nanmean_default', 'aten', 'nanmean', 'default')
+_op_nanmean_out, _c_nanmean_out = _lazy(_G, '_op_nanmean_out', 'aten', 'nanmean', 'out')
+_op_nanmedian_default, _c_nanmedian_default = _lazy(_G, '_op_nanmedian_default', 'aten', 'nanmedian', 'default')
+_op_nanmedian_dim, _c_nanmedian_dim = _lazy(_G, '_op_nanmedian_dim', 'aten', 'nanmedian', 'dim')
+_op_nanmedian_dim_values, _c_nanmedian_dim_values = _lazy(_G, '_op_nanmedian_dim_values', 'aten', 'nanmedian', 'dim_values')
+_op_nanquantile_default, _c_nanquantile_default = _lazy(_G, '_op_nanquantile_default', 'aten', 'nanquantile', 'default')
+_op_nanquantile_out, _c_nanquantile_out = _lazy(_G, '_op_nanquantile_out', 'aten', 'nanquantile', 'out')
+_op_nanquantile_scalar, _c_nanquantile_scalar = _lazy(_G, '_op_nanquantile_scalar', 'aten', 'nanquantile', 'scalar')
+_op_nanquantile_scalar_out, _c_nanquantile_scalar_out = _lazy(_G, '_op_nanquantile_scalar_out', 'aten', 'nanquantile', 'scalar_out')
+_op_nansum_default, _c_nansum_default = _lazy(_G, '_op_nansum_default', 'aten', 'nansum', 'default')
+_op_nansum_out, _c_nansum_out = _lazy(_G, '_op_nansum_out', 'aten', 'nansum', 'out')
+_op_narrow_copy_default, _c_narrow_copy_default = _lazy(_G, '_op_narrow_copy_default', 'aten', 'narrow_copy', 'default')
+_op_narrow_copy_out, _c_narrow_copy_out = _lazy(_G, '_op_narrow_copy_out', 'aten', 'narrow_copy', 'out')
+_op_narrow_default, _c_narrow_default = _lazy(_G, '_op_narrow_default', 'aten', 'narrow', 'default')
+_op_native_batch_norm_default, _c_native_batch_norm_default = _lazy(_G, '_op_native_batch_norm_default', 'aten', 'native_batch_norm', 'default')
+_op_native_channel_shuffle_default, _c_native_channel_shuffle_default = _lazy(_G, '_op_native_channel_shuffle_default', 'aten', 'native_channel_shuffle', 'default')
+_op_native_dropout_default, _c_native_dropout_default = _lazy(_G, '_op_native_dropout_default', 'aten', 'native_dropout', 'default')
+_op_native_group_norm_default, _c_native_group_norm_default = _lazy(_G, '_op_native_group_norm_default', 'aten', 'native_group_norm', 'default')
+_op_native_layer_norm_default, _c_native_layer_norm_default = _lazy(_G, '_op_native_layer_norm_default', 'aten', 'native_layer_norm', 'default')
+_op_ne_Scalar, _c_ne_Scalar = _lazy(_G, '_op_ne_Scalar', 'aten', 'ne', 'Scalar')
+_op_ne_Tensor, _c_ne_Tensor = _lazy(_G, '_op_ne_Tensor', 'aten', 'ne', 'Tensor')
+_op_ne_Tensor_out, _c_ne_Tensor_out = _lazy(_G, '_op_ne_Tensor_out', 'aten', 'ne', 'Tensor_out')
+_op_neg__default, _c_neg__default = _lazy(_G, '_op_neg__default', 'aten', 'neg_', 'default')
+_op_neg_default, _c_neg_default = _lazy(_G, '_op_neg_default', 'aten', 'neg', 'default')
+_op_neg_out, _c_neg_out = _lazy(_G, '_op_neg_out', 'aten', 'neg', 'out')
+_op_negative__default, _c_negative__default = _lazy(_G, '_op_negative__default', 'aten', 'negative_', 'default')
+_op_negative_default, _c_negative_default = _lazy(_G, '_op_negative_default', 'aten', 'negative', 'default')
+_op_negative_out, _c_negative_out = _lazy(_G, '_op_negative_out', 'aten', 'negative', 'out')
+_op_nextafter_default, _c_nextafter_default = _lazy(_G, '_op_nextafter_default', 'aten', 'nextafter', 'default')
+_op_nextafter_out, _c_nextafter_out = _lazy(_G, '_op_nextafter_out', 'aten', 'nextafter', 'out')
+_op_nonzero_default, _c_nonzero_default = _lazy(_G, '_op_nonzero_default', 'aten', 'nonzero', 'default')
+_op_nonzero_out, _c_nonzero_out = _lazy(_G, '_op_nonzero_out', 'aten', 'nonzero', 'out')
+_op_nonzero_static_default, _c_nonzero_static_default = _lazy(_G, '_op_nonzero_static_default', 'aten', 'nonzero_static', 'default')
+_op_nonzero_static_out, _c_nonzero_static_out = _lazy(_G, '_op_nonzero_static_out', 'aten', 'nonzero_static', 'out')
+_op_norm_Scalar, _c_norm_Scalar = _lazy(_G, '_op_norm_Scalar', 'aten', 'norm', 'Scalar')
+_op_norm_ScalarOpt_dim, _c_norm_ScalarOpt_dim = _lazy(_G, '_op_norm_ScalarOpt_dim', 'aten', 'norm', 'ScalarOpt_dim')
+_op_norm_ScalarOpt_dim_dtype, _c_norm_ScalarOpt_dim_dtype = _lazy(_G, '_op_norm_ScalarOpt_dim_dtype', 'aten', 'norm', 'ScalarOpt_dim_dtype')
+_op_norm_ScalarOpt_dtype, _c_norm_ScalarOpt_dtype = _lazy(_G, '_op_norm_ScalarOpt_dtype', 'aten', 'norm', 'ScalarOpt_dtype')
+_op_norm_dtype_out, _c_norm_dtype_out = _lazy(_G, '_op_norm_dtype_out', 'aten', 'norm', 'dtype_out')
+_op_norm_except_dim_default, _c_norm_except_dim_default = _lazy(_G, '_op_norm_except_dim_default', 'aten', 'norm_except_dim', 'default')
+_op_norm_out, _c_norm_out = _lazy(_G, '_op_norm_out', 'aten', 'norm', 'out')
+_op_normal_Tensor_Tensor, _c_normal_Tensor_Tensor = _lazy(_G, '_op_normal_Tensor_Tensor', 'aten', 'normal', 'Tensor_Tensor')
+_op_normal_Tensor_Tensor_out, _c_normal_Tensor_Tensor_out = _lazy(_G, '_op_normal_Tensor_Tensor_out', 'aten', 'normal', 'Tensor_Tensor_out')
+_op_normal_Tensor_float, _c_normal_Tensor_float = _lazy(_G, '_op_normal_Tensor_float', 'aten', 'normal', 'Tensor_float')
+_op_normal_Tensor_float_out, _c_normal_Tensor_float_out = _lazy(_G, '_op_normal_Tensor_float_out', 'aten', 'normal', 'Tensor_float_out')
+_op_normal_float_Tensor, _c_normal_float_Tensor = _lazy(_G, '_op_normal_float_Tensor', 'aten', 'normal', 'float_Tensor')
+_op_normal_float_Tensor_out, _c_normal_float_Tensor_out = _lazy(_G, '_op_normal_float_Tensor_out', 'aten', 'normal', 'float_Tensor_out')
+_op_normal_float_float, _c_normal_float_float = _lazy(_G, '_op_normal_float_float', 'aten', 'normal', 'float_float')
+_op_normal_float_float_out, _c_normal_float_float_out = _lazy(_G, '_op_normal_float_float_out', 'aten', 'normal', 'float_float_out')
+_op_not_equal_Scalar, _c_not_equal_Scalar = _lazy(_G, '_op_not_equal_Scalar', 'aten', 'not_equal', 'Scalar')
+_op_not_equal_Tensor, _c_not_equal_Tensor = _lazy(_G, '_op_not_equal_Tensor', 'aten', 'not_equal', 'Tensor')
+_op_not_equal_Tensor_out, _c_not_equal_Tensor_out = _lazy(_G, '_op_not_equal_Tensor_out', 'aten', 'not_equal', 'Tensor_out')
+_op_nuclear_norm_default, _c_nuclear_norm_default = _lazy(_G, '_op_nuclear_norm_default', 'aten', 'nuclear_norm', 'default')
+_op_nuclear_norm_dim, _c_nuclear_norm_dim = _lazy(_G, '_op_nuclear_norm_dim', 'aten', 'nuclear_norm', 'dim')
+_op_nuclear_norm_dim_out, _c_nuclear_norm_dim_out = _lazy(_G, '_op_nuclear_norm_dim_out', 'aten', 'nuclear_norm', 'dim_out')
+_op_nuclear_norm_out, _c_nuclear_norm_out = _lazy(_G, '_op_nuclear_norm_out', 'aten', 'nuclear_norm', 'out')
+_op_ones_default, _c_ones_default = _lazy(_G, '_op_ones_default', 'aten', 'ones', 'default')
+_op_ones_like_default, _c_ones_like_default = _lazy(_G, '_op_ones_like_default', 'aten', 'ones_like', 'default')
+_op_ones_out, _c_ones_out = _lazy(_G, '_op_ones_out', 'aten', 'ones', 'out')
+_op_orgqr_default, _c_orgqr_default = _lazy(_G, '_op_orgqr_default', 'aten', 'orgqr', 'default')
+_op_orgqr_out, _c_orgqr_out = _lazy(_G, '_op_orgqr_out', 'aten', 'orgqr', 'out')
+_op_ormqr_default, _c_ormqr_default = _lazy(_G, '_op_ormqr_default', 'aten', 'ormqr', 'default')
+_op_ormqr_out, _c_ormqr_out = _lazy(_G, '_op_ormqr_out', 'aten', 'ormqr', 'out')
+_op_outer_default, _c_outer_default = _lazy(_G, '_op_outer_default', 'aten', 'outer', 'default')
+_op_outer_out, _c_outer_out = _lazy(_G, '_op_outer_out', 'aten', 'outer', 'out')
+_op_pairwise_distance_default, _c_pairwise_distance_default = _lazy(_G, '_op_pairwise_distance_default', 'aten', 'pairwise_distance', 'default')
+_op_pdist_default, _c_pdist_default = _lazy(_G, '_op_pdist_default', 'aten', 'pdist', 'default')
+_op_permute_copy_default, _c_permute_copy_default = _lazy(_G, '_op_permute_copy_default', 'aten', 'permute_copy', 'default')
+_op_permute_copy_out, _c_permute_copy_out = _lazy(_G, '_op_permute_copy_out', 'aten', 'permute_copy', 'out')
+_op_permute_default, _c_permute_default = _lazy(_G, '_op_permute_default', 'aten', 'permute', 'default')
+_op_pinverse_default, _c_pinverse_default = _lazy(_G, '_op_pinverse_default', 'aten', 'pinverse', 'default')
+_op_pixel_shuffle_default, _c_pixel_shuffle_default = _lazy(_G, '_op_pixel_shuffle_default', 'aten', 'pixel_shuffle', 'default')
+_op_pixel_unshuffle_default, _c_pixel_unshuffle_default = _lazy(_G, '_op_pixel_unshuffle_default', 'aten', 'pixel_unshuffle', 'default')
+_op_poisson_default, _c_poisson_default = _lazy(_G, '_op_poisson_default', 'aten', 'poisson', 'default')
+_op_poisson_nll_loss_default, _c_poisson_nll_loss_default = _lazy(_G, '_op_poisson_nll_loss_default', 'aten', 'poisson_nll_loss', 'default')
+_op_polar_default, _c_polar_default = _lazy(_G, '_op_polar_default', 'aten', 'polar', 'default')
+_op_polar_out, _c_polar_out = _lazy(_G, '_op_polar_out', 'aten', 'polar', 'out')
+_op_polygamma_default, _c_polygamma_default = _lazy(_G, '_op_polygamma_default', 'aten', 'polygamma', 'default')
+_op_polygamma_out, _c_polygamma_out = _lazy(_G, '_op_polygamma_out', 'aten', 'polygamma', 'out')
+_op_positive_default, _c_positive_default = _lazy(_G, '_op_positive_default', 'aten', 'positive', 'default')
+_op_pow_Scalar, _c_pow_Scalar = _lazy(_G, '_op_pow_Scalar', 'aten', 'pow', 'Scalar')
+_op_pow_Tensor_Scalar, _c_pow_Tensor_Scalar = _lazy(_G, '_op_pow_Tensor_Scalar', 'aten', 'pow', 'Tensor_Scalar')
+_op_pow_Tensor_Tensor, _c_pow_Tensor_Tensor = _lazy(_G, '_op_pow_Tensor_Tensor', 'aten', 'pow', 'Tensor_Tensor')
+_op_pow_Tensor_Tensor_out, _c_pow_Tensor_Tensor_out = _lazy(_G, '_op_pow_Tensor_Tensor_out', 'aten', 'pow', 'Tensor_Tensor_out')
+_op_prelu_default, _c_prelu_default = _lazy(_G, '_op_prelu_default', 'aten', 'prelu', 'default')
+_op_prod_default, _c_prod_default = _lazy(_G, '_op_prod_default', 'aten', 'prod', 'default')
+_op_prod_dim_int, _c_prod_dim_int = _lazy(_G, '_op_prod_dim_int', 'aten', 'prod', 'dim_int')
+_op_prod_int_out, _c_prod_int_out = _lazy(_G, '_op_prod_int_out', 'aten', 'prod', 'int_out')
+_op_put_default, _c_put_default = _lazy(_G, '_op_put_default', 'aten', 'put', 'default')
+_op_qr_Q, _c_qr_Q = _lazy(_G, '_op_qr_Q', 'aten', 'qr', 'Q')
+_op_qr_default, _c_qr_default = _lazy(_G, '_op_qr_default', 'aten', 'qr', 'default')
+_op_quantile_default, _c_quantile_default = _lazy(_G, '_op_quantile_default', 'aten', 'quantile', 'default')
+_op_quantile_out, _c_quantile_out = _lazy(_G, '_op_quantile_out', 'aten', 'quantile', 'out')
+_op_quantile_scalar, _c_quantile_scalar = _lazy(_G, '_op_quantile_scalar', 'aten', 'quantile', 'scalar')
+_op_quantile_scalar_out, _c_quantile_scalar_out = _lazy(_G, '_op_quantile_scalar_out', 'aten', 'quantile', 'scalar_out')
+_op_rad2deg__default, _c_rad2deg__default = _lazy(_G, '_op_rad2deg__default', 'aten', 'rad2deg_', 'default')
+_op_rad2deg_default, _c_rad2deg_default = _lazy(_G, '_op_rad2deg_default', 'aten', 'rad2deg', 'default')
+_op_rad2deg_out, _c_rad2deg_out = _lazy(_G, '_op_rad2deg_out', 'aten', 'rad2deg', 'out')
+_op_rand_default, _c_rand_default = _lazy(_G, '_op_rand_default', 'aten', 'rand', 'default')
+_op_rand_generator, _c_rand_generator = _lazy(_G, '_op_rand_generator', 'aten', 'rand', 'generator')
+_op_rand_generator_out, _c_rand_generator_out = _lazy(_G, '_op_rand_generator_out', 'aten', 'rand', 'generator_out')
+_op_rand_like_default, _c_rand_like_default = _lazy(_G, '_op_rand_like_default', 'aten', 'rand_like', 'default')
+_op_rand_like_generator, _c_rand_like_generator = _lazy(_G, '_op_rand_like_generator', 'aten', 'rand_like', 'generator')
+_op_rand_out, _c_rand_out = _lazy(_G, '_op_rand_out', 'aten', 'rand', 'out')
+_op_randint_default, _c_randint_default = _lazy(_G, '_op_randint_default', 'aten', 'randint', 'default')
+_op_randint_generator, _c_randint_generator = _lazy(_G, '_op_randint_generator', 'aten', 'randint', 'generator')
+_op_randint_generator_out, _c_randint_generator_out = _lazy(_G, '_op_randint_generator_out', 'aten', 'randint', 'generator_out')
+_op_randint_like_default, _c_randint_like_default = _lazy(_G, '_op_randint_like_default', 'aten', 'randint_like', 'default')
+_op_randint_like_generator, _c_randint_like_generator = _lazy(_G, '_op_randint_like_generator', 'aten', 'randint_like', 'generator')
+_op_randint_like_low_dtype, _c_randint_like_low_dtype = _lazy(_G, '_op_randint_like_low_dtype', 'aten', 'randint_like', 'low_dtype')
+_op_randint_like_low_generator_dtype, _c_randint_like_low_generator_dtype = _lazy(_G, '_op_randint_like_low_generator_dtype', 'aten', 'randint_like', 'low_generator_dtype')
+_op_randint_low, _c_randint_low = _lazy(_G, '_op_randint_low', 'aten', 'randint', 'low')
+_op_randint_low_generator, _c_randint_low_generator = _lazy(_G, '_op_randint_low_generator', 'aten', 'randint', 'low_generator')
+_op_randint_low_generator_out, _c_randint_low_generator_out = _lazy(_G, '_op_randint_low_generator_out', 'aten', 'randint', 'low_generator_out')
+_op_randint_low_out, _c_randint_low_out = _lazy(_G, '_op_randint_low_out', 'aten', 'randint', 'low_out')
+_op_randint_out, _c_randint_out = _lazy(_G, '_op_randint_out', 'aten', 'randint', 'out')
+_op_randn_default, _c_randn_default = _lazy(_G, '_op_randn_default', 'aten', 'randn', 'default')
+_op_randn_generator, _c_randn_generator = _lazy(_G, '_op_randn_generator', 'aten', 'randn', 'generator')
+_op_randn_generator_out, _c_randn_generator_out = _lazy(_G, '_op_randn_generator_out', 'aten', 'randn', 'generator_out')
+_op_randn_like_default, _c_randn_like_default = _lazy(_G, '_op_randn_like_default', 'aten', 'randn_like', 'default')
+_op_randn_like_generator, _c_randn_like_generator = _lazy(_G, '_op_randn_like_generator', 'aten', 'randn_like', 'generator')
+_op_randn_out, _c_randn_out = _lazy(_G, '_op_randn_out', 'aten', 'randn', 'out')
+_op_randperm_default, _c_randperm_default = _lazy(_G, '_op_randperm_default', 'aten', 'randperm', 'default')
+_op_randperm_generator, _c_randperm_generator = _lazy(_G, '_op_randperm_generator', 'aten', 'randperm', 'generator')
+_op_randperm_generator_out, _c_randperm_generator_out = _lazy(_G, '_op_randperm_generator_out', 'aten', 'randperm', 'generator_out')
+_op_randperm_out, _c_randperm_out = _lazy(_G, '_op_randperm_out', 'aten', 'randperm', 'out')
+_op_ravel_default, _c_ravel_default = _lazy(_G, '_op_ravel_default', 'aten', 'ravel', 'default')
+_op_reciprocal__default, _c_reciprocal__default = _lazy(_G, '_op_reciprocal__default', 'aten', 'reciprocal_', 'default')
+_op_reciprocal_default, _c_reciprocal_default = _lazy(_G, '_op_reciprocal_default', 'aten', 'reciprocal', 'default')
+_op_reciprocal_out, _c_reciprocal_out = _lazy(_G, '_op_reciprocal_out', 'aten', 'reciprocal', 'out')
+_op_relu__default, _c_relu__default = _lazy(_G, '_op_relu__default', 'aten', 'relu_', 'default')
+_op_relu_default, _c_relu_default = _lazy(_G, '_op_relu_default', 'aten', 'relu', 'default')
+_op_remainder_Scalar, _c_remainder_Scalar = _lazy(_G, '_op_remainder_Scalar', 'aten', 'remainder', 'Scalar')
+_op_remainder_Scalar_Tensor, _c_remainder_Scalar_Tensor = _lazy(_G, '_op_remainder_Scalar_Tensor', 'aten', 'remainder', 'Scalar_Tensor')
+_op_remainder_Tensor, _c_remainder_Tensor = _lazy(_G, '_op_remainder_Tensor', 'aten', 'remainder', 'Tensor')
+_op_remainder_Tensor_out, _c_remainder_Tensor_out = _lazy(_G, '_op_remainder_Tensor_out', 'aten', 'remainder', 'Tensor_out')
+_op_renorm_default, _c_renorm_default = _lazy(_G, '_op_renorm_default', 'aten', 'renorm', 'default')
+_op_renorm_out, _c_renorm_out = _lazy(_G, '_op_renorm_out', 'aten', 'renorm', 'out')
+_op_repeat_interleave_Tensor, _c_repeat_interleave_Tensor = _lazy(_G, '_op_repeat_interleave_Tensor', 'aten', 'repeat_interleave', 'Tensor')
+_op_repeat_interleave_self_Tensor, _c_repeat_interleave_self_Tensor = _lazy(_G, '_op_repeat_interleave_self_Tensor', 'aten', 'repeat_interleave', 'self_Tensor')
+_op_repeat_interleave_self_int, _c_repeat_interleave_self_int = _lazy(_G, '_op_repeat_interleave_self_int', 'aten', 'repeat_interleave', 'self_int')
+_op_reshape_default, _c_reshape_default = _lazy(_G, '_op_reshape_default', 'aten', 'reshape', 'default')
+_op_resolve_conj_default, _c_resolve_conj_default = _lazy(_G, '_op_resolve_conj_default', 'aten', 'resolve_conj', 'default')
+_op_resolve_neg_default, _c_resolve_neg_default = _lazy(_G, '_op_resolve_neg_default', 'aten', 'resolve_neg', 'default')
+_op_rms_norm_default, _c_rms_norm_default = _lazy(_G, '_op_rms_norm_default', 'aten', 'rms_norm', 'default')
+_op_rnn_relu_cell_default, _c_rnn_relu_cell_default = _lazy(_G, '_op_rnn_relu_cell_default', 'aten', 'rnn_relu_cell', 'default')
+_op_rnn_tanh_cell_default, _c_rnn_tanh_cell_default = _lazy(_G, '_op_rnn_tanh_cell_default', 'aten', 'rnn_tanh_cell', 'default')
+_op_roll_default, _c_roll_default = _lazy(_G, '_op_roll_default', 'aten', 'roll', 'default')
+_op_rot90_default, _c_rot90_default = _lazy(_G, '_op_rot90_default', 'aten', 'rot90', 'default')
+_op_round__decimals, _c_round__decimals = _lazy(_G, '_op_round__decimals', 'aten', 'round_', 'decimals')
+_op_round__default, _c_round__default = _lazy(_G, '_op_round__default', 'aten', 'round_', 'default')
+_op_round_decimals, _c_round_decimals = _lazy(_G, '_op_round_decimals', 'aten', 'round', 'decimals')
+_op_round_decimals_out, _c_round_decimals_out = _lazy(_G, '_op_round_decimals_out', 'aten', 'round', 'decimals_out')
+_op_round_default, _c_round_default = _lazy(_G, '_op_round_default', 'aten', 'round', 'default')
+_op_round_out, _c_round_out = _lazy(_G, '_op_round_out', 'aten', 'round', 'out')
+_op_row_stack_default, _c_row_stack_default = _lazy(_G, '_op_row_stack_default', 'aten', 'row_stack', 'default')
+_op_row_stack_out, _c_row_stack_out = _lazy(_G, '_op_row_stack_out', 'aten', 'row_stack', 'out')
+_op_rrelu__default, _c_rrelu__default = _lazy(_G, '_op_rrelu__default', 'aten', 'rrelu_', 'default')
+_op_rrelu_default, _c_rrelu_default = _lazy(_G, '_op_rrelu_default', 'aten', 'rrelu', 'default')
+_op_rsqrt__default, _c_rsqrt__default = _lazy(_G, '_op_rsqrt__default', 'aten', 'rsqrt_', 'default')
+_op_rsqrt_default, _c_rsqrt_default = _lazy(_G, '_op_rsqrt_default', 'aten', 'rsqrt', 'default')
+_op_rsqrt_out, _c_rsqrt_out = _lazy(_G, '_op_rsqrt_out', 'aten', 'rsqrt', 'out')
+_op_rsub_Scalar, _c_rsub_Scalar = _lazy(_G, '_op_rsub_Scalar', 'aten', 'rsub', 'Scalar')
+_op_rsub_Tensor, _c_rsub_Tensor = _lazy(_G, '_op_rsub_Tensor', 'aten', 'rsub', 'Tensor')
+_op_scalar_tensor_default, _c_scalar_tensor_default = _lazy(_G, '_op_scalar_tensor_default', 'aten', 'scalar_tensor', 'default')
+_op_scatter_add_default, _c_scatter_add_default = _lazy(_G, '_op_scatter_add_default', 'aten', 'scatter_add', 'default')
+_op_scatter_add_out, _c_scatter_add_out = _lazy(_G, '_op_scatter_add_out', 'aten', 'scatter_add', 'out')
+_op_scatter_reduce, _c_scatter_reduce = _lazy(_G, '_op_scatter_reduce', 'aten', 'scatter', 'reduce')
+_op_scatter_reduce_out, _c_scatter_reduce_out = _lazy(_G, '_op_scatter_reduce_out', 'aten', 'scatter', 'reduce_out')
+_op_scatter_reduce_two, _c_scatter_reduce_two = _lazy(_G, '_op_scatter_reduce_two', 'aten', 'scatter_reduce', 'two')
+_op_scatter_reduce_two_out, _c_scatter_reduce_two_out = _lazy(_G, '_op_scatter_reduce_two_out', 'aten', 'scatter_reduce', 'two_out')
+_op_scatter_src, _c_scatter_src = _lazy(_G, '_op_scatter_src', 'aten', 'scatter', 'src')
+_op_scatter_src_out, _c_scatter_src_out = _lazy(_G, '_op_scatter_src_out', 'aten', 'scatter', 'src_out')
+_op_scatter_value, _c_scatter_value = _lazy(_G, '_op_scatter_value', 'aten', 'scatter', 'value')
+_op_scatter_value_out, _c_scatter_value_out = _lazy(_G, '_op_scatter_value_out', 'aten', 'scatter', 'value_out')
+_op_scatter_value_reduce, _c_scatter_value_reduce = _lazy(_G, '_op_scatter_value_reduce', 'aten', 'scatter', 'value_reduce')
+_op_scatter_value_reduce_out, _c_scatter_value_reduce_out = _lazy(_G, '_op_scatter_value_reduce_out', 'aten', 'scatter', 'value_reduce_out')
+_op_searchsorted_Scalar, _c_searchsorted_Scalar = _lazy(_G, '_op_searchsorted_Scalar', 'aten', 'searchsorted', 'Scalar')
+_op_searchsorted_Scalar_out, _c_searchsorted_Scalar_out = _lazy(_G, '_op_searchsorted_Scalar_out', 'aten', 'searchsorted', 'Scalar_out')
+_op_searchsorted_Tensor, _c_searchsorted_Tensor = _lazy(_G, '_op_searchsorted_Tensor', 'aten', 'searchsorted', 'Tensor')
+_op_searchsorted_Tensor_out, _c_searchsorted_Tensor_out = _lazy(_G, '_op_searchsorted_Tensor_out', 'aten', 'searchsorted', 'Tensor_out')
+_op_select_copy_int, _c_select_copy_int = _lazy(_G, '_op_select_copy_int', 'aten', 'select_copy', 'int')
+_op_select_copy_int_out, _c_select_copy_int_out = _lazy(_G, '_op_select_copy_int_out', 'aten', 'select_copy', 'int_out')
+_op_select_int, _c_select_int = _lazy(_G, '_op_select_int', 'aten', 'select', 'int')
+_op_select_scatter_default, _c_select_scatter_default = _lazy(_G, '_op_select_scatter_default', 'aten', 'select_scatter', 'default')
+_op_selu__default, _c_selu__default = _lazy(_G, '_op_selu__default', 'aten', 'selu_', 'default')
+_op_selu_default, _c_selu_default = _lazy(_G, '_op_selu_default', 'aten', 'selu', 'default')
+_op_sgn_default, _c_sgn_default = _lazy(_G, '_op_sgn_default', 'aten', 'sgn', 'default')
+_op_sgn_out, _c_sgn_out = _lazy(_G, '_op_sgn_out', 'aten', 'sgn', 'out')
+_op_sigmoid__default, _c_sigmoid__default = _lazy(_G, '_op_sigmoid__default', 'aten', 'sigmoid_', 'default')
+_op_sigmoid_default, _c_sigmoid_default = _lazy(_G, '_op_sigmoid_default', 'aten', 'sigmoid', 'default')
+_op_sigmoid_out, _c_sigmoid_out = _lazy(_G, '_op_sigmoid_out', 'aten', 'sigmoid', 'out')
+_op_sign_default, _c_sign_default = _lazy(_G, '_op_sign_default', 'aten', 'sign', 'default')
+_op_sign_out, _c_sign_out = _lazy(_G, '_op_sign_out', 'aten', 'sign', 'out')
+_op_signbit_default, _c_signbit_default = _lazy(_G, '_op_signbit_default', 'aten', 'signbit', 'default')
+_op_signbit_out, _c_signbit_out = _lazy(_G, '_op_signbit_out', 'aten', 'signbit', 'out')
+_op_sin__default, _c_sin__default = _lazy(_G, '_op_sin__default', 'aten', 'sin_', 'default')
+_op_sin_default, _c_sin_default = _lazy(_G, '_op_sin_default', 'aten', 'sin', 'default')
+_op_sin_out, _c_sin_out = _lazy(_G, '_op_sin_out', 'aten', 'sin', 'out')
+_op_sinc__default, _c_sinc__default = _lazy(_G, '_op_sinc__default', 'aten', 'sinc_', 'default')
+_op_sinc_default, _c_sinc_default = _lazy(_G, '_op_sinc_default', 'aten', 'sinc', 'default')
+_op_sinc_out, _c_sinc_out = _lazy(_G, '_op_sinc_out', 'aten', 'sinc', 'out')
+_op_sinh__default, _c_sinh__default = _lazy(_G, '_op_sinh__default', 'aten', 'sinh_', 'default')
+_op_sinh_default, _c_sinh_default = _lazy(_G, '_op_sinh_default', 'aten', 'sinh', 'default')
+_op_sinh_out, _c_sinh_out = _lazy(_G, '_op_sinh_out', 'aten', 'sinh', 'out')
+_op_slice_Tensor, _c_slice_Tensor = _lazy(_G, '_op_slice_Tensor', 'aten', 'slice', 'Tensor')
+_op_slice_copy_Tensor, _c_slice_copy_Tensor = _lazy(_G, '_op_slice_copy_Tensor', 'aten', 'slice_copy', 'Tensor')
+_op_slice_copy_Tensor_out, _c_slice_copy_Tensor_out = _lazy(_G, '_op_slice_copy_Tensor_out', 'aten', 'slice_copy', 'Tensor_out')
+_op_slice_scatter_default, _c_slice_scatter_default = _lazy(_G, '_op_slice_scatter_default', 'aten', 'slice_scatter', 'default')
+_op_slice_scatter_out, _c_slice_scatter_out = _lazy(_G, '_op_slice_scatter_out', 'aten', 'slice_scatter', 'out')
+_op_slogdet_default, _c_slogdet_default = _lazy(_G, '_op_slogdet_default', 'aten', 'slogdet', 'default')
+_op_slogdet_out, _c_slogdet_out = _lazy(_G, '_op_slogdet_out', 'aten', 'slogdet', 'out')
+_op_softmax_int, _c_softmax_int = _lazy(_G, '_op_softmax_int', 'aten', 'softmax', 'int')
+_op_softmax_int_out, _c_softmax_int_out = _lazy(_G, '_op_softmax_int_out', 'aten', 'softmax', 'int_out')
+_op_sort_default, _c_sort_default = _lazy(_G, '_op_sort_default', 'aten', 'sort', 'default')
+_op_sort_stable, _c_sort_stable = _lazy(_G, '_op_sort_stable', 'aten', 'sort', 'stable')
+_op_sort_values, _c_sort_values = _lazy(_G, '_op_sort_values', 'aten', 'sort', 'values')
+_op_sort_values_stable, _c_sort_values_stable = _lazy(_G, '_op_sort_values_stable', 'aten', 'sort', 'values_stable')
+_op_split_Tensor, _c_split_Tensor = _lazy(_G, '_op_split_Tensor', 'aten', 'split', 'Tensor')
+_op_split_copy_Tensor, _c_split_copy_Tensor = _lazy(_G, '_op_split_copy_Tensor', 'aten', 'split_copy', 'Tensor')
+_op_split_copy_Tensor_out, _c_split_copy_Tensor_out = _lazy(_G, '_op_split_copy_Tensor_out', 'aten', 'split_copy', 'Tensor_out')
+_op_split_with_sizes_copy_default, _c_split_with_sizes_copy_default = _lazy(_G, '_op_split_with_sizes_copy_default', 'aten', 'split_with_sizes_copy', 'default')
+_op_split_with_sizes_copy_out, _c_split_with_sizes_copy_out = _lazy(_G, '_op_split_with_sizes_copy_out', 'aten', 'split_with_sizes_copy', 'out')
+_op_split_with_sizes_default, _c_split_with_sizes_default = _lazy(_G, '_op_split_with_sizes_default', 'aten', 'split_with_sizes', 'default')
+_op_sqrt__default, _c_sqrt__default = _lazy(_G, '_op_sqrt__default', 'aten', 'sqrt_', 'default')
+_op_sqrt_default, _c_sqrt_default = _lazy(_G, '_op_sqrt_default', 'aten', 'sqrt', 'default')
+_op_sqrt_out, _c_sqrt_out = _lazy(_G, '_op_sqrt_out', 'aten', 'sqrt', 'out')
+_op_square__default, _c_square__default = _lazy(_G, '_op_square__default', 'aten', 'square_', 'default')
+_op_square_default, _c_square_default = _lazy(_G, '_op_square_default', 'aten', 'square', 'default')
+_op_square_out, _c_square_out = _lazy(_G, '_op_square_out', 'aten', 'square', 'out')
+_op_squeeze_copy_default, _c_squeeze_copy_default = _lazy(_G, '_op_squeeze_copy_default', 'aten', 'squeeze_copy', 'default')
+_op_squeeze_copy_dim, _c_squeeze_copy_dim = _lazy(_G, '_op_squeeze_copy_dim', 'aten', 'squeeze_copy', 'dim')
+_op_squeeze_copy_dim_out, _c_squeeze_copy_dim_out = _lazy(_G, '_op_squeeze_copy_dim_out', 'aten', 'squeeze_copy', 'dim_out')
+_op_squeeze_copy_dims, _c_squeeze_copy_dims = _lazy(_G, '_op_squeeze_copy_dims', 'aten', 'squeeze_copy', 'dims')
+_op_squeeze_copy_dims_out, _c_squeeze_copy_dims_out = _lazy(_G, '_op_squeeze_copy_dims_out', 'aten', 'squeeze_copy', 'dims_out')
+_op_squeeze_copy_out, _c_squeeze_copy_out = _lazy(_G, '_op_squeeze_copy_out', 'aten', 'squeeze_copy', 'out')
+_op_squeeze_default, _c_squeeze_default = _lazy(_G, '_op_squeeze_default', 'aten', 'squeeze', 'default')
+_op_squeeze_dim, _c_squeeze_dim = _lazy(_G, '_op_squeeze_dim', 'aten', 'squeeze', 'dim')
+_op_squeeze_dims, _c_squeeze_dims = _lazy(_G, '_op_squeeze_dims', 'aten', 'squeeze', 'dims')
+_op_stack_default, _c_stack_default = _lazy(_G, '_op_stack_default', 'aten', 'stack', 'default')
+_op_stack_out, _c_stack_out = _lazy(_G, '_op_stack_out', 'aten', 'stack', 'out')
+_op_std_correction, _c_std_correction = _lazy(_G, '_op_std_correction', 'aten', 'std', 'correction')
+_op_std_correction_out, _c_std_correction_out = _lazy(_G, '_op_std_correction_out', 'aten', 'std', 'correction_out')
+_op_std_default, _c_std_default = _lazy(_G, '_op_std_default', 'aten', 'std', 'default')
+_op_std_dim, _c_std_dim = _lazy(_G, '_op_std_dim', 'aten', 'std', 'dim')
+_op_std_mean_correction, _c_std_mean_correction = _lazy(_G, '_op_std_mean_correction', 'aten', 'std_mean', 'correction')
+_op_std_mean_default, _c_std_mean_default = _lazy(_G, '_op_std_mean_default', 'aten', 'std_mean', 'default')
+_op_std_mean_dim, _c_std_mean_dim = _lazy(_G, '_op_std_mean_dim', 'aten', 'std_mean', 'dim')
+_op_std_out, _c_std_out = _lazy(_G, '_op_std_out', 'aten', 'std', 'out')
+_op_sub_Tensor, _c_sub_Tensor = _lazy(_G, '_op_sub_Tensor', 'aten', 'sub', 'Tensor')
+_op_sub_out, _c_sub_out = _lazy(_G, '_op_sub_out', 'aten', 'sub', 'out')
+_op_subtract_Scalar, _c_subtract_Scalar = _lazy(_G, '_op_subtract_Scalar', 'aten', 'subtract', 'Scalar')
+_op_subtract_Tensor, _c_subtract_Tensor = _lazy(_G, '_op_subtract_Tensor', 'aten', 'subtract', 'Tensor')
+_op_subtract_out, _c_subtract_out = _lazy(_G, '_op_subtract_out', 'aten', 'subtract', 'out')
+_op_sum_IntList_out, _c_sum_IntList_out = _lazy(_G, '_op_sum_IntList_out', 'aten', 'sum', 'IntList_out')
+_op_sum_default, _c_sum_default = _lazy(_G, '_op_sum_default', 'aten', 'sum', 'default')
+_op_sum_dim_IntList, _c_sum_dim_IntList = _lazy(_G, '_op_sum_dim_IntList', 'aten', 'sum', 'dim_IntList')
+_op_svd_U, _c_svd_U = _lazy(_G, '_op_svd_U', 'aten', 'svd', 'U')
+_op_svd_default, _c_svd_default = _lazy(_G, '_op_svd_default', 'aten', 'svd', 'default')
+_op_swapaxes_default, _c_swapaxes_default = _lazy(_G, '_op_swapaxes_default', 'aten', 'swapaxes', 'default')
+_op_swapdims_default, _c_swapdims_default = _lazy(_G, '_op_swapdims_default', 'aten', 'swapdims', 'default')
+_op_t_copy_default, _c_t_copy_default = _lazy(_G, '_op_t_copy_default', 'aten', 't_copy', 'default')
+_op_t_copy_out, _c_t_copy_out = _lazy(_G, '_op_t_copy_out', 'aten', 't_copy', 'out')
+_op_t_default, _c_t_default = _lazy(_G, '_op_t_default', 'aten', 't', 'default')
+_op_take_along_dim_default, _c_take_along_dim_default = _lazy(_G, '_op_take_along_dim_default', 'aten', 'take_along_dim', 'default')
+_op_take_along_dim_out, _c_take_along_dim_out = _lazy(_G, '_op_take_along_dim_out', 'aten', 'take_along_dim', 'out')
+_op_take_default, _c_take_default = _lazy(_G, '_op_take_default', 'aten', 'take', 'default')
+_op_take_out, _c_take_out = _lazy(_G, '_op_take_out', 'aten', 'take', 'out')
+_op_tan__default, _c_tan__default = _lazy(_G, '_op_tan__default', 'aten', 'tan_', 'default')
+_op_tan_default, _c_tan_default = _lazy(_G, '_op_tan_default', 'aten', 'tan', 'default')
+_op_tan_out, _c_tan_out = _lazy(_G, '_op_tan_out', 'aten', 'tan', 'out')
+_op_tanh__default, _c_tanh__default = _lazy(_G, '_op_tanh__default', 'aten', 'tanh_', 'default')
+_op_tanh_default, _c_tanh_default = _lazy(_G, '_op_tanh_default', 'aten', 'tanh', 'default')
+_op_tanh_out, _c_tanh_out = _lazy(_G, '_op_tanh_out', 'aten', 'tanh', 'out')
+_op_tensor_split_indices, _c_tensor_split_indices = _lazy(_G, '_op_tensor_split_indices', 'aten', 'tensor_split', 'indices')
+_op_tensor_split_sections, _c_tensor_split_sections = _lazy(_G, '_op_tensor_split_sections', 'aten', 'tensor_split', 'sections')
+_op_tensor_split_tensor_indices_or_sections, _c_tensor_split_tensor_indices_or_sections = _lazy(_G, '_op_tensor_split_tensor_indices_or_sections', 'aten', 'tensor_split', 'tensor_indices_or_sections')
+_op_tensordot_default, _c_tensordot_default = _lazy(_G, '_op_tensordot_default', 'aten', 'tensordot', 'default')
+_op_tensordot_out, _c_tensordot_out = _lazy(_G, '_op_tensordot_out', 'aten', 'tensordot', 'out')
+_op_threshold__default, _c_threshold__default = _lazy(_G, '_op_threshold__default', 'aten', 'threshold_', 'default')
+_op_threshold_default, _c_threshold_default = _lazy(_G, '_op_threshold_default', 'aten', 'threshold', 'default')
+_op_threshold_out, _c_threshold_out = _lazy(_G, '_op_threshold_out', 'aten', 'threshold', 'out')
+_op_tile_default, _c_tile_default = _lazy(_G, '_op_tile_default', 'aten', 'tile', 'default')
+_op_topk_default, _c_topk_default = _lazy(_G, '_op_topk_default', 'aten', 'topk', 'default')
+_op_topk_values, _c_topk_values = _lazy(_G, '_op_topk_values', 'aten', 'topk', 'values')
+_op_trace_default, _c_trace_default = _lazy(_G, '_op_trace_default', 'aten', 'trace', 'default')
+_op_transpose_copy_int, _c_transpose_copy_int = _lazy(_G, '_op_transpose_copy_int', 'aten', 'transpose_copy', 'int')
+_op_transpose_copy_int_out, _c_transpose_copy_int_out = _lazy(_G, '_op_transpose_copy_int_out', 'aten', 'transpose_copy', 'int_out')
+_op_transpose_int, _c_transpose_int = _lazy(_G, '_op_transpose_int', 'aten', 'transpose', 'int')
+_op_trapezoid_dx, _c_trapezoid_dx = _lazy(_G, '_op_trapezoid_dx', 'aten', 'trapezoid', 'dx')
+_op_trapezoid_x, _c_trapezoid_x = _lazy(_G, '_op_trapezoid_x', 'aten', 'trapezoid', 'x')
+_op_trapz_dx, _c_trapz_dx = _lazy(_G, '_op_trapz_dx', 'aten', 'trapz', 'dx')
+_op_trapz_x, _c_trapz_x = _lazy(_G, '_op_trapz_x', 'aten', 'trapz', 'x')
+_op_triangular_solve_X, _c_triangular_solve_X = _lazy(_G, '_op_triangular_solve_X', 'aten', 'triangular_solve', 'X')
+_op_triangular_solve_default, _c_triangular_solve_default = _lazy(_G, '_op_triangular_solve_default', 'aten', 'triangular_solve', 'default')
+_op_tril_default, _c_tril_default = _lazy(_G, '_op_tril_default', 'aten', 'tril', 'default')
+_op_tril_indices_default, _c_tril_indices_default = _lazy(_G, '_op_tril_indices_default', 'aten', 'tril_indices', 'default')
+_op_tril_out, _c_tril_out = _lazy(_G, '_op_tril_out', 'aten', 'tril', 'out')
+_op_triplet_margin_loss_default, _c_triplet_margin_loss_default = _lazy(_G, '_op_triplet_margin_loss_default', 'aten', 'triplet_margin_loss', 'default')
+_op_triu_default, _c_triu_default = _lazy(_G, '_op_triu_default', 'aten', 'triu', 'default')
+_op_triu_indices_default, _c_triu_indices_default = _lazy(_G, '_op_triu_indices_default', 'aten', 'triu_indices', 'default')
+_op_triu_out, _c_triu_out = _lazy(_G, '_op_triu_out', 'aten', 'triu', 'out')
+_op_true_divide_Tensor, _c_true_divide_Tensor = _lazy(_G, '_op_true_divide_Tensor', 'aten', 'true_divide', 'Tensor')
+_op_true_divide_out, _c_true_divide_out = _lazy(_G, '_op_true_divide_out', 'aten', 'true_divide', 'out')
+_op_trunc__default, _c_trunc__default = _lazy(_G, '_op_trunc__default', 'aten', 'trunc_', 'default')
+_op_trunc_default, _c_trunc_default = _lazy(_G, '_op_trunc_default', 'aten', 'trunc', 'default')
+_op_trunc_out, _c_trunc_out = _lazy(_G, '_op_trunc_out', 'aten', 'trunc', 'out')
+_op_unbind_copy_int, _c_unbind_copy_int = _lazy(_G, '_op_unbind_copy_int', 'aten', 'unbind_copy', 'int')
+_op_unbind_copy_int_out, _c_unbind_copy_int_out = _lazy(_G, '_op_unbind_copy_int_out', 'aten', 'unbind_copy', 'int_out')
+_op_unbind_int, _c_unbind_int = _lazy(_G, '_op_unbind_int', 'aten', 'unbind', 'int')
+_op_unflatten_int, _c_unflatten_int = _lazy(_G, '_op_unflatten_int', 'aten', 'unflatten', 'int')
+_op_unfold_copy_default, _c_unfold_copy_default = _lazy(_G, '_op_unfold_copy_default', 'aten', 'unfold_copy', 'default')
+_op_unfold_copy_out, _c_unfold_copy_out = _lazy(_G, '_op_unfold_copy_out', 'aten', 'unfold_copy', 'out')
+_op_unique_consecutive_default, _c_unique_consecutive_default = _lazy(_G, '_op_unique_consecutive_default', 'aten', 'unique_consecutive', 'default')
+_op_unique_dim_default, _c_unique_dim_default = _lazy(_G, '_op_unique_dim_default', 'aten', 'unique_dim', 'default')
+_op_unsafe_chunk_default, _c_unsafe_chunk_default = _lazy(_G, '_op_unsafe_chunk_default', 'aten', 'unsafe_chunk', 'default')
+_op_unsafe_split_Tensor, _c_unsafe_split_Tensor = _lazy(_G, '_op_unsafe_split_Tensor', 'aten', 'unsafe_split', 'Tensor')
+_op_unsafe_split_with_sizes_default, _c_unsafe_split_with_sizes_default = _lazy(_G, '_op_unsafe_split_with_sizes_default', 'aten', 'unsafe_split_with_sizes', 'default')
+_op_unsqueeze_copy_default, _c_unsqueeze_copy_default = _lazy(_G, '_op_unsqueeze_copy_default', 'aten', 'unsqueeze_copy', 'default')
+_op_unsqueeze_copy_out, _c_unsqueeze_copy_out = _lazy(_G, '_op_unsqueeze_copy_out', 'aten', 'unsqueeze_copy', 'out')
+_op_unsqueeze_default, _c_unsqueeze_default = _lazy(_G, '_op_unsqueeze_default', 'aten', 'unsqueeze', 'default')
+_op_vander_default, _c_vander_default = _lazy(_G, '_op_vander_default', 'aten', 'vander', 'default')
+_op_var_correction, _c_var_correction = _lazy(_G, '_op_var_correction', 'aten', 'var', 'correction')
+_op_var_correction_out, _c_var_correction_out = _lazy(_G, '_op_var_correction_out', 'aten', 'var', 'correction_out')
+_op_var_default, _c_var_default = _lazy(_G, '_op_var_default', 'aten', 'var', 'default')
+_op_var_dim, _c_var_dim = _lazy(_G, '_op_var_dim', 'aten', 'var', 'dim')
+_op_var_mean_correction, _c_var_mean_correction = _lazy(_G, '_op_var_mean_correction', 'aten', 'var_mean', 'correction')
+_op_var_mean_default, _c_var_mean_default = _lazy(_G, '_op_var_mean_default', 'aten', 'var_mean', 'default')
+_op_var_mean_dim, _c_var_mean_dim = _lazy(_G, '_op_var_mean_dim', 'aten', 'var_mean', 'dim')
+_op_var_out, _c_var_out = _lazy(_G, '_op_var_out', 'aten', 'var', 'out')
+_op_vdot_default, _c_vdot_default = _lazy(_G, '_op_vdot_default', 'aten', 'vdot', 'default')
+_op_vdot_out, _c_vdot_out = _lazy(_G, '_op_vdot_out', 'aten', 'vdot', 'out')
+_op_view_as_complex_copy_default, _c_view_as_complex_copy_default = _lazy(_G, '_op_view_as_complex_copy_default', 'aten', 'view_as_complex_copy', 'default')
+_op_view_as_complex_copy_out, _c_view_as_complex_copy_out = _lazy(_G, '_op_view_as_complex_copy_out', 'aten', 'view_as_complex_copy', 'out')
+_op_view_as_complex_default, _c_view_as_complex_default = _lazy(_G, '_op_view_as_complex_default', 'aten', 'view_as_complex', 'default')
+_op_view_as_real_copy_default, _c_view_as_real_copy_default = _lazy(_G, '_op_view_as_real_copy_default', 'aten', 'view_as_real_copy', 'default')
+_op_view_as_real_copy_out, _c_view_as_real_copy_out = _lazy(_G, '_op_view_as_real_copy_out', 'aten', 'view_as_real_copy', 'out')
+_op_view_as_real_default, _c_view_as_real_default = _lazy(_G, '_op_view_as_real_default', 'aten', 'view_as_real', 'default')
+_op_view_copy_default, _c_view_copy_default = _lazy(_G, '_op_view_copy_default', 'aten', 'view_copy', 'default')
+_op_view_copy_dtype, _c_view_copy_dtype = _lazy(_G, '_op_view_copy_dtype', 'aten', 'view_copy', 'dtype')
+_op_view_copy_dtype_out, _c_view_copy_dtype_out = _lazy(_G, '_op_view_copy_dtype_out', 'aten', 'view_copy', 'dtype_out')
+_op_view_copy_out, _c_view_copy_out = _lazy(_G, '_op_view_copy_out', 'aten', 'view_copy', 'out')
+_op_vsplit_array, _c_vsplit_array = _lazy(_G, '_op_vsplit_array', 'aten', 'vsplit', 'array')
+_op_vsplit_int, _c_vsplit_int = _lazy(_G, '_op_vsplit_int', 'aten', 'vsplit', 'int')
+_op_vstack_default, _c_vstack_default = _lazy(_G, '_op_vstack_default', 'aten', 'vstack', 'default')
+_op_vstack_out, _c_vstack_out = _lazy(_G, '_op_vstack_out', 'aten', 'vstack', 'out')
+_op_where_Scalar, _c_where_Scalar = _lazy(_G, '_op_where_Scalar', 'aten', 'where', 'Scalar')
+_op_where_ScalarOther, _c_where_ScalarOther = _lazy(_G, '_op_where_ScalarOther', 'aten', 'where', 'ScalarOther')
+_op_where_ScalarSelf, _c_where_ScalarSelf = _lazy(_G, '_op_where_ScalarSelf', 'aten', 'where', 'ScalarSelf')
+_op_where_default, _c_where_default = _lazy(_G, '_op_where_default', 'aten', 'where', 'default')
+_op_where_self, _c_where_self = _lazy(_G, '_op_where_self', 'aten', 'where', 'self')
+_op_where_self_out, _c_where_self_out = _lazy(_G, '_op_where_self_out', 'aten', 'where', 'self_out')
+_op_xlogy_OutScalar_Other, _c_xlogy_OutScalar_Other = _lazy(_G, '_op_xlogy_OutScalar_Other', 'aten', 'xlogy', 'OutScalar_Other')
+_op_xlogy_OutScalar_Self, _c_xlogy_OutScalar_Self = _lazy(_G, '_op_xlogy_OutScalar_Self', 'aten', 'xlogy', 'OutScalar_Self')
+_op_xlogy_OutTensor, _c_xlogy_OutTensor = _lazy(_G, '_op_xlogy_OutTensor', 'aten', 'xlogy', 'OutTensor')
+_op_xlogy_Scalar_Other, _c_xlogy_Scalar_Other = _lazy(_G, '_op_xlogy_Scalar_Other', 'aten', 'xlogy', 'Scalar_Other')
+_op_xlogy_Scalar_Self, _c_xlogy_Scalar_Self = _lazy(_G, '_op_xlogy_Scalar_Self', 'aten', 'xlogy', 'Scalar_Self')
+_op_xlogy_Tensor, _c_xlogy_Tensor = _lazy(_G, '_op_xlogy_Tensor', 'aten', 'xlogy', 'Tensor')
+_op_xlogy__Scalar_Other, _c_xlogy__Scalar_Other = _lazy(_G, '_op_xlogy__Scalar_Other', 'aten', 'xlogy_', 'Scalar_Other')
+_op_xlogy__Tensor, _c_xlogy__Tensor = _lazy(_G, '_op_xlogy__Tensor', 'aten', 'xlogy_', 'Tensor')
+_op_zero__default, _c_zero__default = _lazy(_G, '_op_zero__default', 'aten', 'zero_', 'default')
+_op_zeros_default, _c_zeros_default = _lazy(_G, '_op_zeros_default', 'aten', 'zeros', 'default')
+_op_zeros_like_default, _c_zeros_like_default = _lazy(_G, '_op_zeros_like_default', 'aten', 'zeros_like', 'default')
+_op_zeros_out, _c_zeros_out = _lazy(_G, '_op_zeros_out', 'aten', 'zeros', 'out')
 
 def relu(input):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu_default(input)
@@ -2036,7 +1035,7 @@ def relu_(input):
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu__default(input)
@@ -2046,7 +1045,7 @@ def selu(input):
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_selu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_selu_default(input)
@@ -2056,7 +1055,7 @@ def selu_(input):
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_selu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_selu__default(input)
@@ -2070,7 +1069,7 @@ def celu(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_celu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, alpha)
     return _op_celu_default(input, alpha)
@@ -2084,10 +1083,32 @@ def celu_(input, alpha=1.0):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_celu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, alpha)
     return _op_celu__default(input, alpha)
+
+def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu', 'input', 1, 'Tensor', input)
+    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+        raise _bad_arg('rrelu', 'lower', 2, 'Number', lower)
+    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+        raise _bad_arg('rrelu', 'upper', 3, 'Number', upper)
+    if training.__class__ is not bool:
+        raise _bad_arg('rrelu', 'training', 4, 'bool', training)
+    return _op_rrelu_default(input, lower, upper, training, generator)
+
+def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu_', 'input', 1, 'Tensor', input)
+    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+        raise _bad_arg('rrelu_', 'lower', 2, 'Number', lower)
+    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+        raise _bad_arg('rrelu_', 'upper', 3, 'Number', upper)
+    if training.__class__ is not bool:
+        raise _bad_arg('rrelu_', 'training', 4, 'bool', training)
+    return _op_rrelu__default(input, lower, upper, training, generator)
 
 def hardshrink(input, lambd=0.5, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -2102,7 +1123,7 @@ def hardshrink(input, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, lambd)
     return _op_hardshrink_default(input, lambd)
@@ -2124,7 +1145,7 @@ def threshold(input, threshold, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold_default(input, threshold, value)
@@ -2142,7 +1163,7 @@ def threshold_(input, threshold, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold__default(input, threshold, value)
@@ -2155,7 +1176,7 @@ def prelu(input, weight):
     _ks = input._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight)
     return _op_prelu_default(input, weight)
@@ -2178,7 +1199,7 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         if dropout_p.__class__ in _TENSOR_TYPES:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
@@ -2197,7 +1218,7 @@ def conj_physical(input, *, out=None):
         return _op_conj_physical_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_conj_physical_default(input)
@@ -2207,7 +1228,7 @@ def conj_physical_(input):
         raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_conj_physical__default(input)
@@ -2217,7 +1238,7 @@ def conj(input):
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_conj_default(input)
@@ -2227,7 +1248,7 @@ def _conj(input):
         raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op__conj_default(input)
@@ -2237,7 +1258,7 @@ def _neg_view(input):
         raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op__neg_view_default(input)
@@ -2247,7 +1268,7 @@ def resolve_conj(input):
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_resolve_conj_default(input)
@@ -2257,7 +1278,7 @@ def resolve_neg(input):
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_resolve_neg_default(input)
@@ -2267,7 +1288,7 @@ def view_as_real(input):
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_real_default(input)
@@ -2277,7 +1298,7 @@ def view_as_complex(input):
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_complex_default(input)
@@ -2294,7 +1315,7 @@ def complex(real, imag, *, out=None):
     _ks = real._ks
     _ks |= imag._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(real, imag)
     return _op_complex_default(real, imag)
@@ -2311,7 +1332,7 @@ def polar(abs, angle, *, out=None):
     _ks = abs._ks
     _ks |= angle._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polar_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_polar_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(abs, angle)
     return _op_polar_default(abs, angle)
@@ -2325,7 +1346,7 @@ def angle(input, *, out=None):
         return _op_angle_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_angle_default(input)
@@ -2729,7 +1750,7 @@ def clone(input, *, memory_format=None):
     if memory_format is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_clone_default(input)
@@ -2741,7 +1762,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op__to_copy_default(input)
@@ -2768,7 +1789,7 @@ def _fill__b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill__Scalar(input, value)
@@ -2785,7 +1806,7 @@ def _fill__b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill__Tensor(input, value)
@@ -2848,7 +1869,7 @@ def _fill_b0(input, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill_Scalar(input, value)
@@ -2865,7 +1886,7 @@ def _fill_b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill_Tensor(input, value)
@@ -2918,12 +1939,20 @@ def zero_(input):
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_zero__default(input)
 
-def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
+def empty(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('empty() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("empty() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -2955,7 +1984,15 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         r.requires_grad_()
     return r
 
-def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('zeros() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("zeros() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -2973,7 +2010,15 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None
         r.requires_grad_()
     return r
 
-def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('ones() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("ones() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -3934,7 +2979,7 @@ def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         if base.__class__ in _TENSOR_TYPES:
             _ks |= base._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(start, end, steps, base)
         return _op_logspace_Tensor_Tensor(start, end, steps, base)
@@ -4025,7 +3070,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x1, x2, p, eps, keepdim)
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
@@ -4046,7 +3091,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x1, x2, dim, eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
@@ -4063,7 +3108,7 @@ def dist(input, other, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, p)
     return _op_dist_default(input, other, p)
@@ -4077,7 +3122,7 @@ def pdist(input, p=2.0):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_pdist_default(input, p)
@@ -4098,7 +3143,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if compute_mode.__class__ in _TENSOR_TYPES:
         _ks |= compute_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x1, x2, p, compute_mode)
     return _op_cdist_default(x1, x2, p, compute_mode)
@@ -4114,7 +3159,7 @@ def native_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_native_dropout_default(input, p, train)
@@ -4130,7 +3175,7 @@ def dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_dropout_default(input, p, train)
@@ -4146,7 +3191,7 @@ def feature_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout_default(input, p, train)
@@ -4162,7 +3207,7 @@ def alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout_default(input, p, train)
@@ -4178,7 +3223,7 @@ def feature_alpha_dropout(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout_default(input, p, train)
@@ -4194,7 +3239,7 @@ def dropout_(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_dropout__default(input, p, train)
@@ -4210,7 +3255,7 @@ def feature_dropout_(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout__default(input, p, train)
@@ -4226,7 +3271,7 @@ def alpha_dropout_(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout__default(input, p, train)
@@ -4242,7 +3287,7 @@ def feature_alpha_dropout_(input, p, train):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout__default(input, p, train)
@@ -4257,7 +3302,7 @@ def add(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_add_Tensor(input, other)
@@ -4277,7 +3322,7 @@ def sub(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_sub_Tensor(input, other)
@@ -4298,7 +3343,7 @@ def mul(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_mul_Tensor(input, other)
@@ -4322,7 +3367,7 @@ def _div_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_div_Tensor(input, other)
@@ -4408,7 +3453,7 @@ def _rsub_b0(input, other, *, alpha=1):
         _ks = input._ks
         _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_rsub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_rsub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_rsub_Tensor(input, other)
@@ -4435,7 +3480,7 @@ def _rsub_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsub_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rsub_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, alpha)
     return _op_rsub_Scalar(input, other, alpha)
@@ -4498,7 +3543,7 @@ def floor_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_floor_divide_default(input, other)
@@ -4525,7 +3570,7 @@ def remainder(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_remainder_Tensor(input, other)
@@ -4554,7 +3599,7 @@ def float_power(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, exponent)
     return _op_float_power_Tensor_Tensor(input, exponent)
@@ -4581,7 +3626,7 @@ def pow(input, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, exponent)
     return _op_pow_Tensor_Tensor(input, exponent)
@@ -4603,7 +3648,7 @@ def eq(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_eq_Tensor(input, other)
@@ -4625,7 +3670,7 @@ def ne(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ne_Tensor(input, other)
@@ -4647,7 +3692,7 @@ def lt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_lt_Tensor(input, other)
@@ -4669,7 +3714,7 @@ def le(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_le_Tensor(input, other)
@@ -4691,7 +3736,7 @@ def gt(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_gt_Tensor(input, other)
@@ -4713,7 +3758,7 @@ def ge(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ge_Tensor(input, other)
@@ -4730,7 +3775,7 @@ def logical_and(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logical_and_default(input, other)
@@ -4747,7 +3792,7 @@ def logical_or(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logical_or_default(input, other)
@@ -4764,7 +3809,7 @@ def logical_xor(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logical_xor_default(input, other)
@@ -4791,7 +3836,7 @@ def bitwise_and(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_and_Tensor(input, other)
@@ -4818,7 +3863,7 @@ def bitwise_or(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_or_Tensor(input, other)
@@ -4845,7 +3890,7 @@ def bitwise_xor(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_xor_Tensor(input, other)
@@ -4859,7 +3904,7 @@ def neg(input, *, out=None):
         return _op_neg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_neg_default(input)
@@ -4869,7 +3914,7 @@ def neg_(input):
         raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_neg__default(input)
@@ -4883,7 +3928,7 @@ def abs(input, *, out=None):
         return _op_abs_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_abs_default(input)
@@ -4893,7 +3938,7 @@ def abs_(input):
         raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_abs__default(input)
@@ -4907,7 +3952,7 @@ def exp(input, *, out=None):
         return _op_exp_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp_default(input)
@@ -4917,7 +3962,7 @@ def exp_(input):
         raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp__default(input)
@@ -4931,7 +3976,7 @@ def log(input, *, out=None):
         return _op_log_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log_default(input)
@@ -4941,7 +3986,7 @@ def log_(input):
         raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log__default(input)
@@ -4955,7 +4000,7 @@ def sqrt(input, *, out=None):
         return _op_sqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sqrt_default(input)
@@ -4965,7 +4010,7 @@ def sqrt_(input):
         raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sqrt__default(input)
@@ -4979,7 +4024,7 @@ def rsqrt(input, *, out=None):
         return _op_rsqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_rsqrt_default(input)
@@ -4989,7 +4034,7 @@ def rsqrt_(input):
         raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_rsqrt__default(input)
@@ -5003,7 +4048,7 @@ def sin(input, *, out=None):
         return _op_sin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sin_default(input)
@@ -5013,7 +4058,7 @@ def sin_(input):
         raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sin__default(input)
@@ -5027,7 +4072,7 @@ def cos(input, *, out=None):
         return _op_cos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_cos_default(input)
@@ -5037,7 +4082,7 @@ def cos_(input):
         raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_cos__default(input)
@@ -5051,7 +4096,7 @@ def tanh(input, *, out=None):
         return _op_tanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_tanh_default(input)
@@ -5061,7 +4106,7 @@ def tanh_(input):
         raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_tanh__default(input)
@@ -5075,7 +4120,7 @@ def sigmoid(input, *, out=None):
         return _op_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sigmoid_default(input)
@@ -5085,7 +4130,7 @@ def sigmoid_(input):
         raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sigmoid__default(input)
@@ -5099,7 +4144,7 @@ def bitwise_not(input, *, out=None):
         return _op_bitwise_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_bitwise_not_default(input)
@@ -5113,7 +4158,7 @@ def logical_not(input, *, out=None):
         return _op_logical_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_logical_not_default(input)
@@ -5141,7 +4186,7 @@ def _clamp_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp_default(input, min, max)
@@ -5165,7 +4210,7 @@ def _clamp_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp_Tensor(input, min, max)
@@ -5242,7 +4287,7 @@ def _clamp__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp__default(input, min, max)
@@ -5264,7 +4309,7 @@ def _clamp__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp__Tensor(input, min, max)
@@ -5333,7 +4378,7 @@ def _clamp_min_b0(input, min, *, out=None):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min_default(input, min)
@@ -5352,7 +4397,7 @@ def _clamp_min_b1(input, min, *, out=None):
     _ks = input._ks
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min_Tensor(input, min)
@@ -5421,7 +4466,7 @@ def _clamp_max_b0(input, max, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max_default(input, max)
@@ -5440,7 +4485,7 @@ def _clamp_max_b1(input, max, *, out=None):
     _ks = input._ks
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max_Tensor(input, max)
@@ -5524,7 +4569,7 @@ def _where_b0(condition, input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(condition, input, other)
     return _op_where_self(condition, input, other)
@@ -5538,7 +4583,7 @@ def _where_c1(condition):
 def _where_b1(condition):
     _ks = condition._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_where_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(condition))
     return _as_tuple(_op_where_default(condition))
@@ -5606,7 +4651,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_isclose_default(input, other, rtol, atol, equal_nan)
@@ -5629,7 +4674,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_allclose_default(input, other, rtol, atol, equal_nan)
@@ -5643,7 +4688,7 @@ def exp2(input, *, out=None):
         return _op_exp2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp2_default(input)
@@ -5653,7 +4698,7 @@ def exp2_(input):
         raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp2__default(input)
@@ -5667,7 +4712,7 @@ def expm1(input, *, out=None):
         return _op_expm1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_expm1_default(input)
@@ -5677,7 +4722,7 @@ def expm1_(input):
         raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_expm1__default(input)
@@ -5691,7 +4736,7 @@ def log1p(input, *, out=None):
         return _op_log1p_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log1p_default(input)
@@ -5701,7 +4746,7 @@ def log1p_(input):
         raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log1p__default(input)
@@ -5715,7 +4760,7 @@ def log2(input, *, out=None):
         return _op_log2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log2_default(input)
@@ -5725,7 +4770,7 @@ def log2_(input):
         raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log2__default(input)
@@ -5739,7 +4784,7 @@ def log10(input, *, out=None):
         return _op_log10_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log10_default(input)
@@ -5749,7 +4794,7 @@ def log10_(input):
         raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log10__default(input)
@@ -5763,7 +4808,7 @@ def sign(input, *, out=None):
         return _op_sign_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sign_default(input)
@@ -5777,7 +4822,7 @@ def sgn(input, *, out=None):
         return _op_sgn_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sgn_default(input)
@@ -5791,7 +4836,7 @@ def floor(input, *, out=None):
         return _op_floor_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_floor_default(input)
@@ -5801,7 +4846,7 @@ def floor_(input):
         raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_floor__default(input)
@@ -5815,7 +4860,7 @@ def ceil(input, *, out=None):
         return _op_ceil_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_ceil_default(input)
@@ -5825,7 +4870,7 @@ def ceil_(input):
         raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_ceil__default(input)
@@ -5841,7 +4886,7 @@ def _round_b0(input, *, out=None):
         return _op_round_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_round_default(input)
@@ -5913,7 +4958,7 @@ def _round__c0(input):
 def _round__b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_round__default(input)
@@ -5979,7 +5024,7 @@ def trunc(input, *, out=None):
         return _op_trunc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_trunc_default(input)
@@ -5989,7 +5034,7 @@ def trunc_(input):
         raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_trunc__default(input)
@@ -6003,7 +5048,7 @@ def frac(input, *, out=None):
         return _op_frac_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_frac_default(input)
@@ -6013,7 +5058,7 @@ def frac_(input):
         raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_frac__default(input)
@@ -6027,7 +5072,7 @@ def reciprocal(input, *, out=None):
         return _op_reciprocal_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_reciprocal_default(input)
@@ -6037,7 +5082,7 @@ def reciprocal_(input):
         raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_reciprocal__default(input)
@@ -6051,7 +5096,7 @@ def square(input, *, out=None):
         return _op_square_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_square_default(input)
@@ -6061,7 +5106,7 @@ def square_(input):
         raise _bad_arg('square_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_square__default(input)
@@ -6075,7 +5120,7 @@ def erf(input, *, out=None):
         return _op_erf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erf_default(input)
@@ -6085,7 +5130,7 @@ def erf_(input):
         raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erf__default(input)
@@ -6099,7 +5144,7 @@ def erfc(input, *, out=None):
         return _op_erfc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erfc_default(input)
@@ -6109,7 +5154,7 @@ def erfc_(input):
         raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erfc__default(input)
@@ -6123,7 +5168,7 @@ def erfinv(input, *, out=None):
         return _op_erfinv_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_erfinv_default(input)
@@ -6137,7 +5182,7 @@ def asin(input, *, out=None):
         return _op_asin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_asin_default(input)
@@ -6147,7 +5192,7 @@ def asin_(input):
         raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_asin__default(input)
@@ -6161,7 +5206,7 @@ def acos(input, *, out=None):
         return _op_acos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_acos_default(input)
@@ -6171,7 +5216,7 @@ def acos_(input):
         raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_acos__default(input)
@@ -6185,7 +5230,7 @@ def atan(input, *, out=None):
         return _op_atan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_atan_default(input)
@@ -6195,7 +5240,7 @@ def atan_(input):
         raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_atan__default(input)
@@ -6209,7 +5254,7 @@ def sinh(input, *, out=None):
         return _op_sinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinh_default(input)
@@ -6219,7 +5264,7 @@ def sinh_(input):
         raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinh__default(input)
@@ -6233,7 +5278,7 @@ def cosh(input, *, out=None):
         return _op_cosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_cosh_default(input)
@@ -6243,7 +5288,7 @@ def cosh_(input):
         raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_cosh__default(input)
@@ -6257,7 +5302,7 @@ def tan(input, *, out=None):
         return _op_tan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_tan_default(input)
@@ -6267,7 +5312,7 @@ def tan_(input):
         raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_tan__default(input)
@@ -6281,7 +5326,7 @@ def asinh(input, *, out=None):
         return _op_asinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_asinh_default(input)
@@ -6291,7 +5336,7 @@ def asinh_(input):
         raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_asinh__default(input)
@@ -6305,7 +5350,7 @@ def acosh(input, *, out=None):
         return _op_acosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_acosh_default(input)
@@ -6315,7 +5360,7 @@ def acosh_(input):
         raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_acosh__default(input)
@@ -6329,7 +5374,7 @@ def atanh(input, *, out=None):
         return _op_atanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_atanh_default(input)
@@ -6339,7 +5384,7 @@ def atanh_(input):
         raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_atanh__default(input)
@@ -6365,7 +5410,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num_default(input, nan, posinf, neginf)
@@ -6387,7 +5432,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num__default(input, nan, posinf, neginf)
@@ -6405,7 +5450,7 @@ def logit(input, eps=None, *, out=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, eps)
     return _op_logit_default(input, eps)
@@ -6419,7 +5464,7 @@ def logit_(input, eps=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, eps)
     return _op_logit__default(input, eps)
@@ -6436,7 +5481,7 @@ def hypot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_hypot_default(input, other)
@@ -6453,7 +5498,7 @@ def atan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_atan2_default(input, other)
@@ -6478,7 +5523,7 @@ def _lerp_b0(input, end, weight, *, out=None):
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Scalar(input, end, weight)
@@ -6500,7 +5545,7 @@ def _lerp_b1(input, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Tensor(input, end, weight)
@@ -6574,7 +5619,7 @@ def fmod(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_fmod_Tensor(input, other)
@@ -6597,7 +5642,7 @@ def copysign(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_copysign_Tensor(input, other)
@@ -6614,7 +5659,7 @@ def heaviside(input, values, *, out=None):
     _ks = input._ks
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, values)
     return _op_heaviside_default(input, values)
@@ -6631,7 +5676,7 @@ def gcd(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_gcd_default(input, other)
@@ -6644,7 +5689,7 @@ def gcd_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_gcd__default(input, other)
@@ -6661,7 +5706,7 @@ def lcm(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_lcm_default(input, other)
@@ -6674,7 +5719,7 @@ def lcm_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_lcm__default(input, other)
@@ -6696,7 +5741,7 @@ def _isin_b0(elements, test_elements, *, assume_unique=False, invert=False, out=
         _ks = elements._ks
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_isin_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_isin_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(elements, test_elements)
         return _op_isin_Tensor_Tensor(elements, test_elements)
@@ -6724,7 +5769,7 @@ def _isin_b1(elements, test_element, *, assume_unique=False, invert=False, out=N
         if test_element.__class__ in _TENSOR_TYPES:
             _ks |= test_element._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_isin_Tensor_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_isin_Tensor_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(elements, test_element)
         return _op_isin_Tensor_Scalar(elements, test_element)
@@ -6751,7 +5796,7 @@ def _isin_b2(element, test_elements, *, assume_unique=False, invert=False, out=N
         _ks = element._ks if element.__class__ in _TENSOR_TYPES else 0
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_isin_Scalar_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_isin_Scalar_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(element, test_elements)
         return _op_isin_Scalar_Tensor(element, test_elements)
@@ -6839,7 +5884,7 @@ def maximum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_maximum_default(input, other)
@@ -6856,7 +5901,7 @@ def minimum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_minimum_default(input, other)
@@ -6873,7 +5918,7 @@ def fmax(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_fmax_default(input, other)
@@ -6890,7 +5935,7 @@ def fmin(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_fmin_default(input, other)
@@ -6900,7 +5945,7 @@ def positive(input):
         raise _bad_arg('positive', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_positive_default(input)
@@ -6910,7 +5955,7 @@ def isreal(input):
         raise _bad_arg('isreal', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isreal_default(input)
@@ -6930,7 +5975,7 @@ def _clamp_min__b0(input, min):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min__default(input, min)
@@ -6947,7 +5992,7 @@ def _clamp_min__b1(input, min):
     _ks = input._ks
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min__Tensor(input, min)
@@ -7010,7 +6055,7 @@ def _clamp_max__b0(input, max):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max__default(input, max)
@@ -7027,7 +6072,7 @@ def _clamp_max__b1(input, max):
     _ks = input._ks
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max__Tensor(input, max)
@@ -7080,7 +6125,7 @@ def negative_(input):
         raise _bad_arg('negative_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_negative__default(input)
@@ -7090,7 +6135,7 @@ def fix_(input):
         raise _bad_arg('fix_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_fix__default(input)
@@ -7100,7 +6145,7 @@ def isnan(input):
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isnan_default(input)
@@ -7110,7 +6155,7 @@ def isinf(input):
         raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isinf_default(input)
@@ -7120,7 +6165,7 @@ def isfinite(input):
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isfinite_default(input)
@@ -7134,7 +6179,7 @@ def signbit(input, *, out=None):
         return _op_signbit_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_signbit_default(input)
@@ -7148,7 +6193,7 @@ def isposinf(input, *, out=None):
         return _op_isposinf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isposinf_default(input)
@@ -7162,7 +6207,7 @@ def isneginf(input, *, out=None):
         return _op_isneginf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_isneginf_default(input)
@@ -7179,7 +6224,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcmul_default(input, tensor1, tensor2)
@@ -7203,7 +6248,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcdiv_default(input, tensor1, tensor2)
@@ -7239,7 +6284,7 @@ def xlogy(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_xlogy_Tensor(input, other)
@@ -7256,7 +6301,7 @@ def xlogy_(input, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_xlogy__Tensor(input, other)
@@ -7273,7 +6318,7 @@ def logaddexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logaddexp_default(input, other)
@@ -7287,7 +6332,7 @@ def deg2rad(input, *, out=None):
         return _op_deg2rad_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_deg2rad_default(input)
@@ -7297,7 +6342,7 @@ def deg2rad_(input):
         raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_deg2rad__default(input)
@@ -7311,7 +6356,7 @@ def rad2deg(input, *, out=None):
         return _op_rad2deg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_rad2deg_default(input)
@@ -7321,7 +6366,7 @@ def rad2deg_(input):
         raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_rad2deg__default(input)
@@ -7338,7 +6383,7 @@ def logaddexp2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logaddexp2_default(input, other)
@@ -7355,7 +6400,7 @@ def nextafter(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_nextafter_default(input, other)
@@ -7372,7 +6417,7 @@ def ldexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ldexp_Tensor(input, other)
@@ -7385,7 +6430,7 @@ def ldexp_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ldexp__default(input, other)
@@ -7397,7 +6442,7 @@ def frexp(input, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_frexp(*_k(input))
     return _rt_frexp(*_op_frexp_Tensor(input))
@@ -7426,7 +6471,7 @@ def bitwise_left_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_left_shift_Tensor(input, other)
@@ -7455,7 +6500,7 @@ def bitwise_right_shift(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_right_shift_Tensor(input, other)
@@ -7469,7 +6514,7 @@ def arcsin(input, *, out=None):
         return _op_arcsin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsin_default(input)
@@ -7479,7 +6524,7 @@ def arcsin_(input):
         raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsin__default(input)
@@ -7493,7 +6538,7 @@ def arccos(input, *, out=None):
         return _op_arccos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccos_default(input)
@@ -7503,7 +6548,7 @@ def arccos_(input):
         raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccos__default(input)
@@ -7517,7 +6562,7 @@ def arctan(input, *, out=None):
         return _op_arctan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctan_default(input)
@@ -7527,7 +6572,7 @@ def arctan_(input):
         raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctan__default(input)
@@ -7541,7 +6586,7 @@ def arcsinh(input, *, out=None):
         return _op_arcsinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsinh_default(input)
@@ -7551,7 +6596,7 @@ def arcsinh_(input):
         raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsinh__default(input)
@@ -7565,7 +6610,7 @@ def arccosh(input, *, out=None):
         return _op_arccosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccosh_default(input)
@@ -7575,7 +6620,7 @@ def arccosh_(input):
         raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccosh__default(input)
@@ -7589,7 +6634,7 @@ def arctanh(input, *, out=None):
         return _op_arctanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctanh_default(input)
@@ -7599,7 +6644,7 @@ def arctanh_(input):
         raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctanh__default(input)
@@ -7616,7 +6661,7 @@ def arctan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_arctan2_default(input, other)
@@ -7644,7 +6689,7 @@ def _clip_b0(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip_default(input, min, max)
@@ -7668,7 +6713,7 @@ def _clip_b1(input, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip_Tensor(input, min, max)
@@ -7745,7 +6790,7 @@ def _clip__b0(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip__default(input, min, max)
@@ -7767,7 +6812,7 @@ def _clip__b1(input, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip__Tensor(input, min, max)
@@ -7841,7 +6886,7 @@ def _subtract_b0(input, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_subtract_Tensor(input, other)
@@ -7872,7 +6917,7 @@ def _subtract_b1(input, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, alpha)
     return _op_subtract_Scalar(input, other, alpha)
@@ -7933,7 +6978,7 @@ def absolute(input, *, out=None):
         return _op_absolute_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_absolute_default(input)
@@ -7947,7 +6992,7 @@ def negative(input, *, out=None):
         return _op_negative_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_negative_default(input)
@@ -7961,7 +7006,7 @@ def fix(input, *, out=None):
         return _op_fix_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_fix_default(input)
@@ -7985,7 +7030,7 @@ def _divide_b0(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_divide_Tensor(input, other)
@@ -8065,7 +7110,7 @@ def true_divide(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_true_divide_Tensor(input, other)
@@ -8081,7 +7126,7 @@ def multiply(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_multiply_Tensor(input, other)
@@ -8103,7 +7148,7 @@ def greater(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_greater_Tensor(input, other)
@@ -8125,7 +7170,7 @@ def greater_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_greater_equal_Tensor(input, other)
@@ -8147,7 +7192,7 @@ def less(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_less_Tensor(input, other)
@@ -8169,7 +7214,7 @@ def less_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_less_equal_Tensor(input, other)
@@ -8191,7 +7236,7 @@ def not_equal(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_not_equal_Tensor(input, other)
@@ -8205,7 +7250,7 @@ def lgamma(input, *, out=None):
         return _op_lgamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_lgamma_default(input)
@@ -8219,7 +7264,7 @@ def digamma(input, *, out=None):
         return _op_digamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_digamma_default(input)
@@ -8233,7 +7278,7 @@ def i0(input, *, out=None):
         return _op_i0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_i0_default(input)
@@ -8243,7 +7288,7 @@ def i0_(input):
         raise _bad_arg('i0_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_i0__default(input)
@@ -8257,7 +7302,7 @@ def sinc(input, *, out=None):
         return _op_sinc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinc_default(input)
@@ -8267,7 +7312,7 @@ def sinc_(input):
         raise _bad_arg('sinc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinc__default(input)
@@ -8284,7 +7329,7 @@ def polygamma(n, input, *, out=None):
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
     _ks |= input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(n, input)
     return _op_polygamma_default(n, input)
@@ -8302,7 +7347,7 @@ def mvlgamma(input, p, *, out=None):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_mvlgamma_default(input, p)
@@ -8319,7 +7364,7 @@ def igamma(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_igamma_default(input, other)
@@ -8336,7 +7381,7 @@ def igammac(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_igammac_default(input, other)
@@ -8357,7 +7402,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
@@ -8391,7 +7436,7 @@ def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
     if per_sample_weights.__class__ in _TENSOR_TYPES:
         _ks |= per_sample_weights._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
     return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
@@ -8429,7 +7474,7 @@ def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
@@ -8532,7 +7577,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
@@ -8553,7 +7598,7 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     if norm_type.__class__ in _TENSOR_TYPES:
         _ks |= norm_type._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, indices, max_norm, norm_type)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
@@ -8616,7 +7661,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, index)
         return _op_gather_default(input, dim, index)
@@ -8649,7 +7694,7 @@ def _scatter_b0(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_src(input, dim, index, src)
@@ -8678,7 +7723,7 @@ def _scatter_b1(input, dim, index, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, value)
     return _op_scatter_value(input, dim, index, value)
@@ -8827,7 +7872,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_add_default(input, dim, index, src)
@@ -8850,7 +7895,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, index, src, reduce)
         return _op_scatter_reduce_two(input, dim, index, src, reduce)
@@ -8878,7 +7923,7 @@ def index_select(input, dim, index, *, out=None):
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_index_select_default(input, dim, index)
@@ -8899,7 +7944,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, index, source)
         return _op_index_add_default(input, dim, index, source)
@@ -8930,7 +7975,7 @@ def index_copy(input, dim, index, source, *, out=None):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, source)
     return _op_index_copy_default(input, dim, index, source)
@@ -8957,7 +8002,7 @@ def _index_fill_b0(input, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Scalar(input, dim, index, value)
@@ -8981,7 +8026,7 @@ def _index_fill_b1(input, dim, index, value):
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Tensor(input, dim, index, value)
@@ -9055,7 +8100,7 @@ def _masked_fill_b0(input, mask, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Scalar(input, mask, value)
@@ -9075,7 +8120,7 @@ def _masked_fill_b1(input, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Tensor(input, mask, value)
@@ -9139,7 +8184,7 @@ def masked_select(input, mask, *, out=None):
     _ks = input._ks
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mask)
     return _op_masked_select_default(input, mask)
@@ -9155,7 +8200,7 @@ def masked_scatter(input, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mask, source)
     return _op_masked_scatter_default(input, mask, source)
@@ -9172,7 +8217,7 @@ def take(input, index, *, out=None):
     _ks = input._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, index)
     return _op_take_default(input, index)
@@ -9193,7 +8238,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, indices, dim)
     return _op_take_along_dim_default(input, indices, dim)
@@ -9207,7 +8252,7 @@ def nonzero(input, *, out=None):
         return _op_nonzero_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_nonzero_default(input)
@@ -9217,7 +8262,7 @@ def argwhere(input):
         raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_argwhere_default(input)
@@ -9235,7 +8280,7 @@ def put(input, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, index, source, accumulate)
     return _op_put_default(input, index, source, accumulate)
@@ -9258,7 +8303,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, index, source, reduce)
         return _op_index_reduce_default(input, dim, index, source, reduce)
@@ -9324,7 +8369,7 @@ def channel_shuffle(input, groups):
     if groups.__class__ in _TENSOR_TYPES:
         _ks |= groups._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, groups)
     return _op_channel_shuffle_default(input, groups)
@@ -9338,7 +8383,7 @@ def native_channel_shuffle(input, groups):
     if groups.__class__ in _TENSOR_TYPES:
         _ks |= groups._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, groups)
     return _op_native_channel_shuffle_default(input, groups)
@@ -9352,7 +8397,7 @@ def pixel_shuffle(input, upscale_factor):
     if upscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= upscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
@@ -9366,7 +8411,7 @@ def pixel_unshuffle(input, downscale_factor):
     if downscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= downscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
@@ -9389,7 +8434,7 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
@@ -9412,7 +8457,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     if padding_mode.__class__ in _TENSOR_TYPES:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
@@ -9426,7 +8471,7 @@ def inverse(input, *, out=None):
         return _op_inverse_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_inverse_default(input)
@@ -9436,7 +8481,7 @@ def det(input):
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_det_default(input)
@@ -9448,7 +8493,7 @@ def slogdet(input, *, out=None):
         return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_slogdet(*_k(input))
     return _rt_slogdet(*_op_slogdet_default(input))
@@ -9458,7 +8503,7 @@ def logdet(input):
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_logdet_default(input)
@@ -9474,7 +8519,7 @@ def cholesky(input, upper=False, *, out=None):
         return _op_cholesky_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, upper)
     return _op_cholesky_default(input, upper)
@@ -9488,7 +8533,7 @@ def qr(input, some=True, *, out=None):
         return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_qr(*_k(input, some))
     return _rt_qr(*_op_qr_default(input, some))
@@ -9503,7 +8548,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt__linalg_svd(*_k(A, full_matrices, compute_uv))
         return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
@@ -9524,7 +8569,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_svd(*_k(input, some, compute_uv))
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
@@ -9540,7 +8585,7 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
         return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt__linalg_eigh(*_k(A, UPLO, compute_v))
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
@@ -9554,7 +8599,7 @@ def pinverse(input, rcond=1e-15):
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, rcond)
     return _op_pinverse_default(input, rcond)
@@ -9572,7 +8617,7 @@ def matrix_power(input, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, n)
     return _op_matrix_power_default(input, n)
@@ -9582,7 +8627,7 @@ def matrix_exp(input):
         raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_matrix_exp_default(input)
@@ -9601,7 +8646,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     _ks = input._ks
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, input2, upper)
     return _op_cholesky_solve_default(input, input2, upper)
@@ -9617,7 +8662,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _op_cholesky_inverse_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, upper)
     return _op_cholesky_inverse_default(input, upper)
@@ -9633,7 +8678,7 @@ def vander(x, N=None, increasing=False):
     if N.__class__ in _TENSOR_TYPES:
         _ks |= N._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, N, increasing)
     return _op_vander_default(x, N, increasing)
@@ -9654,7 +8699,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     _ks = input._ks
     _ks |= A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_triangular_solve(*_k(input, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
@@ -9671,7 +8716,7 @@ def orgqr(input, input2, *, out=None):
     _ks = input._ks
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, input2)
     return _op_orgqr_default(input, input2)
@@ -9695,7 +8740,7 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     _ks |= input2._ks
     _ks |= input3._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, input2, input3, left, transpose)
     return _op_ormqr_default(input, input2, input3, left, transpose)
@@ -9734,7 +8779,7 @@ def bilinear(input1, input2, weight, bias=None):
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input1, input2, weight, bias)
     return _op_bilinear_default(input1, input2, weight, bias)
@@ -9753,7 +8798,7 @@ def _mm_b0(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mat2)
     return _op_mm_default(input, mat2)
@@ -9774,7 +8819,7 @@ def _mm_b1(input, mat2, out_dtype, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mat2, out_dtype)
     return _op_mm_dtype(input, mat2, out_dtype)
@@ -9842,7 +8887,7 @@ def _bmm_b0(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mat2)
     return _op_bmm_default(input, mat2)
@@ -9863,7 +8908,7 @@ def _bmm_b1(input, mat2, out_dtype, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, mat2, out_dtype)
     return _op_bmm_dtype(input, mat2, out_dtype)
@@ -9929,7 +8974,7 @@ def mv(input, vec, *, out=None):
     _ks = input._ks
     _ks |= vec._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, vec)
     return _op_mv_default(input, vec)
@@ -9946,7 +8991,7 @@ def dot(input, tensor, *, out=None):
     _ks = input._ks
     _ks |= tensor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, tensor)
     return _op_dot_default(input, tensor)
@@ -9963,7 +9008,7 @@ def matmul(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_matmul_default(input, other)
@@ -9992,7 +9037,7 @@ def _addmm_b0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, mat1, mat2)
         return _op_addmm_default(input, mat1, mat2)
@@ -10026,7 +9071,7 @@ def _addmm_b1(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, mat1, mat2, out_dtype)
         return _op_addmm_dtype(input, mat1, mat2, out_dtype)
@@ -10119,7 +9164,7 @@ def _baddbmm_b0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
@@ -10153,7 +9198,7 @@ def _baddbmm_b1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_baddbmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, batch1, batch2, out_dtype)
         return _op_baddbmm_dtype(input, batch1, batch2, out_dtype)
@@ -10234,7 +9279,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_addbmm_default(input, batch1, batch2)
@@ -10260,7 +9305,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, mat, vec)
         return _op_addmv_default(input, mat, vec)
@@ -10286,7 +9331,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, vec1, vec2)
         return _op_addr_default(input, vec1, vec2)
@@ -10305,7 +9350,7 @@ def trace(input):
         raise _bad_arg('trace', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_trace_default(input)
@@ -10322,7 +9367,7 @@ def outer(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, vec2)
     return _op_outer_default(input, vec2)
@@ -10339,7 +9384,7 @@ def ger(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, vec2)
     return _op_ger_default(input, vec2)
@@ -10356,7 +9401,7 @@ def kron(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_kron_default(input, other)
@@ -10377,7 +9422,7 @@ def cross(input, other, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other, dim)
     return _op_cross_default(input, other, dim)
@@ -10420,7 +9465,7 @@ def inner(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_inner_default(input, other)
@@ -10448,7 +9493,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     _ks = LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_lu_unpack(*_k(LU_data, LU_pivots, unpack_data, unpack_pivots))
     return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
@@ -10462,7 +9507,7 @@ def _lu_with_info(input, pivot=True, check_errors=True):
         raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt__lu_with_info(*_k(input, pivot, check_errors))
     return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
@@ -10482,7 +9527,7 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
     _ks |= LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, LU_data, LU_pivots)
     return _op_lu_solve_default(input, LU_data, LU_pivots)
@@ -10494,7 +9539,7 @@ def geqrf(input, *, out=None):
         return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_geqrf(*_k(input))
     return _rt_geqrf(*_op_geqrf_default(input))
@@ -10511,7 +9556,7 @@ def vdot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_vdot_default(input, other)
@@ -10540,7 +9585,7 @@ def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     if blank.__class__ in _TENSOR_TYPES:
         _ks |= blank._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
@@ -10636,7 +9681,7 @@ def kl_div(input, target, reduction=0, *, log_target=False):
         if reduction.__class__ in _TENSOR_TYPES:
             _ks |= reduction._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, target, reduction)
         return _op_kl_div_default(input, target, reduction)
@@ -10664,7 +9709,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, pos_weight, reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
@@ -10688,7 +9733,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
@@ -10709,7 +9754,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, margin, reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
@@ -10733,7 +9778,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
@@ -10767,7 +9812,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
@@ -10792,7 +9837,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, log_input, full, eps, reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
@@ -10846,7 +9891,7 @@ def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, red
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
@@ -10927,7 +9972,7 @@ def norm_except_dim(v, pow=2, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(v, pow, dim)
     return _op_norm_except_dim_default(v, pow, dim)
@@ -10944,7 +9989,7 @@ def _weight_norm(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_default(v, g, dim)
@@ -10961,7 +10006,7 @@ def _weight_norm_interface(v, g, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_interface_default(v, g, dim)
@@ -11025,7 +10070,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -11063,7 +10108,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias, N, C, HxW, group, eps)
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
@@ -11101,7 +10146,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
@@ -11129,7 +10174,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
@@ -11167,7 +10212,7 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
@@ -11305,8 +10350,16 @@ def _adaptive_avg_pool3d(input, output_size):
         raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op__adaptive_avg_pool3d_default(input, output_size)
 
-def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_c0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -11317,7 +10370,15 @@ def _rand_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=N
         return None
     return s
 
-def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('rand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("rand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if out is not None:
@@ -11327,8 +10388,16 @@ def _rand_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=N
         r.requires_grad_()
     return r
 
-def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -11339,7 +10408,15 @@ def _rand_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         return None
     return s
 
-def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('rand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("rand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if out is not None:
@@ -11349,7 +10426,15 @@ def _rand_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         r.requires_grad_()
     return r
 
-def _rand_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('rand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("rand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -11362,7 +10447,15 @@ def _rand_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=N
         raise _bad_arg('rand', 'out', None, 'Tensor', out)
     return None
 
-def _rand_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _rand_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('rand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("rand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -11375,7 +10468,7 @@ def _rand_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory=
         raise _bad_arg('rand', 'out', None, 'Tensor', out)
     return None
 
-_rand_errs = ((0, 7, _rand_e0), (1, 8, _rand_e1),)
+_rand_errs = ((1, 7, _rand_e0), (2, 8, _rand_e1),)
 _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
 _rand_sigs = ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
@@ -11404,8 +10497,16 @@ def rand(*args, **kwargs):
             raise _unbound_call('rand', _p[0], args, kwargs, _m) from None
     raise _no_match('rand', args, kwargs, _rand_sigs, False)
 
-def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_c0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -11416,7 +10517,15 @@ def _randn_c0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=
         return None
     return s
 
-def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('randn() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("randn() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if out is not None:
@@ -11426,8 +10535,16 @@ def _randn_b0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=
         r.requires_grad_()
     return r
 
-def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -11438,7 +10555,15 @@ def _randn_c1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         return None
     return s
 
-def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('randn() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("randn() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if out is not None:
@@ -11448,7 +10573,15 @@ def _randn_b1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         r.requires_grad_()
     return r
 
-def _randn_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('randn() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("randn() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -11461,7 +10594,15 @@ def _randn_e0(*size, dtype=None, layout=None, device=None, pin_memory=None, out=
         raise _bad_arg('randn', 'out', None, 'Tensor', out)
     return None
 
-def _randn_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _randn_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if size is None:
+        if not _va:
+            raise TypeError('randn() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("randn() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -11474,7 +10615,7 @@ def _randn_e1(*size, generator, dtype=None, layout=None, device=None, pin_memory
         raise _bad_arg('randn', 'out', None, 'Tensor', out)
     return None
 
-_randn_errs = ((0, 7, _randn_e0), (1, 8, _randn_e1),)
+_randn_errs = ((1, 7, _randn_e0), (2, 8, _randn_e1),)
 _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
 _randn_sigs = ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
@@ -12080,7 +11221,7 @@ def _bernoulli_b0(input, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_bernoulli_default(input)
@@ -12102,7 +11243,7 @@ def _bernoulli_b1(input, p, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, p)
         return _op_bernoulli_p(input, p)
@@ -12165,7 +11306,7 @@ def _normal_b0(mean, std=1.0, *, generator=None, out=None):
         if std.__class__ in _TENSOR_TYPES:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_float(mean, std)
@@ -12186,7 +11327,7 @@ def _normal_b1(mean, std, *, generator=None, out=None):
         _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_float_Tensor(mean, std)
@@ -12207,7 +11348,7 @@ def _normal_b2(mean, std, *, generator=None, out=None):
         _ks = mean._ks
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_Tensor(mean, std)
@@ -12320,7 +11461,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         if num_samples.__class__ in _TENSOR_TYPES:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, num_samples, replacement)
         return _op_multinomial_default(input, num_samples, replacement)
@@ -12348,7 +11489,7 @@ def _standard_gamma_grad(input, output):
     _ks = input._ks
     _ks |= output._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, output)
     return _op__standard_gamma_grad_default(input, output)
@@ -12372,7 +11513,7 @@ def _sum_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_sum_default(input)
@@ -12458,7 +11599,7 @@ def _mean_b0(input, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_mean_default(input)
@@ -12548,7 +11689,7 @@ def _prod_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_prod_default(input)
@@ -12572,7 +11713,7 @@ def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim, keepdim)
         return _op_prod_dim_int(input, dim, keepdim)
@@ -12684,7 +11825,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_aminmax(*_k(input))
         return _rt_aminmax(*_op_aminmax_default(input))
@@ -12707,7 +11848,7 @@ def _max_b0(input, *, out=None):
         return _op_max_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_max_default(input)
@@ -12729,7 +11870,7 @@ def _max_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_max(*_k(input, dim, keepdim))
     return _rt_max(*_op_max_dim(input, dim, keepdim))
@@ -12748,7 +11889,7 @@ def _max_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_max_other(input, other)
@@ -12818,7 +11959,7 @@ def _min_b0(input, *, out=None):
         return _op_min_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_min_default(input)
@@ -12840,7 +11981,7 @@ def _min_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_min(*_k(input, dim, keepdim))
     return _rt_min(*_op_min_dim(input, dim, keepdim))
@@ -12859,7 +12000,7 @@ def _min_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_min_other(input, other)
@@ -12933,7 +12074,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmax_default(input, dim, keepdim)
@@ -12953,7 +12094,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmin_default(input, dim, keepdim)
@@ -12969,7 +12110,7 @@ def _all_b0(input, *, out=None):
         return _op_all_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_all_default(input)
@@ -12991,7 +12132,7 @@ def _all_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_all_dim(input, dim, keepdim)
@@ -13080,7 +12221,7 @@ def _any_b0(input, *, out=None):
         return _op_any_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_any_default(input)
@@ -13102,7 +12243,7 @@ def _any_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_any_dim(input, dim, keepdim)
@@ -13191,7 +12332,7 @@ def _var_c0(input, unbiased=True):
 def _var_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_var_default(input, unbiased)
@@ -13307,7 +12448,7 @@ def _std_c0(input, unbiased=True):
 def _std_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_std_default(input, unbiased)
@@ -13423,7 +12564,7 @@ def _var_mean_c0(input, unbiased=True):
 def _var_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_var_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_var_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_var_mean_default(input, unbiased)
@@ -13531,7 +12672,7 @@ def _std_mean_c0(input, unbiased=True):
 def _std_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_std_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_std_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_std_mean_default(input, unbiased)
@@ -13656,7 +12797,7 @@ def _norm_b0(input, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_norm_Scalar(input, p)
@@ -13813,7 +12954,7 @@ def _count_nonzero_b1(input, dim=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_count_nonzero_default(input, dim)
@@ -13870,7 +13011,7 @@ def _median_c0(input):
 def _median_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_median_default(input)
@@ -13892,7 +13033,7 @@ def _median_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_median(*_k(input, dim, keepdim))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
@@ -13949,7 +13090,7 @@ def _nanmedian_c0(input):
 def _nanmedian_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_nanmedian_default(input)
@@ -13971,7 +13112,7 @@ def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_nanmedian(*_k(input, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
@@ -14032,7 +13173,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_mode(*_k(input, dim, keepdim))
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
@@ -14050,7 +13191,7 @@ def bincount(input, weights=None, minlength=0):
     if minlength.__class__ in _TENSOR_TYPES:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weights, minlength)
     return _op_bincount_default(input, weights, minlength)
@@ -14076,7 +13217,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, bins, min, max)
     return _op_histc_default(input, bins, min, max)
@@ -14107,7 +13248,7 @@ def _nuclear_norm_b0(input, keepdim=False, *, out=None):
         return _op_nuclear_norm_out(input, keepdim, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nuclear_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nuclear_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, keepdim)
     return _op_nuclear_norm_default(input, keepdim)
@@ -14197,7 +13338,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p, dim, maxnorm)
     return _op_renorm_default(input, p, dim, maxnorm)
@@ -14219,7 +13360,7 @@ def _histogram_b0(input, bins, *, weight=None, density=False, out=None):
         _ks = input._ks
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(input, bins))
@@ -14245,7 +13386,7 @@ def _histogram_b1(input, bins=100, *, range=None, weight=None, density=False, ou
         if bins.__class__ in _TENSOR_TYPES:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bin_ct(input, bins))
@@ -14319,7 +13460,7 @@ def _trapezoid_b0(y, x, *, dim=-1):
         _ks = y._ks
         _ks |= x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y, x)
         return _op_trapezoid_x(y, x)
@@ -14341,7 +13482,7 @@ def _trapezoid_b1(y, *, dx=1, dim=-1):
     if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
         _ks = y._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y)
         return _op_trapezoid_dx(y)
@@ -14409,7 +13550,7 @@ def _trapz_b0(y, x, *, dim=-1):
         _ks = y._ks
         _ks |= x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_trapz_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_trapz_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y, x)
         return _op_trapz_x(y, x)
@@ -14500,7 +13641,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if append.__class__ in _TENSOR_TYPES:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, n, dim, prepend, append)
     return _op_diff_default(input, n, dim, prepend, append)
@@ -14739,7 +13880,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_cov_default(input)
@@ -14756,7 +13897,7 @@ def corrcoef(input):
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_corrcoef_default(input)
@@ -14798,7 +13939,7 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -14825,7 +13966,7 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -14852,7 +13993,7 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if b_hh.__class__ in _TENSOR_TYPES:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -14902,7 +14043,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim)
         return _op_cumsum_default(input, dim)
@@ -14924,7 +14065,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, dim)
         return _op_cumprod_default(input, dim)
@@ -14947,7 +14088,7 @@ def cummax(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_cummax(*_k(input, dim))
     return _rt_cummax(*_op_cummax_default(input, dim))
@@ -14963,7 +14104,7 @@ def cummin(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_cummin(*_k(input, dim))
     return _rt_cummin(*_op_cummin_default(input, dim))
@@ -14981,7 +14122,7 @@ def logcumsumexp(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_logcumsumexp_default(input, dim)
@@ -15001,7 +14142,7 @@ def _cumulative_trapezoid_b0(y, x, *, dim=-1):
         _ks = y._ks
         _ks |= x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumulative_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumulative_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y, x)
         return _op_cumulative_trapezoid_x(y, x)
@@ -15023,7 +14164,7 @@ def _cumulative_trapezoid_b1(y, *, dx=1, dim=-1):
     if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
         _ks = y._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumulative_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumulative_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(y)
         return _op_cumulative_trapezoid_dx(y)
@@ -15088,7 +14229,7 @@ def _repeat_interleave_b0(repeats, *, output_size=None):
     if output_size is None:
         _ks = repeats._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(repeats)
         return _op_repeat_interleave_Tensor(repeats)
@@ -15113,7 +14254,7 @@ def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_Tensor(input, repeats, dim)
@@ -15139,7 +14280,7 @@ def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_int(input, repeats, dim)
@@ -15233,7 +14374,7 @@ def fliplr(input):
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_fliplr_default(input)
@@ -15243,7 +14384,7 @@ def flipud(input):
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_flipud_default(input)
@@ -15270,7 +14411,7 @@ def tril(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_tril_default(input, diagonal)
@@ -15288,7 +14429,7 @@ def triu(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_triu_default(input, diagonal)
@@ -15306,7 +14447,7 @@ def diag(input, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_diag_default(input, diagonal)
@@ -15328,7 +14469,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diag_embed_default(input, offset, dim1, dim2)
@@ -15342,7 +14483,7 @@ def diagflat(input, offset=0):
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, offset)
     return _op_diagflat_default(input, offset)
@@ -15436,7 +14577,7 @@ def combinations(input, r=2, with_replacement=False):
     if r.__class__ in _TENSOR_TYPES:
         _ks |= r._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, r, with_replacement)
     return _op_combinations_default(input, r, with_replacement)
@@ -15467,7 +14608,7 @@ def narrow_copy(input, dim, start, length, *, out=None):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_copy_default(input, dim, start, length)
@@ -15572,7 +14713,7 @@ def _softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__softmax_default(input, dim, half_to_float)
@@ -15588,7 +14729,7 @@ def _log_softmax(input, dim, half_to_float):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
@@ -15608,7 +14749,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, dtype)
     return _op_softmax_int(input, dim, dtype)
@@ -15628,7 +14769,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, dtype)
     return _op_log_softmax_int(input, dim, dtype)
@@ -15647,7 +14788,7 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
@@ -15666,7 +14807,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
@@ -15688,7 +14829,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_kthvalue(*_k(input, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
@@ -15710,7 +14851,7 @@ def _sort_b0(input, dim=-1, descending=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_sort(*_k(input, dim, descending))
     return _rt_sort(*_op_sort_default(input, dim, descending))
@@ -15796,7 +14937,7 @@ def _argsort_b0(input, dim=-1, descending=False):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, descending)
     return _op_argsort_default(input, dim, descending)
@@ -15888,7 +15029,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_topk(*_k(input, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
@@ -15902,7 +15043,7 @@ def msort(input, *, out=None):
         return _op_msort_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_msort_default(input)
@@ -15918,7 +15059,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
         raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, sorted, return_inverse, return_counts)
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
@@ -15938,7 +15079,7 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, sorted, return_inverse, return_counts)
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
@@ -15956,7 +15097,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, return_inverse, return_counts, dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
@@ -15976,7 +15117,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         if input.__class__ in _TENSOR_TYPES:
             _ks |= input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(sorted_sequence, input)
         return _op_searchsorted_Tensor(sorted_sequence, input)
@@ -16007,7 +15148,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         _ks |= boundaries._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, boundaries)
         return _op_bucketize_Tensor(input, boundaries)
@@ -16045,7 +15186,7 @@ def transpose(input, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_int(input, dim0, dim1)
@@ -16062,7 +15203,7 @@ def t(input):
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_t_default(input)
@@ -16072,7 +15213,7 @@ def adjoint(input):
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_adjoint_default(input)
@@ -16094,7 +15235,7 @@ def narrow(input, dim, start, length):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_default(input, dim, start, length)
@@ -16112,7 +15253,7 @@ def select(input, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_select_int(input, dim, index)
@@ -16138,7 +15279,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_Tensor(input, dim, start, end, step)
@@ -16152,7 +15293,7 @@ def unsqueeze(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_default(input, dim)
@@ -16166,7 +15307,7 @@ def _squeeze_c0(input):
 def _squeeze_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_squeeze_default(input)
@@ -16184,7 +15325,7 @@ def _squeeze_b1(input, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_squeeze_dim(input, dim)
@@ -16261,7 +15402,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if end_dim.__class__ in _TENSOR_TYPES:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, start_dim, end_dim)
     return _op_flatten_using_ints(input, start_dim, end_dim)
@@ -16292,7 +15433,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_default(input, offset, dim1, dim2)
@@ -16306,7 +15447,7 @@ def unbind(input, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, dim))
     return _as_tuple(_op_unbind_int(input, dim))
@@ -16324,7 +15465,7 @@ def split(input, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_split_Tensor(input, split_size, dim))
@@ -16351,7 +15492,7 @@ def chunk(input, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, chunks, dim))
     return _as_tuple(_op_chunk_default(input, chunks, dim))
@@ -16386,7 +15527,7 @@ def _movedim_b1(input, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, source, destination)
     return _op_movedim_int(input, source, destination)
@@ -16468,7 +15609,7 @@ def _moveaxis_b1(input, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, source, destination)
     return _op_moveaxis_int(input, source, destination)
@@ -16533,7 +15674,7 @@ def swapaxes(input, axis0, axis1):
     if axis1.__class__ in _TENSOR_TYPES:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, axis0, axis1)
     return _op_swapaxes_default(input, axis0, axis1)
@@ -16551,7 +15692,7 @@ def swapdims(input, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_swapdims_default(input, dim0, dim1)
@@ -16561,7 +15702,7 @@ def ravel(input):
         raise _bad_arg('ravel', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_ravel_default(input)
@@ -16583,7 +15724,7 @@ def _tensor_split_b0(input, sections, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections, dim))
     return _as_tuple(_op_tensor_split_sections(input, sections, dim))
@@ -16617,7 +15758,7 @@ def _tensor_split_b2(input, tensor_indices_or_sections, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, tensor_indices_or_sections, dim))
     return _as_tuple(_op_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim))
@@ -16691,7 +15832,7 @@ def _hsplit_b0(input, sections):
     if sections.__class__ in _TENSOR_TYPES:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_hsplit_int(input, sections))
@@ -16763,7 +15904,7 @@ def _vsplit_b0(input, sections):
     if sections.__class__ in _TENSOR_TYPES:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_vsplit_int(input, sections))
@@ -16835,7 +15976,7 @@ def _dsplit_b0(input, sections):
     if sections.__class__ in _TENSOR_TYPES:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_dsplit_int(input, sections))
@@ -16907,7 +16048,7 @@ def unsafe_split(input, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_unsafe_split_Tensor(input, split_size, dim))
@@ -16934,7 +16075,7 @@ def unsafe_chunk(input, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, chunks, dim))
     return _as_tuple(_op_unsafe_chunk_default(input, chunks, dim))
@@ -16944,7 +16085,7 @@ def alias(input):
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_alias_default(input)
@@ -16954,7 +16095,7 @@ def detach(input):
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_detach_default(input)
@@ -16994,7 +16135,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, src, dim, start, end, step)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
@@ -17015,7 +16156,7 @@ def select_scatter(input, src, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, src, dim, index)
     return _op_select_scatter_default(input, src, dim, index)
@@ -17040,7 +16181,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
@@ -17067,7 +16208,7 @@ def view_as_real_copy(input, *, out=None):
         return _op_view_as_real_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_real_copy_default(input)
@@ -17081,7 +16222,7 @@ def view_as_complex_copy(input, *, out=None):
         return _op_view_as_complex_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_complex_copy_default(input)
@@ -17122,7 +16263,7 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_copy_default(input, offset, dim1, dim2)
@@ -17170,7 +16311,7 @@ def select_copy(input, dim, index, *, out=None):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_select_copy_int(input, dim, index)
@@ -17184,7 +16325,7 @@ def detach_copy(input, *, out=None):
         return _op_detach_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_detach_copy_default(input)
@@ -17214,7 +16355,7 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_copy_Tensor(input, dim, start, end, step)
@@ -17236,7 +16377,7 @@ def split_copy(input, split_size, dim=0, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_split_copy_Tensor(input, split_size, dim))
@@ -17265,7 +16406,7 @@ def _squeeze_copy_b0(input, *, out=None):
         return _op_squeeze_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_squeeze_copy_default(input)
@@ -17285,7 +16426,7 @@ def _squeeze_copy_b1(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_squeeze_copy_dim(input, dim)
@@ -17366,7 +16507,7 @@ def t_copy(input, *, out=None):
         return _op_t_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_t_copy_default(input)
@@ -17388,7 +16529,7 @@ def transpose_copy(input, dim0, dim1, *, out=None):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_copy_int(input, dim0, dim1)
@@ -17406,7 +16547,7 @@ def unsqueeze_copy(input, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_copy_default(input, dim)
@@ -17424,7 +16565,7 @@ def unbind_copy(input, dim=0, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(input, dim))
     return _as_tuple(_op_unbind_copy_int(input, dim))
@@ -17455,7 +16596,7 @@ def _view_copy_b1(input, dtype, *, out=None):
         return _op_view_copy_dtype_out(input, dtype, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dtype)
     return _op_view_copy_dtype(input, dtype)
@@ -17528,7 +16669,7 @@ def unfold_copy(input, dimension, size, step, *, out=None):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dimension, size, step)
     return _op_unfold_copy_default(input, dimension, size, step)
@@ -17542,9 +16683,9 @@ def alias_copy(input, *, out=None):
         return _op_alias_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_alias_copy_default(input)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_trilinear', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'affine_grid_generator', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_trilinear', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'affine_grid_generator', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -4,200 +4,108 @@ from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
-from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 from .return_types import (linalg_cholesky_ex as _rt_linalg_cholesky_ex, linalg_eig as _rt_linalg_eig, linalg_eigh as _rt_linalg_eigh, linalg_inv_ex as _rt_linalg_inv_ex, linalg_ldl_factor as _rt_linalg_ldl_factor, linalg_ldl_factor_ex as _rt_linalg_ldl_factor_ex, linalg_lstsq as _rt_linalg_lstsq, linalg_lu as _rt_linalg_lu, linalg_lu_factor as _rt_linalg_lu_factor, linalg_lu_factor_ex as _rt_linalg_lu_factor_ex, linalg_qr as _rt_linalg_qr, linalg_slogdet as _rt_linalg_slogdet, linalg_solve_ex as _rt_linalg_solve_ex, linalg_svd as _rt_linalg_svd)
 
-_ops = _opsmod.ops
+_G = globals()
+_lazy = _opsmod.lazy_overload
 
-_op_linalg_cholesky_default = _ops.aten.linalg_cholesky.default
-_c_linalg_cholesky_default = _op_linalg_cholesky_default._dispatch_cache
-_op_linalg_cholesky_ex_L = _ops.aten.linalg_cholesky_ex.L
-_c_linalg_cholesky_ex_L = _op_linalg_cholesky_ex_L._dispatch_cache
-_op_linalg_cholesky_ex_default = _ops.aten.linalg_cholesky_ex.default
-_c_linalg_cholesky_ex_default = _op_linalg_cholesky_ex_default._dispatch_cache
-_op_linalg_cholesky_out = _ops.aten.linalg_cholesky.out
-_c_linalg_cholesky_out = _op_linalg_cholesky_out._dispatch_cache
-_op_linalg_cond_default = _ops.aten.linalg_cond.default
-_c_linalg_cond_default = _op_linalg_cond_default._dispatch_cache
-_op_linalg_cond_out = _ops.aten.linalg_cond.out
-_c_linalg_cond_out = _op_linalg_cond_out._dispatch_cache
-_op_linalg_cond_p_str = _ops.aten.linalg_cond.p_str
-_c_linalg_cond_p_str = _op_linalg_cond_p_str._dispatch_cache
-_op_linalg_cond_p_str_out = _ops.aten.linalg_cond.p_str_out
-_c_linalg_cond_p_str_out = _op_linalg_cond_p_str_out._dispatch_cache
-_op_linalg_cross_default = _ops.aten.linalg_cross.default
-_c_linalg_cross_default = _op_linalg_cross_default._dispatch_cache
-_op_linalg_cross_out = _ops.aten.linalg_cross.out
-_c_linalg_cross_out = _op_linalg_cross_out._dispatch_cache
-_op_linalg_det_default = _ops.aten.linalg_det.default
-_c_linalg_det_default = _op_linalg_det_default._dispatch_cache
-_op_linalg_det_out = _ops.aten.linalg_det.out
-_c_linalg_det_out = _op_linalg_det_out._dispatch_cache
-_op_linalg_diagonal_default = _ops.aten.linalg_diagonal.default
-_c_linalg_diagonal_default = _op_linalg_diagonal_default._dispatch_cache
-_op_linalg_eig_default = _ops.aten.linalg_eig.default
-_c_linalg_eig_default = _op_linalg_eig_default._dispatch_cache
-_op_linalg_eig_out = _ops.aten.linalg_eig.out
-_c_linalg_eig_out = _op_linalg_eig_out._dispatch_cache
-_op_linalg_eigh_default = _ops.aten.linalg_eigh.default
-_c_linalg_eigh_default = _op_linalg_eigh_default._dispatch_cache
-_op_linalg_eigh_eigvals = _ops.aten.linalg_eigh.eigvals
-_c_linalg_eigh_eigvals = _op_linalg_eigh_eigvals._dispatch_cache
-_op_linalg_eigvals_default = _ops.aten.linalg_eigvals.default
-_c_linalg_eigvals_default = _op_linalg_eigvals_default._dispatch_cache
-_op_linalg_eigvals_out = _ops.aten.linalg_eigvals.out
-_c_linalg_eigvals_out = _op_linalg_eigvals_out._dispatch_cache
-_op_linalg_eigvalsh_default = _ops.aten.linalg_eigvalsh.default
-_c_linalg_eigvalsh_default = _op_linalg_eigvalsh_default._dispatch_cache
-_op_linalg_eigvalsh_out = _ops.aten.linalg_eigvalsh.out
-_c_linalg_eigvalsh_out = _op_linalg_eigvalsh_out._dispatch_cache
-_op_linalg_householder_product_default = _ops.aten.linalg_householder_product.default
-_c_linalg_householder_product_default = _op_linalg_householder_product_default._dispatch_cache
-_op_linalg_householder_product_out = _ops.aten.linalg_householder_product.out
-_c_linalg_householder_product_out = _op_linalg_householder_product_out._dispatch_cache
-_op_linalg_inv_default = _ops.aten.linalg_inv.default
-_c_linalg_inv_default = _op_linalg_inv_default._dispatch_cache
-_op_linalg_inv_ex_default = _ops.aten.linalg_inv_ex.default
-_c_linalg_inv_ex_default = _op_linalg_inv_ex_default._dispatch_cache
-_op_linalg_inv_ex_inverse = _ops.aten.linalg_inv_ex.inverse
-_c_linalg_inv_ex_inverse = _op_linalg_inv_ex_inverse._dispatch_cache
-_op_linalg_inv_out = _ops.aten.linalg_inv.out
-_c_linalg_inv_out = _op_linalg_inv_out._dispatch_cache
-_op_linalg_ldl_factor_default = _ops.aten.linalg_ldl_factor.default
-_c_linalg_ldl_factor_default = _op_linalg_ldl_factor_default._dispatch_cache
-_op_linalg_ldl_factor_ex_default = _ops.aten.linalg_ldl_factor_ex.default
-_c_linalg_ldl_factor_ex_default = _op_linalg_ldl_factor_ex_default._dispatch_cache
-_op_linalg_ldl_factor_ex_out = _ops.aten.linalg_ldl_factor_ex.out
-_c_linalg_ldl_factor_ex_out = _op_linalg_ldl_factor_ex_out._dispatch_cache
-_op_linalg_ldl_factor_out = _ops.aten.linalg_ldl_factor.out
-_c_linalg_ldl_factor_out = _op_linalg_ldl_factor_out._dispatch_cache
-_op_linalg_ldl_solve_default = _ops.aten.linalg_ldl_solve.default
-_c_linalg_ldl_solve_default = _op_linalg_ldl_solve_default._dispatch_cache
-_op_linalg_ldl_solve_out = _ops.aten.linalg_ldl_solve.out
-_c_linalg_ldl_solve_out = _op_linalg_ldl_solve_out._dispatch_cache
-_op_linalg_lstsq_default = _ops.aten.linalg_lstsq.default
-_c_linalg_lstsq_default = _op_linalg_lstsq_default._dispatch_cache
-_op_linalg_lstsq_out = _ops.aten.linalg_lstsq.out
-_c_linalg_lstsq_out = _op_linalg_lstsq_out._dispatch_cache
-_op_linalg_lu_default = _ops.aten.linalg_lu.default
-_c_linalg_lu_default = _op_linalg_lu_default._dispatch_cache
-_op_linalg_lu_factor_default = _ops.aten.linalg_lu_factor.default
-_c_linalg_lu_factor_default = _op_linalg_lu_factor_default._dispatch_cache
-_op_linalg_lu_factor_ex_default = _ops.aten.linalg_lu_factor_ex.default
-_c_linalg_lu_factor_ex_default = _op_linalg_lu_factor_ex_default._dispatch_cache
-_op_linalg_lu_factor_ex_out = _ops.aten.linalg_lu_factor_ex.out
-_c_linalg_lu_factor_ex_out = _op_linalg_lu_factor_ex_out._dispatch_cache
-_op_linalg_lu_factor_out = _ops.aten.linalg_lu_factor.out
-_c_linalg_lu_factor_out = _op_linalg_lu_factor_out._dispatch_cache
-_op_linalg_lu_out = _ops.aten.linalg_lu.out
-_c_linalg_lu_out = _op_linalg_lu_out._dispatch_cache
-_op_linalg_lu_solve_default = _ops.aten.linalg_lu_solve.default
-_c_linalg_lu_solve_default = _op_linalg_lu_solve_default._dispatch_cache
-_op_linalg_lu_solve_out = _ops.aten.linalg_lu_solve.out
-_c_linalg_lu_solve_out = _op_linalg_lu_solve_out._dispatch_cache
-_op_linalg_matmul_default = _ops.aten.linalg_matmul.default
-_c_linalg_matmul_default = _op_linalg_matmul_default._dispatch_cache
-_op_linalg_matmul_out = _ops.aten.linalg_matmul.out
-_c_linalg_matmul_out = _op_linalg_matmul_out._dispatch_cache
-_op_linalg_matrix_exp_default = _ops.aten.linalg_matrix_exp.default
-_c_linalg_matrix_exp_default = _op_linalg_matrix_exp_default._dispatch_cache
-_op_linalg_matrix_norm_default = _ops.aten.linalg_matrix_norm.default
-_c_linalg_matrix_norm_default = _op_linalg_matrix_norm_default._dispatch_cache
-_op_linalg_matrix_norm_out = _ops.aten.linalg_matrix_norm.out
-_c_linalg_matrix_norm_out = _op_linalg_matrix_norm_out._dispatch_cache
-_op_linalg_matrix_norm_str_ord = _ops.aten.linalg_matrix_norm.str_ord
-_c_linalg_matrix_norm_str_ord = _op_linalg_matrix_norm_str_ord._dispatch_cache
-_op_linalg_matrix_norm_str_ord_out = _ops.aten.linalg_matrix_norm.str_ord_out
-_c_linalg_matrix_norm_str_ord_out = _op_linalg_matrix_norm_str_ord_out._dispatch_cache
-_op_linalg_matrix_power_default = _ops.aten.linalg_matrix_power.default
-_c_linalg_matrix_power_default = _op_linalg_matrix_power_default._dispatch_cache
-_op_linalg_matrix_power_out = _ops.aten.linalg_matrix_power.out
-_c_linalg_matrix_power_out = _op_linalg_matrix_power_out._dispatch_cache
-_op_linalg_matrix_rank_atol_rtol_float = _ops.aten.linalg_matrix_rank.atol_rtol_float
-_c_linalg_matrix_rank_atol_rtol_float = _op_linalg_matrix_rank_atol_rtol_float._dispatch_cache
-_op_linalg_matrix_rank_atol_rtol_float_out = _ops.aten.linalg_matrix_rank.atol_rtol_float_out
-_c_linalg_matrix_rank_atol_rtol_float_out = _op_linalg_matrix_rank_atol_rtol_float_out._dispatch_cache
-_op_linalg_matrix_rank_atol_rtol_tensor = _ops.aten.linalg_matrix_rank.atol_rtol_tensor
-_c_linalg_matrix_rank_atol_rtol_tensor = _op_linalg_matrix_rank_atol_rtol_tensor._dispatch_cache
-_op_linalg_matrix_rank_atol_rtol_tensor_out = _ops.aten.linalg_matrix_rank.atol_rtol_tensor_out
-_c_linalg_matrix_rank_atol_rtol_tensor_out = _op_linalg_matrix_rank_atol_rtol_tensor_out._dispatch_cache
-_op_linalg_matrix_rank_default = _ops.aten.linalg_matrix_rank.default
-_c_linalg_matrix_rank_default = _op_linalg_matrix_rank_default._dispatch_cache
-_op_linalg_matrix_rank_out = _ops.aten.linalg_matrix_rank.out
-_c_linalg_matrix_rank_out = _op_linalg_matrix_rank_out._dispatch_cache
-_op_linalg_matrix_rank_out_tol_tensor = _ops.aten.linalg_matrix_rank.out_tol_tensor
-_c_linalg_matrix_rank_out_tol_tensor = _op_linalg_matrix_rank_out_tol_tensor._dispatch_cache
-_op_linalg_matrix_rank_tol_tensor = _ops.aten.linalg_matrix_rank.tol_tensor
-_c_linalg_matrix_rank_tol_tensor = _op_linalg_matrix_rank_tol_tensor._dispatch_cache
-_op_linalg_multi_dot_default = _ops.aten.linalg_multi_dot.default
-_c_linalg_multi_dot_default = _op_linalg_multi_dot_default._dispatch_cache
-_op_linalg_multi_dot_out = _ops.aten.linalg_multi_dot.out
-_c_linalg_multi_dot_out = _op_linalg_multi_dot_out._dispatch_cache
-_op_linalg_pinv_atol_rtol_float = _ops.aten.linalg_pinv.atol_rtol_float
-_c_linalg_pinv_atol_rtol_float = _op_linalg_pinv_atol_rtol_float._dispatch_cache
-_op_linalg_pinv_atol_rtol_float_out = _ops.aten.linalg_pinv.atol_rtol_float_out
-_c_linalg_pinv_atol_rtol_float_out = _op_linalg_pinv_atol_rtol_float_out._dispatch_cache
-_op_linalg_pinv_atol_rtol_tensor = _ops.aten.linalg_pinv.atol_rtol_tensor
-_c_linalg_pinv_atol_rtol_tensor = _op_linalg_pinv_atol_rtol_tensor._dispatch_cache
-_op_linalg_pinv_atol_rtol_tensor_out = _ops.aten.linalg_pinv.atol_rtol_tensor_out
-_c_linalg_pinv_atol_rtol_tensor_out = _op_linalg_pinv_atol_rtol_tensor_out._dispatch_cache
-_op_linalg_pinv_default = _ops.aten.linalg_pinv.default
-_c_linalg_pinv_default = _op_linalg_pinv_default._dispatch_cache
-_op_linalg_pinv_out = _ops.aten.linalg_pinv.out
-_c_linalg_pinv_out = _op_linalg_pinv_out._dispatch_cache
-_op_linalg_pinv_out_rcond_tensor = _ops.aten.linalg_pinv.out_rcond_tensor
-_c_linalg_pinv_out_rcond_tensor = _op_linalg_pinv_out_rcond_tensor._dispatch_cache
-_op_linalg_pinv_rcond_tensor = _ops.aten.linalg_pinv.rcond_tensor
-_c_linalg_pinv_rcond_tensor = _op_linalg_pinv_rcond_tensor._dispatch_cache
-_op_linalg_qr_default = _ops.aten.linalg_qr.default
-_c_linalg_qr_default = _op_linalg_qr_default._dispatch_cache
-_op_linalg_qr_out = _ops.aten.linalg_qr.out
-_c_linalg_qr_out = _op_linalg_qr_out._dispatch_cache
-_op_linalg_slogdet_default = _ops.aten.linalg_slogdet.default
-_c_linalg_slogdet_default = _op_linalg_slogdet_default._dispatch_cache
-_op_linalg_slogdet_out = _ops.aten.linalg_slogdet.out
-_c_linalg_slogdet_out = _op_linalg_slogdet_out._dispatch_cache
-_op_linalg_solve_default = _ops.aten.linalg_solve.default
-_c_linalg_solve_default = _op_linalg_solve_default._dispatch_cache
-_op_linalg_solve_ex_default = _ops.aten.linalg_solve_ex.default
-_c_linalg_solve_ex_default = _op_linalg_solve_ex_default._dispatch_cache
-_op_linalg_solve_ex_out = _ops.aten.linalg_solve_ex.out
-_c_linalg_solve_ex_out = _op_linalg_solve_ex_out._dispatch_cache
-_op_linalg_solve_out = _ops.aten.linalg_solve.out
-_c_linalg_solve_out = _op_linalg_solve_out._dispatch_cache
-_op_linalg_solve_triangular_default = _ops.aten.linalg_solve_triangular.default
-_c_linalg_solve_triangular_default = _op_linalg_solve_triangular_default._dispatch_cache
-_op_linalg_solve_triangular_out = _ops.aten.linalg_solve_triangular.out
-_c_linalg_solve_triangular_out = _op_linalg_solve_triangular_out._dispatch_cache
-_op_linalg_svd_U = _ops.aten.linalg_svd.U
-_c_linalg_svd_U = _op_linalg_svd_U._dispatch_cache
-_op_linalg_svd_default = _ops.aten.linalg_svd.default
-_c_linalg_svd_default = _op_linalg_svd_default._dispatch_cache
-_op_linalg_svdvals_default = _ops.aten.linalg_svdvals.default
-_c_linalg_svdvals_default = _op_linalg_svdvals_default._dispatch_cache
-_op_linalg_svdvals_out = _ops.aten.linalg_svdvals.out
-_c_linalg_svdvals_out = _op_linalg_svdvals_out._dispatch_cache
-_op_linalg_tensorinv_default = _ops.aten.linalg_tensorinv.default
-_c_linalg_tensorinv_default = _op_linalg_tensorinv_default._dispatch_cache
-_op_linalg_tensorinv_out = _ops.aten.linalg_tensorinv.out
-_c_linalg_tensorinv_out = _op_linalg_tensorinv_out._dispatch_cache
-_op_linalg_tensorsolve_default = _ops.aten.linalg_tensorsolve.default
-_c_linalg_tensorsolve_default = _op_linalg_tensorsolve_default._dispatch_cache
-_op_linalg_tensorsolve_out = _ops.aten.linalg_tensorsolve.out
-_c_linalg_tensorsolve_out = _op_linalg_tensorsolve_out._dispatch_cache
-_op_linalg_vander_default = _ops.aten.linalg_vander.default
-_c_linalg_vander_default = _op_linalg_vander_default._dispatch_cache
-_op_linalg_vecdot_default = _ops.aten.linalg_vecdot.default
-_c_linalg_vecdot_default = _op_linalg_vecdot_default._dispatch_cache
-_op_linalg_vecdot_out = _ops.aten.linalg_vecdot.out
-_c_linalg_vecdot_out = _op_linalg_vecdot_out._dispatch_cache
-_op_linalg_vector_norm_default = _ops.aten.linalg_vector_norm.default
-_c_linalg_vector_norm_default = _op_linalg_vector_norm_default._dispatch_cache
-_op_linalg_vector_norm_out = _ops.aten.linalg_vector_norm.out
-_c_linalg_vector_norm_out = _op_linalg_vector_norm_out._dispatch_cache
+_op_linalg_cholesky_default, _c_linalg_cholesky_default = _lazy(_G, '_op_linalg_cholesky_default', 'aten', 'linalg_cholesky', 'default')
+_op_linalg_cholesky_ex_L, _c_linalg_cholesky_ex_L = _lazy(_G, '_op_linalg_cholesky_ex_L', 'aten', 'linalg_cholesky_ex', 'L')
+_op_linalg_cholesky_ex_default, _c_linalg_cholesky_ex_default = _lazy(_G, '_op_linalg_cholesky_ex_default', 'aten', 'linalg_cholesky_ex', 'default')
+_op_linalg_cholesky_out, _c_linalg_cholesky_out = _lazy(_G, '_op_linalg_cholesky_out', 'aten', 'linalg_cholesky', 'out')
+_op_linalg_cond_default, _c_linalg_cond_default = _lazy(_G, '_op_linalg_cond_default', 'aten', 'linalg_cond', 'default')
+_op_linalg_cond_out, _c_linalg_cond_out = _lazy(_G, '_op_linalg_cond_out', 'aten', 'linalg_cond', 'out')
+_op_linalg_cond_p_str, _c_linalg_cond_p_str = _lazy(_G, '_op_linalg_cond_p_str', 'aten', 'linalg_cond', 'p_str')
+_op_linalg_cond_p_str_out, _c_linalg_cond_p_str_out = _lazy(_G, '_op_linalg_cond_p_str_out', 'aten', 'linalg_cond', 'p_str_out')
+_op_linalg_cross_default, _c_linalg_cross_default = _lazy(_G, '_op_linalg_cross_default', 'aten', 'linalg_cross', 'default')
+_op_linalg_cross_out, _c_linalg_cross_out = _lazy(_G, '_op_linalg_cross_out', 'aten', 'linalg_cross', 'out')
+_op_linalg_det_default, _c_linalg_det_default = _lazy(_G, '_op_linalg_det_default', 'aten', 'linalg_det', 'default')
+_op_linalg_det_out, _c_linalg_det_out = _lazy(_G, '_op_linalg_det_out', 'aten', 'linalg_det', 'out')
+_op_linalg_diagonal_default, _c_linalg_diagonal_default = _lazy(_G, '_op_linalg_diagonal_default', 'aten', 'linalg_diagonal', 'default')
+_op_linalg_eig_default, _c_linalg_eig_default = _lazy(_G, '_op_linalg_eig_default', 'aten', 'linalg_eig', 'default')
+_op_linalg_eig_out, _c_linalg_eig_out = _lazy(_G, '_op_linalg_eig_out', 'aten', 'linalg_eig', 'out')
+_op_linalg_eigh_default, _c_linalg_eigh_default = _lazy(_G, '_op_linalg_eigh_default', 'aten', 'linalg_eigh', 'default')
+_op_linalg_eigh_eigvals, _c_linalg_eigh_eigvals = _lazy(_G, '_op_linalg_eigh_eigvals', 'aten', 'linalg_eigh', 'eigvals')
+_op_linalg_eigvals_default, _c_linalg_eigvals_default = _lazy(_G, '_op_linalg_eigvals_default', 'aten', 'linalg_eigvals', 'default')
+_op_linalg_eigvals_out, _c_linalg_eigvals_out = _lazy(_G, '_op_linalg_eigvals_out', 'aten', 'linalg_eigvals', 'out')
+_op_linalg_eigvalsh_default, _c_linalg_eigvalsh_default = _lazy(_G, '_op_linalg_eigvalsh_default', 'aten', 'linalg_eigvalsh', 'default')
+_op_linalg_eigvalsh_out, _c_linalg_eigvalsh_out = _lazy(_G, '_op_linalg_eigvalsh_out', 'aten', 'linalg_eigvalsh', 'out')
+_op_linalg_householder_product_default, _c_linalg_householder_product_default = _lazy(_G, '_op_linalg_householder_product_default', 'aten', 'linalg_householder_product', 'default')
+_op_linalg_householder_product_out, _c_linalg_householder_product_out = _lazy(_G, '_op_linalg_householder_product_out', 'aten', 'linalg_householder_product', 'out')
+_op_linalg_inv_default, _c_linalg_inv_default = _lazy(_G, '_op_linalg_inv_default', 'aten', 'linalg_inv', 'default')
+_op_linalg_inv_ex_default, _c_linalg_inv_ex_default = _lazy(_G, '_op_linalg_inv_ex_default', 'aten', 'linalg_inv_ex', 'default')
+_op_linalg_inv_ex_inverse, _c_linalg_inv_ex_inverse = _lazy(_G, '_op_linalg_inv_ex_inverse', 'aten', 'linalg_inv_ex', 'inverse')
+_op_linalg_inv_out, _c_linalg_inv_out = _lazy(_G, '_op_linalg_inv_out', 'aten', 'linalg_inv', 'out')
+_op_linalg_ldl_factor_default, _c_linalg_ldl_factor_default = _lazy(_G, '_op_linalg_ldl_factor_default', 'aten', 'linalg_ldl_factor', 'default')
+_op_linalg_ldl_factor_ex_default, _c_linalg_ldl_factor_ex_default = _lazy(_G, '_op_linalg_ldl_factor_ex_default', 'aten', 'linalg_ldl_factor_ex', 'default')
+_op_linalg_ldl_factor_ex_out, _c_linalg_ldl_factor_ex_out = _lazy(_G, '_op_linalg_ldl_factor_ex_out', 'aten', 'linalg_ldl_factor_ex', 'out')
+_op_linalg_ldl_factor_out, _c_linalg_ldl_factor_out = _lazy(_G, '_op_linalg_ldl_factor_out', 'aten', 'linalg_ldl_factor', 'out')
+_op_linalg_ldl_solve_default, _c_linalg_ldl_solve_default = _lazy(_G, '_op_linalg_ldl_solve_default', 'aten', 'linalg_ldl_solve', 'default')
+_op_linalg_ldl_solve_out, _c_linalg_ldl_solve_out = _lazy(_G, '_op_linalg_ldl_solve_out', 'aten', 'linalg_ldl_solve', 'out')
+_op_linalg_lstsq_default, _c_linalg_lstsq_default = _lazy(_G, '_op_linalg_lstsq_default', 'aten', 'linalg_lstsq', 'default')
+_op_linalg_lstsq_out, _c_linalg_lstsq_out = _lazy(_G, '_op_linalg_lstsq_out', 'aten', 'linalg_lstsq', 'out')
+_op_linalg_lu_default, _c_linalg_lu_default = _lazy(_G, '_op_linalg_lu_default', 'aten', 'linalg_lu', 'default')
+_op_linalg_lu_factor_default, _c_linalg_lu_factor_default = _lazy(_G, '_op_linalg_lu_factor_default', 'aten', 'linalg_lu_factor', 'default')
+_op_linalg_lu_factor_ex_default, _c_linalg_lu_factor_ex_default = _lazy(_G, '_op_linalg_lu_factor_ex_default', 'aten', 'linalg_lu_factor_ex', 'default')
+_op_linalg_lu_factor_ex_out, _c_linalg_lu_factor_ex_out = _lazy(_G, '_op_linalg_lu_factor_ex_out', 'aten', 'linalg_lu_factor_ex', 'out')
+_op_linalg_lu_factor_out, _c_linalg_lu_factor_out = _lazy(_G, '_op_linalg_lu_factor_out', 'aten', 'linalg_lu_factor', 'out')
+_op_linalg_lu_out, _c_linalg_lu_out = _lazy(_G, '_op_linalg_lu_out', 'aten', 'linalg_lu', 'out')
+_op_linalg_lu_solve_default, _c_linalg_lu_solve_default = _lazy(_G, '_op_linalg_lu_solve_default', 'aten', 'linalg_lu_solve', 'default')
+_op_linalg_lu_solve_out, _c_linalg_lu_solve_out = _lazy(_G, '_op_linalg_lu_solve_out', 'aten', 'linalg_lu_solve', 'out')
+_op_linalg_matmul_default, _c_linalg_matmul_default = _lazy(_G, '_op_linalg_matmul_default', 'aten', 'linalg_matmul', 'default')
+_op_linalg_matmul_out, _c_linalg_matmul_out = _lazy(_G, '_op_linalg_matmul_out', 'aten', 'linalg_matmul', 'out')
+_op_linalg_matrix_exp_default, _c_linalg_matrix_exp_default = _lazy(_G, '_op_linalg_matrix_exp_default', 'aten', 'linalg_matrix_exp', 'default')
+_op_linalg_matrix_norm_default, _c_linalg_matrix_norm_default = _lazy(_G, '_op_linalg_matrix_norm_default', 'aten', 'linalg_matrix_norm', 'default')
+_op_linalg_matrix_norm_out, _c_linalg_matrix_norm_out = _lazy(_G, '_op_linalg_matrix_norm_out', 'aten', 'linalg_matrix_norm', 'out')
+_op_linalg_matrix_norm_str_ord, _c_linalg_matrix_norm_str_ord = _lazy(_G, '_op_linalg_matrix_norm_str_ord', 'aten', 'linalg_matrix_norm', 'str_ord')
+_op_linalg_matrix_norm_str_ord_out, _c_linalg_matrix_norm_str_ord_out = _lazy(_G, '_op_linalg_matrix_norm_str_ord_out', 'aten', 'linalg_matrix_norm', 'str_ord_out')
+_op_linalg_matrix_power_default, _c_linalg_matrix_power_default = _lazy(_G, '_op_linalg_matrix_power_default', 'aten', 'linalg_matrix_power', 'default')
+_op_linalg_matrix_power_out, _c_linalg_matrix_power_out = _lazy(_G, '_op_linalg_matrix_power_out', 'aten', 'linalg_matrix_power', 'out')
+_op_linalg_matrix_rank_atol_rtol_float, _c_linalg_matrix_rank_atol_rtol_float = _lazy(_G, '_op_linalg_matrix_rank_atol_rtol_float', 'aten', 'linalg_matrix_rank', 'atol_rtol_float')
+_op_linalg_matrix_rank_atol_rtol_float_out, _c_linalg_matrix_rank_atol_rtol_float_out = _lazy(_G, '_op_linalg_matrix_rank_atol_rtol_float_out', 'aten', 'linalg_matrix_rank', 'atol_rtol_float_out')
+_op_linalg_matrix_rank_atol_rtol_tensor, _c_linalg_matrix_rank_atol_rtol_tensor = _lazy(_G, '_op_linalg_matrix_rank_atol_rtol_tensor', 'aten', 'linalg_matrix_rank', 'atol_rtol_tensor')
+_op_linalg_matrix_rank_atol_rtol_tensor_out, _c_linalg_matrix_rank_atol_rtol_tensor_out = _lazy(_G, '_op_linalg_matrix_rank_atol_rtol_tensor_out', 'aten', 'linalg_matrix_rank', 'atol_rtol_tensor_out')
+_op_linalg_matrix_rank_default, _c_linalg_matrix_rank_default = _lazy(_G, '_op_linalg_matrix_rank_default', 'aten', 'linalg_matrix_rank', 'default')
+_op_linalg_matrix_rank_out, _c_linalg_matrix_rank_out = _lazy(_G, '_op_linalg_matrix_rank_out', 'aten', 'linalg_matrix_rank', 'out')
+_op_linalg_matrix_rank_out_tol_tensor, _c_linalg_matrix_rank_out_tol_tensor = _lazy(_G, '_op_linalg_matrix_rank_out_tol_tensor', 'aten', 'linalg_matrix_rank', 'out_tol_tensor')
+_op_linalg_matrix_rank_tol_tensor, _c_linalg_matrix_rank_tol_tensor = _lazy(_G, '_op_linalg_matrix_rank_tol_tensor', 'aten', 'linalg_matrix_rank', 'tol_tensor')
+_op_linalg_multi_dot_default, _c_linalg_multi_dot_default = _lazy(_G, '_op_linalg_multi_dot_default', 'aten', 'linalg_multi_dot', 'default')
+_op_linalg_multi_dot_out, _c_linalg_multi_dot_out = _lazy(_G, '_op_linalg_multi_dot_out', 'aten', 'linalg_multi_dot', 'out')
+_op_linalg_pinv_atol_rtol_float, _c_linalg_pinv_atol_rtol_float = _lazy(_G, '_op_linalg_pinv_atol_rtol_float', 'aten', 'linalg_pinv', 'atol_rtol_float')
+_op_linalg_pinv_atol_rtol_float_out, _c_linalg_pinv_atol_rtol_float_out = _lazy(_G, '_op_linalg_pinv_atol_rtol_float_out', 'aten', 'linalg_pinv', 'atol_rtol_float_out')
+_op_linalg_pinv_atol_rtol_tensor, _c_linalg_pinv_atol_rtol_tensor = _lazy(_G, '_op_linalg_pinv_atol_rtol_tensor', 'aten', 'linalg_pinv', 'atol_rtol_tensor')
+_op_linalg_pinv_atol_rtol_tensor_out, _c_linalg_pinv_atol_rtol_tensor_out = _lazy(_G, '_op_linalg_pinv_atol_rtol_tensor_out', 'aten', 'linalg_pinv', 'atol_rtol_tensor_out')
+_op_linalg_pinv_default, _c_linalg_pinv_default = _lazy(_G, '_op_linalg_pinv_default', 'aten', 'linalg_pinv', 'default')
+_op_linalg_pinv_out, _c_linalg_pinv_out = _lazy(_G, '_op_linalg_pinv_out', 'aten', 'linalg_pinv', 'out')
+_op_linalg_pinv_out_rcond_tensor, _c_linalg_pinv_out_rcond_tensor = _lazy(_G, '_op_linalg_pinv_out_rcond_tensor', 'aten', 'linalg_pinv', 'out_rcond_tensor')
+_op_linalg_pinv_rcond_tensor, _c_linalg_pinv_rcond_tensor = _lazy(_G, '_op_linalg_pinv_rcond_tensor', 'aten', 'linalg_pinv', 'rcond_tensor')
+_op_linalg_qr_default, _c_linalg_qr_default = _lazy(_G, '_op_linalg_qr_default', 'aten', 'linalg_qr', 'default')
+_op_linalg_qr_out, _c_linalg_qr_out = _lazy(_G, '_op_linalg_qr_out', 'aten', 'linalg_qr', 'out')
+_op_linalg_slogdet_default, _c_linalg_slogdet_default = _lazy(_G, '_op_linalg_slogdet_default', 'aten', 'linalg_slogdet', 'default')
+_op_linalg_slogdet_out, _c_linalg_slogdet_out = _lazy(_G, '_op_linalg_slogdet_out', 'aten', 'linalg_slogdet', 'out')
+_op_linalg_solve_default, _c_linalg_solve_default = _lazy(_G, '_op_linalg_solve_default', 'aten', 'linalg_solve', 'default')
+_op_linalg_solve_ex_default, _c_linalg_solve_ex_default = _lazy(_G, '_op_linalg_solve_ex_default', 'aten', 'linalg_solve_ex', 'default')
+_op_linalg_solve_ex_out, _c_linalg_solve_ex_out = _lazy(_G, '_op_linalg_solve_ex_out', 'aten', 'linalg_solve_ex', 'out')
+_op_linalg_solve_out, _c_linalg_solve_out = _lazy(_G, '_op_linalg_solve_out', 'aten', 'linalg_solve', 'out')
+_op_linalg_solve_triangular_default, _c_linalg_solve_triangular_default = _lazy(_G, '_op_linalg_solve_triangular_default', 'aten', 'linalg_solve_triangular', 'default')
+_op_linalg_solve_triangular_out, _c_linalg_solve_triangular_out = _lazy(_G, '_op_linalg_solve_triangular_out', 'aten', 'linalg_solve_triangular', 'out')
+_op_linalg_svd_U, _c_linalg_svd_U = _lazy(_G, '_op_linalg_svd_U', 'aten', 'linalg_svd', 'U')
+_op_linalg_svd_default, _c_linalg_svd_default = _lazy(_G, '_op_linalg_svd_default', 'aten', 'linalg_svd', 'default')
+_op_linalg_svdvals_default, _c_linalg_svdvals_default = _lazy(_G, '_op_linalg_svdvals_default', 'aten', 'linalg_svdvals', 'default')
+_op_linalg_svdvals_out, _c_linalg_svdvals_out = _lazy(_G, '_op_linalg_svdvals_out', 'aten', 'linalg_svdvals', 'out')
+_op_linalg_tensorinv_default, _c_linalg_tensorinv_default = _lazy(_G, '_op_linalg_tensorinv_default', 'aten', 'linalg_tensorinv', 'default')
+_op_linalg_tensorinv_out, _c_linalg_tensorinv_out = _lazy(_G, '_op_linalg_tensorinv_out', 'aten', 'linalg_tensorinv', 'out')
+_op_linalg_tensorsolve_default, _c_linalg_tensorsolve_default = _lazy(_G, '_op_linalg_tensorsolve_default', 'aten', 'linalg_tensorsolve', 'default')
+_op_linalg_tensorsolve_out, _c_linalg_tensorsolve_out = _lazy(_G, '_op_linalg_tensorsolve_out', 'aten', 'linalg_tensorsolve', 'out')
+_op_linalg_vander_default, _c_linalg_vander_default = _lazy(_G, '_op_linalg_vander_default', 'aten', 'linalg_vander', 'default')
+_op_linalg_vecdot_default, _c_linalg_vecdot_default = _lazy(_G, '_op_linalg_vecdot_default', 'aten', 'linalg_vecdot', 'default')
+_op_linalg_vecdot_out, _c_linalg_vecdot_out = _lazy(_G, '_op_linalg_vecdot_out', 'aten', 'linalg_vecdot', 'out')
+_op_linalg_vector_norm_default, _c_linalg_vector_norm_default = _lazy(_G, '_op_linalg_vector_norm_default', 'aten', 'linalg_vector_norm', 'default')
+_op_linalg_vector_norm_out, _c_linalg_vector_norm_out = _lazy(_G, '_op_linalg_vector_norm_out', 'aten', 'linalg_vector_norm', 'out')
 
 def linalg_inv_ex(A, *, check_errors=False, out=None):
     if A.__class__ not in _TENSOR_TYPES:
@@ -205,7 +113,7 @@ def linalg_inv_ex(A, *, check_errors=False, out=None):
     if out is None and check_errors is False:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_inv_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_inv_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_inv_ex(*_k(A))
         return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
@@ -224,7 +132,7 @@ def linalg_inv(A, *, out=None):
         return _op_linalg_inv_out(A, out=out)
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_inv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_inv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(A)
     return _op_linalg_inv_default(A)
@@ -238,7 +146,7 @@ def linalg_det(A, *, out=None):
         return _op_linalg_det_out(A, out=out)
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(A)
     return _op_linalg_det_default(A)
@@ -250,7 +158,7 @@ def linalg_slogdet(A, *, out=None):
         return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_linalg_slogdet(*_k(A))
     return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
@@ -264,7 +172,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
         _ks = A._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_solve_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_solve_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_solve_ex(*_k(A, B))
         return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
@@ -285,7 +193,7 @@ def linalg_solve(A, B, *, left=True, out=None):
         _ks = A._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(A, B)
         return _op_linalg_solve_default(A, B)
@@ -303,7 +211,7 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
     if out is None and upper is False and check_errors is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_cholesky_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_cholesky_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_cholesky_ex(*_k(input))
         return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
@@ -321,7 +229,7 @@ def linalg_cholesky(input, *, upper=False, out=None):
     if out is None and upper is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_cholesky_default(input)
@@ -342,7 +250,7 @@ def linalg_qr(A, mode='reduced', *, out=None):
         return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_linalg_qr(*_k(A, mode))
     return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
@@ -355,7 +263,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_svd(*_k(A, full_matrices))
         return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
@@ -371,7 +279,7 @@ def linalg_svdvals(A, *, driver=None, out=None):
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_svdvals_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_svdvals_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(A)
         return _op_linalg_svdvals_default(A)
@@ -392,7 +300,7 @@ def linalg_eigh(input, UPLO='L', *, out=None):
         return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_linalg_eigh(*_k(input, UPLO))
     return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
@@ -408,7 +316,7 @@ def linalg_eigvalsh(input, UPLO='L', *, out=None):
         return _op_linalg_eigvalsh_out(input, UPLO, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eigvalsh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_eigvalsh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, UPLO)
     return _op_linalg_eigvalsh_default(input, UPLO)
@@ -426,7 +334,7 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
         if rcond.__class__ in _TENSOR_TYPES:
             _ks |= rcond._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lstsq_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_lstsq_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_lstsq(*_k(input, b, rcond))
         return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
@@ -452,7 +360,7 @@ def _linalg_pinv_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_pinv_atol_rtol_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_pinv_atol_rtol_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_pinv_atol_rtol_float(input)
@@ -476,7 +384,7 @@ def _linalg_pinv_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_pinv_atol_rtol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_pinv_atol_rtol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_pinv_atol_rtol_tensor(input)
@@ -501,7 +409,7 @@ def _linalg_pinv_b2(input, rcond, hermitian=False, *, out=None):
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_pinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_pinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, rcond, hermitian)
     return _op_linalg_pinv_default(input, rcond, hermitian)
@@ -522,7 +430,7 @@ def _linalg_pinv_b3(input, rcond, hermitian=False, *, out=None):
     _ks = input._ks
     _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_pinv_rcond_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_pinv_rcond_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, rcond, hermitian)
     return _op_linalg_pinv_rcond_tensor(input, rcond, hermitian)
@@ -620,7 +528,7 @@ def _linalg_matrix_rank_b0(input, *, atol=None, rtol=None, hermitian=False, out=
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_matrix_rank_atol_rtol_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_matrix_rank_atol_rtol_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_matrix_rank_atol_rtol_float(input)
@@ -644,7 +552,7 @@ def _linalg_matrix_rank_b1(input, *, atol=None, rtol=None, hermitian=False, out=
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_matrix_rank_atol_rtol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_matrix_rank_atol_rtol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_matrix_rank_atol_rtol_tensor(input)
@@ -669,7 +577,7 @@ def _linalg_matrix_rank_b2(input, tol, hermitian=False, *, out=None):
     if tol.__class__ in _TENSOR_TYPES:
         _ks |= tol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_rank_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_matrix_rank_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, tol, hermitian)
     return _op_linalg_matrix_rank_default(input, tol, hermitian)
@@ -690,7 +598,7 @@ def _linalg_matrix_rank_b3(input, tol, hermitian=False, *, out=None):
     _ks = input._ks
     _ks |= tol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_rank_tol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_matrix_rank_tol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, tol, hermitian)
     return _op_linalg_matrix_rank_tol_tensor(input, tol, hermitian)
@@ -785,7 +693,7 @@ def linalg_matrix_power(input, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, n)
     return _op_linalg_matrix_power_default(input, n)
@@ -797,7 +705,7 @@ def linalg_eig(input, *, out=None):
         return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eig_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_eig_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_linalg_eig(*_k(input))
     return _rt_linalg_eig(*_op_linalg_eig_default(input))
@@ -811,7 +719,7 @@ def linalg_eigvals(input, *, out=None):
         return _op_linalg_eigvals_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eigvals_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_eigvals_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_linalg_eigvals_default(input)
@@ -821,7 +729,7 @@ def linalg_matrix_exp(input):
         raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_linalg_matrix_exp_default(input)
@@ -838,7 +746,7 @@ def linalg_matmul(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_linalg_matmul_default(input, other)
@@ -849,7 +757,7 @@ def linalg_vander(x, *, N=None):
     if N is None:
         _ks = x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(x)
         return _op_linalg_vander_default(x)
@@ -866,7 +774,7 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
         _ks = x._ks
         _ks |= y._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_vecdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_vecdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(x, y)
         return _op_linalg_vecdot_default(x, y)
@@ -904,7 +812,7 @@ def _linalg_cond_b0(input, p=None, *, out=None):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_cond_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_cond_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_linalg_cond_default(input, p)
@@ -922,7 +830,7 @@ def _linalg_cond_b1(input, p, *, out=None):
         return _op_linalg_cond_p_str_out(input, p, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_cond_p_str.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_cond_p_str.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_linalg_cond_p_str(input, p)
@@ -1003,7 +911,7 @@ def linalg_householder_product(input, tau, *, out=None):
     _ks = input._ks
     _ks |= tau._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_householder_product_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_householder_product_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, tau)
     return _op_linalg_householder_product_default(input, tau)
@@ -1017,7 +925,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         _ks = input._ks
         _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_linalg_cross_default(input, other)
@@ -1035,7 +943,7 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(A)
         return _op_linalg_diagonal_default(A)
@@ -1053,7 +961,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     if out is None and pivot is True and check_errors is False:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_factor_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_lu_factor_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_lu_factor_ex(*_k(A))
         return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A))
@@ -1071,7 +979,7 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
     if out is None and pivot is True:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_factor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_lu_factor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_lu_factor(*_k(A))
         return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A))
@@ -1087,7 +995,7 @@ def linalg_lu(A, *, pivot=True, out=None):
     if out is None and pivot is True:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_lu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_lu(*_k(A))
         return _rt_linalg_lu(*_op_linalg_lu_default(A))
@@ -1109,7 +1017,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         _ks |= pivots._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(LU, pivots, B)
         return _op_linalg_lu_solve_default(LU, pivots, B)
@@ -1129,7 +1037,7 @@ def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None
     if out is None and hermitian is False and check_errors is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_ldl_factor_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_ldl_factor_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_ldl_factor_ex(*_k(input))
         return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input))
@@ -1147,7 +1055,7 @@ def linalg_ldl_factor(input, *, hermitian=False, out=None):
     if out is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_ldl_factor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_ldl_factor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_linalg_ldl_factor(*_k(input))
         return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input))
@@ -1169,7 +1077,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
         _ks |= pivots._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_ldl_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_ldl_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(LD, pivots, B)
         return _op_linalg_ldl_solve_default(LD, pivots, B)
@@ -1194,7 +1102,7 @@ def linalg_tensorinv(input, ind=2, *, out=None):
     if ind.__class__ in _TENSOR_TYPES:
         _ks |= ind._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_tensorinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linalg_tensorinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, ind)
     return _op_linalg_tensorinv_default(input, ind)

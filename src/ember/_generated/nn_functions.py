@@ -4,175 +4,97 @@ from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
-from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
-_ops = _opsmod.ops
+_G = globals()
+_lazy = _opsmod.lazy_overload
 
-_op__pad_circular_default = _ops.aten._pad_circular.default
-_c__pad_circular_default = _op__pad_circular_default._dispatch_cache
-_op__upsample_bicubic2d_aa_default = _ops.aten._upsample_bicubic2d_aa.default
-_c__upsample_bicubic2d_aa_default = _op__upsample_bicubic2d_aa_default._dispatch_cache
-_op__upsample_bicubic2d_aa_vec = _ops.aten._upsample_bicubic2d_aa.vec
-_c__upsample_bicubic2d_aa_vec = _op__upsample_bicubic2d_aa_vec._dispatch_cache
-_op__upsample_bilinear2d_aa_default = _ops.aten._upsample_bilinear2d_aa.default
-_c__upsample_bilinear2d_aa_default = _op__upsample_bilinear2d_aa_default._dispatch_cache
-_op__upsample_bilinear2d_aa_vec = _ops.aten._upsample_bilinear2d_aa.vec
-_c__upsample_bilinear2d_aa_vec = _op__upsample_bilinear2d_aa_vec._dispatch_cache
-_op__upsample_lanczos2d_aa_default = _ops.aten._upsample_lanczos2d_aa.default
-_c__upsample_lanczos2d_aa_default = _op__upsample_lanczos2d_aa_default._dispatch_cache
-_op__upsample_lanczos2d_aa_vec = _ops.aten._upsample_lanczos2d_aa.vec
-_c__upsample_lanczos2d_aa_vec = _op__upsample_lanczos2d_aa_vec._dispatch_cache
-_op__upsample_nearest_exact2d_vec = _ops.aten._upsample_nearest_exact2d.vec
-_c__upsample_nearest_exact2d_vec = _op__upsample_nearest_exact2d_vec._dispatch_cache
-_op_adaptive_avg_pool2d_default = _ops.aten.adaptive_avg_pool2d.default
-_c_adaptive_avg_pool2d_default = _op_adaptive_avg_pool2d_default._dispatch_cache
-_op_adaptive_avg_pool3d_default = _ops.aten.adaptive_avg_pool3d.default
-_c_adaptive_avg_pool3d_default = _op_adaptive_avg_pool3d_default._dispatch_cache
-_op_adaptive_max_pool2d_default = _ops.aten.adaptive_max_pool2d.default
-_c_adaptive_max_pool2d_default = _op_adaptive_max_pool2d_default._dispatch_cache
-_op_adaptive_max_pool3d_default = _ops.aten.adaptive_max_pool3d.default
-_c_adaptive_max_pool3d_default = _op_adaptive_max_pool3d_default._dispatch_cache
-_op_avg_pool2d_default = _ops.aten.avg_pool2d.default
-_c_avg_pool2d_default = _op_avg_pool2d_default._dispatch_cache
-_op_avg_pool3d_default = _ops.aten.avg_pool3d.default
-_c_avg_pool3d_default = _op_avg_pool3d_default._dispatch_cache
-_op_binary_cross_entropy_default = _ops.aten.binary_cross_entropy.default
-_c_binary_cross_entropy_default = _op_binary_cross_entropy_default._dispatch_cache
-_op_col2im_default = _ops.aten.col2im.default
-_c_col2im_default = _op_col2im_default._dispatch_cache
-_op_cross_entropy_loss_default = _ops.aten.cross_entropy_loss.default
-_c_cross_entropy_loss_default = _op_cross_entropy_loss_default._dispatch_cache
-_op_elu__default = _ops.aten.elu_.default
-_c_elu__default = _op_elu__default._dispatch_cache
-_op_elu_default = _ops.aten.elu.default
-_c_elu_default = _op_elu_default._dispatch_cache
-_op_elu_out = _ops.aten.elu.out
-_c_elu_out = _op_elu_out._dispatch_cache
-_op_gelu__default = _ops.aten.gelu_.default
-_c_gelu__default = _op_gelu__default._dispatch_cache
-_op_gelu_default = _ops.aten.gelu.default
-_c_gelu_default = _op_gelu_default._dispatch_cache
-_op_gelu_out = _ops.aten.gelu.out
-_c_gelu_out = _op_gelu_out._dispatch_cache
-_op_glu_default = _ops.aten.glu.default
-_c_glu_default = _op_glu_default._dispatch_cache
-_op_glu_out = _ops.aten.glu.out
-_c_glu_out = _op_glu_out._dispatch_cache
-_op_hardsigmoid__default = _ops.aten.hardsigmoid_.default
-_c_hardsigmoid__default = _op_hardsigmoid__default._dispatch_cache
-_op_hardsigmoid_default = _ops.aten.hardsigmoid.default
-_c_hardsigmoid_default = _op_hardsigmoid_default._dispatch_cache
-_op_hardsigmoid_out = _ops.aten.hardsigmoid.out
-_c_hardsigmoid_out = _op_hardsigmoid_out._dispatch_cache
-_op_hardswish__default = _ops.aten.hardswish_.default
-_c_hardswish__default = _op_hardswish__default._dispatch_cache
-_op_hardswish_default = _ops.aten.hardswish.default
-_c_hardswish_default = _op_hardswish_default._dispatch_cache
-_op_hardswish_out = _ops.aten.hardswish.out
-_c_hardswish_out = _op_hardswish_out._dispatch_cache
-_op_hardtanh__default = _ops.aten.hardtanh_.default
-_c_hardtanh__default = _op_hardtanh__default._dispatch_cache
-_op_hardtanh_default = _ops.aten.hardtanh.default
-_c_hardtanh_default = _op_hardtanh_default._dispatch_cache
-_op_hardtanh_out = _ops.aten.hardtanh.out
-_c_hardtanh_out = _op_hardtanh_out._dispatch_cache
-_op_huber_loss_default = _ops.aten.huber_loss.default
-_c_huber_loss_default = _op_huber_loss_default._dispatch_cache
-_op_im2col_default = _ops.aten.im2col.default
-_c_im2col_default = _op_im2col_default._dispatch_cache
-_op_l1_loss_default = _ops.aten.l1_loss.default
-_c_l1_loss_default = _op_l1_loss_default._dispatch_cache
-_op_leaky_relu__default = _ops.aten.leaky_relu_.default
-_c_leaky_relu__default = _op_leaky_relu__default._dispatch_cache
-_op_leaky_relu_default = _ops.aten.leaky_relu.default
-_c_leaky_relu_default = _op_leaky_relu_default._dispatch_cache
-_op_leaky_relu_out = _ops.aten.leaky_relu.out
-_c_leaky_relu_out = _op_leaky_relu_out._dispatch_cache
-_op_linear_default = _ops.aten.linear.default
-_c_linear_default = _op_linear_default._dispatch_cache
-_op_log_sigmoid_default = _ops.aten.log_sigmoid.default
-_c_log_sigmoid_default = _op_log_sigmoid_default._dispatch_cache
-_op_log_sigmoid_out = _ops.aten.log_sigmoid.out
-_c_log_sigmoid_out = _op_log_sigmoid_out._dispatch_cache
-_op_max_pool2d_with_indices_default = _ops.aten.max_pool2d_with_indices.default
-_c_max_pool2d_with_indices_default = _op_max_pool2d_with_indices_default._dispatch_cache
-_op_max_pool3d_with_indices_default = _ops.aten.max_pool3d_with_indices.default
-_c_max_pool3d_with_indices_default = _op_max_pool3d_with_indices_default._dispatch_cache
-_op_max_unpool2d_default = _ops.aten.max_unpool2d.default
-_c_max_unpool2d_default = _op_max_unpool2d_default._dispatch_cache
-_op_mish__default = _ops.aten.mish_.default
-_c_mish__default = _op_mish__default._dispatch_cache
-_op_mish_default = _ops.aten.mish.default
-_c_mish_default = _op_mish_default._dispatch_cache
-_op_mish_out = _ops.aten.mish.out
-_c_mish_out = _op_mish_out._dispatch_cache
-_op_mse_loss_default = _ops.aten.mse_loss.default
-_c_mse_loss_default = _op_mse_loss_default._dispatch_cache
-_op_multi_margin_loss_default = _ops.aten.multi_margin_loss.default
-_c_multi_margin_loss_default = _op_multi_margin_loss_default._dispatch_cache
-_op_multi_margin_loss_out = _ops.aten.multi_margin_loss.out
-_c_multi_margin_loss_out = _op_multi_margin_loss_out._dispatch_cache
-_op_multilabel_margin_loss_default = _ops.aten.multilabel_margin_loss.default
-_c_multilabel_margin_loss_default = _op_multilabel_margin_loss_default._dispatch_cache
-_op_multilabel_margin_loss_out = _ops.aten.multilabel_margin_loss.out
-_c_multilabel_margin_loss_out = _op_multilabel_margin_loss_out._dispatch_cache
-_op_nll_loss_default = _ops.aten.nll_loss.default
-_c_nll_loss_default = _op_nll_loss_default._dispatch_cache
-_op_nll_loss_nd_default = _ops.aten.nll_loss_nd.default
-_c_nll_loss_nd_default = _op_nll_loss_nd_default._dispatch_cache
-_op_one_hot_default = _ops.aten.one_hot.default
-_c_one_hot_default = _op_one_hot_default._dispatch_cache
-_op_pad_default = _ops.aten.pad.default
-_c_pad_default = _op_pad_default._dispatch_cache
-_op_reflection_pad1d_default = _ops.aten.reflection_pad1d.default
-_c_reflection_pad1d_default = _op_reflection_pad1d_default._dispatch_cache
-_op_reflection_pad2d_default = _ops.aten.reflection_pad2d.default
-_c_reflection_pad2d_default = _op_reflection_pad2d_default._dispatch_cache
-_op_reflection_pad3d_default = _ops.aten.reflection_pad3d.default
-_c_reflection_pad3d_default = _op_reflection_pad3d_default._dispatch_cache
-_op_relu6__default = _ops.aten.relu6_.default
-_c_relu6__default = _op_relu6__default._dispatch_cache
-_op_relu6_default = _ops.aten.relu6.default
-_c_relu6_default = _op_relu6_default._dispatch_cache
-_op_replication_pad1d_default = _ops.aten.replication_pad1d.default
-_c_replication_pad1d_default = _op_replication_pad1d_default._dispatch_cache
-_op_replication_pad2d_default = _ops.aten.replication_pad2d.default
-_c_replication_pad2d_default = _op_replication_pad2d_default._dispatch_cache
-_op_replication_pad3d_default = _ops.aten.replication_pad3d.default
-_c_replication_pad3d_default = _op_replication_pad3d_default._dispatch_cache
-_op_scaled_dot_product_attention_default = _ops.aten.scaled_dot_product_attention.default
-_c_scaled_dot_product_attention_default = _op_scaled_dot_product_attention_default._dispatch_cache
-_op_silu__default = _ops.aten.silu_.default
-_c_silu__default = _op_silu__default._dispatch_cache
-_op_silu_default = _ops.aten.silu.default
-_c_silu_default = _op_silu_default._dispatch_cache
-_op_silu_out = _ops.aten.silu.out
-_c_silu_out = _op_silu_out._dispatch_cache
-_op_smooth_l1_loss_default = _ops.aten.smooth_l1_loss.default
-_c_smooth_l1_loss_default = _op_smooth_l1_loss_default._dispatch_cache
-_op_soft_margin_loss_default = _ops.aten.soft_margin_loss.default
-_c_soft_margin_loss_default = _op_soft_margin_loss_default._dispatch_cache
-_op_softplus_default = _ops.aten.softplus.default
-_c_softplus_default = _op_softplus_default._dispatch_cache
-_op_softplus_out = _ops.aten.softplus.out
-_c_softplus_out = _op_softplus_out._dispatch_cache
-_op_softshrink_default = _ops.aten.softshrink.default
-_c_softshrink_default = _op_softshrink_default._dispatch_cache
-_op_softshrink_out = _ops.aten.softshrink.out
-_c_softshrink_out = _op_softshrink_out._dispatch_cache
-_op_upsample_bicubic2d_vec = _ops.aten.upsample_bicubic2d.vec
-_c_upsample_bicubic2d_vec = _op_upsample_bicubic2d_vec._dispatch_cache
-_op_upsample_bilinear2d_vec = _ops.aten.upsample_bilinear2d.vec
-_c_upsample_bilinear2d_vec = _op_upsample_bilinear2d_vec._dispatch_cache
-_op_upsample_linear1d_vec = _ops.aten.upsample_linear1d.vec
-_c_upsample_linear1d_vec = _op_upsample_linear1d_vec._dispatch_cache
-_op_upsample_nearest1d_vec = _ops.aten.upsample_nearest1d.vec
-_c_upsample_nearest1d_vec = _op_upsample_nearest1d_vec._dispatch_cache
-_op_upsample_nearest2d_vec = _ops.aten.upsample_nearest2d.vec
-_c_upsample_nearest2d_vec = _op_upsample_nearest2d_vec._dispatch_cache
+_op__pad_circular_default, _c__pad_circular_default = _lazy(_G, '_op__pad_circular_default', 'aten', '_pad_circular', 'default')
+_op__upsample_bicubic2d_aa_default, _c__upsample_bicubic2d_aa_default = _lazy(_G, '_op__upsample_bicubic2d_aa_default', 'aten', '_upsample_bicubic2d_aa', 'default')
+_op__upsample_bicubic2d_aa_vec, _c__upsample_bicubic2d_aa_vec = _lazy(_G, '_op__upsample_bicubic2d_aa_vec', 'aten', '_upsample_bicubic2d_aa', 'vec')
+_op__upsample_bilinear2d_aa_default, _c__upsample_bilinear2d_aa_default = _lazy(_G, '_op__upsample_bilinear2d_aa_default', 'aten', '_upsample_bilinear2d_aa', 'default')
+_op__upsample_bilinear2d_aa_vec, _c__upsample_bilinear2d_aa_vec = _lazy(_G, '_op__upsample_bilinear2d_aa_vec', 'aten', '_upsample_bilinear2d_aa', 'vec')
+_op__upsample_lanczos2d_aa_default, _c__upsample_lanczos2d_aa_default = _lazy(_G, '_op__upsample_lanczos2d_aa_default', 'aten', '_upsample_lanczos2d_aa', 'default')
+_op__upsample_lanczos2d_aa_vec, _c__upsample_lanczos2d_aa_vec = _lazy(_G, '_op__upsample_lanczos2d_aa_vec', 'aten', '_upsample_lanczos2d_aa', 'vec')
+_op__upsample_nearest_exact2d_vec, _c__upsample_nearest_exact2d_vec = _lazy(_G, '_op__upsample_nearest_exact2d_vec', 'aten', '_upsample_nearest_exact2d', 'vec')
+_op_adaptive_avg_pool2d_default, _c_adaptive_avg_pool2d_default = _lazy(_G, '_op_adaptive_avg_pool2d_default', 'aten', 'adaptive_avg_pool2d', 'default')
+_op_adaptive_avg_pool3d_default, _c_adaptive_avg_pool3d_default = _lazy(_G, '_op_adaptive_avg_pool3d_default', 'aten', 'adaptive_avg_pool3d', 'default')
+_op_adaptive_max_pool2d_default, _c_adaptive_max_pool2d_default = _lazy(_G, '_op_adaptive_max_pool2d_default', 'aten', 'adaptive_max_pool2d', 'default')
+_op_adaptive_max_pool3d_default, _c_adaptive_max_pool3d_default = _lazy(_G, '_op_adaptive_max_pool3d_default', 'aten', 'adaptive_max_pool3d', 'default')
+_op_avg_pool2d_default, _c_avg_pool2d_default = _lazy(_G, '_op_avg_pool2d_default', 'aten', 'avg_pool2d', 'default')
+_op_avg_pool3d_default, _c_avg_pool3d_default = _lazy(_G, '_op_avg_pool3d_default', 'aten', 'avg_pool3d', 'default')
+_op_binary_cross_entropy_default, _c_binary_cross_entropy_default = _lazy(_G, '_op_binary_cross_entropy_default', 'aten', 'binary_cross_entropy', 'default')
+_op_col2im_default, _c_col2im_default = _lazy(_G, '_op_col2im_default', 'aten', 'col2im', 'default')
+_op_cross_entropy_loss_default, _c_cross_entropy_loss_default = _lazy(_G, '_op_cross_entropy_loss_default', 'aten', 'cross_entropy_loss', 'default')
+_op_elu__default, _c_elu__default = _lazy(_G, '_op_elu__default', 'aten', 'elu_', 'default')
+_op_elu_default, _c_elu_default = _lazy(_G, '_op_elu_default', 'aten', 'elu', 'default')
+_op_elu_out, _c_elu_out = _lazy(_G, '_op_elu_out', 'aten', 'elu', 'out')
+_op_gelu__default, _c_gelu__default = _lazy(_G, '_op_gelu__default', 'aten', 'gelu_', 'default')
+_op_gelu_default, _c_gelu_default = _lazy(_G, '_op_gelu_default', 'aten', 'gelu', 'default')
+_op_gelu_out, _c_gelu_out = _lazy(_G, '_op_gelu_out', 'aten', 'gelu', 'out')
+_op_glu_default, _c_glu_default = _lazy(_G, '_op_glu_default', 'aten', 'glu', 'default')
+_op_glu_out, _c_glu_out = _lazy(_G, '_op_glu_out', 'aten', 'glu', 'out')
+_op_hardsigmoid__default, _c_hardsigmoid__default = _lazy(_G, '_op_hardsigmoid__default', 'aten', 'hardsigmoid_', 'default')
+_op_hardsigmoid_default, _c_hardsigmoid_default = _lazy(_G, '_op_hardsigmoid_default', 'aten', 'hardsigmoid', 'default')
+_op_hardsigmoid_out, _c_hardsigmoid_out = _lazy(_G, '_op_hardsigmoid_out', 'aten', 'hardsigmoid', 'out')
+_op_hardswish__default, _c_hardswish__default = _lazy(_G, '_op_hardswish__default', 'aten', 'hardswish_', 'default')
+_op_hardswish_default, _c_hardswish_default = _lazy(_G, '_op_hardswish_default', 'aten', 'hardswish', 'default')
+_op_hardswish_out, _c_hardswish_out = _lazy(_G, '_op_hardswish_out', 'aten', 'hardswish', 'out')
+_op_hardtanh__default, _c_hardtanh__default = _lazy(_G, '_op_hardtanh__default', 'aten', 'hardtanh_', 'default')
+_op_hardtanh_default, _c_hardtanh_default = _lazy(_G, '_op_hardtanh_default', 'aten', 'hardtanh', 'default')
+_op_hardtanh_out, _c_hardtanh_out = _lazy(_G, '_op_hardtanh_out', 'aten', 'hardtanh', 'out')
+_op_huber_loss_default, _c_huber_loss_default = _lazy(_G, '_op_huber_loss_default', 'aten', 'huber_loss', 'default')
+_op_im2col_default, _c_im2col_default = _lazy(_G, '_op_im2col_default', 'aten', 'im2col', 'default')
+_op_l1_loss_default, _c_l1_loss_default = _lazy(_G, '_op_l1_loss_default', 'aten', 'l1_loss', 'default')
+_op_leaky_relu__default, _c_leaky_relu__default = _lazy(_G, '_op_leaky_relu__default', 'aten', 'leaky_relu_', 'default')
+_op_leaky_relu_default, _c_leaky_relu_default = _lazy(_G, '_op_leaky_relu_default', 'aten', 'leaky_relu', 'default')
+_op_leaky_relu_out, _c_leaky_relu_out = _lazy(_G, '_op_leaky_relu_out', 'aten', 'leaky_relu', 'out')
+_op_linear_default, _c_linear_default = _lazy(_G, '_op_linear_default', 'aten', 'linear', 'default')
+_op_log_sigmoid_default, _c_log_sigmoid_default = _lazy(_G, '_op_log_sigmoid_default', 'aten', 'log_sigmoid', 'default')
+_op_log_sigmoid_out, _c_log_sigmoid_out = _lazy(_G, '_op_log_sigmoid_out', 'aten', 'log_sigmoid', 'out')
+_op_max_pool2d_with_indices_default, _c_max_pool2d_with_indices_default = _lazy(_G, '_op_max_pool2d_with_indices_default', 'aten', 'max_pool2d_with_indices', 'default')
+_op_max_pool3d_with_indices_default, _c_max_pool3d_with_indices_default = _lazy(_G, '_op_max_pool3d_with_indices_default', 'aten', 'max_pool3d_with_indices', 'default')
+_op_max_unpool2d_default, _c_max_unpool2d_default = _lazy(_G, '_op_max_unpool2d_default', 'aten', 'max_unpool2d', 'default')
+_op_mish__default, _c_mish__default = _lazy(_G, '_op_mish__default', 'aten', 'mish_', 'default')
+_op_mish_default, _c_mish_default = _lazy(_G, '_op_mish_default', 'aten', 'mish', 'default')
+_op_mish_out, _c_mish_out = _lazy(_G, '_op_mish_out', 'aten', 'mish', 'out')
+_op_mse_loss_default, _c_mse_loss_default = _lazy(_G, '_op_mse_loss_default', 'aten', 'mse_loss', 'default')
+_op_multi_margin_loss_default, _c_multi_margin_loss_default = _lazy(_G, '_op_multi_margin_loss_default', 'aten', 'multi_margin_loss', 'default')
+_op_multi_margin_loss_out, _c_multi_margin_loss_out = _lazy(_G, '_op_multi_margin_loss_out', 'aten', 'multi_margin_loss', 'out')
+_op_multilabel_margin_loss_default, _c_multilabel_margin_loss_default = _lazy(_G, '_op_multilabel_margin_loss_default', 'aten', 'multilabel_margin_loss', 'default')
+_op_multilabel_margin_loss_out, _c_multilabel_margin_loss_out = _lazy(_G, '_op_multilabel_margin_loss_out', 'aten', 'multilabel_margin_loss', 'out')
+_op_nll_loss_default, _c_nll_loss_default = _lazy(_G, '_op_nll_loss_default', 'aten', 'nll_loss', 'default')
+_op_nll_loss_nd_default, _c_nll_loss_nd_default = _lazy(_G, '_op_nll_loss_nd_default', 'aten', 'nll_loss_nd', 'default')
+_op_one_hot_default, _c_one_hot_default = _lazy(_G, '_op_one_hot_default', 'aten', 'one_hot', 'default')
+_op_pad_default, _c_pad_default = _lazy(_G, '_op_pad_default', 'aten', 'pad', 'default')
+_op_reflection_pad1d_default, _c_reflection_pad1d_default = _lazy(_G, '_op_reflection_pad1d_default', 'aten', 'reflection_pad1d', 'default')
+_op_reflection_pad2d_default, _c_reflection_pad2d_default = _lazy(_G, '_op_reflection_pad2d_default', 'aten', 'reflection_pad2d', 'default')
+_op_reflection_pad3d_default, _c_reflection_pad3d_default = _lazy(_G, '_op_reflection_pad3d_default', 'aten', 'reflection_pad3d', 'default')
+_op_relu6__default, _c_relu6__default = _lazy(_G, '_op_relu6__default', 'aten', 'relu6_', 'default')
+_op_relu6_default, _c_relu6_default = _lazy(_G, '_op_relu6_default', 'aten', 'relu6', 'default')
+_op_replication_pad1d_default, _c_replication_pad1d_default = _lazy(_G, '_op_replication_pad1d_default', 'aten', 'replication_pad1d', 'default')
+_op_replication_pad2d_default, _c_replication_pad2d_default = _lazy(_G, '_op_replication_pad2d_default', 'aten', 'replication_pad2d', 'default')
+_op_replication_pad3d_default, _c_replication_pad3d_default = _lazy(_G, '_op_replication_pad3d_default', 'aten', 'replication_pad3d', 'default')
+_op_rrelu_with_noise__default, _c_rrelu_with_noise__default = _lazy(_G, '_op_rrelu_with_noise__default', 'aten', 'rrelu_with_noise_', 'default')
+_op_rrelu_with_noise_default, _c_rrelu_with_noise_default = _lazy(_G, '_op_rrelu_with_noise_default', 'aten', 'rrelu_with_noise', 'default')
+_op_scaled_dot_product_attention_default, _c_scaled_dot_product_attention_default = _lazy(_G, '_op_scaled_dot_product_attention_default', 'aten', 'scaled_dot_product_attention', 'default')
+_op_silu__default, _c_silu__default = _lazy(_G, '_op_silu__default', 'aten', 'silu_', 'default')
+_op_silu_default, _c_silu_default = _lazy(_G, '_op_silu_default', 'aten', 'silu', 'default')
+_op_silu_out, _c_silu_out = _lazy(_G, '_op_silu_out', 'aten', 'silu', 'out')
+_op_smooth_l1_loss_default, _c_smooth_l1_loss_default = _lazy(_G, '_op_smooth_l1_loss_default', 'aten', 'smooth_l1_loss', 'default')
+_op_soft_margin_loss_default, _c_soft_margin_loss_default = _lazy(_G, '_op_soft_margin_loss_default', 'aten', 'soft_margin_loss', 'default')
+_op_softplus_default, _c_softplus_default = _lazy(_G, '_op_softplus_default', 'aten', 'softplus', 'default')
+_op_softplus_out, _c_softplus_out = _lazy(_G, '_op_softplus_out', 'aten', 'softplus', 'out')
+_op_softshrink_default, _c_softshrink_default = _lazy(_G, '_op_softshrink_default', 'aten', 'softshrink', 'default')
+_op_softshrink_out, _c_softshrink_out = _lazy(_G, '_op_softshrink_out', 'aten', 'softshrink', 'out')
+_op_upsample_bicubic2d_vec, _c_upsample_bicubic2d_vec = _lazy(_G, '_op_upsample_bicubic2d_vec', 'aten', 'upsample_bicubic2d', 'vec')
+_op_upsample_bilinear2d_vec, _c_upsample_bilinear2d_vec = _lazy(_G, '_op_upsample_bilinear2d_vec', 'aten', 'upsample_bilinear2d', 'vec')
+_op_upsample_linear1d_vec, _c_upsample_linear1d_vec = _lazy(_G, '_op_upsample_linear1d_vec', 'aten', 'upsample_linear1d', 'vec')
+_op_upsample_nearest1d_vec, _c_upsample_nearest1d_vec = _lazy(_G, '_op_upsample_nearest1d_vec', 'aten', 'upsample_nearest1d', 'vec')
+_op_upsample_nearest2d_vec, _c_upsample_nearest2d_vec = _lazy(_G, '_op_upsample_nearest2d_vec', 'aten', 'upsample_nearest2d', 'vec')
 
 def gelu(input, *, approximate='none', out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -201,7 +123,7 @@ def silu(input, *, out=None):
         return _op_silu_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_silu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_silu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_silu_default(input)
@@ -211,7 +133,7 @@ def silu_(input):
         raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_silu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_silu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_silu__default(input)
@@ -225,7 +147,7 @@ def mish(input, *, out=None):
         return _op_mish_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_mish_default(input)
@@ -235,7 +157,7 @@ def mish_(input):
         raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_mish__default(input)
@@ -257,7 +179,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     if threshold.__class__ in _TENSOR_TYPES:
         _ks |= threshold._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softplus_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_softplus_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, beta, threshold)
     return _op_softplus_default(input, beta, threshold)
@@ -283,7 +205,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     if input_scale.__class__ in _TENSOR_TYPES:
         _ks |= input_scale._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_elu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_elu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, alpha, scale, input_scale)
     return _op_elu_default(input, alpha, scale, input_scale)
@@ -305,7 +227,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     if input_scale.__class__ in _TENSOR_TYPES:
         _ks |= input_scale._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_elu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_elu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, alpha, scale, input_scale)
     return _op_elu__default(input, alpha, scale, input_scale)
@@ -323,7 +245,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_leaky_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_leaky_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, negative_slope)
     return _op_leaky_relu_default(input, negative_slope)
@@ -337,10 +259,36 @@ def leaky_relu_(input, negative_slope=0.01):
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_leaky_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_leaky_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
+
+def rrelu_with_noise(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu_with_noise', 'input', 1, 'Tensor', input)
+    if noise.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu_with_noise', 'noise', 2, 'Tensor', noise)
+    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+        raise _bad_arg('rrelu_with_noise', 'lower', 3, 'Number', lower)
+    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+        raise _bad_arg('rrelu_with_noise', 'upper', 4, 'Number', upper)
+    if training.__class__ is not bool:
+        raise _bad_arg('rrelu_with_noise', 'training', 5, 'bool', training)
+    return _op_rrelu_with_noise_default(input, noise, lower, upper, training, generator)
+
+def rrelu_with_noise_(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu_with_noise_', 'input', 1, 'Tensor', input)
+    if noise.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rrelu_with_noise_', 'noise', 2, 'Tensor', noise)
+    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+        raise _bad_arg('rrelu_with_noise_', 'lower', 3, 'Number', lower)
+    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+        raise _bad_arg('rrelu_with_noise_', 'upper', 4, 'Number', upper)
+    if training.__class__ is not bool:
+        raise _bad_arg('rrelu_with_noise_', 'training', 5, 'bool', training)
+    return _op_rrelu_with_noise__default(input, noise, lower, upper, training, generator)
 
 def softshrink(input, lambd=0.5, *, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -355,7 +303,7 @@ def softshrink(input, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_softshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, lambd)
     return _op_softshrink_default(input, lambd)
@@ -377,7 +325,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     if max_val.__class__ in _TENSOR_TYPES:
         _ks |= max_val._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardtanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardtanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min_val, max_val)
     return _op_hardtanh_default(input, min_val, max_val)
@@ -395,7 +343,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     if max_val.__class__ in _TENSOR_TYPES:
         _ks |= max_val._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardtanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardtanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, min_val, max_val)
     return _op_hardtanh__default(input, min_val, max_val)
@@ -409,7 +357,7 @@ def hardsigmoid(input, *, out=None):
         return _op_hardsigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardsigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardsigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardsigmoid_default(input)
@@ -419,7 +367,7 @@ def hardsigmoid_(input):
         raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardsigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardsigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardsigmoid__default(input)
@@ -433,7 +381,7 @@ def hardswish(input, *, out=None):
         return _op_hardswish_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardswish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardswish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardswish_default(input)
@@ -443,7 +391,7 @@ def hardswish_(input):
         raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardswish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardswish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardswish__default(input)
@@ -457,7 +405,7 @@ def log_sigmoid(input, *, out=None):
         return _op_log_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_log_sigmoid_default(input)
@@ -475,7 +423,7 @@ def glu(input, dim=-1, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_glu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_glu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_glu_default(input, dim)
@@ -485,7 +433,7 @@ def relu6(input):
         raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu6_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu6_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu6_default(input)
@@ -495,7 +443,7 @@ def relu6_(input):
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu6__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu6__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu6__default(input)
@@ -522,7 +470,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if dropout_p.__class__ in _TENSOR_TYPES:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scaled_dot_product_attention_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_scaled_dot_product_attention_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(query, key, value, attn_mask, dropout_p, is_causal)
         return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
@@ -569,7 +517,7 @@ def one_hot(input, num_classes=-1):
     if num_classes.__class__ in _TENSOR_TYPES:
         _ks |= num_classes._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_one_hot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_one_hot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, num_classes)
     return _op_one_hot_default(input, num_classes)
@@ -877,7 +825,7 @@ def linear(input, weight, bias=None):
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_linear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, weight, bias)
     return _op_linear_default(input, weight, bias)
@@ -910,7 +858,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *,
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multi_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_multi_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, p, margin, weight, reduction)
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
@@ -931,7 +879,7 @@ def multilabel_margin_loss(input, target, reduction=0, *, out=None):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multilabel_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_multilabel_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_multilabel_margin_loss_default(input, target, reduction)
@@ -956,7 +904,7 @@ def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
     if ignore_index.__class__ in _TENSOR_TYPES:
         _ks |= ignore_index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
@@ -981,7 +929,7 @@ def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
     if ignore_index.__class__ in _TENSOR_TYPES:
         _ks |= ignore_index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nll_loss_nd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nll_loss_nd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
@@ -1010,7 +958,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-10
     if label_smoothing.__class__ in _TENSOR_TYPES:
         _ks |= label_smoothing._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_entropy_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cross_entropy_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction, ignore_index, label_smoothing)
     return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
@@ -1027,7 +975,7 @@ def mse_loss(input, target, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mse_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mse_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_mse_loss_default(input, target, reduction)
@@ -1044,7 +992,7 @@ def l1_loss(input, target, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_l1_loss_default(input, target, reduction)
@@ -1065,7 +1013,7 @@ def smooth_l1_loss(input, target, reduction=0, beta=1.0):
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_smooth_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_smooth_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction, beta)
     return _op_smooth_l1_loss_default(input, target, reduction, beta)
@@ -1086,7 +1034,7 @@ def huber_loss(input, target, reduction=0, delta=1.0):
     if delta.__class__ in _TENSOR_TYPES:
         _ks |= delta._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_huber_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_huber_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction, delta)
     return _op_huber_loss_default(input, target, reduction, delta)
@@ -1103,7 +1051,7 @@ def soft_margin_loss(input, target, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_soft_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_soft_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_soft_margin_loss_default(input, target, reduction)
@@ -1124,7 +1072,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=0):
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_binary_cross_entropy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_binary_cross_entropy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction)
     return _op_binary_cross_entropy_default(input, target, weight, reduction)
@@ -1298,4 +1246,4 @@ def adaptive_max_pool3d(input, output_size):
         raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool3d_default(input, output_size)
 
-__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']
+__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'rrelu_with_noise_', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']

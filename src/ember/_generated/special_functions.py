@@ -4,257 +4,136 @@ from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
-from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
-_ops = _opsmod.ops
+_G = globals()
+_lazy = _opsmod.lazy_overload
 
-_op_special_airy_ai_default = _ops.aten.special_airy_ai.default
-_c_special_airy_ai_default = _op_special_airy_ai_default._dispatch_cache
-_op_special_airy_ai_out = _ops.aten.special_airy_ai.out
-_c_special_airy_ai_out = _op_special_airy_ai_out._dispatch_cache
-_op_special_bessel_j0_default = _ops.aten.special_bessel_j0.default
-_c_special_bessel_j0_default = _op_special_bessel_j0_default._dispatch_cache
-_op_special_bessel_j0_out = _ops.aten.special_bessel_j0.out
-_c_special_bessel_j0_out = _op_special_bessel_j0_out._dispatch_cache
-_op_special_bessel_j1_default = _ops.aten.special_bessel_j1.default
-_c_special_bessel_j1_default = _op_special_bessel_j1_default._dispatch_cache
-_op_special_bessel_j1_out = _ops.aten.special_bessel_j1.out
-_c_special_bessel_j1_out = _op_special_bessel_j1_out._dispatch_cache
-_op_special_bessel_y0_default = _ops.aten.special_bessel_y0.default
-_c_special_bessel_y0_default = _op_special_bessel_y0_default._dispatch_cache
-_op_special_bessel_y0_out = _ops.aten.special_bessel_y0.out
-_c_special_bessel_y0_out = _op_special_bessel_y0_out._dispatch_cache
-_op_special_bessel_y1_default = _ops.aten.special_bessel_y1.default
-_c_special_bessel_y1_default = _op_special_bessel_y1_default._dispatch_cache
-_op_special_bessel_y1_out = _ops.aten.special_bessel_y1.out
-_c_special_bessel_y1_out = _op_special_bessel_y1_out._dispatch_cache
-_op_special_chebyshev_polynomial_t_default = _ops.aten.special_chebyshev_polynomial_t.default
-_c_special_chebyshev_polynomial_t_default = _op_special_chebyshev_polynomial_t_default._dispatch_cache
-_op_special_chebyshev_polynomial_t_n_scalar = _ops.aten.special_chebyshev_polynomial_t.n_scalar
-_c_special_chebyshev_polynomial_t_n_scalar = _op_special_chebyshev_polynomial_t_n_scalar._dispatch_cache
-_op_special_chebyshev_polynomial_t_n_scalar_out = _ops.aten.special_chebyshev_polynomial_t.n_scalar_out
-_c_special_chebyshev_polynomial_t_n_scalar_out = _op_special_chebyshev_polynomial_t_n_scalar_out._dispatch_cache
-_op_special_chebyshev_polynomial_t_out = _ops.aten.special_chebyshev_polynomial_t.out
-_c_special_chebyshev_polynomial_t_out = _op_special_chebyshev_polynomial_t_out._dispatch_cache
-_op_special_chebyshev_polynomial_t_x_scalar = _ops.aten.special_chebyshev_polynomial_t.x_scalar
-_c_special_chebyshev_polynomial_t_x_scalar = _op_special_chebyshev_polynomial_t_x_scalar._dispatch_cache
-_op_special_chebyshev_polynomial_t_x_scalar_out = _ops.aten.special_chebyshev_polynomial_t.x_scalar_out
-_c_special_chebyshev_polynomial_t_x_scalar_out = _op_special_chebyshev_polynomial_t_x_scalar_out._dispatch_cache
-_op_special_chebyshev_polynomial_u_default = _ops.aten.special_chebyshev_polynomial_u.default
-_c_special_chebyshev_polynomial_u_default = _op_special_chebyshev_polynomial_u_default._dispatch_cache
-_op_special_chebyshev_polynomial_u_n_scalar = _ops.aten.special_chebyshev_polynomial_u.n_scalar
-_c_special_chebyshev_polynomial_u_n_scalar = _op_special_chebyshev_polynomial_u_n_scalar._dispatch_cache
-_op_special_chebyshev_polynomial_u_n_scalar_out = _ops.aten.special_chebyshev_polynomial_u.n_scalar_out
-_c_special_chebyshev_polynomial_u_n_scalar_out = _op_special_chebyshev_polynomial_u_n_scalar_out._dispatch_cache
-_op_special_chebyshev_polynomial_u_out = _ops.aten.special_chebyshev_polynomial_u.out
-_c_special_chebyshev_polynomial_u_out = _op_special_chebyshev_polynomial_u_out._dispatch_cache
-_op_special_chebyshev_polynomial_u_x_scalar = _ops.aten.special_chebyshev_polynomial_u.x_scalar
-_c_special_chebyshev_polynomial_u_x_scalar = _op_special_chebyshev_polynomial_u_x_scalar._dispatch_cache
-_op_special_chebyshev_polynomial_u_x_scalar_out = _ops.aten.special_chebyshev_polynomial_u.x_scalar_out
-_c_special_chebyshev_polynomial_u_x_scalar_out = _op_special_chebyshev_polynomial_u_x_scalar_out._dispatch_cache
-_op_special_chebyshev_polynomial_v_default = _ops.aten.special_chebyshev_polynomial_v.default
-_c_special_chebyshev_polynomial_v_default = _op_special_chebyshev_polynomial_v_default._dispatch_cache
-_op_special_chebyshev_polynomial_v_n_scalar = _ops.aten.special_chebyshev_polynomial_v.n_scalar
-_c_special_chebyshev_polynomial_v_n_scalar = _op_special_chebyshev_polynomial_v_n_scalar._dispatch_cache
-_op_special_chebyshev_polynomial_v_n_scalar_out = _ops.aten.special_chebyshev_polynomial_v.n_scalar_out
-_c_special_chebyshev_polynomial_v_n_scalar_out = _op_special_chebyshev_polynomial_v_n_scalar_out._dispatch_cache
-_op_special_chebyshev_polynomial_v_out = _ops.aten.special_chebyshev_polynomial_v.out
-_c_special_chebyshev_polynomial_v_out = _op_special_chebyshev_polynomial_v_out._dispatch_cache
-_op_special_chebyshev_polynomial_v_x_scalar = _ops.aten.special_chebyshev_polynomial_v.x_scalar
-_c_special_chebyshev_polynomial_v_x_scalar = _op_special_chebyshev_polynomial_v_x_scalar._dispatch_cache
-_op_special_chebyshev_polynomial_v_x_scalar_out = _ops.aten.special_chebyshev_polynomial_v.x_scalar_out
-_c_special_chebyshev_polynomial_v_x_scalar_out = _op_special_chebyshev_polynomial_v_x_scalar_out._dispatch_cache
-_op_special_chebyshev_polynomial_w_default = _ops.aten.special_chebyshev_polynomial_w.default
-_c_special_chebyshev_polynomial_w_default = _op_special_chebyshev_polynomial_w_default._dispatch_cache
-_op_special_chebyshev_polynomial_w_n_scalar = _ops.aten.special_chebyshev_polynomial_w.n_scalar
-_c_special_chebyshev_polynomial_w_n_scalar = _op_special_chebyshev_polynomial_w_n_scalar._dispatch_cache
-_op_special_chebyshev_polynomial_w_n_scalar_out = _ops.aten.special_chebyshev_polynomial_w.n_scalar_out
-_c_special_chebyshev_polynomial_w_n_scalar_out = _op_special_chebyshev_polynomial_w_n_scalar_out._dispatch_cache
-_op_special_chebyshev_polynomial_w_out = _ops.aten.special_chebyshev_polynomial_w.out
-_c_special_chebyshev_polynomial_w_out = _op_special_chebyshev_polynomial_w_out._dispatch_cache
-_op_special_chebyshev_polynomial_w_x_scalar = _ops.aten.special_chebyshev_polynomial_w.x_scalar
-_c_special_chebyshev_polynomial_w_x_scalar = _op_special_chebyshev_polynomial_w_x_scalar._dispatch_cache
-_op_special_chebyshev_polynomial_w_x_scalar_out = _ops.aten.special_chebyshev_polynomial_w.x_scalar_out
-_c_special_chebyshev_polynomial_w_x_scalar_out = _op_special_chebyshev_polynomial_w_x_scalar_out._dispatch_cache
-_op_special_entr_default = _ops.aten.special_entr.default
-_c_special_entr_default = _op_special_entr_default._dispatch_cache
-_op_special_entr_out = _ops.aten.special_entr.out
-_c_special_entr_out = _op_special_entr_out._dispatch_cache
-_op_special_erfcx_default = _ops.aten.special_erfcx.default
-_c_special_erfcx_default = _op_special_erfcx_default._dispatch_cache
-_op_special_erfcx_out = _ops.aten.special_erfcx.out
-_c_special_erfcx_out = _op_special_erfcx_out._dispatch_cache
-_op_special_gammainc_default = _ops.aten.special_gammainc.default
-_c_special_gammainc_default = _op_special_gammainc_default._dispatch_cache
-_op_special_gammainc_out = _ops.aten.special_gammainc.out
-_c_special_gammainc_out = _op_special_gammainc_out._dispatch_cache
-_op_special_gammaincc_default = _ops.aten.special_gammaincc.default
-_c_special_gammaincc_default = _op_special_gammaincc_default._dispatch_cache
-_op_special_gammaincc_out = _ops.aten.special_gammaincc.out
-_c_special_gammaincc_out = _op_special_gammaincc_out._dispatch_cache
-_op_special_hermite_polynomial_h_default = _ops.aten.special_hermite_polynomial_h.default
-_c_special_hermite_polynomial_h_default = _op_special_hermite_polynomial_h_default._dispatch_cache
-_op_special_hermite_polynomial_h_n_scalar = _ops.aten.special_hermite_polynomial_h.n_scalar
-_c_special_hermite_polynomial_h_n_scalar = _op_special_hermite_polynomial_h_n_scalar._dispatch_cache
-_op_special_hermite_polynomial_h_n_scalar_out = _ops.aten.special_hermite_polynomial_h.n_scalar_out
-_c_special_hermite_polynomial_h_n_scalar_out = _op_special_hermite_polynomial_h_n_scalar_out._dispatch_cache
-_op_special_hermite_polynomial_h_out = _ops.aten.special_hermite_polynomial_h.out
-_c_special_hermite_polynomial_h_out = _op_special_hermite_polynomial_h_out._dispatch_cache
-_op_special_hermite_polynomial_h_x_scalar = _ops.aten.special_hermite_polynomial_h.x_scalar
-_c_special_hermite_polynomial_h_x_scalar = _op_special_hermite_polynomial_h_x_scalar._dispatch_cache
-_op_special_hermite_polynomial_h_x_scalar_out = _ops.aten.special_hermite_polynomial_h.x_scalar_out
-_c_special_hermite_polynomial_h_x_scalar_out = _op_special_hermite_polynomial_h_x_scalar_out._dispatch_cache
-_op_special_hermite_polynomial_he_default = _ops.aten.special_hermite_polynomial_he.default
-_c_special_hermite_polynomial_he_default = _op_special_hermite_polynomial_he_default._dispatch_cache
-_op_special_hermite_polynomial_he_n_scalar = _ops.aten.special_hermite_polynomial_he.n_scalar
-_c_special_hermite_polynomial_he_n_scalar = _op_special_hermite_polynomial_he_n_scalar._dispatch_cache
-_op_special_hermite_polynomial_he_n_scalar_out = _ops.aten.special_hermite_polynomial_he.n_scalar_out
-_c_special_hermite_polynomial_he_n_scalar_out = _op_special_hermite_polynomial_he_n_scalar_out._dispatch_cache
-_op_special_hermite_polynomial_he_out = _ops.aten.special_hermite_polynomial_he.out
-_c_special_hermite_polynomial_he_out = _op_special_hermite_polynomial_he_out._dispatch_cache
-_op_special_hermite_polynomial_he_x_scalar = _ops.aten.special_hermite_polynomial_he.x_scalar
-_c_special_hermite_polynomial_he_x_scalar = _op_special_hermite_polynomial_he_x_scalar._dispatch_cache
-_op_special_hermite_polynomial_he_x_scalar_out = _ops.aten.special_hermite_polynomial_he.x_scalar_out
-_c_special_hermite_polynomial_he_x_scalar_out = _op_special_hermite_polynomial_he_x_scalar_out._dispatch_cache
-_op_special_i0e_default = _ops.aten.special_i0e.default
-_c_special_i0e_default = _op_special_i0e_default._dispatch_cache
-_op_special_i0e_out = _ops.aten.special_i0e.out
-_c_special_i0e_out = _op_special_i0e_out._dispatch_cache
-_op_special_i1_default = _ops.aten.special_i1.default
-_c_special_i1_default = _op_special_i1_default._dispatch_cache
-_op_special_i1_out = _ops.aten.special_i1.out
-_c_special_i1_out = _op_special_i1_out._dispatch_cache
-_op_special_i1e_default = _ops.aten.special_i1e.default
-_c_special_i1e_default = _op_special_i1e_default._dispatch_cache
-_op_special_i1e_out = _ops.aten.special_i1e.out
-_c_special_i1e_out = _op_special_i1e_out._dispatch_cache
-_op_special_laguerre_polynomial_l_default = _ops.aten.special_laguerre_polynomial_l.default
-_c_special_laguerre_polynomial_l_default = _op_special_laguerre_polynomial_l_default._dispatch_cache
-_op_special_laguerre_polynomial_l_n_scalar = _ops.aten.special_laguerre_polynomial_l.n_scalar
-_c_special_laguerre_polynomial_l_n_scalar = _op_special_laguerre_polynomial_l_n_scalar._dispatch_cache
-_op_special_laguerre_polynomial_l_n_scalar_out = _ops.aten.special_laguerre_polynomial_l.n_scalar_out
-_c_special_laguerre_polynomial_l_n_scalar_out = _op_special_laguerre_polynomial_l_n_scalar_out._dispatch_cache
-_op_special_laguerre_polynomial_l_out = _ops.aten.special_laguerre_polynomial_l.out
-_c_special_laguerre_polynomial_l_out = _op_special_laguerre_polynomial_l_out._dispatch_cache
-_op_special_laguerre_polynomial_l_x_scalar = _ops.aten.special_laguerre_polynomial_l.x_scalar
-_c_special_laguerre_polynomial_l_x_scalar = _op_special_laguerre_polynomial_l_x_scalar._dispatch_cache
-_op_special_laguerre_polynomial_l_x_scalar_out = _ops.aten.special_laguerre_polynomial_l.x_scalar_out
-_c_special_laguerre_polynomial_l_x_scalar_out = _op_special_laguerre_polynomial_l_x_scalar_out._dispatch_cache
-_op_special_legendre_polynomial_p_default = _ops.aten.special_legendre_polynomial_p.default
-_c_special_legendre_polynomial_p_default = _op_special_legendre_polynomial_p_default._dispatch_cache
-_op_special_legendre_polynomial_p_n_scalar = _ops.aten.special_legendre_polynomial_p.n_scalar
-_c_special_legendre_polynomial_p_n_scalar = _op_special_legendre_polynomial_p_n_scalar._dispatch_cache
-_op_special_legendre_polynomial_p_n_scalar_out = _ops.aten.special_legendre_polynomial_p.n_scalar_out
-_c_special_legendre_polynomial_p_n_scalar_out = _op_special_legendre_polynomial_p_n_scalar_out._dispatch_cache
-_op_special_legendre_polynomial_p_out = _ops.aten.special_legendre_polynomial_p.out
-_c_special_legendre_polynomial_p_out = _op_special_legendre_polynomial_p_out._dispatch_cache
-_op_special_legendre_polynomial_p_x_scalar = _ops.aten.special_legendre_polynomial_p.x_scalar
-_c_special_legendre_polynomial_p_x_scalar = _op_special_legendre_polynomial_p_x_scalar._dispatch_cache
-_op_special_legendre_polynomial_p_x_scalar_out = _ops.aten.special_legendre_polynomial_p.x_scalar_out
-_c_special_legendre_polynomial_p_x_scalar_out = _op_special_legendre_polynomial_p_x_scalar_out._dispatch_cache
-_op_special_log_ndtr_default = _ops.aten.special_log_ndtr.default
-_c_special_log_ndtr_default = _op_special_log_ndtr_default._dispatch_cache
-_op_special_log_ndtr_out = _ops.aten.special_log_ndtr.out
-_c_special_log_ndtr_out = _op_special_log_ndtr_out._dispatch_cache
-_op_special_modified_bessel_i0_default = _ops.aten.special_modified_bessel_i0.default
-_c_special_modified_bessel_i0_default = _op_special_modified_bessel_i0_default._dispatch_cache
-_op_special_modified_bessel_i0_out = _ops.aten.special_modified_bessel_i0.out
-_c_special_modified_bessel_i0_out = _op_special_modified_bessel_i0_out._dispatch_cache
-_op_special_modified_bessel_i1_default = _ops.aten.special_modified_bessel_i1.default
-_c_special_modified_bessel_i1_default = _op_special_modified_bessel_i1_default._dispatch_cache
-_op_special_modified_bessel_i1_out = _ops.aten.special_modified_bessel_i1.out
-_c_special_modified_bessel_i1_out = _op_special_modified_bessel_i1_out._dispatch_cache
-_op_special_modified_bessel_k0_default = _ops.aten.special_modified_bessel_k0.default
-_c_special_modified_bessel_k0_default = _op_special_modified_bessel_k0_default._dispatch_cache
-_op_special_modified_bessel_k0_out = _ops.aten.special_modified_bessel_k0.out
-_c_special_modified_bessel_k0_out = _op_special_modified_bessel_k0_out._dispatch_cache
-_op_special_modified_bessel_k1_default = _ops.aten.special_modified_bessel_k1.default
-_c_special_modified_bessel_k1_default = _op_special_modified_bessel_k1_default._dispatch_cache
-_op_special_modified_bessel_k1_out = _ops.aten.special_modified_bessel_k1.out
-_c_special_modified_bessel_k1_out = _op_special_modified_bessel_k1_out._dispatch_cache
-_op_special_ndtri_default = _ops.aten.special_ndtri.default
-_c_special_ndtri_default = _op_special_ndtri_default._dispatch_cache
-_op_special_ndtri_out = _ops.aten.special_ndtri.out
-_c_special_ndtri_out = _op_special_ndtri_out._dispatch_cache
-_op_special_scaled_modified_bessel_k0_default = _ops.aten.special_scaled_modified_bessel_k0.default
-_c_special_scaled_modified_bessel_k0_default = _op_special_scaled_modified_bessel_k0_default._dispatch_cache
-_op_special_scaled_modified_bessel_k0_out = _ops.aten.special_scaled_modified_bessel_k0.out
-_c_special_scaled_modified_bessel_k0_out = _op_special_scaled_modified_bessel_k0_out._dispatch_cache
-_op_special_scaled_modified_bessel_k1_default = _ops.aten.special_scaled_modified_bessel_k1.default
-_c_special_scaled_modified_bessel_k1_default = _op_special_scaled_modified_bessel_k1_default._dispatch_cache
-_op_special_scaled_modified_bessel_k1_out = _ops.aten.special_scaled_modified_bessel_k1.out
-_c_special_scaled_modified_bessel_k1_out = _op_special_scaled_modified_bessel_k1_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_t_default = _ops.aten.special_shifted_chebyshev_polynomial_t.default
-_c_special_shifted_chebyshev_polynomial_t_default = _op_special_shifted_chebyshev_polynomial_t_default._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_t_n_scalar = _ops.aten.special_shifted_chebyshev_polynomial_t.n_scalar
-_c_special_shifted_chebyshev_polynomial_t_n_scalar = _op_special_shifted_chebyshev_polynomial_t_n_scalar._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_t_n_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_t.n_scalar_out
-_c_special_shifted_chebyshev_polynomial_t_n_scalar_out = _op_special_shifted_chebyshev_polynomial_t_n_scalar_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_t_out = _ops.aten.special_shifted_chebyshev_polynomial_t.out
-_c_special_shifted_chebyshev_polynomial_t_out = _op_special_shifted_chebyshev_polynomial_t_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_t_x_scalar = _ops.aten.special_shifted_chebyshev_polynomial_t.x_scalar
-_c_special_shifted_chebyshev_polynomial_t_x_scalar = _op_special_shifted_chebyshev_polynomial_t_x_scalar._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_t_x_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_t.x_scalar_out
-_c_special_shifted_chebyshev_polynomial_t_x_scalar_out = _op_special_shifted_chebyshev_polynomial_t_x_scalar_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_u_default = _ops.aten.special_shifted_chebyshev_polynomial_u.default
-_c_special_shifted_chebyshev_polynomial_u_default = _op_special_shifted_chebyshev_polynomial_u_default._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_u_n_scalar = _ops.aten.special_shifted_chebyshev_polynomial_u.n_scalar
-_c_special_shifted_chebyshev_polynomial_u_n_scalar = _op_special_shifted_chebyshev_polynomial_u_n_scalar._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_u_n_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_u.n_scalar_out
-_c_special_shifted_chebyshev_polynomial_u_n_scalar_out = _op_special_shifted_chebyshev_polynomial_u_n_scalar_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_u_out = _ops.aten.special_shifted_chebyshev_polynomial_u.out
-_c_special_shifted_chebyshev_polynomial_u_out = _op_special_shifted_chebyshev_polynomial_u_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_u_x_scalar = _ops.aten.special_shifted_chebyshev_polynomial_u.x_scalar
-_c_special_shifted_chebyshev_polynomial_u_x_scalar = _op_special_shifted_chebyshev_polynomial_u_x_scalar._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_u_x_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_u.x_scalar_out
-_c_special_shifted_chebyshev_polynomial_u_x_scalar_out = _op_special_shifted_chebyshev_polynomial_u_x_scalar_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_v_default = _ops.aten.special_shifted_chebyshev_polynomial_v.default
-_c_special_shifted_chebyshev_polynomial_v_default = _op_special_shifted_chebyshev_polynomial_v_default._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_v_n_scalar = _ops.aten.special_shifted_chebyshev_polynomial_v.n_scalar
-_c_special_shifted_chebyshev_polynomial_v_n_scalar = _op_special_shifted_chebyshev_polynomial_v_n_scalar._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_v_n_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_v.n_scalar_out
-_c_special_shifted_chebyshev_polynomial_v_n_scalar_out = _op_special_shifted_chebyshev_polynomial_v_n_scalar_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_v_out = _ops.aten.special_shifted_chebyshev_polynomial_v.out
-_c_special_shifted_chebyshev_polynomial_v_out = _op_special_shifted_chebyshev_polynomial_v_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_v_x_scalar = _ops.aten.special_shifted_chebyshev_polynomial_v.x_scalar
-_c_special_shifted_chebyshev_polynomial_v_x_scalar = _op_special_shifted_chebyshev_polynomial_v_x_scalar._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_v_x_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_v.x_scalar_out
-_c_special_shifted_chebyshev_polynomial_v_x_scalar_out = _op_special_shifted_chebyshev_polynomial_v_x_scalar_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_w_default = _ops.aten.special_shifted_chebyshev_polynomial_w.default
-_c_special_shifted_chebyshev_polynomial_w_default = _op_special_shifted_chebyshev_polynomial_w_default._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_w_n_scalar = _ops.aten.special_shifted_chebyshev_polynomial_w.n_scalar
-_c_special_shifted_chebyshev_polynomial_w_n_scalar = _op_special_shifted_chebyshev_polynomial_w_n_scalar._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_w_n_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_w.n_scalar_out
-_c_special_shifted_chebyshev_polynomial_w_n_scalar_out = _op_special_shifted_chebyshev_polynomial_w_n_scalar_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_w_out = _ops.aten.special_shifted_chebyshev_polynomial_w.out
-_c_special_shifted_chebyshev_polynomial_w_out = _op_special_shifted_chebyshev_polynomial_w_out._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_w_x_scalar = _ops.aten.special_shifted_chebyshev_polynomial_w.x_scalar
-_c_special_shifted_chebyshev_polynomial_w_x_scalar = _op_special_shifted_chebyshev_polynomial_w_x_scalar._dispatch_cache
-_op_special_shifted_chebyshev_polynomial_w_x_scalar_out = _ops.aten.special_shifted_chebyshev_polynomial_w.x_scalar_out
-_c_special_shifted_chebyshev_polynomial_w_x_scalar_out = _op_special_shifted_chebyshev_polynomial_w_x_scalar_out._dispatch_cache
-_op_special_spherical_bessel_j0_default = _ops.aten.special_spherical_bessel_j0.default
-_c_special_spherical_bessel_j0_default = _op_special_spherical_bessel_j0_default._dispatch_cache
-_op_special_spherical_bessel_j0_out = _ops.aten.special_spherical_bessel_j0.out
-_c_special_spherical_bessel_j0_out = _op_special_spherical_bessel_j0_out._dispatch_cache
-_op_special_xlog1py_default = _ops.aten.special_xlog1py.default
-_c_special_xlog1py_default = _op_special_xlog1py_default._dispatch_cache
-_op_special_xlog1py_other_scalar = _ops.aten.special_xlog1py.other_scalar
-_c_special_xlog1py_other_scalar = _op_special_xlog1py_other_scalar._dispatch_cache
-_op_special_xlog1py_other_scalar_out = _ops.aten.special_xlog1py.other_scalar_out
-_c_special_xlog1py_other_scalar_out = _op_special_xlog1py_other_scalar_out._dispatch_cache
-_op_special_xlog1py_out = _ops.aten.special_xlog1py.out
-_c_special_xlog1py_out = _op_special_xlog1py_out._dispatch_cache
-_op_special_xlog1py_self_scalar = _ops.aten.special_xlog1py.self_scalar
-_c_special_xlog1py_self_scalar = _op_special_xlog1py_self_scalar._dispatch_cache
-_op_special_xlog1py_self_scalar_out = _ops.aten.special_xlog1py.self_scalar_out
-_c_special_xlog1py_self_scalar_out = _op_special_xlog1py_self_scalar_out._dispatch_cache
-_op_special_zeta_default = _ops.aten.special_zeta.default
-_c_special_zeta_default = _op_special_zeta_default._dispatch_cache
-_op_special_zeta_out = _ops.aten.special_zeta.out
-_c_special_zeta_out = _op_special_zeta_out._dispatch_cache
+_op_special_airy_ai_default, _c_special_airy_ai_default = _lazy(_G, '_op_special_airy_ai_default', 'aten', 'special_airy_ai', 'default')
+_op_special_airy_ai_out, _c_special_airy_ai_out = _lazy(_G, '_op_special_airy_ai_out', 'aten', 'special_airy_ai', 'out')
+_op_special_bessel_j0_default, _c_special_bessel_j0_default = _lazy(_G, '_op_special_bessel_j0_default', 'aten', 'special_bessel_j0', 'default')
+_op_special_bessel_j0_out, _c_special_bessel_j0_out = _lazy(_G, '_op_special_bessel_j0_out', 'aten', 'special_bessel_j0', 'out')
+_op_special_bessel_j1_default, _c_special_bessel_j1_default = _lazy(_G, '_op_special_bessel_j1_default', 'aten', 'special_bessel_j1', 'default')
+_op_special_bessel_j1_out, _c_special_bessel_j1_out = _lazy(_G, '_op_special_bessel_j1_out', 'aten', 'special_bessel_j1', 'out')
+_op_special_bessel_y0_default, _c_special_bessel_y0_default = _lazy(_G, '_op_special_bessel_y0_default', 'aten', 'special_bessel_y0', 'default')
+_op_special_bessel_y0_out, _c_special_bessel_y0_out = _lazy(_G, '_op_special_bessel_y0_out', 'aten', 'special_bessel_y0', 'out')
+_op_special_bessel_y1_default, _c_special_bessel_y1_default = _lazy(_G, '_op_special_bessel_y1_default', 'aten', 'special_bessel_y1', 'default')
+_op_special_bessel_y1_out, _c_special_bessel_y1_out = _lazy(_G, '_op_special_bessel_y1_out', 'aten', 'special_bessel_y1', 'out')
+_op_special_chebyshev_polynomial_t_default, _c_special_chebyshev_polynomial_t_default = _lazy(_G, '_op_special_chebyshev_polynomial_t_default', 'aten', 'special_chebyshev_polynomial_t', 'default')
+_op_special_chebyshev_polynomial_t_n_scalar, _c_special_chebyshev_polynomial_t_n_scalar = _lazy(_G, '_op_special_chebyshev_polynomial_t_n_scalar', 'aten', 'special_chebyshev_polynomial_t', 'n_scalar')
+_op_special_chebyshev_polynomial_t_n_scalar_out, _c_special_chebyshev_polynomial_t_n_scalar_out = _lazy(_G, '_op_special_chebyshev_polynomial_t_n_scalar_out', 'aten', 'special_chebyshev_polynomial_t', 'n_scalar_out')
+_op_special_chebyshev_polynomial_t_out, _c_special_chebyshev_polynomial_t_out = _lazy(_G, '_op_special_chebyshev_polynomial_t_out', 'aten', 'special_chebyshev_polynomial_t', 'out')
+_op_special_chebyshev_polynomial_t_x_scalar, _c_special_chebyshev_polynomial_t_x_scalar = _lazy(_G, '_op_special_chebyshev_polynomial_t_x_scalar', 'aten', 'special_chebyshev_polynomial_t', 'x_scalar')
+_op_special_chebyshev_polynomial_t_x_scalar_out, _c_special_chebyshev_polynomial_t_x_scalar_out = _lazy(_G, '_op_special_chebyshev_polynomial_t_x_scalar_out', 'aten', 'special_chebyshev_polynomial_t', 'x_scalar_out')
+_op_special_chebyshev_polynomial_u_default, _c_special_chebyshev_polynomial_u_default = _lazy(_G, '_op_special_chebyshev_polynomial_u_default', 'aten', 'special_chebyshev_polynomial_u', 'default')
+_op_special_chebyshev_polynomial_u_n_scalar, _c_special_chebyshev_polynomial_u_n_scalar = _lazy(_G, '_op_special_chebyshev_polynomial_u_n_scalar', 'aten', 'special_chebyshev_polynomial_u', 'n_scalar')
+_op_special_chebyshev_polynomial_u_n_scalar_out, _c_special_chebyshev_polynomial_u_n_scalar_out = _lazy(_G, '_op_special_chebyshev_polynomial_u_n_scalar_out', 'aten', 'special_chebyshev_polynomial_u', 'n_scalar_out')
+_op_special_chebyshev_polynomial_u_out, _c_special_chebyshev_polynomial_u_out = _lazy(_G, '_op_special_chebyshev_polynomial_u_out', 'aten', 'special_chebyshev_polynomial_u', 'out')
+_op_special_chebyshev_polynomial_u_x_scalar, _c_special_chebyshev_polynomial_u_x_scalar = _lazy(_G, '_op_special_chebyshev_polynomial_u_x_scalar', 'aten', 'special_chebyshev_polynomial_u', 'x_scalar')
+_op_special_chebyshev_polynomial_u_x_scalar_out, _c_special_chebyshev_polynomial_u_x_scalar_out = _lazy(_G, '_op_special_chebyshev_polynomial_u_x_scalar_out', 'aten', 'special_chebyshev_polynomial_u', 'x_scalar_out')
+_op_special_chebyshev_polynomial_v_default, _c_special_chebyshev_polynomial_v_default = _lazy(_G, '_op_special_chebyshev_polynomial_v_default', 'aten', 'special_chebyshev_polynomial_v', 'default')
+_op_special_chebyshev_polynomial_v_n_scalar, _c_special_chebyshev_polynomial_v_n_scalar = _lazy(_G, '_op_special_chebyshev_polynomial_v_n_scalar', 'aten', 'special_chebyshev_polynomial_v', 'n_scalar')
+_op_special_chebyshev_polynomial_v_n_scalar_out, _c_special_chebyshev_polynomial_v_n_scalar_out = _lazy(_G, '_op_special_chebyshev_polynomial_v_n_scalar_out', 'aten', 'special_chebyshev_polynomial_v', 'n_scalar_out')
+_op_special_chebyshev_polynomial_v_out, _c_special_chebyshev_polynomial_v_out = _lazy(_G, '_op_special_chebyshev_polynomial_v_out', 'aten', 'special_chebyshev_polynomial_v', 'out')
+_op_special_chebyshev_polynomial_v_x_scalar, _c_special_chebyshev_polynomial_v_x_scalar = _lazy(_G, '_op_special_chebyshev_polynomial_v_x_scalar', 'aten', 'special_chebyshev_polynomial_v', 'x_scalar')
+_op_special_chebyshev_polynomial_v_x_scalar_out, _c_special_chebyshev_polynomial_v_x_scalar_out = _lazy(_G, '_op_special_chebyshev_polynomial_v_x_scalar_out', 'aten', 'special_chebyshev_polynomial_v', 'x_scalar_out')
+_op_special_chebyshev_polynomial_w_default, _c_special_chebyshev_polynomial_w_default = _lazy(_G, '_op_special_chebyshev_polynomial_w_default', 'aten', 'special_chebyshev_polynomial_w', 'default')
+_op_special_chebyshev_polynomial_w_n_scalar, _c_special_chebyshev_polynomial_w_n_scalar = _lazy(_G, '_op_special_chebyshev_polynomial_w_n_scalar', 'aten', 'special_chebyshev_polynomial_w', 'n_scalar')
+_op_special_chebyshev_polynomial_w_n_scalar_out, _c_special_chebyshev_polynomial_w_n_scalar_out = _lazy(_G, '_op_special_chebyshev_polynomial_w_n_scalar_out', 'aten', 'special_chebyshev_polynomial_w', 'n_scalar_out')
+_op_special_chebyshev_polynomial_w_out, _c_special_chebyshev_polynomial_w_out = _lazy(_G, '_op_special_chebyshev_polynomial_w_out', 'aten', 'special_chebyshev_polynomial_w', 'out')
+_op_special_chebyshev_polynomial_w_x_scalar, _c_special_chebyshev_polynomial_w_x_scalar = _lazy(_G, '_op_special_chebyshev_polynomial_w_x_scalar', 'aten', 'special_chebyshev_polynomial_w', 'x_scalar')
+_op_special_chebyshev_polynomial_w_x_scalar_out, _c_special_chebyshev_polynomial_w_x_scalar_out = _lazy(_G, '_op_special_chebyshev_polynomial_w_x_scalar_out', 'aten', 'special_chebyshev_polynomial_w', 'x_scalar_out')
+_op_special_entr_default, _c_special_entr_default = _lazy(_G, '_op_special_entr_default', 'aten', 'special_entr', 'default')
+_op_special_entr_out, _c_special_entr_out = _lazy(_G, '_op_special_entr_out', 'aten', 'special_entr', 'out')
+_op_special_erfcx_default, _c_special_erfcx_default = _lazy(_G, '_op_special_erfcx_default', 'aten', 'special_erfcx', 'default')
+_op_special_erfcx_out, _c_special_erfcx_out = _lazy(_G, '_op_special_erfcx_out', 'aten', 'special_erfcx', 'out')
+_op_special_gammainc_default, _c_special_gammainc_default = _lazy(_G, '_op_special_gammainc_default', 'aten', 'special_gammainc', 'default')
+_op_special_gammainc_out, _c_special_gammainc_out = _lazy(_G, '_op_special_gammainc_out', 'aten', 'special_gammainc', 'out')
+_op_special_gammaincc_default, _c_special_gammaincc_default = _lazy(_G, '_op_special_gammaincc_default', 'aten', 'special_gammaincc', 'default')
+_op_special_gammaincc_out, _c_special_gammaincc_out = _lazy(_G, '_op_special_gammaincc_out', 'aten', 'special_gammaincc', 'out')
+_op_special_hermite_polynomial_h_default, _c_special_hermite_polynomial_h_default = _lazy(_G, '_op_special_hermite_polynomial_h_default', 'aten', 'special_hermite_polynomial_h', 'default')
+_op_special_hermite_polynomial_h_n_scalar, _c_special_hermite_polynomial_h_n_scalar = _lazy(_G, '_op_special_hermite_polynomial_h_n_scalar', 'aten', 'special_hermite_polynomial_h', 'n_scalar')
+_op_special_hermite_polynomial_h_n_scalar_out, _c_special_hermite_polynomial_h_n_scalar_out = _lazy(_G, '_op_special_hermite_polynomial_h_n_scalar_out', 'aten', 'special_hermite_polynomial_h', 'n_scalar_out')
+_op_special_hermite_polynomial_h_out, _c_special_hermite_polynomial_h_out = _lazy(_G, '_op_special_hermite_polynomial_h_out', 'aten', 'special_hermite_polynomial_h', 'out')
+_op_special_hermite_polynomial_h_x_scalar, _c_special_hermite_polynomial_h_x_scalar = _lazy(_G, '_op_special_hermite_polynomial_h_x_scalar', 'aten', 'special_hermite_polynomial_h', 'x_scalar')
+_op_special_hermite_polynomial_h_x_scalar_out, _c_special_hermite_polynomial_h_x_scalar_out = _lazy(_G, '_op_special_hermite_polynomial_h_x_scalar_out', 'aten', 'special_hermite_polynomial_h', 'x_scalar_out')
+_op_special_hermite_polynomial_he_default, _c_special_hermite_polynomial_he_default = _lazy(_G, '_op_special_hermite_polynomial_he_default', 'aten', 'special_hermite_polynomial_he', 'default')
+_op_special_hermite_polynomial_he_n_scalar, _c_special_hermite_polynomial_he_n_scalar = _lazy(_G, '_op_special_hermite_polynomial_he_n_scalar', 'aten', 'special_hermite_polynomial_he', 'n_scalar')
+_op_special_hermite_polynomial_he_n_scalar_out, _c_special_hermite_polynomial_he_n_scalar_out = _lazy(_G, '_op_special_hermite_polynomial_he_n_scalar_out', 'aten', 'special_hermite_polynomial_he', 'n_scalar_out')
+_op_special_hermite_polynomial_he_out, _c_special_hermite_polynomial_he_out = _lazy(_G, '_op_special_hermite_polynomial_he_out', 'aten', 'special_hermite_polynomial_he', 'out')
+_op_special_hermite_polynomial_he_x_scalar, _c_special_hermite_polynomial_he_x_scalar = _lazy(_G, '_op_special_hermite_polynomial_he_x_scalar', 'aten', 'special_hermite_polynomial_he', 'x_scalar')
+_op_special_hermite_polynomial_he_x_scalar_out, _c_special_hermite_polynomial_he_x_scalar_out = _lazy(_G, '_op_special_hermite_polynomial_he_x_scalar_out', 'aten', 'special_hermite_polynomial_he', 'x_scalar_out')
+_op_special_i0e_default, _c_special_i0e_default = _lazy(_G, '_op_special_i0e_default', 'aten', 'special_i0e', 'default')
+_op_special_i0e_out, _c_special_i0e_out = _lazy(_G, '_op_special_i0e_out', 'aten', 'special_i0e', 'out')
+_op_special_i1_default, _c_special_i1_default = _lazy(_G, '_op_special_i1_default', 'aten', 'special_i1', 'default')
+_op_special_i1_out, _c_special_i1_out = _lazy(_G, '_op_special_i1_out', 'aten', 'special_i1', 'out')
+_op_special_i1e_default, _c_special_i1e_default = _lazy(_G, '_op_special_i1e_default', 'aten', 'special_i1e', 'default')
+_op_special_i1e_out, _c_special_i1e_out = _lazy(_G, '_op_special_i1e_out', 'aten', 'special_i1e', 'out')
+_op_special_laguerre_polynomial_l_default, _c_special_laguerre_polynomial_l_default = _lazy(_G, '_op_special_laguerre_polynomial_l_default', 'aten', 'special_laguerre_polynomial_l', 'default')
+_op_special_laguerre_polynomial_l_n_scalar, _c_special_laguerre_polynomial_l_n_scalar = _lazy(_G, '_op_special_laguerre_polynomial_l_n_scalar', 'aten', 'special_laguerre_polynomial_l', 'n_scalar')
+_op_special_laguerre_polynomial_l_n_scalar_out, _c_special_laguerre_polynomial_l_n_scalar_out = _lazy(_G, '_op_special_laguerre_polynomial_l_n_scalar_out', 'aten', 'special_laguerre_polynomial_l', 'n_scalar_out')
+_op_special_laguerre_polynomial_l_out, _c_special_laguerre_polynomial_l_out = _lazy(_G, '_op_special_laguerre_polynomial_l_out', 'aten', 'special_laguerre_polynomial_l', 'out')
+_op_special_laguerre_polynomial_l_x_scalar, _c_special_laguerre_polynomial_l_x_scalar = _lazy(_G, '_op_special_laguerre_polynomial_l_x_scalar', 'aten', 'special_laguerre_polynomial_l', 'x_scalar')
+_op_special_laguerre_polynomial_l_x_scalar_out, _c_special_laguerre_polynomial_l_x_scalar_out = _lazy(_G, '_op_special_laguerre_polynomial_l_x_scalar_out', 'aten', 'special_laguerre_polynomial_l', 'x_scalar_out')
+_op_special_legendre_polynomial_p_default, _c_special_legendre_polynomial_p_default = _lazy(_G, '_op_special_legendre_polynomial_p_default', 'aten', 'special_legendre_polynomial_p', 'default')
+_op_special_legendre_polynomial_p_n_scalar, _c_special_legendre_polynomial_p_n_scalar = _lazy(_G, '_op_special_legendre_polynomial_p_n_scalar', 'aten', 'special_legendre_polynomial_p', 'n_scalar')
+_op_special_legendre_polynomial_p_n_scalar_out, _c_special_legendre_polynomial_p_n_scalar_out = _lazy(_G, '_op_special_legendre_polynomial_p_n_scalar_out', 'aten', 'special_legendre_polynomial_p', 'n_scalar_out')
+_op_special_legendre_polynomial_p_out, _c_special_legendre_polynomial_p_out = _lazy(_G, '_op_special_legendre_polynomial_p_out', 'aten', 'special_legendre_polynomial_p', 'out')
+_op_special_legendre_polynomial_p_x_scalar, _c_special_legendre_polynomial_p_x_scalar = _lazy(_G, '_op_special_legendre_polynomial_p_x_scalar', 'aten', 'special_legendre_polynomial_p', 'x_scalar')
+_op_special_legendre_polynomial_p_x_scalar_out, _c_special_legendre_polynomial_p_x_scalar_out = _lazy(_G, '_op_special_legendre_polynomial_p_x_scalar_out', 'aten', 'special_legendre_polynomial_p', 'x_scalar_out')
+_op_special_log_ndtr_default, _c_special_log_ndtr_default = _lazy(_G, '_op_special_log_ndtr_default', 'aten', 'special_log_ndtr', 'default')
+_op_special_log_ndtr_out, _c_special_log_ndtr_out = _lazy(_G, '_op_special_log_ndtr_out', 'aten', 'special_log_ndtr', 'out')
+_op_special_modified_bessel_i0_default, _c_special_modified_bessel_i0_default = _lazy(_G, '_op_special_modified_bessel_i0_default', 'aten', 'special_modified_bessel_i0', 'default')
+_op_special_modified_bessel_i0_out, _c_special_modified_bessel_i0_out = _lazy(_G, '_op_special_modified_bessel_i0_out', 'aten', 'special_modified_bessel_i0', 'out')
+_op_special_modified_bessel_i1_default, _c_special_modified_bessel_i1_default = _lazy(_G, '_op_special_modified_bessel_i1_default', 'aten', 'special_modified_bessel_i1', 'default')
+_op_special_modified_bessel_i1_out, _c_special_modified_bessel_i1_out = _lazy(_G, '_op_special_modified_bessel_i1_out', 'aten', 'special_modified_bessel_i1', 'out')
+_op_special_modified_bessel_k0_default, _c_special_modified_bessel_k0_default = _lazy(_G, '_op_special_modified_bessel_k0_default', 'aten', 'special_modified_bessel_k0', 'default')
+_op_special_modified_bessel_k0_out, _c_special_modified_bessel_k0_out = _lazy(_G, '_op_special_modified_bessel_k0_out', 'aten', 'special_modified_bessel_k0', 'out')
+_op_special_modified_bessel_k1_default, _c_special_modified_bessel_k1_default = _lazy(_G, '_op_special_modified_bessel_k1_default', 'aten', 'special_modified_bessel_k1', 'default')
+_op_special_modified_bessel_k1_out, _c_special_modified_bessel_k1_out = _lazy(_G, '_op_special_modified_bessel_k1_out', 'aten', 'special_modified_bessel_k1', 'out')
+_op_special_ndtri_default, _c_special_ndtri_default = _lazy(_G, '_op_special_ndtri_default', 'aten', 'special_ndtri', 'default')
+_op_special_ndtri_out, _c_special_ndtri_out = _lazy(_G, '_op_special_ndtri_out', 'aten', 'special_ndtri', 'out')
+_op_special_scaled_modified_bessel_k0_default, _c_special_scaled_modified_bessel_k0_default = _lazy(_G, '_op_special_scaled_modified_bessel_k0_default', 'aten', 'special_scaled_modified_bessel_k0', 'default')
+_op_special_scaled_modified_bessel_k0_out, _c_special_scaled_modified_bessel_k0_out = _lazy(_G, '_op_special_scaled_modified_bessel_k0_out', 'aten', 'special_scaled_modified_bessel_k0', 'out')
+_op_special_scaled_modified_bessel_k1_default, _c_special_scaled_modified_bessel_k1_default = _lazy(_G, '_op_special_scaled_modified_bessel_k1_default', 'aten', 'special_scaled_modified_bessel_k1', 'default')
+_op_special_scaled_modified_bessel_k1_out, _c_special_scaled_modified_bessel_k1_out = _lazy(_G, '_op_special_scaled_modified_bessel_k1_out', 'aten', 'special_scaled_modified_bessel_k1', 'out')
+_op_special_shifted_chebyshev_polynomial_t_default, _c_special_shifted_chebyshev_polynomial_t_default = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_t_default', 'aten', 'special_shifted_chebyshev_polynomial_t', 'default')
+_op_special_shifted_chebyshev_polynomial_t_n_scalar, _c_special_shifted_chebyshev_polynomial_t_n_scalar = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_t_n_scalar', 'aten', 'special_shifted_chebyshev_polynomial_t', 'n_scalar')
+_op_special_shifted_chebyshev_polynomial_t_n_scalar_out, _c_special_shifted_chebyshev_polynomial_t_n_scalar_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_t_n_scalar_out', 'aten', 'special_shifted_chebyshev_polynomial_t', 'n_scalar_out')
+_op_special_shifted_chebyshev_polynomial_t_out, _c_special_shifted_chebyshev_polynomial_t_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_t_out', 'aten', 'special_shifted_chebyshev_polynomial_t', 'out')
+_op_special_shifted_chebyshev_polynomial_t_x_scalar, _c_special_shifted_chebyshev_polynomial_t_x_scalar = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_t_x_scalar', 'aten', 'special_shifted_chebyshev_polynomial_t', 'x_scalar')
+_op_special_shifted_chebyshev_polynomial_t_x_scalar_out, _c_special_shifted_chebyshev_polynomial_t_x_scalar_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_t_x_scalar_out', 'aten', 'special_shifted_chebyshev_polynomial_t', 'x_scalar_out')
+_op_special_shifted_chebyshev_polynomial_u_default, _c_special_shifted_chebyshev_polynomial_u_default = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_u_default', 'aten', 'special_shifted_chebyshev_polynomial_u', 'default')
+_op_special_shifted_chebyshev_polynomial_u_n_scalar, _c_special_shifted_chebyshev_polynomial_u_n_scalar = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_u_n_scalar', 'aten', 'special_shifted_chebyshev_polynomial_u', 'n_scalar')
+_op_special_shifted_chebyshev_polynomial_u_n_scalar_out, _c_special_shifted_chebyshev_polynomial_u_n_scalar_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_u_n_scalar_out', 'aten', 'special_shifted_chebyshev_polynomial_u', 'n_scalar_out')
+_op_special_shifted_chebyshev_polynomial_u_out, _c_special_shifted_chebyshev_polynomial_u_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_u_out', 'aten', 'special_shifted_chebyshev_polynomial_u', 'out')
+_op_special_shifted_chebyshev_polynomial_u_x_scalar, _c_special_shifted_chebyshev_polynomial_u_x_scalar = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_u_x_scalar', 'aten', 'special_shifted_chebyshev_polynomial_u', 'x_scalar')
+_op_special_shifted_chebyshev_polynomial_u_x_scalar_out, _c_special_shifted_chebyshev_polynomial_u_x_scalar_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_u_x_scalar_out', 'aten', 'special_shifted_chebyshev_polynomial_u', 'x_scalar_out')
+_op_special_shifted_chebyshev_polynomial_v_default, _c_special_shifted_chebyshev_polynomial_v_default = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_v_default', 'aten', 'special_shifted_chebyshev_polynomial_v', 'default')
+_op_special_shifted_chebyshev_polynomial_v_n_scalar, _c_special_shifted_chebyshev_polynomial_v_n_scalar = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_v_n_scalar', 'aten', 'special_shifted_chebyshev_polynomial_v', 'n_scalar')
+_op_special_shifted_chebyshev_polynomial_v_n_scalar_out, _c_special_shifted_chebyshev_polynomial_v_n_scalar_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_v_n_scalar_out', 'aten', 'special_shifted_chebyshev_polynomial_v', 'n_scalar_out')
+_op_special_shifted_chebyshev_polynomial_v_out, _c_special_shifted_chebyshev_polynomial_v_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_v_out', 'aten', 'special_shifted_chebyshev_polynomial_v', 'out')
+_op_special_shifted_chebyshev_polynomial_v_x_scalar, _c_special_shifted_chebyshev_polynomial_v_x_scalar = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_v_x_scalar', 'aten', 'special_shifted_chebyshev_polynomial_v', 'x_scalar')
+_op_special_shifted_chebyshev_polynomial_v_x_scalar_out, _c_special_shifted_chebyshev_polynomial_v_x_scalar_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_v_x_scalar_out', 'aten', 'special_shifted_chebyshev_polynomial_v', 'x_scalar_out')
+_op_special_shifted_chebyshev_polynomial_w_default, _c_special_shifted_chebyshev_polynomial_w_default = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_w_default', 'aten', 'special_shifted_chebyshev_polynomial_w', 'default')
+_op_special_shifted_chebyshev_polynomial_w_n_scalar, _c_special_shifted_chebyshev_polynomial_w_n_scalar = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_w_n_scalar', 'aten', 'special_shifted_chebyshev_polynomial_w', 'n_scalar')
+_op_special_shifted_chebyshev_polynomial_w_n_scalar_out, _c_special_shifted_chebyshev_polynomial_w_n_scalar_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_w_n_scalar_out', 'aten', 'special_shifted_chebyshev_polynomial_w', 'n_scalar_out')
+_op_special_shifted_chebyshev_polynomial_w_out, _c_special_shifted_chebyshev_polynomial_w_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_w_out', 'aten', 'special_shifted_chebyshev_polynomial_w', 'out')
+_op_special_shifted_chebyshev_polynomial_w_x_scalar, _c_special_shifted_chebyshev_polynomial_w_x_scalar = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_w_x_scalar', 'aten', 'special_shifted_chebyshev_polynomial_w', 'x_scalar')
+_op_special_shifted_chebyshev_polynomial_w_x_scalar_out, _c_special_shifted_chebyshev_polynomial_w_x_scalar_out = _lazy(_G, '_op_special_shifted_chebyshev_polynomial_w_x_scalar_out', 'aten', 'special_shifted_chebyshev_polynomial_w', 'x_scalar_out')
+_op_special_spherical_bessel_j0_default, _c_special_spherical_bessel_j0_default = _lazy(_G, '_op_special_spherical_bessel_j0_default', 'aten', 'special_spherical_bessel_j0', 'default')
+_op_special_spherical_bessel_j0_out, _c_special_spherical_bessel_j0_out = _lazy(_G, '_op_special_spherical_bessel_j0_out', 'aten', 'special_spherical_bessel_j0', 'out')
+_op_special_xlog1py_default, _c_special_xlog1py_default = _lazy(_G, '_op_special_xlog1py_default', 'aten', 'special_xlog1py', 'default')
+_op_special_xlog1py_other_scalar, _c_special_xlog1py_other_scalar = _lazy(_G, '_op_special_xlog1py_other_scalar', 'aten', 'special_xlog1py', 'other_scalar')
+_op_special_xlog1py_other_scalar_out, _c_special_xlog1py_other_scalar_out = _lazy(_G, '_op_special_xlog1py_other_scalar_out', 'aten', 'special_xlog1py', 'other_scalar_out')
+_op_special_xlog1py_out, _c_special_xlog1py_out = _lazy(_G, '_op_special_xlog1py_out', 'aten', 'special_xlog1py', 'out')
+_op_special_xlog1py_self_scalar, _c_special_xlog1py_self_scalar = _lazy(_G, '_op_special_xlog1py_self_scalar', 'aten', 'special_xlog1py', 'self_scalar')
+_op_special_xlog1py_self_scalar_out, _c_special_xlog1py_self_scalar_out = _lazy(_G, '_op_special_xlog1py_self_scalar_out', 'aten', 'special_xlog1py', 'self_scalar_out')
+_op_special_zeta_default, _c_special_zeta_default = _lazy(_G, '_op_special_zeta_default', 'aten', 'special_zeta', 'default')
+_op_special_zeta_out, _c_special_zeta_out = _lazy(_G, '_op_special_zeta_out', 'aten', 'special_zeta', 'out')
 
 _special_chebyshev_polynomial_t_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_t(x, n, *, out=None):
@@ -280,7 +159,7 @@ def special_chebyshev_polynomial_t(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_t_default(x, n)
@@ -309,7 +188,7 @@ def special_chebyshev_polynomial_u(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_u_default(x, n)
@@ -338,7 +217,7 @@ def special_chebyshev_polynomial_v(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_v_default(x, n)
@@ -367,7 +246,7 @@ def special_chebyshev_polynomial_w(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_w_default(x, n)
@@ -396,7 +275,7 @@ def special_hermite_polynomial_h(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_hermite_polynomial_h_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_hermite_polynomial_h_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_hermite_polynomial_h_default(x, n)
@@ -425,7 +304,7 @@ def special_hermite_polynomial_he(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_hermite_polynomial_he_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_hermite_polynomial_he_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_hermite_polynomial_he_default(x, n)
@@ -454,7 +333,7 @@ def special_laguerre_polynomial_l(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_laguerre_polynomial_l_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_laguerre_polynomial_l_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_laguerre_polynomial_l_default(x, n)
@@ -483,7 +362,7 @@ def special_legendre_polynomial_p(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_legendre_polynomial_p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_legendre_polynomial_p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_legendre_polynomial_p_default(x, n)
@@ -512,7 +391,7 @@ def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_t_default(x, n)
@@ -541,7 +420,7 @@ def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_u_default(x, n)
@@ -570,7 +449,7 @@ def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_v_default(x, n)
@@ -599,7 +478,7 @@ def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_w_default(x, n)
@@ -613,7 +492,7 @@ def special_i0e(input, *, out=None):
         return _op_special_i0e_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i0e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_i0e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_i0e_default(input)
@@ -627,7 +506,7 @@ def special_i1(input, *, out=None):
         return _op_special_i1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_i1_default(input)
@@ -641,7 +520,7 @@ def special_i1e(input, *, out=None):
         return _op_special_i1e_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i1e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_i1e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_i1e_default(input)
@@ -655,7 +534,7 @@ def special_erfcx(input, *, out=None):
         return _op_special_erfcx_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_erfcx_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_erfcx_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_erfcx_default(input)
@@ -669,7 +548,7 @@ def special_ndtri(input, *, out=None):
         return _op_special_ndtri_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_ndtri_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_ndtri_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_ndtri_default(input)
@@ -683,7 +562,7 @@ def special_log_ndtr(input, *, out=None):
         return _op_special_log_ndtr_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_log_ndtr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_log_ndtr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_log_ndtr_default(input)
@@ -697,7 +576,7 @@ def special_airy_ai(x, *, out=None):
         return _op_special_airy_ai_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_airy_ai_default(x)
@@ -711,7 +590,7 @@ def special_bessel_j0(input, *, out=None):
         return _op_special_bessel_j0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_j0_default(input)
@@ -725,7 +604,7 @@ def special_bessel_j1(input, *, out=None):
         return _op_special_bessel_j1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_j1_default(input)
@@ -739,7 +618,7 @@ def special_bessel_y0(input, *, out=None):
         return _op_special_bessel_y0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_y0_default(input)
@@ -753,7 +632,7 @@ def special_bessel_y1(input, *, out=None):
         return _op_special_bessel_y1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_y1_default(input)
@@ -767,7 +646,7 @@ def special_modified_bessel_i0(input, *, out=None):
         return _op_special_modified_bessel_i0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_i0_default(input)
@@ -781,7 +660,7 @@ def special_modified_bessel_i1(input, *, out=None):
         return _op_special_modified_bessel_i1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_i1_default(input)
@@ -795,7 +674,7 @@ def special_modified_bessel_k0(input, *, out=None):
         return _op_special_modified_bessel_k0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_k0_default(input)
@@ -809,7 +688,7 @@ def special_modified_bessel_k1(input, *, out=None):
         return _op_special_modified_bessel_k1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_k1_default(input)
@@ -823,7 +702,7 @@ def special_scaled_modified_bessel_k0(x, *, out=None):
         return _op_special_scaled_modified_bessel_k0_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_scaled_modified_bessel_k0_default(x)
@@ -837,7 +716,7 @@ def special_scaled_modified_bessel_k1(x, *, out=None):
         return _op_special_scaled_modified_bessel_k1_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_scaled_modified_bessel_k1_default(x)
@@ -851,7 +730,7 @@ def special_spherical_bessel_j0(x, *, out=None):
         return _op_special_spherical_bessel_j0_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_spherical_bessel_j0_default(x)
@@ -868,7 +747,7 @@ def special_zeta(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_zeta_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_zeta_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_zeta_default(input, other)
@@ -885,7 +764,7 @@ def special_gammainc(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_gammainc_default(input, other)
@@ -902,7 +781,7 @@ def special_gammaincc(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_gammaincc_default(input, other)
@@ -916,7 +795,7 @@ def special_entr(input, *, out=None):
         return _op_special_entr_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_entr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_entr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_entr_default(input)
@@ -945,7 +824,7 @@ def special_xlog1py(input, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_xlog1py_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_special_xlog1py_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_xlog1py_default(input, other)

@@ -4,1591 +4,814 @@ from .. import _ops as _opsmod
 from . import registrations as _registrations  # noqa: F401  (defines the aten ops bound below)
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
-from .._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 from .return_types import (aminmax as _rt_aminmax, cummax as _rt_cummax, cummin as _rt_cummin, frexp as _rt_frexp, geqrf as _rt_geqrf, histogram as _rt_histogram, kthvalue as _rt_kthvalue, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian, qr as _rt_qr, slogdet as _rt_slogdet, sort as _rt_sort, svd as _rt_svd, topk as _rt_topk, triangular_solve as _rt_triangular_solve)
 
-_ops = _opsmod.ops
+_G = globals()
+_lazy = _opsmod.lazy_overload
 
-_op__conj_default = _ops.aten._conj.default
-_c__conj_default = _op__conj_default._dispatch_cache
-_op__neg_view_default = _ops.aten._neg_view.default
-_c__neg_view_default = _op__neg_view_default._dispatch_cache
-_op_abs__default = _ops.aten.abs_.default
-_c_abs__default = _op_abs__default._dispatch_cache
-_op_abs_default = _ops.aten.abs.default
-_c_abs_default = _op_abs_default._dispatch_cache
-_op_abs_out = _ops.aten.abs.out
-_c_abs_out = _op_abs_out._dispatch_cache
-_op_absolute_default = _ops.aten.absolute.default
-_c_absolute_default = _op_absolute_default._dispatch_cache
-_op_absolute_out = _ops.aten.absolute.out
-_c_absolute_out = _op_absolute_out._dispatch_cache
-_op_acos__default = _ops.aten.acos_.default
-_c_acos__default = _op_acos__default._dispatch_cache
-_op_acos_default = _ops.aten.acos.default
-_c_acos_default = _op_acos_default._dispatch_cache
-_op_acos_out = _ops.aten.acos.out
-_c_acos_out = _op_acos_out._dispatch_cache
-_op_acosh__default = _ops.aten.acosh_.default
-_c_acosh__default = _op_acosh__default._dispatch_cache
-_op_acosh_default = _ops.aten.acosh.default
-_c_acosh_default = _op_acosh_default._dispatch_cache
-_op_acosh_out = _ops.aten.acosh.out
-_c_acosh_out = _op_acosh_out._dispatch_cache
-_op_add_Tensor = _ops.aten.add.Tensor
-_c_add_Tensor = _op_add_Tensor._dispatch_cache
-_op_add__Tensor = _ops.aten.add_.Tensor
-_c_add__Tensor = _op_add__Tensor._dispatch_cache
-_op_add_out = _ops.aten.add.out
-_c_add_out = _op_add_out._dispatch_cache
-_op_addbmm__default = _ops.aten.addbmm_.default
-_c_addbmm__default = _op_addbmm__default._dispatch_cache
-_op_addbmm_default = _ops.aten.addbmm.default
-_c_addbmm_default = _op_addbmm_default._dispatch_cache
-_op_addbmm_out = _ops.aten.addbmm.out
-_c_addbmm_out = _op_addbmm_out._dispatch_cache
-_op_addcdiv__default = _ops.aten.addcdiv_.default
-_c_addcdiv__default = _op_addcdiv__default._dispatch_cache
-_op_addcdiv_default = _ops.aten.addcdiv.default
-_c_addcdiv_default = _op_addcdiv_default._dispatch_cache
-_op_addcdiv_out = _ops.aten.addcdiv.out
-_c_addcdiv_out = _op_addcdiv_out._dispatch_cache
-_op_addcmul__default = _ops.aten.addcmul_.default
-_c_addcmul__default = _op_addcmul__default._dispatch_cache
-_op_addcmul_default = _ops.aten.addcmul.default
-_c_addcmul_default = _op_addcmul_default._dispatch_cache
-_op_addcmul_out = _ops.aten.addcmul.out
-_c_addcmul_out = _op_addcmul_out._dispatch_cache
-_op_addmm_default = _ops.aten.addmm.default
-_c_addmm_default = _op_addmm_default._dispatch_cache
-_op_addmm_out = _ops.aten.addmm.out
-_c_addmm_out = _op_addmm_out._dispatch_cache
-_op_addmv__default = _ops.aten.addmv_.default
-_c_addmv__default = _op_addmv__default._dispatch_cache
-_op_addmv_default = _ops.aten.addmv.default
-_c_addmv_default = _op_addmv_default._dispatch_cache
-_op_addmv_out = _ops.aten.addmv.out
-_c_addmv_out = _op_addmv_out._dispatch_cache
-_op_addr__default = _ops.aten.addr_.default
-_c_addr__default = _op_addr__default._dispatch_cache
-_op_addr_default = _ops.aten.addr.default
-_c_addr_default = _op_addr_default._dispatch_cache
-_op_addr_out = _ops.aten.addr.out
-_c_addr_out = _op_addr_out._dispatch_cache
-_op_adjoint_default = _ops.aten.adjoint.default
-_c_adjoint_default = _op_adjoint_default._dispatch_cache
-_op_alias_default = _ops.aten.alias.default
-_c_alias_default = _op_alias_default._dispatch_cache
-_op_all_all_out = _ops.aten.all.all_out
-_c_all_all_out = _op_all_all_out._dispatch_cache
-_op_all_default = _ops.aten.all.default
-_c_all_default = _op_all_default._dispatch_cache
-_op_all_dim = _ops.aten.all.dim
-_c_all_dim = _op_all_dim._dispatch_cache
-_op_all_dims = _ops.aten.all.dims
-_c_all_dims = _op_all_dims._dispatch_cache
-_op_all_dims_out = _ops.aten.all.dims_out
-_c_all_dims_out = _op_all_dims_out._dispatch_cache
-_op_all_out = _ops.aten.all.out
-_c_all_out = _op_all_out._dispatch_cache
-_op_allclose_default = _ops.aten.allclose.default
-_c_allclose_default = _op_allclose_default._dispatch_cache
-_op_amax_default = _ops.aten.amax.default
-_c_amax_default = _op_amax_default._dispatch_cache
-_op_amax_out = _ops.aten.amax.out
-_c_amax_out = _op_amax_out._dispatch_cache
-_op_amin_default = _ops.aten.amin.default
-_c_amin_default = _op_amin_default._dispatch_cache
-_op_amin_out = _ops.aten.amin.out
-_c_amin_out = _op_amin_out._dispatch_cache
-_op_aminmax_default = _ops.aten.aminmax.default
-_c_aminmax_default = _op_aminmax_default._dispatch_cache
-_op_aminmax_out = _ops.aten.aminmax.out
-_c_aminmax_out = _op_aminmax_out._dispatch_cache
-_op_angle_default = _ops.aten.angle.default
-_c_angle_default = _op_angle_default._dispatch_cache
-_op_angle_out = _ops.aten.angle.out
-_c_angle_out = _op_angle_out._dispatch_cache
-_op_any_all_out = _ops.aten.any.all_out
-_c_any_all_out = _op_any_all_out._dispatch_cache
-_op_any_default = _ops.aten.any.default
-_c_any_default = _op_any_default._dispatch_cache
-_op_any_dim = _ops.aten.any.dim
-_c_any_dim = _op_any_dim._dispatch_cache
-_op_any_dims = _ops.aten.any.dims
-_c_any_dims = _op_any_dims._dispatch_cache
-_op_any_dims_out = _ops.aten.any.dims_out
-_c_any_dims_out = _op_any_dims_out._dispatch_cache
-_op_any_out = _ops.aten.any.out
-_c_any_out = _op_any_out._dispatch_cache
-_op_arccos__default = _ops.aten.arccos_.default
-_c_arccos__default = _op_arccos__default._dispatch_cache
-_op_arccos_default = _ops.aten.arccos.default
-_c_arccos_default = _op_arccos_default._dispatch_cache
-_op_arccos_out = _ops.aten.arccos.out
-_c_arccos_out = _op_arccos_out._dispatch_cache
-_op_arccosh__default = _ops.aten.arccosh_.default
-_c_arccosh__default = _op_arccosh__default._dispatch_cache
-_op_arccosh_default = _ops.aten.arccosh.default
-_c_arccosh_default = _op_arccosh_default._dispatch_cache
-_op_arccosh_out = _ops.aten.arccosh.out
-_c_arccosh_out = _op_arccosh_out._dispatch_cache
-_op_arcsin__default = _ops.aten.arcsin_.default
-_c_arcsin__default = _op_arcsin__default._dispatch_cache
-_op_arcsin_default = _ops.aten.arcsin.default
-_c_arcsin_default = _op_arcsin_default._dispatch_cache
-_op_arcsin_out = _ops.aten.arcsin.out
-_c_arcsin_out = _op_arcsin_out._dispatch_cache
-_op_arcsinh__default = _ops.aten.arcsinh_.default
-_c_arcsinh__default = _op_arcsinh__default._dispatch_cache
-_op_arcsinh_default = _ops.aten.arcsinh.default
-_c_arcsinh_default = _op_arcsinh_default._dispatch_cache
-_op_arcsinh_out = _ops.aten.arcsinh.out
-_c_arcsinh_out = _op_arcsinh_out._dispatch_cache
-_op_arctan2__default = _ops.aten.arctan2_.default
-_c_arctan2__default = _op_arctan2__default._dispatch_cache
-_op_arctan2_default = _ops.aten.arctan2.default
-_c_arctan2_default = _op_arctan2_default._dispatch_cache
-_op_arctan2_out = _ops.aten.arctan2.out
-_c_arctan2_out = _op_arctan2_out._dispatch_cache
-_op_arctan__default = _ops.aten.arctan_.default
-_c_arctan__default = _op_arctan__default._dispatch_cache
-_op_arctan_default = _ops.aten.arctan.default
-_c_arctan_default = _op_arctan_default._dispatch_cache
-_op_arctan_out = _ops.aten.arctan.out
-_c_arctan_out = _op_arctan_out._dispatch_cache
-_op_arctanh__default = _ops.aten.arctanh_.default
-_c_arctanh__default = _op_arctanh__default._dispatch_cache
-_op_arctanh_default = _ops.aten.arctanh.default
-_c_arctanh_default = _op_arctanh_default._dispatch_cache
-_op_arctanh_out = _ops.aten.arctanh.out
-_c_arctanh_out = _op_arctanh_out._dispatch_cache
-_op_argmax_default = _ops.aten.argmax.default
-_c_argmax_default = _op_argmax_default._dispatch_cache
-_op_argmax_out = _ops.aten.argmax.out
-_c_argmax_out = _op_argmax_out._dispatch_cache
-_op_argmin_default = _ops.aten.argmin.default
-_c_argmin_default = _op_argmin_default._dispatch_cache
-_op_argmin_out = _ops.aten.argmin.out
-_c_argmin_out = _op_argmin_out._dispatch_cache
-_op_argsort_default = _ops.aten.argsort.default
-_c_argsort_default = _op_argsort_default._dispatch_cache
-_op_argsort_stable = _ops.aten.argsort.stable
-_c_argsort_stable = _op_argsort_stable._dispatch_cache
-_op_argsort_stable_out = _ops.aten.argsort.stable_out
-_c_argsort_stable_out = _op_argsort_stable_out._dispatch_cache
-_op_argwhere_default = _ops.aten.argwhere.default
-_c_argwhere_default = _op_argwhere_default._dispatch_cache
-_op_as_strided_default = _ops.aten.as_strided.default
-_c_as_strided_default = _op_as_strided_default._dispatch_cache
-_op_as_strided_scatter_default = _ops.aten.as_strided_scatter.default
-_c_as_strided_scatter_default = _op_as_strided_scatter_default._dispatch_cache
-_op_asin__default = _ops.aten.asin_.default
-_c_asin__default = _op_asin__default._dispatch_cache
-_op_asin_default = _ops.aten.asin.default
-_c_asin_default = _op_asin_default._dispatch_cache
-_op_asin_out = _ops.aten.asin.out
-_c_asin_out = _op_asin_out._dispatch_cache
-_op_asinh__default = _ops.aten.asinh_.default
-_c_asinh__default = _op_asinh__default._dispatch_cache
-_op_asinh_default = _ops.aten.asinh.default
-_c_asinh_default = _op_asinh_default._dispatch_cache
-_op_asinh_out = _ops.aten.asinh.out
-_c_asinh_out = _op_asinh_out._dispatch_cache
-_op_atan2__default = _ops.aten.atan2_.default
-_c_atan2__default = _op_atan2__default._dispatch_cache
-_op_atan2_default = _ops.aten.atan2.default
-_c_atan2_default = _op_atan2_default._dispatch_cache
-_op_atan2_out = _ops.aten.atan2.out
-_c_atan2_out = _op_atan2_out._dispatch_cache
-_op_atan__default = _ops.aten.atan_.default
-_c_atan__default = _op_atan__default._dispatch_cache
-_op_atan_default = _ops.aten.atan.default
-_c_atan_default = _op_atan_default._dispatch_cache
-_op_atan_out = _ops.aten.atan.out
-_c_atan_out = _op_atan_out._dispatch_cache
-_op_atanh__default = _ops.aten.atanh_.default
-_c_atanh__default = _op_atanh__default._dispatch_cache
-_op_atanh_default = _ops.aten.atanh.default
-_c_atanh_default = _op_atanh_default._dispatch_cache
-_op_atanh_out = _ops.aten.atanh.out
-_c_atanh_out = _op_atanh_out._dispatch_cache
-_op_baddbmm__default = _ops.aten.baddbmm_.default
-_c_baddbmm__default = _op_baddbmm__default._dispatch_cache
-_op_baddbmm_default = _ops.aten.baddbmm.default
-_c_baddbmm_default = _op_baddbmm_default._dispatch_cache
-_op_baddbmm_out = _ops.aten.baddbmm.out
-_c_baddbmm_out = _op_baddbmm_out._dispatch_cache
-_op_bernoulli__float = _ops.aten.bernoulli_.float
-_c_bernoulli__float = _op_bernoulli__float._dispatch_cache
-_op_bernoulli_default = _ops.aten.bernoulli.default
-_c_bernoulli_default = _op_bernoulli_default._dispatch_cache
-_op_bernoulli_out = _ops.aten.bernoulli.out
-_c_bernoulli_out = _op_bernoulli_out._dispatch_cache
-_op_bernoulli_p = _ops.aten.bernoulli.p
-_c_bernoulli_p = _op_bernoulli_p._dispatch_cache
-_op_bincount_default = _ops.aten.bincount.default
-_c_bincount_default = _op_bincount_default._dispatch_cache
-_op_bitwise_and_Scalar = _ops.aten.bitwise_and.Scalar
-_c_bitwise_and_Scalar = _op_bitwise_and_Scalar._dispatch_cache
-_op_bitwise_and_Tensor = _ops.aten.bitwise_and.Tensor
-_c_bitwise_and_Tensor = _op_bitwise_and_Tensor._dispatch_cache
-_op_bitwise_and_Tensor_out = _ops.aten.bitwise_and.Tensor_out
-_c_bitwise_and_Tensor_out = _op_bitwise_and_Tensor_out._dispatch_cache
-_op_bitwise_and__Scalar = _ops.aten.bitwise_and_.Scalar
-_c_bitwise_and__Scalar = _op_bitwise_and__Scalar._dispatch_cache
-_op_bitwise_and__Tensor = _ops.aten.bitwise_and_.Tensor
-_c_bitwise_and__Tensor = _op_bitwise_and__Tensor._dispatch_cache
-_op_bitwise_left_shift_Tensor = _ops.aten.bitwise_left_shift.Tensor
-_c_bitwise_left_shift_Tensor = _op_bitwise_left_shift_Tensor._dispatch_cache
-_op_bitwise_left_shift_Tensor_Scalar = _ops.aten.bitwise_left_shift.Tensor_Scalar
-_c_bitwise_left_shift_Tensor_Scalar = _op_bitwise_left_shift_Tensor_Scalar._dispatch_cache
-_op_bitwise_left_shift_Tensor_Scalar_out = _ops.aten.bitwise_left_shift.Tensor_Scalar_out
-_c_bitwise_left_shift_Tensor_Scalar_out = _op_bitwise_left_shift_Tensor_Scalar_out._dispatch_cache
-_op_bitwise_left_shift_Tensor_out = _ops.aten.bitwise_left_shift.Tensor_out
-_c_bitwise_left_shift_Tensor_out = _op_bitwise_left_shift_Tensor_out._dispatch_cache
-_op_bitwise_left_shift__Tensor = _ops.aten.bitwise_left_shift_.Tensor
-_c_bitwise_left_shift__Tensor = _op_bitwise_left_shift__Tensor._dispatch_cache
-_op_bitwise_left_shift__Tensor_Scalar = _ops.aten.bitwise_left_shift_.Tensor_Scalar
-_c_bitwise_left_shift__Tensor_Scalar = _op_bitwise_left_shift__Tensor_Scalar._dispatch_cache
-_op_bitwise_not__default = _ops.aten.bitwise_not_.default
-_c_bitwise_not__default = _op_bitwise_not__default._dispatch_cache
-_op_bitwise_not_default = _ops.aten.bitwise_not.default
-_c_bitwise_not_default = _op_bitwise_not_default._dispatch_cache
-_op_bitwise_not_out = _ops.aten.bitwise_not.out
-_c_bitwise_not_out = _op_bitwise_not_out._dispatch_cache
-_op_bitwise_or_Scalar = _ops.aten.bitwise_or.Scalar
-_c_bitwise_or_Scalar = _op_bitwise_or_Scalar._dispatch_cache
-_op_bitwise_or_Tensor = _ops.aten.bitwise_or.Tensor
-_c_bitwise_or_Tensor = _op_bitwise_or_Tensor._dispatch_cache
-_op_bitwise_or_Tensor_out = _ops.aten.bitwise_or.Tensor_out
-_c_bitwise_or_Tensor_out = _op_bitwise_or_Tensor_out._dispatch_cache
-_op_bitwise_or__Scalar = _ops.aten.bitwise_or_.Scalar
-_c_bitwise_or__Scalar = _op_bitwise_or__Scalar._dispatch_cache
-_op_bitwise_or__Tensor = _ops.aten.bitwise_or_.Tensor
-_c_bitwise_or__Tensor = _op_bitwise_or__Tensor._dispatch_cache
-_op_bitwise_right_shift_Tensor = _ops.aten.bitwise_right_shift.Tensor
-_c_bitwise_right_shift_Tensor = _op_bitwise_right_shift_Tensor._dispatch_cache
-_op_bitwise_right_shift_Tensor_Scalar = _ops.aten.bitwise_right_shift.Tensor_Scalar
-_c_bitwise_right_shift_Tensor_Scalar = _op_bitwise_right_shift_Tensor_Scalar._dispatch_cache
-_op_bitwise_right_shift_Tensor_Scalar_out = _ops.aten.bitwise_right_shift.Tensor_Scalar_out
-_c_bitwise_right_shift_Tensor_Scalar_out = _op_bitwise_right_shift_Tensor_Scalar_out._dispatch_cache
-_op_bitwise_right_shift_Tensor_out = _ops.aten.bitwise_right_shift.Tensor_out
-_c_bitwise_right_shift_Tensor_out = _op_bitwise_right_shift_Tensor_out._dispatch_cache
-_op_bitwise_right_shift__Tensor = _ops.aten.bitwise_right_shift_.Tensor
-_c_bitwise_right_shift__Tensor = _op_bitwise_right_shift__Tensor._dispatch_cache
-_op_bitwise_right_shift__Tensor_Scalar = _ops.aten.bitwise_right_shift_.Tensor_Scalar
-_c_bitwise_right_shift__Tensor_Scalar = _op_bitwise_right_shift__Tensor_Scalar._dispatch_cache
-_op_bitwise_xor_Scalar = _ops.aten.bitwise_xor.Scalar
-_c_bitwise_xor_Scalar = _op_bitwise_xor_Scalar._dispatch_cache
-_op_bitwise_xor_Tensor = _ops.aten.bitwise_xor.Tensor
-_c_bitwise_xor_Tensor = _op_bitwise_xor_Tensor._dispatch_cache
-_op_bitwise_xor_Tensor_out = _ops.aten.bitwise_xor.Tensor_out
-_c_bitwise_xor_Tensor_out = _op_bitwise_xor_Tensor_out._dispatch_cache
-_op_bitwise_xor__Scalar = _ops.aten.bitwise_xor_.Scalar
-_c_bitwise_xor__Scalar = _op_bitwise_xor__Scalar._dispatch_cache
-_op_bitwise_xor__Tensor = _ops.aten.bitwise_xor_.Tensor
-_c_bitwise_xor__Tensor = _op_bitwise_xor__Tensor._dispatch_cache
-_op_bmm_default = _ops.aten.bmm.default
-_c_bmm_default = _op_bmm_default._dispatch_cache
-_op_bmm_out = _ops.aten.bmm.out
-_c_bmm_out = _op_bmm_out._dispatch_cache
-_op_broadcast_to_default = _ops.aten.broadcast_to.default
-_c_broadcast_to_default = _op_broadcast_to_default._dispatch_cache
-_op_cauchy__default = _ops.aten.cauchy_.default
-_c_cauchy__default = _op_cauchy__default._dispatch_cache
-_op_ceil__default = _ops.aten.ceil_.default
-_c_ceil__default = _op_ceil__default._dispatch_cache
-_op_ceil_default = _ops.aten.ceil.default
-_c_ceil_default = _op_ceil_default._dispatch_cache
-_op_ceil_out = _ops.aten.ceil.out
-_c_ceil_out = _op_ceil_out._dispatch_cache
-_op_cholesky_default = _ops.aten.cholesky.default
-_c_cholesky_default = _op_cholesky_default._dispatch_cache
-_op_cholesky_inverse_default = _ops.aten.cholesky_inverse.default
-_c_cholesky_inverse_default = _op_cholesky_inverse_default._dispatch_cache
-_op_cholesky_inverse_out = _ops.aten.cholesky_inverse.out
-_c_cholesky_inverse_out = _op_cholesky_inverse_out._dispatch_cache
-_op_cholesky_out = _ops.aten.cholesky.out
-_c_cholesky_out = _op_cholesky_out._dispatch_cache
-_op_cholesky_solve_default = _ops.aten.cholesky_solve.default
-_c_cholesky_solve_default = _op_cholesky_solve_default._dispatch_cache
-_op_cholesky_solve_out = _ops.aten.cholesky_solve.out
-_c_cholesky_solve_out = _op_cholesky_solve_out._dispatch_cache
-_op_chunk_default = _ops.aten.chunk.default
-_c_chunk_default = _op_chunk_default._dispatch_cache
-_op_clamp_Tensor = _ops.aten.clamp.Tensor
-_c_clamp_Tensor = _op_clamp_Tensor._dispatch_cache
-_op_clamp_Tensor_out = _ops.aten.clamp.Tensor_out
-_c_clamp_Tensor_out = _op_clamp_Tensor_out._dispatch_cache
-_op_clamp__Tensor = _ops.aten.clamp_.Tensor
-_c_clamp__Tensor = _op_clamp__Tensor._dispatch_cache
-_op_clamp__default = _ops.aten.clamp_.default
-_c_clamp__default = _op_clamp__default._dispatch_cache
-_op_clamp_default = _ops.aten.clamp.default
-_c_clamp_default = _op_clamp_default._dispatch_cache
-_op_clamp_max_Tensor = _ops.aten.clamp_max.Tensor
-_c_clamp_max_Tensor = _op_clamp_max_Tensor._dispatch_cache
-_op_clamp_max_Tensor_out = _ops.aten.clamp_max.Tensor_out
-_c_clamp_max_Tensor_out = _op_clamp_max_Tensor_out._dispatch_cache
-_op_clamp_max__Tensor = _ops.aten.clamp_max_.Tensor
-_c_clamp_max__Tensor = _op_clamp_max__Tensor._dispatch_cache
-_op_clamp_max__default = _ops.aten.clamp_max_.default
-_c_clamp_max__default = _op_clamp_max__default._dispatch_cache
-_op_clamp_max_default = _ops.aten.clamp_max.default
-_c_clamp_max_default = _op_clamp_max_default._dispatch_cache
-_op_clamp_max_out = _ops.aten.clamp_max.out
-_c_clamp_max_out = _op_clamp_max_out._dispatch_cache
-_op_clamp_min_Tensor = _ops.aten.clamp_min.Tensor
-_c_clamp_min_Tensor = _op_clamp_min_Tensor._dispatch_cache
-_op_clamp_min_Tensor_out = _ops.aten.clamp_min.Tensor_out
-_c_clamp_min_Tensor_out = _op_clamp_min_Tensor_out._dispatch_cache
-_op_clamp_min__Tensor = _ops.aten.clamp_min_.Tensor
-_c_clamp_min__Tensor = _op_clamp_min__Tensor._dispatch_cache
-_op_clamp_min__default = _ops.aten.clamp_min_.default
-_c_clamp_min__default = _op_clamp_min__default._dispatch_cache
-_op_clamp_min_default = _ops.aten.clamp_min.default
-_c_clamp_min_default = _op_clamp_min_default._dispatch_cache
-_op_clamp_min_out = _ops.aten.clamp_min.out
-_c_clamp_min_out = _op_clamp_min_out._dispatch_cache
-_op_clamp_out = _ops.aten.clamp.out
-_c_clamp_out = _op_clamp_out._dispatch_cache
-_op_clip_Tensor = _ops.aten.clip.Tensor
-_c_clip_Tensor = _op_clip_Tensor._dispatch_cache
-_op_clip_Tensor_out = _ops.aten.clip.Tensor_out
-_c_clip_Tensor_out = _op_clip_Tensor_out._dispatch_cache
-_op_clip__Tensor = _ops.aten.clip_.Tensor
-_c_clip__Tensor = _op_clip__Tensor._dispatch_cache
-_op_clip__default = _ops.aten.clip_.default
-_c_clip__default = _op_clip__default._dispatch_cache
-_op_clip_default = _ops.aten.clip.default
-_c_clip_default = _op_clip_default._dispatch_cache
-_op_clip_out = _ops.aten.clip.out
-_c_clip_out = _op_clip_out._dispatch_cache
-_op_clone_default = _ops.aten.clone.default
-_c_clone_default = _op_clone_default._dispatch_cache
-_op_conj_default = _ops.aten.conj.default
-_c_conj_default = _op_conj_default._dispatch_cache
-_op_conj_physical__default = _ops.aten.conj_physical_.default
-_c_conj_physical__default = _op_conj_physical__default._dispatch_cache
-_op_conj_physical_default = _ops.aten.conj_physical.default
-_c_conj_physical_default = _op_conj_physical_default._dispatch_cache
-_op_conj_physical_out = _ops.aten.conj_physical.out
-_c_conj_physical_out = _op_conj_physical_out._dispatch_cache
-_op_contiguous_default = _ops.aten.contiguous.default
-_c_contiguous_default = _op_contiguous_default._dispatch_cache
-_op_copy__default = _ops.aten.copy_.default
-_c_copy__default = _op_copy__default._dispatch_cache
-_op_copysign_Scalar = _ops.aten.copysign.Scalar
-_c_copysign_Scalar = _op_copysign_Scalar._dispatch_cache
-_op_copysign_Scalar_out = _ops.aten.copysign.Scalar_out
-_c_copysign_Scalar_out = _op_copysign_Scalar_out._dispatch_cache
-_op_copysign_Tensor = _ops.aten.copysign.Tensor
-_c_copysign_Tensor = _op_copysign_Tensor._dispatch_cache
-_op_copysign__Scalar = _ops.aten.copysign_.Scalar
-_c_copysign__Scalar = _op_copysign__Scalar._dispatch_cache
-_op_copysign__Tensor = _ops.aten.copysign_.Tensor
-_c_copysign__Tensor = _op_copysign__Tensor._dispatch_cache
-_op_copysign_out = _ops.aten.copysign.out
-_c_copysign_out = _op_copysign_out._dispatch_cache
-_op_corrcoef_default = _ops.aten.corrcoef.default
-_c_corrcoef_default = _op_corrcoef_default._dispatch_cache
-_op_cos__default = _ops.aten.cos_.default
-_c_cos__default = _op_cos__default._dispatch_cache
-_op_cos_default = _ops.aten.cos.default
-_c_cos_default = _op_cos_default._dispatch_cache
-_op_cos_out = _ops.aten.cos.out
-_c_cos_out = _op_cos_out._dispatch_cache
-_op_cosh__default = _ops.aten.cosh_.default
-_c_cosh__default = _op_cosh__default._dispatch_cache
-_op_cosh_default = _ops.aten.cosh.default
-_c_cosh_default = _op_cosh_default._dispatch_cache
-_op_cosh_out = _ops.aten.cosh.out
-_c_cosh_out = _op_cosh_out._dispatch_cache
-_op_count_nonzero_default = _ops.aten.count_nonzero.default
-_c_count_nonzero_default = _op_count_nonzero_default._dispatch_cache
-_op_count_nonzero_dim_IntList = _ops.aten.count_nonzero.dim_IntList
-_c_count_nonzero_dim_IntList = _op_count_nonzero_dim_IntList._dispatch_cache
-_op_cov_default = _ops.aten.cov.default
-_c_cov_default = _op_cov_default._dispatch_cache
-_op_cross_default = _ops.aten.cross.default
-_c_cross_default = _op_cross_default._dispatch_cache
-_op_cross_out = _ops.aten.cross.out
-_c_cross_out = _op_cross_out._dispatch_cache
-_op_cummax_default = _ops.aten.cummax.default
-_c_cummax_default = _op_cummax_default._dispatch_cache
-_op_cummax_out = _ops.aten.cummax.out
-_c_cummax_out = _op_cummax_out._dispatch_cache
-_op_cummin_default = _ops.aten.cummin.default
-_c_cummin_default = _op_cummin_default._dispatch_cache
-_op_cummin_out = _ops.aten.cummin.out
-_c_cummin_out = _op_cummin_out._dispatch_cache
-_op_cumprod__default = _ops.aten.cumprod_.default
-_c_cumprod__default = _op_cumprod__default._dispatch_cache
-_op_cumprod_default = _ops.aten.cumprod.default
-_c_cumprod_default = _op_cumprod_default._dispatch_cache
-_op_cumprod_out = _ops.aten.cumprod.out
-_c_cumprod_out = _op_cumprod_out._dispatch_cache
-_op_cumsum__default = _ops.aten.cumsum_.default
-_c_cumsum__default = _op_cumsum__default._dispatch_cache
-_op_cumsum_default = _ops.aten.cumsum.default
-_c_cumsum_default = _op_cumsum_default._dispatch_cache
-_op_cumsum_out = _ops.aten.cumsum.out
-_c_cumsum_out = _op_cumsum_out._dispatch_cache
-_op_deg2rad__default = _ops.aten.deg2rad_.default
-_c_deg2rad__default = _op_deg2rad__default._dispatch_cache
-_op_deg2rad_default = _ops.aten.deg2rad.default
-_c_deg2rad_default = _op_deg2rad_default._dispatch_cache
-_op_deg2rad_out = _ops.aten.deg2rad.out
-_c_deg2rad_out = _op_deg2rad_out._dispatch_cache
-_op_det_default = _ops.aten.det.default
-_c_det_default = _op_det_default._dispatch_cache
-_op_detach_default = _ops.aten.detach.default
-_c_detach_default = _op_detach_default._dispatch_cache
-_op_diag_default = _ops.aten.diag.default
-_c_diag_default = _op_diag_default._dispatch_cache
-_op_diag_embed_default = _ops.aten.diag_embed.default
-_c_diag_embed_default = _op_diag_embed_default._dispatch_cache
-_op_diag_out = _ops.aten.diag.out
-_c_diag_out = _op_diag_out._dispatch_cache
-_op_diagflat_default = _ops.aten.diagflat.default
-_c_diagflat_default = _op_diagflat_default._dispatch_cache
-_op_diagonal_default = _ops.aten.diagonal.default
-_c_diagonal_default = _op_diagonal_default._dispatch_cache
-_op_diagonal_scatter_default = _ops.aten.diagonal_scatter.default
-_c_diagonal_scatter_default = _op_diagonal_scatter_default._dispatch_cache
-_op_diff_default = _ops.aten.diff.default
-_c_diff_default = _op_diff_default._dispatch_cache
-_op_diff_out = _ops.aten.diff.out
-_c_diff_out = _op_diff_out._dispatch_cache
-_op_digamma__default = _ops.aten.digamma_.default
-_c_digamma__default = _op_digamma__default._dispatch_cache
-_op_digamma_default = _ops.aten.digamma.default
-_c_digamma_default = _op_digamma_default._dispatch_cache
-_op_digamma_out = _ops.aten.digamma.out
-_c_digamma_out = _op_digamma_out._dispatch_cache
-_op_dist_default = _ops.aten.dist.default
-_c_dist_default = _op_dist_default._dispatch_cache
-_op_div_Tensor = _ops.aten.div.Tensor
-_c_div_Tensor = _op_div_Tensor._dispatch_cache
-_op_div_Tensor_mode = _ops.aten.div.Tensor_mode
-_c_div_Tensor_mode = _op_div_Tensor_mode._dispatch_cache
-_op_div__Tensor = _ops.aten.div_.Tensor
-_c_div__Tensor = _op_div__Tensor._dispatch_cache
-_op_div__Tensor_mode = _ops.aten.div_.Tensor_mode
-_c_div__Tensor_mode = _op_div__Tensor_mode._dispatch_cache
-_op_div_out = _ops.aten.div.out
-_c_div_out = _op_div_out._dispatch_cache
-_op_div_out_mode = _ops.aten.div.out_mode
-_c_div_out_mode = _op_div_out_mode._dispatch_cache
-_op_divide_Tensor = _ops.aten.divide.Tensor
-_c_divide_Tensor = _op_divide_Tensor._dispatch_cache
-_op_divide_Tensor_mode = _ops.aten.divide.Tensor_mode
-_c_divide_Tensor_mode = _op_divide_Tensor_mode._dispatch_cache
-_op_divide_out = _ops.aten.divide.out
-_c_divide_out = _op_divide_out._dispatch_cache
-_op_divide_out_mode = _ops.aten.divide.out_mode
-_c_divide_out_mode = _op_divide_out_mode._dispatch_cache
-_op_dot_default = _ops.aten.dot.default
-_c_dot_default = _op_dot_default._dispatch_cache
-_op_dot_out = _ops.aten.dot.out
-_c_dot_out = _op_dot_out._dispatch_cache
-_op_dsplit_array = _ops.aten.dsplit.array
-_c_dsplit_array = _op_dsplit_array._dispatch_cache
-_op_dsplit_int = _ops.aten.dsplit.int
-_c_dsplit_int = _op_dsplit_int._dispatch_cache
-_op_eq_Scalar = _ops.aten.eq.Scalar
-_c_eq_Scalar = _op_eq_Scalar._dispatch_cache
-_op_eq_Tensor = _ops.aten.eq.Tensor
-_c_eq_Tensor = _op_eq_Tensor._dispatch_cache
-_op_eq_Tensor_out = _ops.aten.eq.Tensor_out
-_c_eq_Tensor_out = _op_eq_Tensor_out._dispatch_cache
-_op_eq__Scalar = _ops.aten.eq_.Scalar
-_c_eq__Scalar = _op_eq__Scalar._dispatch_cache
-_op_eq__Tensor = _ops.aten.eq_.Tensor
-_c_eq__Tensor = _op_eq__Tensor._dispatch_cache
-_op_erf__default = _ops.aten.erf_.default
-_c_erf__default = _op_erf__default._dispatch_cache
-_op_erf_default = _ops.aten.erf.default
-_c_erf_default = _op_erf_default._dispatch_cache
-_op_erf_out = _ops.aten.erf.out
-_c_erf_out = _op_erf_out._dispatch_cache
-_op_erfc__default = _ops.aten.erfc_.default
-_c_erfc__default = _op_erfc__default._dispatch_cache
-_op_erfc_default = _ops.aten.erfc.default
-_c_erfc_default = _op_erfc_default._dispatch_cache
-_op_erfc_out = _ops.aten.erfc.out
-_c_erfc_out = _op_erfc_out._dispatch_cache
-_op_erfinv__default = _ops.aten.erfinv_.default
-_c_erfinv__default = _op_erfinv__default._dispatch_cache
-_op_erfinv_default = _ops.aten.erfinv.default
-_c_erfinv_default = _op_erfinv_default._dispatch_cache
-_op_erfinv_out = _ops.aten.erfinv.out
-_c_erfinv_out = _op_erfinv_out._dispatch_cache
-_op_exp2__default = _ops.aten.exp2_.default
-_c_exp2__default = _op_exp2__default._dispatch_cache
-_op_exp2_default = _ops.aten.exp2.default
-_c_exp2_default = _op_exp2_default._dispatch_cache
-_op_exp2_out = _ops.aten.exp2.out
-_c_exp2_out = _op_exp2_out._dispatch_cache
-_op_exp__default = _ops.aten.exp_.default
-_c_exp__default = _op_exp__default._dispatch_cache
-_op_exp_default = _ops.aten.exp.default
-_c_exp_default = _op_exp_default._dispatch_cache
-_op_exp_out = _ops.aten.exp.out
-_c_exp_out = _op_exp_out._dispatch_cache
-_op_expand_as_default = _ops.aten.expand_as.default
-_c_expand_as_default = _op_expand_as_default._dispatch_cache
-_op_expand_default = _ops.aten.expand.default
-_c_expand_default = _op_expand_default._dispatch_cache
-_op_expm1__default = _ops.aten.expm1_.default
-_c_expm1__default = _op_expm1__default._dispatch_cache
-_op_expm1_default = _ops.aten.expm1.default
-_c_expm1_default = _op_expm1_default._dispatch_cache
-_op_expm1_out = _ops.aten.expm1.out
-_c_expm1_out = _op_expm1_out._dispatch_cache
-_op_exponential__default = _ops.aten.exponential_.default
-_c_exponential__default = _op_exponential__default._dispatch_cache
-_op_fill__Scalar = _ops.aten.fill_.Scalar
-_c_fill__Scalar = _op_fill__Scalar._dispatch_cache
-_op_fill__Tensor = _ops.aten.fill_.Tensor
-_c_fill__Tensor = _op_fill__Tensor._dispatch_cache
-_op_fix__default = _ops.aten.fix_.default
-_c_fix__default = _op_fix__default._dispatch_cache
-_op_fix_default = _ops.aten.fix.default
-_c_fix_default = _op_fix_default._dispatch_cache
-_op_fix_out = _ops.aten.fix.out
-_c_fix_out = _op_fix_out._dispatch_cache
-_op_flatten_using_ints = _ops.aten.flatten.using_ints
-_c_flatten_using_ints = _op_flatten_using_ints._dispatch_cache
-_op_flip_default = _ops.aten.flip.default
-_c_flip_default = _op_flip_default._dispatch_cache
-_op_fliplr_default = _ops.aten.fliplr.default
-_c_fliplr_default = _op_fliplr_default._dispatch_cache
-_op_flipud_default = _ops.aten.flipud.default
-_c_flipud_default = _op_flipud_default._dispatch_cache
-_op_float_power_Tensor_Scalar = _ops.aten.float_power.Tensor_Scalar
-_c_float_power_Tensor_Scalar = _op_float_power_Tensor_Scalar._dispatch_cache
-_op_float_power_Tensor_Scalar_out = _ops.aten.float_power.Tensor_Scalar_out
-_c_float_power_Tensor_Scalar_out = _op_float_power_Tensor_Scalar_out._dispatch_cache
-_op_float_power_Tensor_Tensor = _ops.aten.float_power.Tensor_Tensor
-_c_float_power_Tensor_Tensor = _op_float_power_Tensor_Tensor._dispatch_cache
-_op_float_power_Tensor_Tensor_out = _ops.aten.float_power.Tensor_Tensor_out
-_c_float_power_Tensor_Tensor_out = _op_float_power_Tensor_Tensor_out._dispatch_cache
-_op_float_power__Scalar = _ops.aten.float_power_.Scalar
-_c_float_power__Scalar = _op_float_power__Scalar._dispatch_cache
-_op_float_power__Tensor = _ops.aten.float_power_.Tensor
-_c_float_power__Tensor = _op_float_power__Tensor._dispatch_cache
-_op_floor__default = _ops.aten.floor_.default
-_c_floor__default = _op_floor__default._dispatch_cache
-_op_floor_default = _ops.aten.floor.default
-_c_floor_default = _op_floor_default._dispatch_cache
-_op_floor_divide__default = _ops.aten.floor_divide_.default
-_c_floor_divide__default = _op_floor_divide__default._dispatch_cache
-_op_floor_divide_default = _ops.aten.floor_divide.default
-_c_floor_divide_default = _op_floor_divide_default._dispatch_cache
-_op_floor_divide_out = _ops.aten.floor_divide.out
-_c_floor_divide_out = _op_floor_divide_out._dispatch_cache
-_op_floor_out = _ops.aten.floor.out
-_c_floor_out = _op_floor_out._dispatch_cache
-_op_fmax_default = _ops.aten.fmax.default
-_c_fmax_default = _op_fmax_default._dispatch_cache
-_op_fmax_out = _ops.aten.fmax.out
-_c_fmax_out = _op_fmax_out._dispatch_cache
-_op_fmin_default = _ops.aten.fmin.default
-_c_fmin_default = _op_fmin_default._dispatch_cache
-_op_fmin_out = _ops.aten.fmin.out
-_c_fmin_out = _op_fmin_out._dispatch_cache
-_op_fmod_Scalar = _ops.aten.fmod.Scalar
-_c_fmod_Scalar = _op_fmod_Scalar._dispatch_cache
-_op_fmod_Scalar_out = _ops.aten.fmod.Scalar_out
-_c_fmod_Scalar_out = _op_fmod_Scalar_out._dispatch_cache
-_op_fmod_Tensor = _ops.aten.fmod.Tensor
-_c_fmod_Tensor = _op_fmod_Tensor._dispatch_cache
-_op_fmod_Tensor_out = _ops.aten.fmod.Tensor_out
-_c_fmod_Tensor_out = _op_fmod_Tensor_out._dispatch_cache
-_op_fmod__Scalar = _ops.aten.fmod_.Scalar
-_c_fmod__Scalar = _op_fmod__Scalar._dispatch_cache
-_op_fmod__Tensor = _ops.aten.fmod_.Tensor
-_c_fmod__Tensor = _op_fmod__Tensor._dispatch_cache
-_op_frac__default = _ops.aten.frac_.default
-_c_frac__default = _op_frac__default._dispatch_cache
-_op_frac_default = _ops.aten.frac.default
-_c_frac_default = _op_frac_default._dispatch_cache
-_op_frac_out = _ops.aten.frac.out
-_c_frac_out = _op_frac_out._dispatch_cache
-_op_frexp_Tensor = _ops.aten.frexp.Tensor
-_c_frexp_Tensor = _op_frexp_Tensor._dispatch_cache
-_op_frexp_Tensor_out = _ops.aten.frexp.Tensor_out
-_c_frexp_Tensor_out = _op_frexp_Tensor_out._dispatch_cache
-_op_gather_default = _ops.aten.gather.default
-_c_gather_default = _op_gather_default._dispatch_cache
-_op_gather_out = _ops.aten.gather.out
-_c_gather_out = _op_gather_out._dispatch_cache
-_op_gcd__default = _ops.aten.gcd_.default
-_c_gcd__default = _op_gcd__default._dispatch_cache
-_op_gcd_default = _ops.aten.gcd.default
-_c_gcd_default = _op_gcd_default._dispatch_cache
-_op_gcd_out = _ops.aten.gcd.out
-_c_gcd_out = _op_gcd_out._dispatch_cache
-_op_ge_Scalar = _ops.aten.ge.Scalar
-_c_ge_Scalar = _op_ge_Scalar._dispatch_cache
-_op_ge_Tensor = _ops.aten.ge.Tensor
-_c_ge_Tensor = _op_ge_Tensor._dispatch_cache
-_op_ge_Tensor_out = _ops.aten.ge.Tensor_out
-_c_ge_Tensor_out = _op_ge_Tensor_out._dispatch_cache
-_op_ge__Scalar = _ops.aten.ge_.Scalar
-_c_ge__Scalar = _op_ge__Scalar._dispatch_cache
-_op_ge__Tensor = _ops.aten.ge_.Tensor
-_c_ge__Tensor = _op_ge__Tensor._dispatch_cache
-_op_geometric__default = _ops.aten.geometric_.default
-_c_geometric__default = _op_geometric__default._dispatch_cache
-_op_geqrf_a = _ops.aten.geqrf.a
-_c_geqrf_a = _op_geqrf_a._dispatch_cache
-_op_geqrf_default = _ops.aten.geqrf.default
-_c_geqrf_default = _op_geqrf_default._dispatch_cache
-_op_ger_default = _ops.aten.ger.default
-_c_ger_default = _op_ger_default._dispatch_cache
-_op_ger_out = _ops.aten.ger.out
-_c_ger_out = _op_ger_out._dispatch_cache
-_op_greater_Scalar = _ops.aten.greater.Scalar
-_c_greater_Scalar = _op_greater_Scalar._dispatch_cache
-_op_greater_Tensor = _ops.aten.greater.Tensor
-_c_greater_Tensor = _op_greater_Tensor._dispatch_cache
-_op_greater_Tensor_out = _ops.aten.greater.Tensor_out
-_c_greater_Tensor_out = _op_greater_Tensor_out._dispatch_cache
-_op_greater_equal_Scalar = _ops.aten.greater_equal.Scalar
-_c_greater_equal_Scalar = _op_greater_equal_Scalar._dispatch_cache
-_op_greater_equal_Tensor = _ops.aten.greater_equal.Tensor
-_c_greater_equal_Tensor = _op_greater_equal_Tensor._dispatch_cache
-_op_greater_equal_Tensor_out = _ops.aten.greater_equal.Tensor_out
-_c_greater_equal_Tensor_out = _op_greater_equal_Tensor_out._dispatch_cache
-_op_gt_Scalar = _ops.aten.gt.Scalar
-_c_gt_Scalar = _op_gt_Scalar._dispatch_cache
-_op_gt_Tensor = _ops.aten.gt.Tensor
-_c_gt_Tensor = _op_gt_Tensor._dispatch_cache
-_op_gt_Tensor_out = _ops.aten.gt.Tensor_out
-_c_gt_Tensor_out = _op_gt_Tensor_out._dispatch_cache
-_op_gt__Scalar = _ops.aten.gt_.Scalar
-_c_gt__Scalar = _op_gt__Scalar._dispatch_cache
-_op_gt__Tensor = _ops.aten.gt_.Tensor
-_c_gt__Tensor = _op_gt__Tensor._dispatch_cache
-_op_hardshrink_default = _ops.aten.hardshrink.default
-_c_hardshrink_default = _op_hardshrink_default._dispatch_cache
-_op_hardshrink_out = _ops.aten.hardshrink.out
-_c_hardshrink_out = _op_hardshrink_out._dispatch_cache
-_op_hash_tensor_default = _ops.aten.hash_tensor.default
-_c_hash_tensor_default = _op_hash_tensor_default._dispatch_cache
-_op_hash_tensor_out = _ops.aten.hash_tensor.out
-_c_hash_tensor_out = _op_hash_tensor_out._dispatch_cache
-_op_heaviside__default = _ops.aten.heaviside_.default
-_c_heaviside__default = _op_heaviside__default._dispatch_cache
-_op_heaviside_default = _ops.aten.heaviside.default
-_c_heaviside_default = _op_heaviside_default._dispatch_cache
-_op_heaviside_out = _ops.aten.heaviside.out
-_c_heaviside_out = _op_heaviside_out._dispatch_cache
-_op_histc_default = _ops.aten.histc.default
-_c_histc_default = _op_histc_default._dispatch_cache
-_op_histc_out = _ops.aten.histc.out
-_c_histc_out = _op_histc_out._dispatch_cache
-_op_histogram_bin_ct = _ops.aten.histogram.bin_ct
-_c_histogram_bin_ct = _op_histogram_bin_ct._dispatch_cache
-_op_histogram_bin_ct_out = _ops.aten.histogram.bin_ct_out
-_c_histogram_bin_ct_out = _op_histogram_bin_ct_out._dispatch_cache
-_op_histogram_bins_tensor = _ops.aten.histogram.bins_tensor
-_c_histogram_bins_tensor = _op_histogram_bins_tensor._dispatch_cache
-_op_histogram_bins_tensor_out = _ops.aten.histogram.bins_tensor_out
-_c_histogram_bins_tensor_out = _op_histogram_bins_tensor_out._dispatch_cache
-_op_hsplit_array = _ops.aten.hsplit.array
-_c_hsplit_array = _op_hsplit_array._dispatch_cache
-_op_hsplit_int = _ops.aten.hsplit.int
-_c_hsplit_int = _op_hsplit_int._dispatch_cache
-_op_hypot__default = _ops.aten.hypot_.default
-_c_hypot__default = _op_hypot__default._dispatch_cache
-_op_hypot_default = _ops.aten.hypot.default
-_c_hypot_default = _op_hypot_default._dispatch_cache
-_op_hypot_out = _ops.aten.hypot.out
-_c_hypot_out = _op_hypot_out._dispatch_cache
-_op_i0__default = _ops.aten.i0_.default
-_c_i0__default = _op_i0__default._dispatch_cache
-_op_i0_default = _ops.aten.i0.default
-_c_i0_default = _op_i0_default._dispatch_cache
-_op_i0_out = _ops.aten.i0.out
-_c_i0_out = _op_i0_out._dispatch_cache
-_op_igamma__default = _ops.aten.igamma_.default
-_c_igamma__default = _op_igamma__default._dispatch_cache
-_op_igamma_default = _ops.aten.igamma.default
-_c_igamma_default = _op_igamma_default._dispatch_cache
-_op_igamma_out = _ops.aten.igamma.out
-_c_igamma_out = _op_igamma_out._dispatch_cache
-_op_igammac__default = _ops.aten.igammac_.default
-_c_igammac__default = _op_igammac__default._dispatch_cache
-_op_igammac_default = _ops.aten.igammac.default
-_c_igammac_default = _op_igammac_default._dispatch_cache
-_op_igammac_out = _ops.aten.igammac.out
-_c_igammac_out = _op_igammac_out._dispatch_cache
-_op_index_Tensor = _ops.aten.index.Tensor
-_c_index_Tensor = _op_index_Tensor._dispatch_cache
-_op_index_add__default = _ops.aten.index_add_.default
-_c_index_add__default = _op_index_add__default._dispatch_cache
-_op_index_add_default = _ops.aten.index_add.default
-_c_index_add_default = _op_index_add_default._dispatch_cache
-_op_index_add_out = _ops.aten.index_add.out
-_c_index_add_out = _op_index_add_out._dispatch_cache
-_op_index_copy__default = _ops.aten.index_copy_.default
-_c_index_copy__default = _op_index_copy__default._dispatch_cache
-_op_index_copy_default = _ops.aten.index_copy.default
-_c_index_copy_default = _op_index_copy_default._dispatch_cache
-_op_index_copy_out = _ops.aten.index_copy.out
-_c_index_copy_out = _op_index_copy_out._dispatch_cache
-_op_index_fill__int_Scalar = _ops.aten.index_fill_.int_Scalar
-_c_index_fill__int_Scalar = _op_index_fill__int_Scalar._dispatch_cache
-_op_index_fill__int_Tensor = _ops.aten.index_fill_.int_Tensor
-_c_index_fill__int_Tensor = _op_index_fill__int_Tensor._dispatch_cache
-_op_index_fill_int_Scalar = _ops.aten.index_fill.int_Scalar
-_c_index_fill_int_Scalar = _op_index_fill_int_Scalar._dispatch_cache
-_op_index_fill_int_Tensor = _ops.aten.index_fill.int_Tensor
-_c_index_fill_int_Tensor = _op_index_fill_int_Tensor._dispatch_cache
-_op_index_put__default = _ops.aten.index_put_.default
-_c_index_put__default = _op_index_put__default._dispatch_cache
-_op_index_put_default = _ops.aten.index_put.default
-_c_index_put_default = _op_index_put_default._dispatch_cache
-_op_index_reduce__default = _ops.aten.index_reduce_.default
-_c_index_reduce__default = _op_index_reduce__default._dispatch_cache
-_op_index_reduce_default = _ops.aten.index_reduce.default
-_c_index_reduce_default = _op_index_reduce_default._dispatch_cache
-_op_index_reduce_out = _ops.aten.index_reduce.out
-_c_index_reduce_out = _op_index_reduce_out._dispatch_cache
-_op_index_select_default = _ops.aten.index_select.default
-_c_index_select_default = _op_index_select_default._dispatch_cache
-_op_index_select_out = _ops.aten.index_select.out
-_c_index_select_out = _op_index_select_out._dispatch_cache
-_op_inner_default = _ops.aten.inner.default
-_c_inner_default = _op_inner_default._dispatch_cache
-_op_inner_out = _ops.aten.inner.out
-_c_inner_out = _op_inner_out._dispatch_cache
-_op_inverse_default = _ops.aten.inverse.default
-_c_inverse_default = _op_inverse_default._dispatch_cache
-_op_inverse_out = _ops.aten.inverse.out
-_c_inverse_out = _op_inverse_out._dispatch_cache
-_op_isclose_default = _ops.aten.isclose.default
-_c_isclose_default = _op_isclose_default._dispatch_cache
-_op_isfinite_default = _ops.aten.isfinite.default
-_c_isfinite_default = _op_isfinite_default._dispatch_cache
-_op_isinf_default = _ops.aten.isinf.default
-_c_isinf_default = _op_isinf_default._dispatch_cache
-_op_isnan_default = _ops.aten.isnan.default
-_c_isnan_default = _op_isnan_default._dispatch_cache
-_op_isneginf_default = _ops.aten.isneginf.default
-_c_isneginf_default = _op_isneginf_default._dispatch_cache
-_op_isneginf_out = _ops.aten.isneginf.out
-_c_isneginf_out = _op_isneginf_out._dispatch_cache
-_op_isposinf_default = _ops.aten.isposinf.default
-_c_isposinf_default = _op_isposinf_default._dispatch_cache
-_op_isposinf_out = _ops.aten.isposinf.out
-_c_isposinf_out = _op_isposinf_out._dispatch_cache
-_op_isreal_default = _ops.aten.isreal.default
-_c_isreal_default = _op_isreal_default._dispatch_cache
-_op_kron_default = _ops.aten.kron.default
-_c_kron_default = _op_kron_default._dispatch_cache
-_op_kron_out = _ops.aten.kron.out
-_c_kron_out = _op_kron_out._dispatch_cache
-_op_kthvalue_default = _ops.aten.kthvalue.default
-_c_kthvalue_default = _op_kthvalue_default._dispatch_cache
-_op_kthvalue_values = _ops.aten.kthvalue.values
-_c_kthvalue_values = _op_kthvalue_values._dispatch_cache
-_op_lcm__default = _ops.aten.lcm_.default
-_c_lcm__default = _op_lcm__default._dispatch_cache
-_op_lcm_default = _ops.aten.lcm.default
-_c_lcm_default = _op_lcm_default._dispatch_cache
-_op_lcm_out = _ops.aten.lcm.out
-_c_lcm_out = _op_lcm_out._dispatch_cache
-_op_ldexp_Tensor = _ops.aten.ldexp.Tensor
-_c_ldexp_Tensor = _op_ldexp_Tensor._dispatch_cache
-_op_ldexp__default = _ops.aten.ldexp_.default
-_c_ldexp__default = _op_ldexp__default._dispatch_cache
-_op_ldexp_out = _ops.aten.ldexp.out
-_c_ldexp_out = _op_ldexp_out._dispatch_cache
-_op_le_Scalar = _ops.aten.le.Scalar
-_c_le_Scalar = _op_le_Scalar._dispatch_cache
-_op_le_Tensor = _ops.aten.le.Tensor
-_c_le_Tensor = _op_le_Tensor._dispatch_cache
-_op_le_Tensor_out = _ops.aten.le.Tensor_out
-_c_le_Tensor_out = _op_le_Tensor_out._dispatch_cache
-_op_le__Scalar = _ops.aten.le_.Scalar
-_c_le__Scalar = _op_le__Scalar._dispatch_cache
-_op_le__Tensor = _ops.aten.le_.Tensor
-_c_le__Tensor = _op_le__Tensor._dispatch_cache
-_op_lerp_Scalar = _ops.aten.lerp.Scalar
-_c_lerp_Scalar = _op_lerp_Scalar._dispatch_cache
-_op_lerp_Scalar_out = _ops.aten.lerp.Scalar_out
-_c_lerp_Scalar_out = _op_lerp_Scalar_out._dispatch_cache
-_op_lerp_Tensor = _ops.aten.lerp.Tensor
-_c_lerp_Tensor = _op_lerp_Tensor._dispatch_cache
-_op_lerp_Tensor_out = _ops.aten.lerp.Tensor_out
-_c_lerp_Tensor_out = _op_lerp_Tensor_out._dispatch_cache
-_op_lerp__Scalar = _ops.aten.lerp_.Scalar
-_c_lerp__Scalar = _op_lerp__Scalar._dispatch_cache
-_op_lerp__Tensor = _ops.aten.lerp_.Tensor
-_c_lerp__Tensor = _op_lerp__Tensor._dispatch_cache
-_op_less_Scalar = _ops.aten.less.Scalar
-_c_less_Scalar = _op_less_Scalar._dispatch_cache
-_op_less_Tensor = _ops.aten.less.Tensor
-_c_less_Tensor = _op_less_Tensor._dispatch_cache
-_op_less_Tensor_out = _ops.aten.less.Tensor_out
-_c_less_Tensor_out = _op_less_Tensor_out._dispatch_cache
-_op_less_equal_Scalar = _ops.aten.less_equal.Scalar
-_c_less_equal_Scalar = _op_less_equal_Scalar._dispatch_cache
-_op_less_equal_Tensor = _ops.aten.less_equal.Tensor
-_c_less_equal_Tensor = _op_less_equal_Tensor._dispatch_cache
-_op_less_equal_Tensor_out = _ops.aten.less_equal.Tensor_out
-_c_less_equal_Tensor_out = _op_less_equal_Tensor_out._dispatch_cache
-_op_lgamma__default = _ops.aten.lgamma_.default
-_c_lgamma__default = _op_lgamma__default._dispatch_cache
-_op_lgamma_default = _ops.aten.lgamma.default
-_c_lgamma_default = _op_lgamma_default._dispatch_cache
-_op_lgamma_out = _ops.aten.lgamma.out
-_c_lgamma_out = _op_lgamma_out._dispatch_cache
-_op_log10__default = _ops.aten.log10_.default
-_c_log10__default = _op_log10__default._dispatch_cache
-_op_log10_default = _ops.aten.log10.default
-_c_log10_default = _op_log10_default._dispatch_cache
-_op_log10_out = _ops.aten.log10.out
-_c_log10_out = _op_log10_out._dispatch_cache
-_op_log1p__default = _ops.aten.log1p_.default
-_c_log1p__default = _op_log1p__default._dispatch_cache
-_op_log1p_default = _ops.aten.log1p.default
-_c_log1p_default = _op_log1p_default._dispatch_cache
-_op_log1p_out = _ops.aten.log1p.out
-_c_log1p_out = _op_log1p_out._dispatch_cache
-_op_log2__default = _ops.aten.log2_.default
-_c_log2__default = _op_log2__default._dispatch_cache
-_op_log2_default = _ops.aten.log2.default
-_c_log2_default = _op_log2_default._dispatch_cache
-_op_log2_out = _ops.aten.log2.out
-_c_log2_out = _op_log2_out._dispatch_cache
-_op_log__default = _ops.aten.log_.default
-_c_log__default = _op_log__default._dispatch_cache
-_op_log_default = _ops.aten.log.default
-_c_log_default = _op_log_default._dispatch_cache
-_op_log_normal__default = _ops.aten.log_normal_.default
-_c_log_normal__default = _op_log_normal__default._dispatch_cache
-_op_log_out = _ops.aten.log.out
-_c_log_out = _op_log_out._dispatch_cache
-_op_log_softmax_int = _ops.aten.log_softmax.int
-_c_log_softmax_int = _op_log_softmax_int._dispatch_cache
-_op_log_softmax_int_out = _ops.aten.log_softmax.int_out
-_c_log_softmax_int_out = _op_log_softmax_int_out._dispatch_cache
-_op_logaddexp2_default = _ops.aten.logaddexp2.default
-_c_logaddexp2_default = _op_logaddexp2_default._dispatch_cache
-_op_logaddexp2_out = _ops.aten.logaddexp2.out
-_c_logaddexp2_out = _op_logaddexp2_out._dispatch_cache
-_op_logaddexp_default = _ops.aten.logaddexp.default
-_c_logaddexp_default = _op_logaddexp_default._dispatch_cache
-_op_logaddexp_out = _ops.aten.logaddexp.out
-_c_logaddexp_out = _op_logaddexp_out._dispatch_cache
-_op_logcumsumexp_default = _ops.aten.logcumsumexp.default
-_c_logcumsumexp_default = _op_logcumsumexp_default._dispatch_cache
-_op_logcumsumexp_out = _ops.aten.logcumsumexp.out
-_c_logcumsumexp_out = _op_logcumsumexp_out._dispatch_cache
-_op_logdet_default = _ops.aten.logdet.default
-_c_logdet_default = _op_logdet_default._dispatch_cache
-_op_logical_and__default = _ops.aten.logical_and_.default
-_c_logical_and__default = _op_logical_and__default._dispatch_cache
-_op_logical_and_default = _ops.aten.logical_and.default
-_c_logical_and_default = _op_logical_and_default._dispatch_cache
-_op_logical_and_out = _ops.aten.logical_and.out
-_c_logical_and_out = _op_logical_and_out._dispatch_cache
-_op_logical_not__default = _ops.aten.logical_not_.default
-_c_logical_not__default = _op_logical_not__default._dispatch_cache
-_op_logical_not_default = _ops.aten.logical_not.default
-_c_logical_not_default = _op_logical_not_default._dispatch_cache
-_op_logical_not_out = _ops.aten.logical_not.out
-_c_logical_not_out = _op_logical_not_out._dispatch_cache
-_op_logical_or__default = _ops.aten.logical_or_.default
-_c_logical_or__default = _op_logical_or__default._dispatch_cache
-_op_logical_or_default = _ops.aten.logical_or.default
-_c_logical_or_default = _op_logical_or_default._dispatch_cache
-_op_logical_or_out = _ops.aten.logical_or.out
-_c_logical_or_out = _op_logical_or_out._dispatch_cache
-_op_logical_xor__default = _ops.aten.logical_xor_.default
-_c_logical_xor__default = _op_logical_xor__default._dispatch_cache
-_op_logical_xor_default = _ops.aten.logical_xor.default
-_c_logical_xor_default = _op_logical_xor_default._dispatch_cache
-_op_logical_xor_out = _ops.aten.logical_xor.out
-_c_logical_xor_out = _op_logical_xor_out._dispatch_cache
-_op_logit__default = _ops.aten.logit_.default
-_c_logit__default = _op_logit__default._dispatch_cache
-_op_logit_default = _ops.aten.logit.default
-_c_logit_default = _op_logit_default._dispatch_cache
-_op_logit_out = _ops.aten.logit.out
-_c_logit_out = _op_logit_out._dispatch_cache
-_op_logsumexp_default = _ops.aten.logsumexp.default
-_c_logsumexp_default = _op_logsumexp_default._dispatch_cache
-_op_logsumexp_out = _ops.aten.logsumexp.out
-_c_logsumexp_out = _op_logsumexp_out._dispatch_cache
-_op_lt_Scalar = _ops.aten.lt.Scalar
-_c_lt_Scalar = _op_lt_Scalar._dispatch_cache
-_op_lt_Tensor = _ops.aten.lt.Tensor
-_c_lt_Tensor = _op_lt_Tensor._dispatch_cache
-_op_lt_Tensor_out = _ops.aten.lt.Tensor_out
-_c_lt_Tensor_out = _op_lt_Tensor_out._dispatch_cache
-_op_lt__Scalar = _ops.aten.lt_.Scalar
-_c_lt__Scalar = _op_lt__Scalar._dispatch_cache
-_op_lt__Tensor = _ops.aten.lt_.Tensor
-_c_lt__Tensor = _op_lt__Tensor._dispatch_cache
-_op_lu_solve_default = _ops.aten.lu_solve.default
-_c_lu_solve_default = _op_lu_solve_default._dispatch_cache
-_op_lu_solve_out = _ops.aten.lu_solve.out
-_c_lu_solve_out = _op_lu_solve_out._dispatch_cache
-_op_masked_fill_Scalar = _ops.aten.masked_fill.Scalar
-_c_masked_fill_Scalar = _op_masked_fill_Scalar._dispatch_cache
-_op_masked_fill_Tensor = _ops.aten.masked_fill.Tensor
-_c_masked_fill_Tensor = _op_masked_fill_Tensor._dispatch_cache
-_op_masked_fill__Scalar = _ops.aten.masked_fill_.Scalar
-_c_masked_fill__Scalar = _op_masked_fill__Scalar._dispatch_cache
-_op_masked_fill__Tensor = _ops.aten.masked_fill_.Tensor
-_c_masked_fill__Tensor = _op_masked_fill__Tensor._dispatch_cache
-_op_masked_scatter__default = _ops.aten.masked_scatter_.default
-_c_masked_scatter__default = _op_masked_scatter__default._dispatch_cache
-_op_masked_scatter_default = _ops.aten.masked_scatter.default
-_c_masked_scatter_default = _op_masked_scatter_default._dispatch_cache
-_op_masked_select_default = _ops.aten.masked_select.default
-_c_masked_select_default = _op_masked_select_default._dispatch_cache
-_op_masked_select_out = _ops.aten.masked_select.out
-_c_masked_select_out = _op_masked_select_out._dispatch_cache
-_op_matmul_default = _ops.aten.matmul.default
-_c_matmul_default = _op_matmul_default._dispatch_cache
-_op_matmul_out = _ops.aten.matmul.out
-_c_matmul_out = _op_matmul_out._dispatch_cache
-_op_matrix_exp_default = _ops.aten.matrix_exp.default
-_c_matrix_exp_default = _op_matrix_exp_default._dispatch_cache
-_op_matrix_power_default = _ops.aten.matrix_power.default
-_c_matrix_power_default = _op_matrix_power_default._dispatch_cache
-_op_matrix_power_out = _ops.aten.matrix_power.out
-_c_matrix_power_out = _op_matrix_power_out._dispatch_cache
-_op_max_default = _ops.aten.max.default
-_c_max_default = _op_max_default._dispatch_cache
-_op_max_dim = _ops.aten.max.dim
-_c_max_dim = _op_max_dim._dispatch_cache
-_op_max_dim_max = _ops.aten.max.dim_max
-_c_max_dim_max = _op_max_dim_max._dispatch_cache
-_op_max_other = _ops.aten.max.other
-_c_max_other = _op_max_other._dispatch_cache
-_op_max_out = _ops.aten.max.out
-_c_max_out = _op_max_out._dispatch_cache
-_op_max_unary_out = _ops.aten.max.unary_out
-_c_max_unary_out = _op_max_unary_out._dispatch_cache
-_op_maximum_default = _ops.aten.maximum.default
-_c_maximum_default = _op_maximum_default._dispatch_cache
-_op_maximum_out = _ops.aten.maximum.out
-_c_maximum_out = _op_maximum_out._dispatch_cache
-_op_mean_default = _ops.aten.mean.default
-_c_mean_default = _op_mean_default._dispatch_cache
-_op_mean_dim = _ops.aten.mean.dim
-_c_mean_dim = _op_mean_dim._dispatch_cache
-_op_mean_dtype_out = _ops.aten.mean.dtype_out
-_c_mean_dtype_out = _op_mean_dtype_out._dispatch_cache
-_op_mean_out = _ops.aten.mean.out
-_c_mean_out = _op_mean_out._dispatch_cache
-_op_median_default = _ops.aten.median.default
-_c_median_default = _op_median_default._dispatch_cache
-_op_median_dim = _ops.aten.median.dim
-_c_median_dim = _op_median_dim._dispatch_cache
-_op_median_dim_values = _ops.aten.median.dim_values
-_c_median_dim_values = _op_median_dim_values._dispatch_cache
-_op_min_default = _ops.aten.min.default
-_c_min_default = _op_min_default._dispatch_cache
-_op_min_dim = _ops.aten.min.dim
-_c_min_dim = _op_min_dim._dispatch_cache
-_op_min_dim_min = _ops.aten.min.dim_min
-_c_min_dim_min = _op_min_dim_min._dispatch_cache
-_op_min_other = _ops.aten.min.other
-_c_min_other = _op_min_other._dispatch_cache
-_op_min_out = _ops.aten.min.out
-_c_min_out = _op_min_out._dispatch_cache
-_op_min_unary_out = _ops.aten.min.unary_out
-_c_min_unary_out = _op_min_unary_out._dispatch_cache
-_op_minimum_default = _ops.aten.minimum.default
-_c_minimum_default = _op_minimum_default._dispatch_cache
-_op_minimum_out = _ops.aten.minimum.out
-_c_minimum_out = _op_minimum_out._dispatch_cache
-_op_mm_default = _ops.aten.mm.default
-_c_mm_default = _op_mm_default._dispatch_cache
-_op_mm_out = _ops.aten.mm.out
-_c_mm_out = _op_mm_out._dispatch_cache
-_op_mode_default = _ops.aten.mode.default
-_c_mode_default = _op_mode_default._dispatch_cache
-_op_mode_values = _ops.aten.mode.values
-_c_mode_values = _op_mode_values._dispatch_cache
-_op_moveaxis_int = _ops.aten.moveaxis.int
-_c_moveaxis_int = _op_moveaxis_int._dispatch_cache
-_op_moveaxis_intlist = _ops.aten.moveaxis.intlist
-_c_moveaxis_intlist = _op_moveaxis_intlist._dispatch_cache
-_op_movedim_int = _ops.aten.movedim.int
-_c_movedim_int = _op_movedim_int._dispatch_cache
-_op_movedim_intlist = _ops.aten.movedim.intlist
-_c_movedim_intlist = _op_movedim_intlist._dispatch_cache
-_op_msort_default = _ops.aten.msort.default
-_c_msort_default = _op_msort_default._dispatch_cache
-_op_msort_out = _ops.aten.msort.out
-_c_msort_out = _op_msort_out._dispatch_cache
-_op_mul_Tensor = _ops.aten.mul.Tensor
-_c_mul_Tensor = _op_mul_Tensor._dispatch_cache
-_op_mul__Tensor = _ops.aten.mul_.Tensor
-_c_mul__Tensor = _op_mul__Tensor._dispatch_cache
-_op_mul_out = _ops.aten.mul.out
-_c_mul_out = _op_mul_out._dispatch_cache
-_op_multinomial_default = _ops.aten.multinomial.default
-_c_multinomial_default = _op_multinomial_default._dispatch_cache
-_op_multinomial_out = _ops.aten.multinomial.out
-_c_multinomial_out = _op_multinomial_out._dispatch_cache
-_op_multiply_Tensor = _ops.aten.multiply.Tensor
-_c_multiply_Tensor = _op_multiply_Tensor._dispatch_cache
-_op_multiply_out = _ops.aten.multiply.out
-_c_multiply_out = _op_multiply_out._dispatch_cache
-_op_mv_default = _ops.aten.mv.default
-_c_mv_default = _op_mv_default._dispatch_cache
-_op_mv_out = _ops.aten.mv.out
-_c_mv_out = _op_mv_out._dispatch_cache
-_op_mvlgamma__default = _ops.aten.mvlgamma_.default
-_c_mvlgamma__default = _op_mvlgamma__default._dispatch_cache
-_op_mvlgamma_default = _ops.aten.mvlgamma.default
-_c_mvlgamma_default = _op_mvlgamma_default._dispatch_cache
-_op_mvlgamma_out = _ops.aten.mvlgamma.out
-_c_mvlgamma_out = _op_mvlgamma_out._dispatch_cache
-_op_nan_to_num__default = _ops.aten.nan_to_num_.default
-_c_nan_to_num__default = _op_nan_to_num__default._dispatch_cache
-_op_nan_to_num_default = _ops.aten.nan_to_num.default
-_c_nan_to_num_default = _op_nan_to_num_default._dispatch_cache
-_op_nan_to_num_out = _ops.aten.nan_to_num.out
-_c_nan_to_num_out = _op_nan_to_num_out._dispatch_cache
-_op_nanmean_default = _ops.aten.nanmean.default
-_c_nanmean_default = _op_nanmean_default._dispatch_cache
-_op_nanmean_out = _ops.aten.nanmean.out
-_c_nanmean_out = _op_nanmean_out._dispatch_cache
-_op_nanmedian_default = _ops.aten.nanmedian.default
-_c_nanmedian_default = _op_nanmedian_default._dispatch_cache
-_op_nanmedian_dim = _ops.aten.nanmedian.dim
-_c_nanmedian_dim = _op_nanmedian_dim._dispatch_cache
-_op_nanmedian_dim_values = _ops.aten.nanmedian.dim_values
-_c_nanmedian_dim_values = _op_nanmedian_dim_values._dispatch_cache
-_op_nanquantile_default = _ops.aten.nanquantile.default
-_c_nanquantile_default = _op_nanquantile_default._dispatch_cache
-_op_nanquantile_out = _ops.aten.nanquantile.out
-_c_nanquantile_out = _op_nanquantile_out._dispatch_cache
-_op_nanquantile_scalar = _ops.aten.nanquantile.scalar
-_c_nanquantile_scalar = _op_nanquantile_scalar._dispatch_cache
-_op_nanquantile_scalar_out = _ops.aten.nanquantile.scalar_out
-_c_nanquantile_scalar_out = _op_nanquantile_scalar_out._dispatch_cache
-_op_nansum_default = _ops.aten.nansum.default
-_c_nansum_default = _op_nansum_default._dispatch_cache
-_op_nansum_out = _ops.aten.nansum.out
-_c_nansum_out = _op_nansum_out._dispatch_cache
-_op_narrow_copy_default = _ops.aten.narrow_copy.default
-_c_narrow_copy_default = _op_narrow_copy_default._dispatch_cache
-_op_narrow_copy_out = _ops.aten.narrow_copy.out
-_c_narrow_copy_out = _op_narrow_copy_out._dispatch_cache
-_op_narrow_default = _ops.aten.narrow.default
-_c_narrow_default = _op_narrow_default._dispatch_cache
-_op_ne_Scalar = _ops.aten.ne.Scalar
-_c_ne_Scalar = _op_ne_Scalar._dispatch_cache
-_op_ne_Tensor = _ops.aten.ne.Tensor
-_c_ne_Tensor = _op_ne_Tensor._dispatch_cache
-_op_ne_Tensor_out = _ops.aten.ne.Tensor_out
-_c_ne_Tensor_out = _op_ne_Tensor_out._dispatch_cache
-_op_ne__Scalar = _ops.aten.ne_.Scalar
-_c_ne__Scalar = _op_ne__Scalar._dispatch_cache
-_op_ne__Tensor = _ops.aten.ne_.Tensor
-_c_ne__Tensor = _op_ne__Tensor._dispatch_cache
-_op_neg__default = _ops.aten.neg_.default
-_c_neg__default = _op_neg__default._dispatch_cache
-_op_neg_default = _ops.aten.neg.default
-_c_neg_default = _op_neg_default._dispatch_cache
-_op_neg_out = _ops.aten.neg.out
-_c_neg_out = _op_neg_out._dispatch_cache
-_op_negative__default = _ops.aten.negative_.default
-_c_negative__default = _op_negative__default._dispatch_cache
-_op_negative_default = _ops.aten.negative.default
-_c_negative_default = _op_negative_default._dispatch_cache
-_op_negative_out = _ops.aten.negative.out
-_c_negative_out = _op_negative_out._dispatch_cache
-_op_new_empty_default = _ops.aten.new_empty.default
-_c_new_empty_default = _op_new_empty_default._dispatch_cache
-_op_new_empty_strided_default = _ops.aten.new_empty_strided.default
-_c_new_empty_strided_default = _op_new_empty_strided_default._dispatch_cache
-_op_new_full_default = _ops.aten.new_full.default
-_c_new_full_default = _op_new_full_default._dispatch_cache
-_op_new_ones_default = _ops.aten.new_ones.default
-_c_new_ones_default = _op_new_ones_default._dispatch_cache
-_op_new_zeros_default = _ops.aten.new_zeros.default
-_c_new_zeros_default = _op_new_zeros_default._dispatch_cache
-_op_nextafter__default = _ops.aten.nextafter_.default
-_c_nextafter__default = _op_nextafter__default._dispatch_cache
-_op_nextafter_default = _ops.aten.nextafter.default
-_c_nextafter_default = _op_nextafter_default._dispatch_cache
-_op_nextafter_out = _ops.aten.nextafter.out
-_c_nextafter_out = _op_nextafter_out._dispatch_cache
-_op_nonzero_default = _ops.aten.nonzero.default
-_c_nonzero_default = _op_nonzero_default._dispatch_cache
-_op_nonzero_out = _ops.aten.nonzero.out
-_c_nonzero_out = _op_nonzero_out._dispatch_cache
-_op_nonzero_static_default = _ops.aten.nonzero_static.default
-_c_nonzero_static_default = _op_nonzero_static_default._dispatch_cache
-_op_nonzero_static_out = _ops.aten.nonzero_static.out
-_c_nonzero_static_out = _op_nonzero_static_out._dispatch_cache
-_op_norm_Scalar = _ops.aten.norm.Scalar
-_c_norm_Scalar = _op_norm_Scalar._dispatch_cache
-_op_norm_ScalarOpt_dim = _ops.aten.norm.ScalarOpt_dim
-_c_norm_ScalarOpt_dim = _op_norm_ScalarOpt_dim._dispatch_cache
-_op_norm_ScalarOpt_dim_dtype = _ops.aten.norm.ScalarOpt_dim_dtype
-_c_norm_ScalarOpt_dim_dtype = _op_norm_ScalarOpt_dim_dtype._dispatch_cache
-_op_norm_ScalarOpt_dtype = _ops.aten.norm.ScalarOpt_dtype
-_c_norm_ScalarOpt_dtype = _op_norm_ScalarOpt_dtype._dispatch_cache
-_op_norm_dtype_out = _ops.aten.norm.dtype_out
-_c_norm_dtype_out = _op_norm_dtype_out._dispatch_cache
-_op_norm_out = _ops.aten.norm.out
-_c_norm_out = _op_norm_out._dispatch_cache
-_op_normal__default = _ops.aten.normal_.default
-_c_normal__default = _op_normal__default._dispatch_cache
-_op_not_equal_Scalar = _ops.aten.not_equal.Scalar
-_c_not_equal_Scalar = _op_not_equal_Scalar._dispatch_cache
-_op_not_equal_Tensor = _ops.aten.not_equal.Tensor
-_c_not_equal_Tensor = _op_not_equal_Tensor._dispatch_cache
-_op_not_equal_Tensor_out = _ops.aten.not_equal.Tensor_out
-_c_not_equal_Tensor_out = _op_not_equal_Tensor_out._dispatch_cache
-_op_orgqr_default = _ops.aten.orgqr.default
-_c_orgqr_default = _op_orgqr_default._dispatch_cache
-_op_orgqr_out = _ops.aten.orgqr.out
-_c_orgqr_out = _op_orgqr_out._dispatch_cache
-_op_ormqr_default = _ops.aten.ormqr.default
-_c_ormqr_default = _op_ormqr_default._dispatch_cache
-_op_ormqr_out = _ops.aten.ormqr.out
-_c_ormqr_out = _op_ormqr_out._dispatch_cache
-_op_outer_default = _ops.aten.outer.default
-_c_outer_default = _op_outer_default._dispatch_cache
-_op_outer_out = _ops.aten.outer.out
-_c_outer_out = _op_outer_out._dispatch_cache
-_op_permute_default = _ops.aten.permute.default
-_c_permute_default = _op_permute_default._dispatch_cache
-_op_pinverse_default = _ops.aten.pinverse.default
-_c_pinverse_default = _op_pinverse_default._dispatch_cache
-_op_polygamma__default = _ops.aten.polygamma_.default
-_c_polygamma__default = _op_polygamma__default._dispatch_cache
-_op_polygamma_default = _ops.aten.polygamma.default
-_c_polygamma_default = _op_polygamma_default._dispatch_cache
-_op_polygamma_out = _ops.aten.polygamma.out
-_c_polygamma_out = _op_polygamma_out._dispatch_cache
-_op_positive_default = _ops.aten.positive.default
-_c_positive_default = _op_positive_default._dispatch_cache
-_op_pow_Tensor_Scalar = _ops.aten.pow.Tensor_Scalar
-_c_pow_Tensor_Scalar = _op_pow_Tensor_Scalar._dispatch_cache
-_op_pow_Tensor_Tensor = _ops.aten.pow.Tensor_Tensor
-_c_pow_Tensor_Tensor = _op_pow_Tensor_Tensor._dispatch_cache
-_op_pow_Tensor_Tensor_out = _ops.aten.pow.Tensor_Tensor_out
-_c_pow_Tensor_Tensor_out = _op_pow_Tensor_Tensor_out._dispatch_cache
-_op_pow__Scalar = _ops.aten.pow_.Scalar
-_c_pow__Scalar = _op_pow__Scalar._dispatch_cache
-_op_pow__Tensor = _ops.aten.pow_.Tensor
-_c_pow__Tensor = _op_pow__Tensor._dispatch_cache
-_op_prelu_default = _ops.aten.prelu.default
-_c_prelu_default = _op_prelu_default._dispatch_cache
-_op_prod_default = _ops.aten.prod.default
-_c_prod_default = _op_prod_default._dispatch_cache
-_op_prod_dim_int = _ops.aten.prod.dim_int
-_c_prod_dim_int = _op_prod_dim_int._dispatch_cache
-_op_prod_int_out = _ops.aten.prod.int_out
-_c_prod_int_out = _op_prod_int_out._dispatch_cache
-_op_put__default = _ops.aten.put_.default
-_c_put__default = _op_put__default._dispatch_cache
-_op_put_default = _ops.aten.put.default
-_c_put_default = _op_put_default._dispatch_cache
-_op_qr_Q = _ops.aten.qr.Q
-_c_qr_Q = _op_qr_Q._dispatch_cache
-_op_qr_default = _ops.aten.qr.default
-_c_qr_default = _op_qr_default._dispatch_cache
-_op_quantile_default = _ops.aten.quantile.default
-_c_quantile_default = _op_quantile_default._dispatch_cache
-_op_quantile_out = _ops.aten.quantile.out
-_c_quantile_out = _op_quantile_out._dispatch_cache
-_op_quantile_scalar = _ops.aten.quantile.scalar
-_c_quantile_scalar = _op_quantile_scalar._dispatch_cache
-_op_quantile_scalar_out = _ops.aten.quantile.scalar_out
-_c_quantile_scalar_out = _op_quantile_scalar_out._dispatch_cache
-_op_rad2deg__default = _ops.aten.rad2deg_.default
-_c_rad2deg__default = _op_rad2deg__default._dispatch_cache
-_op_rad2deg_default = _ops.aten.rad2deg.default
-_c_rad2deg_default = _op_rad2deg_default._dispatch_cache
-_op_rad2deg_out = _ops.aten.rad2deg.out
-_c_rad2deg_out = _op_rad2deg_out._dispatch_cache
-_op_random__default = _ops.aten.random_.default
-_c_random__default = _op_random__default._dispatch_cache
-_op_random__from = getattr(_ops.aten.random_, 'from')
-_c_random__from = _op_random__from._dispatch_cache
-_op_random__to = _ops.aten.random_.to
-_c_random__to = _op_random__to._dispatch_cache
-_op_ravel_default = _ops.aten.ravel.default
-_c_ravel_default = _op_ravel_default._dispatch_cache
-_op_reciprocal__default = _ops.aten.reciprocal_.default
-_c_reciprocal__default = _op_reciprocal__default._dispatch_cache
-_op_reciprocal_default = _ops.aten.reciprocal.default
-_c_reciprocal_default = _op_reciprocal_default._dispatch_cache
-_op_reciprocal_out = _ops.aten.reciprocal.out
-_c_reciprocal_out = _op_reciprocal_out._dispatch_cache
-_op_relu__default = _ops.aten.relu_.default
-_c_relu__default = _op_relu__default._dispatch_cache
-_op_relu_default = _ops.aten.relu.default
-_c_relu_default = _op_relu_default._dispatch_cache
-_op_remainder_Scalar = _ops.aten.remainder.Scalar
-_c_remainder_Scalar = _op_remainder_Scalar._dispatch_cache
-_op_remainder_Tensor = _ops.aten.remainder.Tensor
-_c_remainder_Tensor = _op_remainder_Tensor._dispatch_cache
-_op_remainder_Tensor_out = _ops.aten.remainder.Tensor_out
-_c_remainder_Tensor_out = _op_remainder_Tensor_out._dispatch_cache
-_op_remainder__Scalar = _ops.aten.remainder_.Scalar
-_c_remainder__Scalar = _op_remainder__Scalar._dispatch_cache
-_op_remainder__Tensor = _ops.aten.remainder_.Tensor
-_c_remainder__Tensor = _op_remainder__Tensor._dispatch_cache
-_op_renorm__default = _ops.aten.renorm_.default
-_c_renorm__default = _op_renorm__default._dispatch_cache
-_op_renorm_default = _ops.aten.renorm.default
-_c_renorm_default = _op_renorm_default._dispatch_cache
-_op_renorm_out = _ops.aten.renorm.out
-_c_renorm_out = _op_renorm_out._dispatch_cache
-_op_repeat_default = _ops.aten.repeat.default
-_c_repeat_default = _op_repeat_default._dispatch_cache
-_op_repeat_interleave_self_Tensor = _ops.aten.repeat_interleave.self_Tensor
-_c_repeat_interleave_self_Tensor = _op_repeat_interleave_self_Tensor._dispatch_cache
-_op_repeat_interleave_self_int = _ops.aten.repeat_interleave.self_int
-_c_repeat_interleave_self_int = _op_repeat_interleave_self_int._dispatch_cache
-_op_reshape_as_default = _ops.aten.reshape_as.default
-_c_reshape_as_default = _op_reshape_as_default._dispatch_cache
-_op_reshape_default = _ops.aten.reshape.default
-_c_reshape_default = _op_reshape_default._dispatch_cache
-_op_resize__default = _ops.aten.resize_.default
-_c_resize__default = _op_resize__default._dispatch_cache
-_op_resolve_conj_default = _ops.aten.resolve_conj.default
-_c_resolve_conj_default = _op_resolve_conj_default._dispatch_cache
-_op_resolve_neg_default = _ops.aten.resolve_neg.default
-_c_resolve_neg_default = _op_resolve_neg_default._dispatch_cache
-_op_roll_default = _ops.aten.roll.default
-_c_roll_default = _op_roll_default._dispatch_cache
-_op_rot90_default = _ops.aten.rot90.default
-_c_rot90_default = _op_rot90_default._dispatch_cache
-_op_round__decimals = _ops.aten.round_.decimals
-_c_round__decimals = _op_round__decimals._dispatch_cache
-_op_round__default = _ops.aten.round_.default
-_c_round__default = _op_round__default._dispatch_cache
-_op_round_decimals = _ops.aten.round.decimals
-_c_round_decimals = _op_round_decimals._dispatch_cache
-_op_round_decimals_out = _ops.aten.round.decimals_out
-_c_round_decimals_out = _op_round_decimals_out._dispatch_cache
-_op_round_default = _ops.aten.round.default
-_c_round_default = _op_round_default._dispatch_cache
-_op_round_out = _ops.aten.round.out
-_c_round_out = _op_round_out._dispatch_cache
-_op_rsqrt__default = _ops.aten.rsqrt_.default
-_c_rsqrt__default = _op_rsqrt__default._dispatch_cache
-_op_rsqrt_default = _ops.aten.rsqrt.default
-_c_rsqrt_default = _op_rsqrt_default._dispatch_cache
-_op_rsqrt_out = _ops.aten.rsqrt.out
-_c_rsqrt_out = _op_rsqrt_out._dispatch_cache
-_op_scatter__reduce = _ops.aten.scatter_.reduce
-_c_scatter__reduce = _op_scatter__reduce._dispatch_cache
-_op_scatter__src = _ops.aten.scatter_.src
-_c_scatter__src = _op_scatter__src._dispatch_cache
-_op_scatter__value = _ops.aten.scatter_.value
-_c_scatter__value = _op_scatter__value._dispatch_cache
-_op_scatter__value_reduce = _ops.aten.scatter_.value_reduce
-_c_scatter__value_reduce = _op_scatter__value_reduce._dispatch_cache
-_op_scatter_add__default = _ops.aten.scatter_add_.default
-_c_scatter_add__default = _op_scatter_add__default._dispatch_cache
-_op_scatter_add_default = _ops.aten.scatter_add.default
-_c_scatter_add_default = _op_scatter_add_default._dispatch_cache
-_op_scatter_add_out = _ops.aten.scatter_add.out
-_c_scatter_add_out = _op_scatter_add_out._dispatch_cache
-_op_scatter_reduce = _ops.aten.scatter.reduce
-_c_scatter_reduce = _op_scatter_reduce._dispatch_cache
-_op_scatter_reduce__two = _ops.aten.scatter_reduce_.two
-_c_scatter_reduce__two = _op_scatter_reduce__two._dispatch_cache
-_op_scatter_reduce_out = _ops.aten.scatter.reduce_out
-_c_scatter_reduce_out = _op_scatter_reduce_out._dispatch_cache
-_op_scatter_reduce_two = _ops.aten.scatter_reduce.two
-_c_scatter_reduce_two = _op_scatter_reduce_two._dispatch_cache
-_op_scatter_reduce_two_out = _ops.aten.scatter_reduce.two_out
-_c_scatter_reduce_two_out = _op_scatter_reduce_two_out._dispatch_cache
-_op_scatter_src = _ops.aten.scatter.src
-_c_scatter_src = _op_scatter_src._dispatch_cache
-_op_scatter_src_out = _ops.aten.scatter.src_out
-_c_scatter_src_out = _op_scatter_src_out._dispatch_cache
-_op_scatter_value = _ops.aten.scatter.value
-_c_scatter_value = _op_scatter_value._dispatch_cache
-_op_scatter_value_out = _ops.aten.scatter.value_out
-_c_scatter_value_out = _op_scatter_value_out._dispatch_cache
-_op_scatter_value_reduce = _ops.aten.scatter.value_reduce
-_c_scatter_value_reduce = _op_scatter_value_reduce._dispatch_cache
-_op_scatter_value_reduce_out = _ops.aten.scatter.value_reduce_out
-_c_scatter_value_reduce_out = _op_scatter_value_reduce_out._dispatch_cache
-_op_select_int = _ops.aten.select.int
-_c_select_int = _op_select_int._dispatch_cache
-_op_select_scatter_default = _ops.aten.select_scatter.default
-_c_select_scatter_default = _op_select_scatter_default._dispatch_cache
-_op_sgn__default = _ops.aten.sgn_.default
-_c_sgn__default = _op_sgn__default._dispatch_cache
-_op_sgn_default = _ops.aten.sgn.default
-_c_sgn_default = _op_sgn_default._dispatch_cache
-_op_sgn_out = _ops.aten.sgn.out
-_c_sgn_out = _op_sgn_out._dispatch_cache
-_op_sigmoid__default = _ops.aten.sigmoid_.default
-_c_sigmoid__default = _op_sigmoid__default._dispatch_cache
-_op_sigmoid_default = _ops.aten.sigmoid.default
-_c_sigmoid_default = _op_sigmoid_default._dispatch_cache
-_op_sigmoid_out = _ops.aten.sigmoid.out
-_c_sigmoid_out = _op_sigmoid_out._dispatch_cache
-_op_sign__default = _ops.aten.sign_.default
-_c_sign__default = _op_sign__default._dispatch_cache
-_op_sign_default = _ops.aten.sign.default
-_c_sign_default = _op_sign_default._dispatch_cache
-_op_sign_out = _ops.aten.sign.out
-_c_sign_out = _op_sign_out._dispatch_cache
-_op_signbit_default = _ops.aten.signbit.default
-_c_signbit_default = _op_signbit_default._dispatch_cache
-_op_signbit_out = _ops.aten.signbit.out
-_c_signbit_out = _op_signbit_out._dispatch_cache
-_op_sin__default = _ops.aten.sin_.default
-_c_sin__default = _op_sin__default._dispatch_cache
-_op_sin_default = _ops.aten.sin.default
-_c_sin_default = _op_sin_default._dispatch_cache
-_op_sin_out = _ops.aten.sin.out
-_c_sin_out = _op_sin_out._dispatch_cache
-_op_sinc__default = _ops.aten.sinc_.default
-_c_sinc__default = _op_sinc__default._dispatch_cache
-_op_sinc_default = _ops.aten.sinc.default
-_c_sinc_default = _op_sinc_default._dispatch_cache
-_op_sinc_out = _ops.aten.sinc.out
-_c_sinc_out = _op_sinc_out._dispatch_cache
-_op_sinh__default = _ops.aten.sinh_.default
-_c_sinh__default = _op_sinh__default._dispatch_cache
-_op_sinh_default = _ops.aten.sinh.default
-_c_sinh_default = _op_sinh_default._dispatch_cache
-_op_sinh_out = _ops.aten.sinh.out
-_c_sinh_out = _op_sinh_out._dispatch_cache
-_op_slice_Tensor = _ops.aten.slice.Tensor
-_c_slice_Tensor = _op_slice_Tensor._dispatch_cache
-_op_slice_scatter_default = _ops.aten.slice_scatter.default
-_c_slice_scatter_default = _op_slice_scatter_default._dispatch_cache
-_op_slice_scatter_out = _ops.aten.slice_scatter.out
-_c_slice_scatter_out = _op_slice_scatter_out._dispatch_cache
-_op_slogdet_default = _ops.aten.slogdet.default
-_c_slogdet_default = _op_slogdet_default._dispatch_cache
-_op_slogdet_out = _ops.aten.slogdet.out
-_c_slogdet_out = _op_slogdet_out._dispatch_cache
-_op_softmax_int = _ops.aten.softmax.int
-_c_softmax_int = _op_softmax_int._dispatch_cache
-_op_softmax_int_out = _ops.aten.softmax.int_out
-_c_softmax_int_out = _op_softmax_int_out._dispatch_cache
-_op_sort_default = _ops.aten.sort.default
-_c_sort_default = _op_sort_default._dispatch_cache
-_op_sort_stable = _ops.aten.sort.stable
-_c_sort_stable = _op_sort_stable._dispatch_cache
-_op_sort_values = _ops.aten.sort.values
-_c_sort_values = _op_sort_values._dispatch_cache
-_op_sort_values_stable = _ops.aten.sort.values_stable
-_c_sort_values_stable = _op_sort_values_stable._dispatch_cache
-_op_split_Tensor = _ops.aten.split.Tensor
-_c_split_Tensor = _op_split_Tensor._dispatch_cache
-_op_split_with_sizes_default = _ops.aten.split_with_sizes.default
-_c_split_with_sizes_default = _op_split_with_sizes_default._dispatch_cache
-_op_sqrt__default = _ops.aten.sqrt_.default
-_c_sqrt__default = _op_sqrt__default._dispatch_cache
-_op_sqrt_default = _ops.aten.sqrt.default
-_c_sqrt_default = _op_sqrt_default._dispatch_cache
-_op_sqrt_out = _ops.aten.sqrt.out
-_c_sqrt_out = _op_sqrt_out._dispatch_cache
-_op_square__default = _ops.aten.square_.default
-_c_square__default = _op_square__default._dispatch_cache
-_op_square_default = _ops.aten.square.default
-_c_square_default = _op_square_default._dispatch_cache
-_op_square_out = _ops.aten.square.out
-_c_square_out = _op_square_out._dispatch_cache
-_op_squeeze_default = _ops.aten.squeeze.default
-_c_squeeze_default = _op_squeeze_default._dispatch_cache
-_op_squeeze_dim = _ops.aten.squeeze.dim
-_c_squeeze_dim = _op_squeeze_dim._dispatch_cache
-_op_squeeze_dims = _ops.aten.squeeze.dims
-_c_squeeze_dims = _op_squeeze_dims._dispatch_cache
-_op_std_correction = _ops.aten.std.correction
-_c_std_correction = _op_std_correction._dispatch_cache
-_op_std_correction_out = _ops.aten.std.correction_out
-_c_std_correction_out = _op_std_correction_out._dispatch_cache
-_op_std_default = _ops.aten.std.default
-_c_std_default = _op_std_default._dispatch_cache
-_op_std_dim = _ops.aten.std.dim
-_c_std_dim = _op_std_dim._dispatch_cache
-_op_std_out = _ops.aten.std.out
-_c_std_out = _op_std_out._dispatch_cache
-_op_sub_Tensor = _ops.aten.sub.Tensor
-_c_sub_Tensor = _op_sub_Tensor._dispatch_cache
-_op_sub__Tensor = _ops.aten.sub_.Tensor
-_c_sub__Tensor = _op_sub__Tensor._dispatch_cache
-_op_sub_out = _ops.aten.sub.out
-_c_sub_out = _op_sub_out._dispatch_cache
-_op_subtract_Scalar = _ops.aten.subtract.Scalar
-_c_subtract_Scalar = _op_subtract_Scalar._dispatch_cache
-_op_subtract_Tensor = _ops.aten.subtract.Tensor
-_c_subtract_Tensor = _op_subtract_Tensor._dispatch_cache
-_op_subtract__Scalar = _ops.aten.subtract_.Scalar
-_c_subtract__Scalar = _op_subtract__Scalar._dispatch_cache
-_op_subtract__Tensor = _ops.aten.subtract_.Tensor
-_c_subtract__Tensor = _op_subtract__Tensor._dispatch_cache
-_op_subtract_out = _ops.aten.subtract.out
-_c_subtract_out = _op_subtract_out._dispatch_cache
-_op_sum_IntList_out = _ops.aten.sum.IntList_out
-_c_sum_IntList_out = _op_sum_IntList_out._dispatch_cache
-_op_sum_default = _ops.aten.sum.default
-_c_sum_default = _op_sum_default._dispatch_cache
-_op_sum_dim_IntList = _ops.aten.sum.dim_IntList
-_c_sum_dim_IntList = _op_sum_dim_IntList._dispatch_cache
-_op_svd_U = _ops.aten.svd.U
-_c_svd_U = _op_svd_U._dispatch_cache
-_op_svd_default = _ops.aten.svd.default
-_c_svd_default = _op_svd_default._dispatch_cache
-_op_swapaxes_default = _ops.aten.swapaxes.default
-_c_swapaxes_default = _op_swapaxes_default._dispatch_cache
-_op_swapdims_default = _ops.aten.swapdims.default
-_c_swapdims_default = _op_swapdims_default._dispatch_cache
-_op_t_default = _ops.aten.t.default
-_c_t_default = _op_t_default._dispatch_cache
-_op_take_along_dim_default = _ops.aten.take_along_dim.default
-_c_take_along_dim_default = _op_take_along_dim_default._dispatch_cache
-_op_take_along_dim_out = _ops.aten.take_along_dim.out
-_c_take_along_dim_out = _op_take_along_dim_out._dispatch_cache
-_op_take_default = _ops.aten.take.default
-_c_take_default = _op_take_default._dispatch_cache
-_op_take_out = _ops.aten.take.out
-_c_take_out = _op_take_out._dispatch_cache
-_op_tan__default = _ops.aten.tan_.default
-_c_tan__default = _op_tan__default._dispatch_cache
-_op_tan_default = _ops.aten.tan.default
-_c_tan_default = _op_tan_default._dispatch_cache
-_op_tan_out = _ops.aten.tan.out
-_c_tan_out = _op_tan_out._dispatch_cache
-_op_tanh__default = _ops.aten.tanh_.default
-_c_tanh__default = _op_tanh__default._dispatch_cache
-_op_tanh_default = _ops.aten.tanh.default
-_c_tanh_default = _op_tanh_default._dispatch_cache
-_op_tanh_out = _ops.aten.tanh.out
-_c_tanh_out = _op_tanh_out._dispatch_cache
-_op_tensor_split_indices = _ops.aten.tensor_split.indices
-_c_tensor_split_indices = _op_tensor_split_indices._dispatch_cache
-_op_tensor_split_sections = _ops.aten.tensor_split.sections
-_c_tensor_split_sections = _op_tensor_split_sections._dispatch_cache
-_op_tensor_split_tensor_indices_or_sections = _ops.aten.tensor_split.tensor_indices_or_sections
-_c_tensor_split_tensor_indices_or_sections = _op_tensor_split_tensor_indices_or_sections._dispatch_cache
-_op_tile_default = _ops.aten.tile.default
-_c_tile_default = _op_tile_default._dispatch_cache
-_op_topk_default = _ops.aten.topk.default
-_c_topk_default = _op_topk_default._dispatch_cache
-_op_topk_values = _ops.aten.topk.values
-_c_topk_values = _op_topk_values._dispatch_cache
-_op_trace_default = _ops.aten.trace.default
-_c_trace_default = _op_trace_default._dispatch_cache
-_op_transpose_int = _ops.aten.transpose.int
-_c_transpose_int = _op_transpose_int._dispatch_cache
-_op_triangular_solve_X = _ops.aten.triangular_solve.X
-_c_triangular_solve_X = _op_triangular_solve_X._dispatch_cache
-_op_triangular_solve_default = _ops.aten.triangular_solve.default
-_c_triangular_solve_default = _op_triangular_solve_default._dispatch_cache
-_op_tril__default = _ops.aten.tril_.default
-_c_tril__default = _op_tril__default._dispatch_cache
-_op_tril_default = _ops.aten.tril.default
-_c_tril_default = _op_tril_default._dispatch_cache
-_op_tril_out = _ops.aten.tril.out
-_c_tril_out = _op_tril_out._dispatch_cache
-_op_triu__default = _ops.aten.triu_.default
-_c_triu__default = _op_triu__default._dispatch_cache
-_op_triu_default = _ops.aten.triu.default
-_c_triu_default = _op_triu_default._dispatch_cache
-_op_triu_out = _ops.aten.triu.out
-_c_triu_out = _op_triu_out._dispatch_cache
-_op_true_divide_Tensor = _ops.aten.true_divide.Tensor
-_c_true_divide_Tensor = _op_true_divide_Tensor._dispatch_cache
-_op_true_divide_out = _ops.aten.true_divide.out
-_c_true_divide_out = _op_true_divide_out._dispatch_cache
-_op_trunc__default = _ops.aten.trunc_.default
-_c_trunc__default = _op_trunc__default._dispatch_cache
-_op_trunc_default = _ops.aten.trunc.default
-_c_trunc_default = _op_trunc_default._dispatch_cache
-_op_trunc_out = _ops.aten.trunc.out
-_c_trunc_out = _op_trunc_out._dispatch_cache
-_op_unbind_int = _ops.aten.unbind.int
-_c_unbind_int = _op_unbind_int._dispatch_cache
-_op_unflatten_int = _ops.aten.unflatten.int
-_c_unflatten_int = _op_unflatten_int._dispatch_cache
-_op_unfold_default = _ops.aten.unfold.default
-_c_unfold_default = _op_unfold_default._dispatch_cache
-_op_uniform__default = _ops.aten.uniform_.default
-_c_uniform__default = _op_uniform__default._dispatch_cache
-_op_unsafe_chunk_default = _ops.aten.unsafe_chunk.default
-_c_unsafe_chunk_default = _op_unsafe_chunk_default._dispatch_cache
-_op_unsafe_split_Tensor = _ops.aten.unsafe_split.Tensor
-_c_unsafe_split_Tensor = _op_unsafe_split_Tensor._dispatch_cache
-_op_unsafe_split_with_sizes_default = _ops.aten.unsafe_split_with_sizes.default
-_c_unsafe_split_with_sizes_default = _op_unsafe_split_with_sizes_default._dispatch_cache
-_op_unsqueeze_default = _ops.aten.unsqueeze.default
-_c_unsqueeze_default = _op_unsqueeze_default._dispatch_cache
-_op_var_correction = _ops.aten.var.correction
-_c_var_correction = _op_var_correction._dispatch_cache
-_op_var_correction_out = _ops.aten.var.correction_out
-_c_var_correction_out = _op_var_correction_out._dispatch_cache
-_op_var_default = _ops.aten.var.default
-_c_var_default = _op_var_default._dispatch_cache
-_op_var_dim = _ops.aten.var.dim
-_c_var_dim = _op_var_dim._dispatch_cache
-_op_var_out = _ops.aten.var.out
-_c_var_out = _op_var_out._dispatch_cache
-_op_vdot_default = _ops.aten.vdot.default
-_c_vdot_default = _op_vdot_default._dispatch_cache
-_op_vdot_out = _ops.aten.vdot.out
-_c_vdot_out = _op_vdot_out._dispatch_cache
-_op_view_as_default = _ops.aten.view_as.default
-_c_view_as_default = _op_view_as_default._dispatch_cache
-_op_view_default = _ops.aten.view.default
-_c_view_default = _op_view_default._dispatch_cache
-_op_view_dtype = _ops.aten.view.dtype
-_c_view_dtype = _op_view_dtype._dispatch_cache
-_op_vsplit_array = _ops.aten.vsplit.array
-_c_vsplit_array = _op_vsplit_array._dispatch_cache
-_op_vsplit_int = _ops.aten.vsplit.int
-_c_vsplit_int = _op_vsplit_int._dispatch_cache
-_op_where_ScalarOther = _ops.aten.where.ScalarOther
-_c_where_ScalarOther = _op_where_ScalarOther._dispatch_cache
-_op_where_self = _ops.aten.where.self
-_c_where_self = _op_where_self._dispatch_cache
-_op_where_self_out = _ops.aten.where.self_out
-_c_where_self_out = _op_where_self_out._dispatch_cache
-_op_xlogy_OutScalar_Other = _ops.aten.xlogy.OutScalar_Other
-_c_xlogy_OutScalar_Other = _op_xlogy_OutScalar_Other._dispatch_cache
-_op_xlogy_OutTensor = _ops.aten.xlogy.OutTensor
-_c_xlogy_OutTensor = _op_xlogy_OutTensor._dispatch_cache
-_op_xlogy_Scalar_Other = _ops.aten.xlogy.Scalar_Other
-_c_xlogy_Scalar_Other = _op_xlogy_Scalar_Other._dispatch_cache
-_op_xlogy_Tensor = _ops.aten.xlogy.Tensor
-_c_xlogy_Tensor = _op_xlogy_Tensor._dispatch_cache
-_op_xlogy__Scalar_Other = _ops.aten.xlogy_.Scalar_Other
-_c_xlogy__Scalar_Other = _op_xlogy__Scalar_Other._dispatch_cache
-_op_xlogy__Tensor = _ops.aten.xlogy_.Tensor
-_c_xlogy__Tensor = _op_xlogy__Tensor._dispatch_cache
-_op_zero__default = _ops.aten.zero_.default
-_c_zero__default = _op_zero__default._dispatch_cache
+_op__conj_default, _c__conj_default = _lazy(_G, '_op__conj_default', 'aten', '_conj', 'default')
+_op__neg_view_default, _c__neg_view_default = _lazy(_G, '_op__neg_view_default', 'aten', '_neg_view', 'default')
+_op_abs__default, _c_abs__default = _lazy(_G, '_op_abs__default', 'aten', 'abs_', 'default')
+_op_abs_default, _c_abs_default = _lazy(_G, '_op_abs_default', 'aten', 'abs', 'default')
+_op_abs_out, _c_abs_out = _lazy(_G, '_op_abs_out', 'aten', 'abs', 'out')
+_op_absolute_default, _c_absolute_default = _lazy(_G, '_op_absolute_default', 'aten', 'absolute', 'default')
+_op_absolute_out, _c_absolute_out = _lazy(_G, '_op_absolute_out', 'aten', 'absolute', 'out')
+_op_acos__default, _c_acos__default = _lazy(_G, '_op_acos__default', 'aten', 'acos_', 'default')
+_op_acos_default, _c_acos_default = _lazy(_G, '_op_acos_default', 'aten', 'acos', 'default')
+_op_acos_out, _c_acos_out = _lazy(_G, '_op_acos_out', 'aten', 'acos', 'out')
+_op_acosh__default, _c_acosh__default = _lazy(_G, '_op_acosh__default', 'aten', 'acosh_', 'default')
+_op_acosh_default, _c_acosh_default = _lazy(_G, '_op_acosh_default', 'aten', 'acosh', 'default')
+_op_acosh_out, _c_acosh_out = _lazy(_G, '_op_acosh_out', 'aten', 'acosh', 'out')
+_op_add_Tensor, _c_add_Tensor = _lazy(_G, '_op_add_Tensor', 'aten', 'add', 'Tensor')
+_op_add__Tensor, _c_add__Tensor = _lazy(_G, '_op_add__Tensor', 'aten', 'add_', 'Tensor')
+_op_add_out, _c_add_out = _lazy(_G, '_op_add_out', 'aten', 'add', 'out')
+_op_addbmm__default, _c_addbmm__default = _lazy(_G, '_op_addbmm__default', 'aten', 'addbmm_', 'default')
+_op_addbmm_default, _c_addbmm_default = _lazy(_G, '_op_addbmm_default', 'aten', 'addbmm', 'default')
+_op_addbmm_out, _c_addbmm_out = _lazy(_G, '_op_addbmm_out', 'aten', 'addbmm', 'out')
+_op_addcdiv__default, _c_addcdiv__default = _lazy(_G, '_op_addcdiv__default', 'aten', 'addcdiv_', 'default')
+_op_addcdiv_default, _c_addcdiv_default = _lazy(_G, '_op_addcdiv_default', 'aten', 'addcdiv', 'default')
+_op_addcdiv_out, _c_addcdiv_out = _lazy(_G, '_op_addcdiv_out', 'aten', 'addcdiv', 'out')
+_op_addcmul__default, _c_addcmul__default = _lazy(_G, '_op_addcmul__default', 'aten', 'addcmul_', 'default')
+_op_addcmul_default, _c_addcmul_default = _lazy(_G, '_op_addcmul_default', 'aten', 'addcmul', 'default')
+_op_addcmul_out, _c_addcmul_out = _lazy(_G, '_op_addcmul_out', 'aten', 'addcmul', 'out')
+_op_addmm_default, _c_addmm_default = _lazy(_G, '_op_addmm_default', 'aten', 'addmm', 'default')
+_op_addmm_out, _c_addmm_out = _lazy(_G, '_op_addmm_out', 'aten', 'addmm', 'out')
+_op_addmv__default, _c_addmv__default = _lazy(_G, '_op_addmv__default', 'aten', 'addmv_', 'default')
+_op_addmv_default, _c_addmv_default = _lazy(_G, '_op_addmv_default', 'aten', 'addmv', 'default')
+_op_addmv_out, _c_addmv_out = _lazy(_G, '_op_addmv_out', 'aten', 'addmv', 'out')
+_op_addr__default, _c_addr__default = _lazy(_G, '_op_addr__default', 'aten', 'addr_', 'default')
+_op_addr_default, _c_addr_default = _lazy(_G, '_op_addr_default', 'aten', 'addr', 'default')
+_op_addr_out, _c_addr_out = _lazy(_G, '_op_addr_out', 'aten', 'addr', 'out')
+_op_adjoint_default, _c_adjoint_default = _lazy(_G, '_op_adjoint_default', 'aten', 'adjoint', 'default')
+_op_alias_default, _c_alias_default = _lazy(_G, '_op_alias_default', 'aten', 'alias', 'default')
+_op_all_all_out, _c_all_all_out = _lazy(_G, '_op_all_all_out', 'aten', 'all', 'all_out')
+_op_all_default, _c_all_default = _lazy(_G, '_op_all_default', 'aten', 'all', 'default')
+_op_all_dim, _c_all_dim = _lazy(_G, '_op_all_dim', 'aten', 'all', 'dim')
+_op_all_dims, _c_all_dims = _lazy(_G, '_op_all_dims', 'aten', 'all', 'dims')
+_op_all_dims_out, _c_all_dims_out = _lazy(_G, '_op_all_dims_out', 'aten', 'all', 'dims_out')
+_op_all_out, _c_all_out = _lazy(_G, '_op_all_out', 'aten', 'all', 'out')
+_op_allclose_default, _c_allclose_default = _lazy(_G, '_op_allclose_default', 'aten', 'allclose', 'default')
+_op_amax_default, _c_amax_default = _lazy(_G, '_op_amax_default', 'aten', 'amax', 'default')
+_op_amax_out, _c_amax_out = _lazy(_G, '_op_amax_out', 'aten', 'amax', 'out')
+_op_amin_default, _c_amin_default = _lazy(_G, '_op_amin_default', 'aten', 'amin', 'default')
+_op_amin_out, _c_amin_out = _lazy(_G, '_op_amin_out', 'aten', 'amin', 'out')
+_op_aminmax_default, _c_aminmax_default = _lazy(_G, '_op_aminmax_default', 'aten', 'aminmax', 'default')
+_op_aminmax_out, _c_aminmax_out = _lazy(_G, '_op_aminmax_out', 'aten', 'aminmax', 'out')
+_op_angle_default, _c_angle_default = _lazy(_G, '_op_angle_default', 'aten', 'angle', 'default')
+_op_angle_out, _c_angle_out = _lazy(_G, '_op_angle_out', 'aten', 'angle', 'out')
+_op_any_all_out, _c_any_all_out = _lazy(_G, '_op_any_all_out', 'aten', 'any', 'all_out')
+_op_any_default, _c_any_default = _lazy(_G, '_op_any_default', 'aten', 'any', 'default')
+_op_any_dim, _c_any_dim = _lazy(_G, '_op_any_dim', 'aten', 'any', 'dim')
+_op_any_dims, _c_any_dims = _lazy(_G, '_op_any_dims', 'aten', 'any', 'dims')
+_op_any_dims_out, _c_any_dims_out = _lazy(_G, '_op_any_dims_out', 'aten', 'any', 'dims_out')
+_op_any_out, _c_any_out = _lazy(_G, '_op_any_out', 'aten', 'any', 'out')
+_op_arccos__default, _c_arccos__default = _lazy(_G, '_op_arccos__default', 'aten', 'arccos_', 'default')
+_op_arccos_default, _c_arccos_default = _lazy(_G, '_op_arccos_default', 'aten', 'arccos', 'default')
+_op_arccos_out, _c_arccos_out = _lazy(_G, '_op_arccos_out', 'aten', 'arccos', 'out')
+_op_arccosh__default, _c_arccosh__default = _lazy(_G, '_op_arccosh__default', 'aten', 'arccosh_', 'default')
+_op_arccosh_default, _c_arccosh_default = _lazy(_G, '_op_arccosh_default', 'aten', 'arccosh', 'default')
+_op_arccosh_out, _c_arccosh_out = _lazy(_G, '_op_arccosh_out', 'aten', 'arccosh', 'out')
+_op_arcsin__default, _c_arcsin__default = _lazy(_G, '_op_arcsin__default', 'aten', 'arcsin_', 'default')
+_op_arcsin_default, _c_arcsin_default = _lazy(_G, '_op_arcsin_default', 'aten', 'arcsin', 'default')
+_op_arcsin_out, _c_arcsin_out = _lazy(_G, '_op_arcsin_out', 'aten', 'arcsin', 'out')
+_op_arcsinh__default, _c_arcsinh__default = _lazy(_G, '_op_arcsinh__default', 'aten', 'arcsinh_', 'default')
+_op_arcsinh_default, _c_arcsinh_default = _lazy(_G, '_op_arcsinh_default', 'aten', 'arcsinh', 'default')
+_op_arcsinh_out, _c_arcsinh_out = _lazy(_G, '_op_arcsinh_out', 'aten', 'arcsinh', 'out')
+_op_arctan2__default, _c_arctan2__default = _lazy(_G, '_op_arctan2__default', 'aten', 'arctan2_', 'default')
+_op_arctan2_default, _c_arctan2_default = _lazy(_G, '_op_arctan2_default', 'aten', 'arctan2', 'default')
+_op_arctan2_out, _c_arctan2_out = _lazy(_G, '_op_arctan2_out', 'aten', 'arctan2', 'out')
+_op_arctan__default, _c_arctan__default = _lazy(_G, '_op_arctan__default', 'aten', 'arctan_', 'default')
+_op_arctan_default, _c_arctan_default = _lazy(_G, '_op_arctan_default', 'aten', 'arctan', 'default')
+_op_arctan_out, _c_arctan_out = _lazy(_G, '_op_arctan_out', 'aten', 'arctan', 'out')
+_op_arctanh__default, _c_arctanh__default = _lazy(_G, '_op_arctanh__default', 'aten', 'arctanh_', 'default')
+_op_arctanh_default, _c_arctanh_default = _lazy(_G, '_op_arctanh_default', 'aten', 'arctanh', 'default')
+_op_arctanh_out, _c_arctanh_out = _lazy(_G, '_op_arctanh_out', 'aten', 'arctanh', 'out')
+_op_argmax_default, _c_argmax_default = _lazy(_G, '_op_argmax_default', 'aten', 'argmax', 'default')
+_op_argmax_out, _c_argmax_out = _lazy(_G, '_op_argmax_out', 'aten', 'argmax', 'out')
+_op_argmin_default, _c_argmin_default = _lazy(_G, '_op_argmin_default', 'aten', 'argmin', 'default')
+_op_argmin_out, _c_argmin_out = _lazy(_G, '_op_argmin_out', 'aten', 'argmin', 'out')
+_op_argsort_default, _c_argsort_default = _lazy(_G, '_op_argsort_default', 'aten', 'argsort', 'default')
+_op_argsort_stable, _c_argsort_stable = _lazy(_G, '_op_argsort_stable', 'aten', 'argsort', 'stable')
+_op_argsort_stable_out, _c_argsort_stable_out = _lazy(_G, '_op_argsort_stable_out', 'aten', 'argsort', 'stable_out')
+_op_argwhere_default, _c_argwhere_default = _lazy(_G, '_op_argwhere_default', 'aten', 'argwhere', 'default')
+_op_as_strided_default, _c_as_strided_default = _lazy(_G, '_op_as_strided_default', 'aten', 'as_strided', 'default')
+_op_as_strided_scatter_default, _c_as_strided_scatter_default = _lazy(_G, '_op_as_strided_scatter_default', 'aten', 'as_strided_scatter', 'default')
+_op_asin__default, _c_asin__default = _lazy(_G, '_op_asin__default', 'aten', 'asin_', 'default')
+_op_asin_default, _c_asin_default = _lazy(_G, '_op_asin_default', 'aten', 'asin', 'default')
+_op_asin_out, _c_asin_out = _lazy(_G, '_op_asin_out', 'aten', 'asin', 'out')
+_op_asinh__default, _c_asinh__default = _lazy(_G, '_op_asinh__default', 'aten', 'asinh_', 'default')
+_op_asinh_default, _c_asinh_default = _lazy(_G, '_op_asinh_default', 'aten', 'asinh', 'default')
+_op_asinh_out, _c_asinh_out = _lazy(_G, '_op_asinh_out', 'aten', 'asinh', 'out')
+_op_atan2__default, _c_atan2__default = _lazy(_G, '_op_atan2__default', 'aten', 'atan2_', 'default')
+_op_atan2_default, _c_atan2_default = _lazy(_G, '_op_atan2_default', 'aten', 'atan2', 'default')
+_op_atan2_out, _c_atan2_out = _lazy(_G, '_op_atan2_out', 'aten', 'atan2', 'out')
+_op_atan__default, _c_atan__default = _lazy(_G, '_op_atan__default', 'aten', 'atan_', 'default')
+_op_atan_default, _c_atan_default = _lazy(_G, '_op_atan_default', 'aten', 'atan', 'default')
+_op_atan_out, _c_atan_out = _lazy(_G, '_op_atan_out', 'aten', 'atan', 'out')
+_op_atanh__default, _c_atanh__default = _lazy(_G, '_op_atanh__default', 'aten', 'atanh_', 'default')
+_op_atanh_default, _c_atanh_default = _lazy(_G, '_op_atanh_default', 'aten', 'atanh', 'default')
+_op_atanh_out, _c_atanh_out = _lazy(_G, '_op_atanh_out', 'aten', 'atanh', 'out')
+_op_baddbmm__default, _c_baddbmm__default = _lazy(_G, '_op_baddbmm__default', 'aten', 'baddbmm_', 'default')
+_op_baddbmm_default, _c_baddbmm_default = _lazy(_G, '_op_baddbmm_default', 'aten', 'baddbmm', 'default')
+_op_baddbmm_out, _c_baddbmm_out = _lazy(_G, '_op_baddbmm_out', 'aten', 'baddbmm', 'out')
+_op_bernoulli__float, _c_bernoulli__float = _lazy(_G, '_op_bernoulli__float', 'aten', 'bernoulli_', 'float')
+_op_bernoulli_default, _c_bernoulli_default = _lazy(_G, '_op_bernoulli_default', 'aten', 'bernoulli', 'default')
+_op_bernoulli_out, _c_bernoulli_out = _lazy(_G, '_op_bernoulli_out', 'aten', 'bernoulli', 'out')
+_op_bernoulli_p, _c_bernoulli_p = _lazy(_G, '_op_bernoulli_p', 'aten', 'bernoulli', 'p')
+_op_bincount_default, _c_bincount_default = _lazy(_G, '_op_bincount_default', 'aten', 'bincount', 'default')
+_op_bitwise_and_Scalar, _c_bitwise_and_Scalar = _lazy(_G, '_op_bitwise_and_Scalar', 'aten', 'bitwise_and', 'Scalar')
+_op_bitwise_and_Tensor, _c_bitwise_and_Tensor = _lazy(_G, '_op_bitwise_and_Tensor', 'aten', 'bitwise_and', 'Tensor')
+_op_bitwise_and_Tensor_out, _c_bitwise_and_Tensor_out = _lazy(_G, '_op_bitwise_and_Tensor_out', 'aten', 'bitwise_and', 'Tensor_out')
+_op_bitwise_and__Scalar, _c_bitwise_and__Scalar = _lazy(_G, '_op_bitwise_and__Scalar', 'aten', 'bitwise_and_', 'Scalar')
+_op_bitwise_and__Tensor, _c_bitwise_and__Tensor = _lazy(_G, '_op_bitwise_and__Tensor', 'aten', 'bitwise_and_', 'Tensor')
+_op_bitwise_left_shift_Tensor, _c_bitwise_left_shift_Tensor = _lazy(_G, '_op_bitwise_left_shift_Tensor', 'aten', 'bitwise_left_shift', 'Tensor')
+_op_bitwise_left_shift_Tensor_Scalar, _c_bitwise_left_shift_Tensor_Scalar = _lazy(_G, '_op_bitwise_left_shift_Tensor_Scalar', 'aten', 'bitwise_left_shift', 'Tensor_Scalar')
+_op_bitwise_left_shift_Tensor_Scalar_out, _c_bitwise_left_shift_Tensor_Scalar_out = _lazy(_G, '_op_bitwise_left_shift_Tensor_Scalar_out', 'aten', 'bitwise_left_shift', 'Tensor_Scalar_out')
+_op_bitwise_left_shift_Tensor_out, _c_bitwise_left_shift_Tensor_out = _lazy(_G, '_op_bitwise_left_shift_Tensor_out', 'aten', 'bitwise_left_shift', 'Tensor_out')
+_op_bitwise_left_shift__Tensor, _c_bitwise_left_shift__Tensor = _lazy(_G, '_op_bitwise_left_shift__Tensor', 'aten', 'bitwise_left_shift_', 'Tensor')
+_op_bitwise_left_shift__Tensor_Scalar, _c_bitwise_left_shift__Tensor_Scalar = _lazy(_G, '_op_bitwise_left_shift__Tensor_Scalar', 'aten', 'bitwise_left_shift_', 'Tensor_Scalar')
+_op_bitwise_not__default, _c_bitwise_not__default = _lazy(_G, '_op_bitwise_not__default', 'aten', 'bitwise_not_', 'default')
+_op_bitwise_not_default, _c_bitwise_not_default = _lazy(_G, '_op_bitwise_not_default', 'aten', 'bitwise_not', 'default')
+_op_bitwise_not_out, _c_bitwise_not_out = _lazy(_G, '_op_bitwise_not_out', 'aten', 'bitwise_not', 'out')
+_op_bitwise_or_Scalar, _c_bitwise_or_Scalar = _lazy(_G, '_op_bitwise_or_Scalar', 'aten', 'bitwise_or', 'Scalar')
+_op_bitwise_or_Tensor, _c_bitwise_or_Tensor = _lazy(_G, '_op_bitwise_or_Tensor', 'aten', 'bitwise_or', 'Tensor')
+_op_bitwise_or_Tensor_out, _c_bitwise_or_Tensor_out = _lazy(_G, '_op_bitwise_or_Tensor_out', 'aten', 'bitwise_or', 'Tensor_out')
+_op_bitwise_or__Scalar, _c_bitwise_or__Scalar = _lazy(_G, '_op_bitwise_or__Scalar', 'aten', 'bitwise_or_', 'Scalar')
+_op_bitwise_or__Tensor, _c_bitwise_or__Tensor = _lazy(_G, '_op_bitwise_or__Tensor', 'aten', 'bitwise_or_', 'Tensor')
+_op_bitwise_right_shift_Tensor, _c_bitwise_right_shift_Tensor = _lazy(_G, '_op_bitwise_right_shift_Tensor', 'aten', 'bitwise_right_shift', 'Tensor')
+_op_bitwise_right_shift_Tensor_Scalar, _c_bitwise_right_shift_Tensor_Scalar = _lazy(_G, '_op_bitwise_right_shift_Tensor_Scalar', 'aten', 'bitwise_right_shift', 'Tensor_Scalar')
+_op_bitwise_right_shift_Tensor_Scalar_out, _c_bitwise_right_shift_Tensor_Scalar_out = _lazy(_G, '_op_bitwise_right_shift_Tensor_Scalar_out', 'aten', 'bitwise_right_shift', 'Tensor_Scalar_out')
+_op_bitwise_right_shift_Tensor_out, _c_bitwise_right_shift_Tensor_out = _lazy(_G, '_op_bitwise_right_shift_Tensor_out', 'aten', 'bitwise_right_shift', 'Tensor_out')
+_op_bitwise_right_shift__Tensor, _c_bitwise_right_shift__Tensor = _lazy(_G, '_op_bitwise_right_shift__Tensor', 'aten', 'bitwise_right_shift_', 'Tensor')
+_op_bitwise_right_shift__Tensor_Scalar, _c_bitwise_right_shift__Tensor_Scalar = _lazy(_G, '_op_bitwise_right_shift__Tensor_Scalar', 'aten', 'bitwise_right_shift_', 'Tensor_Scalar')
+_op_bitwise_xor_Scalar, _c_bitwise_xor_Scalar = _lazy(_G, '_op_bitwise_xor_Scalar', 'aten', 'bitwise_xor', 'Scalar')
+_op_bitwise_xor_Tensor, _c_bitwise_xor_Tensor = _lazy(_G, '_op_bitwise_xor_Tensor', 'aten', 'bitwise_xor', 'Tensor')
+_op_bitwise_xor_Tensor_out, _c_bitwise_xor_Tensor_out = _lazy(_G, '_op_bitwise_xor_Tensor_out', 'aten', 'bitwise_xor', 'Tensor_out')
+_op_bitwise_xor__Scalar, _c_bitwise_xor__Scalar = _lazy(_G, '_op_bitwise_xor__Scalar', 'aten', 'bitwise_xor_', 'Scalar')
+_op_bitwise_xor__Tensor, _c_bitwise_xor__Tensor = _lazy(_G, '_op_bitwise_xor__Tensor', 'aten', 'bitwise_xor_', 'Tensor')
+_op_bmm_default, _c_bmm_default = _lazy(_G, '_op_bmm_default', 'aten', 'bmm', 'default')
+_op_bmm_out, _c_bmm_out = _lazy(_G, '_op_bmm_out', 'aten', 'bmm', 'out')
+_op_broadcast_to_default, _c_broadcast_to_default = _lazy(_G, '_op_broadcast_to_default', 'aten', 'broadcast_to', 'default')
+_op_cauchy__default, _c_cauchy__default = _lazy(_G, '_op_cauchy__default', 'aten', 'cauchy_', 'default')
+_op_ceil__default, _c_ceil__default = _lazy(_G, '_op_ceil__default', 'aten', 'ceil_', 'default')
+_op_ceil_default, _c_ceil_default = _lazy(_G, '_op_ceil_default', 'aten', 'ceil', 'default')
+_op_ceil_out, _c_ceil_out = _lazy(_G, '_op_ceil_out', 'aten', 'ceil', 'out')
+_op_cholesky_default, _c_cholesky_default = _lazy(_G, '_op_cholesky_default', 'aten', 'cholesky', 'default')
+_op_cholesky_inverse_default, _c_cholesky_inverse_default = _lazy(_G, '_op_cholesky_inverse_default', 'aten', 'cholesky_inverse', 'default')
+_op_cholesky_inverse_out, _c_cholesky_inverse_out = _lazy(_G, '_op_cholesky_inverse_out', 'aten', 'cholesky_inverse', 'out')
+_op_cholesky_out, _c_cholesky_out = _lazy(_G, '_op_cholesky_out', 'aten', 'cholesky', 'out')
+_op_cholesky_solve_default, _c_cholesky_solve_default = _lazy(_G, '_op_cholesky_solve_default', 'aten', 'cholesky_solve', 'default')
+_op_cholesky_solve_out, _c_cholesky_solve_out = _lazy(_G, '_op_cholesky_solve_out', 'aten', 'cholesky_solve', 'out')
+_op_chunk_default, _c_chunk_default = _lazy(_G, '_op_chunk_default', 'aten', 'chunk', 'default')
+_op_clamp_Tensor, _c_clamp_Tensor = _lazy(_G, '_op_clamp_Tensor', 'aten', 'clamp', 'Tensor')
+_op_clamp_Tensor_out, _c_clamp_Tensor_out = _lazy(_G, '_op_clamp_Tensor_out', 'aten', 'clamp', 'Tensor_out')
+_op_clamp__Tensor, _c_clamp__Tensor = _lazy(_G, '_op_clamp__Tensor', 'aten', 'clamp_', 'Tensor')
+_op_clamp__default, _c_clamp__default = _lazy(_G, '_op_clamp__default', 'aten', 'clamp_', 'default')
+_op_clamp_default, _c_clamp_default = _lazy(_G, '_op_clamp_default', 'aten', 'clamp', 'default')
+_op_clamp_max_Tensor, _c_clamp_max_Tensor = _lazy(_G, '_op_clamp_max_Tensor', 'aten', 'clamp_max', 'Tensor')
+_op_clamp_max_Tensor_out, _c_clamp_max_Tensor_out = _lazy(_G, '_op_clamp_max_Tensor_out', 'aten', 'clamp_max', 'Tensor_out')
+_op_clamp_max__Tensor, _c_clamp_max__Tensor = _lazy(_G, '_op_clamp_max__Tensor', 'aten', 'clamp_max_', 'Tensor')
+_op_clamp_max__default, _c_clamp_max__default = _lazy(_G, '_op_clamp_max__default', 'aten', 'clamp_max_', 'default')
+_op_clamp_max_default, _c_clamp_max_default = _lazy(_G, '_op_clamp_max_default', 'aten', 'clamp_max', 'default')
+_op_clamp_max_out, _c_clamp_max_out = _lazy(_G, '_op_clamp_max_out', 'aten', 'clamp_max', 'out')
+_op_clamp_min_Tensor, _c_clamp_min_Tensor = _lazy(_G, '_op_clamp_min_Tensor', 'aten', 'clamp_min', 'Tensor')
+_op_clamp_min_Tensor_out, _c_clamp_min_Tensor_out = _lazy(_G, '_op_clamp_min_Tensor_out', 'aten', 'clamp_min', 'Tensor_out')
+_op_clamp_min__Tensor, _c_clamp_min__Tensor = _lazy(_G, '_op_clamp_min__Tensor', 'aten', 'clamp_min_', 'Tensor')
+_op_clamp_min__default, _c_clamp_min__default = _lazy(_G, '_op_clamp_min__default', 'aten', 'clamp_min_', 'default')
+_op_clamp_min_default, _c_clamp_min_default = _lazy(_G, '_op_clamp_min_default', 'aten', 'clamp_min', 'default')
+_op_clamp_min_out, _c_clamp_min_out = _lazy(_G, '_op_clamp_min_out', 'aten', 'clamp_min', 'out')
+_op_clamp_out, _c_clamp_out = _lazy(_G, '_op_clamp_out', 'aten', 'clamp', 'out')
+_op_clip_Tensor, _c_clip_Tensor = _lazy(_G, '_op_clip_Tensor', 'aten', 'clip', 'Tensor')
+_op_clip_Tensor_out, _c_clip_Tensor_out = _lazy(_G, '_op_clip_Tensor_out', 'aten', 'clip', 'Tensor_out')
+_op_clip__Tensor, _c_clip__Tensor = _lazy(_G, '_op_clip__Tensor', 'aten', 'clip_', 'Tensor')
+_op_clip__default, _c_clip__default = _lazy(_G, '_op_clip__default', 'aten', 'clip_', 'default')
+_op_clip_default, _c_clip_default = _lazy(_G, '_op_clip_default', 'aten', 'clip', 'default')
+_op_clip_out, _c_clip_out = _lazy(_G, '_op_clip_out', 'aten', 'clip', 'out')
+_op_clone_default, _c_clone_default = _lazy(_G, '_op_clone_default', 'aten', 'clone', 'default')
+_op_conj_default, _c_conj_default = _lazy(_G, '_op_conj_default', 'aten', 'conj', 'default')
+_op_conj_physical__default, _c_conj_physical__default = _lazy(_G, '_op_conj_physical__default', 'aten', 'conj_physical_', 'default')
+_op_conj_physical_default, _c_conj_physical_default = _lazy(_G, '_op_conj_physical_default', 'aten', 'conj_physical', 'default')
+_op_conj_physical_out, _c_conj_physical_out = _lazy(_G, '_op_conj_physical_out', 'aten', 'conj_physical', 'out')
+_op_contiguous_default, _c_contiguous_default = _lazy(_G, '_op_contiguous_default', 'aten', 'contiguous', 'default')
+_op_copy__default, _c_copy__default = _lazy(_G, '_op_copy__default', 'aten', 'copy_', 'default')
+_op_copysign_Scalar, _c_copysign_Scalar = _lazy(_G, '_op_copysign_Scalar', 'aten', 'copysign', 'Scalar')
+_op_copysign_Scalar_out, _c_copysign_Scalar_out = _lazy(_G, '_op_copysign_Scalar_out', 'aten', 'copysign', 'Scalar_out')
+_op_copysign_Tensor, _c_copysign_Tensor = _lazy(_G, '_op_copysign_Tensor', 'aten', 'copysign', 'Tensor')
+_op_copysign__Scalar, _c_copysign__Scalar = _lazy(_G, '_op_copysign__Scalar', 'aten', 'copysign_', 'Scalar')
+_op_copysign__Tensor, _c_copysign__Tensor = _lazy(_G, '_op_copysign__Tensor', 'aten', 'copysign_', 'Tensor')
+_op_copysign_out, _c_copysign_out = _lazy(_G, '_op_copysign_out', 'aten', 'copysign', 'out')
+_op_corrcoef_default, _c_corrcoef_default = _lazy(_G, '_op_corrcoef_default', 'aten', 'corrcoef', 'default')
+_op_cos__default, _c_cos__default = _lazy(_G, '_op_cos__default', 'aten', 'cos_', 'default')
+_op_cos_default, _c_cos_default = _lazy(_G, '_op_cos_default', 'aten', 'cos', 'default')
+_op_cos_out, _c_cos_out = _lazy(_G, '_op_cos_out', 'aten', 'cos', 'out')
+_op_cosh__default, _c_cosh__default = _lazy(_G, '_op_cosh__default', 'aten', 'cosh_', 'default')
+_op_cosh_default, _c_cosh_default = _lazy(_G, '_op_cosh_default', 'aten', 'cosh', 'default')
+_op_cosh_out, _c_cosh_out = _lazy(_G, '_op_cosh_out', 'aten', 'cosh', 'out')
+_op_count_nonzero_default, _c_count_nonzero_default = _lazy(_G, '_op_count_nonzero_default', 'aten', 'count_nonzero', 'default')
+_op_count_nonzero_dim_IntList, _c_count_nonzero_dim_IntList = _lazy(_G, '_op_count_nonzero_dim_IntList', 'aten', 'count_nonzero', 'dim_IntList')
+_op_cov_default, _c_cov_default = _lazy(_G, '_op_cov_default', 'aten', 'cov', 'default')
+_op_cross_default, _c_cross_default = _lazy(_G, '_op_cross_default', 'aten', 'cross', 'default')
+_op_cross_out, _c_cross_out = _lazy(_G, '_op_cross_out', 'aten', 'cross', 'out')
+_op_cummax_default, _c_cummax_default = _lazy(_G, '_op_cummax_default', 'aten', 'cummax', 'default')
+_op_cummax_out, _c_cummax_out = _lazy(_G, '_op_cummax_out', 'aten', 'cummax', 'out')
+_op_cummin_default, _c_cummin_default = _lazy(_G, '_op_cummin_default', 'aten', 'cummin', 'default')
+_op_cummin_out, _c_cummin_out = _lazy(_G, '_op_cummin_out', 'aten', 'cummin', 'out')
+_op_cumprod__default, _c_cumprod__default = _lazy(_G, '_op_cumprod__default', 'aten', 'cumprod_', 'default')
+_op_cumprod_default, _c_cumprod_default = _lazy(_G, '_op_cumprod_default', 'aten', 'cumprod', 'default')
+_op_cumprod_out, _c_cumprod_out = _lazy(_G, '_op_cumprod_out', 'aten', 'cumprod', 'out')
+_op_cumsum__default, _c_cumsum__default = _lazy(_G, '_op_cumsum__default', 'aten', 'cumsum_', 'default')
+_op_cumsum_default, _c_cumsum_default = _lazy(_G, '_op_cumsum_default', 'aten', 'cumsum', 'default')
+_op_cumsum_out, _c_cumsum_out = _lazy(_G, '_op_cumsum_out', 'aten', 'cumsum', 'out')
+_op_deg2rad__default, _c_deg2rad__default = _lazy(_G, '_op_deg2rad__default', 'aten', 'deg2rad_', 'default')
+_op_deg2rad_default, _c_deg2rad_default = _lazy(_G, '_op_deg2rad_default', 'aten', 'deg2rad', 'default')
+_op_deg2rad_out, _c_deg2rad_out = _lazy(_G, '_op_deg2rad_out', 'aten', 'deg2rad', 'out')
+_op_det_default, _c_det_default = _lazy(_G, '_op_det_default', 'aten', 'det', 'default')
+_op_detach_default, _c_detach_default = _lazy(_G, '_op_detach_default', 'aten', 'detach', 'default')
+_op_diag_default, _c_diag_default = _lazy(_G, '_op_diag_default', 'aten', 'diag', 'default')
+_op_diag_embed_default, _c_diag_embed_default = _lazy(_G, '_op_diag_embed_default', 'aten', 'diag_embed', 'default')
+_op_diag_out, _c_diag_out = _lazy(_G, '_op_diag_out', 'aten', 'diag', 'out')
+_op_diagflat_default, _c_diagflat_default = _lazy(_G, '_op_diagflat_default', 'aten', 'diagflat', 'default')
+_op_diagonal_default, _c_diagonal_default = _lazy(_G, '_op_diagonal_default', 'aten', 'diagonal', 'default')
+_op_diagonal_scatter_default, _c_diagonal_scatter_default = _lazy(_G, '_op_diagonal_scatter_default', 'aten', 'diagonal_scatter', 'default')
+_op_diff_default, _c_diff_default = _lazy(_G, '_op_diff_default', 'aten', 'diff', 'default')
+_op_diff_out, _c_diff_out = _lazy(_G, '_op_diff_out', 'aten', 'diff', 'out')
+_op_digamma__default, _c_digamma__default = _lazy(_G, '_op_digamma__default', 'aten', 'digamma_', 'default')
+_op_digamma_default, _c_digamma_default = _lazy(_G, '_op_digamma_default', 'aten', 'digamma', 'default')
+_op_digamma_out, _c_digamma_out = _lazy(_G, '_op_digamma_out', 'aten', 'digamma', 'out')
+_op_dist_default, _c_dist_default = _lazy(_G, '_op_dist_default', 'aten', 'dist', 'default')
+_op_div_Tensor, _c_div_Tensor = _lazy(_G, '_op_div_Tensor', 'aten', 'div', 'Tensor')
+_op_div_Tensor_mode, _c_div_Tensor_mode = _lazy(_G, '_op_div_Tensor_mode', 'aten', 'div', 'Tensor_mode')
+_op_div__Tensor, _c_div__Tensor = _lazy(_G, '_op_div__Tensor', 'aten', 'div_', 'Tensor')
+_op_div__Tensor_mode, _c_div__Tensor_mode = _lazy(_G, '_op_div__Tensor_mode', 'aten', 'div_', 'Tensor_mode')
+_op_div_out, _c_div_out = _lazy(_G, '_op_div_out', 'aten', 'div', 'out')
+_op_div_out_mode, _c_div_out_mode = _lazy(_G, '_op_div_out_mode', 'aten', 'div', 'out_mode')
+_op_divide_Tensor, _c_divide_Tensor = _lazy(_G, '_op_divide_Tensor', 'aten', 'divide', 'Tensor')
+_op_divide_Tensor_mode, _c_divide_Tensor_mode = _lazy(_G, '_op_divide_Tensor_mode', 'aten', 'divide', 'Tensor_mode')
+_op_divide_out, _c_divide_out = _lazy(_G, '_op_divide_out', 'aten', 'divide', 'out')
+_op_divide_out_mode, _c_divide_out_mode = _lazy(_G, '_op_divide_out_mode', 'aten', 'divide', 'out_mode')
+_op_dot_default, _c_dot_default = _lazy(_G, '_op_dot_default', 'aten', 'dot', 'default')
+_op_dot_out, _c_dot_out = _lazy(_G, '_op_dot_out', 'aten', 'dot', 'out')
+_op_dsplit_array, _c_dsplit_array = _lazy(_G, '_op_dsplit_array', 'aten', 'dsplit', 'array')
+_op_dsplit_int, _c_dsplit_int = _lazy(_G, '_op_dsplit_int', 'aten', 'dsplit', 'int')
+_op_eq_Scalar, _c_eq_Scalar = _lazy(_G, '_op_eq_Scalar', 'aten', 'eq', 'Scalar')
+_op_eq_Tensor, _c_eq_Tensor = _lazy(_G, '_op_eq_Tensor', 'aten', 'eq', 'Tensor')
+_op_eq_Tensor_out, _c_eq_Tensor_out = _lazy(_G, '_op_eq_Tensor_out', 'aten', 'eq', 'Tensor_out')
+_op_eq__Scalar, _c_eq__Scalar = _lazy(_G, '_op_eq__Scalar', 'aten', 'eq_', 'Scalar')
+_op_eq__Tensor, _c_eq__Tensor = _lazy(_G, '_op_eq__Tensor', 'aten', 'eq_', 'Tensor')
+_op_erf__default, _c_erf__default = _lazy(_G, '_op_erf__default', 'aten', 'erf_', 'default')
+_op_erf_default, _c_erf_default = _lazy(_G, '_op_erf_default', 'aten', 'erf', 'default')
+_op_erf_out, _c_erf_out = _lazy(_G, '_op_erf_out', 'aten', 'erf', 'out')
+_op_erfc__default, _c_erfc__default = _lazy(_G, '_op_erfc__default', 'aten', 'erfc_', 'default')
+_op_erfc_default, _c_erfc_default = _lazy(_G, '_op_erfc_default', 'aten', 'erfc', 'default')
+_op_erfc_out, _c_erfc_out = _lazy(_G, '_op_erfc_out', 'aten', 'erfc', 'out')
+_op_erfinv__default, _c_erfinv__default = _lazy(_G, '_op_erfinv__default', 'aten', 'erfinv_', 'default')
+_op_erfinv_default, _c_erfinv_default = _lazy(_G, '_op_erfinv_default', 'aten', 'erfinv', 'default')
+_op_erfinv_out, _c_erfinv_out = _lazy(_G, '_op_erfinv_out', 'aten', 'erfinv', 'out')
+_op_exp2__default, _c_exp2__default = _lazy(_G, '_op_exp2__default', 'aten', 'exp2_', 'default')
+_op_exp2_default, _c_exp2_default = _lazy(_G, '_op_exp2_default', 'aten', 'exp2', 'default')
+_op_exp2_out, _c_exp2_out = _lazy(_G, '_op_exp2_out', 'aten', 'exp2', 'out')
+_op_exp__default, _c_exp__default = _lazy(_G, '_op_exp__default', 'aten', 'exp_', 'default')
+_op_exp_default, _c_exp_default = _lazy(_G, '_op_exp_default', 'aten', 'exp', 'default')
+_op_exp_out, _c_exp_out = _lazy(_G, '_op_exp_out', 'aten', 'exp', 'out')
+_op_expand_as_default, _c_expand_as_default = _lazy(_G, '_op_expand_as_default', 'aten', 'expand_as', 'default')
+_op_expand_default, _c_expand_default = _lazy(_G, '_op_expand_default', 'aten', 'expand', 'default')
+_op_expm1__default, _c_expm1__default = _lazy(_G, '_op_expm1__default', 'aten', 'expm1_', 'default')
+_op_expm1_default, _c_expm1_default = _lazy(_G, '_op_expm1_default', 'aten', 'expm1', 'default')
+_op_expm1_out, _c_expm1_out = _lazy(_G, '_op_expm1_out', 'aten', 'expm1', 'out')
+_op_exponential__default, _c_exponential__default = _lazy(_G, '_op_exponential__default', 'aten', 'exponential_', 'default')
+_op_fill__Scalar, _c_fill__Scalar = _lazy(_G, '_op_fill__Scalar', 'aten', 'fill_', 'Scalar')
+_op_fill__Tensor, _c_fill__Tensor = _lazy(_G, '_op_fill__Tensor', 'aten', 'fill_', 'Tensor')
+_op_fix__default, _c_fix__default = _lazy(_G, '_op_fix__default', 'aten', 'fix_', 'default')
+_op_fix_default, _c_fix_default = _lazy(_G, '_op_fix_default', 'aten', 'fix', 'default')
+_op_fix_out, _c_fix_out = _lazy(_G, '_op_fix_out', 'aten', 'fix', 'out')
+_op_flatten_using_ints, _c_flatten_using_ints = _lazy(_G, '_op_flatten_using_ints', 'aten', 'flatten', 'using_ints')
+_op_flip_default, _c_flip_default = _lazy(_G, '_op_flip_default', 'aten', 'flip', 'default')
+_op_fliplr_default, _c_fliplr_default = _lazy(_G, '_op_fliplr_default', 'aten', 'fliplr', 'default')
+_op_flipud_default, _c_flipud_default = _lazy(_G, '_op_flipud_default', 'aten', 'flipud', 'default')
+_op_float_power_Tensor_Scalar, _c_float_power_Tensor_Scalar = _lazy(_G, '_op_float_power_Tensor_Scalar', 'aten', 'float_power', 'Tensor_Scalar')
+_op_float_power_Tensor_Scalar_out, _c_float_power_Tensor_Scalar_out = _lazy(_G, '_op_float_power_Tensor_Scalar_out', 'aten', 'float_power', 'Tensor_Scalar_out')
+_op_float_power_Tensor_Tensor, _c_float_power_Tensor_Tensor = _lazy(_G, '_op_float_power_Tensor_Tensor', 'aten', 'float_power', 'Tensor_Tensor')
+_op_float_power_Tensor_Tensor_out, _c_float_power_Tensor_Tensor_out = _lazy(_G, '_op_float_power_Tensor_Tensor_out', 'aten', 'float_power', 'Tensor_Tensor_out')
+_op_float_power__Scalar, _c_float_power__Scalar = _lazy(_G, '_op_float_power__Scalar', 'aten', 'float_power_', 'Scalar')
+_op_float_power__Tensor, _c_float_power__Tensor = _lazy(_G, '_op_float_power__Tensor', 'aten', 'float_power_', 'Tensor')
+_op_floor__default, _c_floor__default = _lazy(_G, '_op_floor__default', 'aten', 'floor_', 'default')
+_op_floor_default, _c_floor_default = _lazy(_G, '_op_floor_default', 'aten', 'floor', 'default')
+_op_floor_divide__default, _c_floor_divide__default = _lazy(_G, '_op_floor_divide__default', 'aten', 'floor_divide_', 'default')
+_op_floor_divide_default, _c_floor_divide_default = _lazy(_G, '_op_floor_divide_default', 'aten', 'floor_divide', 'default')
+_op_floor_divide_out, _c_floor_divide_out = _lazy(_G, '_op_floor_divide_out', 'aten', 'floor_divide', 'out')
+_op_floor_out, _c_floor_out = _lazy(_G, '_op_floor_out', 'aten', 'floor', 'out')
+_op_fmax_default, _c_fmax_default = _lazy(_G, '_op_fmax_default', 'aten', 'fmax', 'default')
+_op_fmax_out, _c_fmax_out = _lazy(_G, '_op_fmax_out', 'aten', 'fmax', 'out')
+_op_fmin_default, _c_fmin_default = _lazy(_G, '_op_fmin_default', 'aten', 'fmin', 'default')
+_op_fmin_out, _c_fmin_out = _lazy(_G, '_op_fmin_out', 'aten', 'fmin', 'out')
+_op_fmod_Scalar, _c_fmod_Scalar = _lazy(_G, '_op_fmod_Scalar', 'aten', 'fmod', 'Scalar')
+_op_fmod_Scalar_out, _c_fmod_Scalar_out = _lazy(_G, '_op_fmod_Scalar_out', 'aten', 'fmod', 'Scalar_out')
+_op_fmod_Tensor, _c_fmod_Tensor = _lazy(_G, '_op_fmod_Tensor', 'aten', 'fmod', 'Tensor')
+_op_fmod_Tensor_out, _c_fmod_Tensor_out = _lazy(_G, '_op_fmod_Tensor_out', 'aten', 'fmod', 'Tensor_out')
+_op_fmod__Scalar, _c_fmod__Scalar = _lazy(_G, '_op_fmod__Scalar', 'aten', 'fmod_', 'Scalar')
+_op_fmod__Tensor, _c_fmod__Tensor = _lazy(_G, '_op_fmod__Tensor', 'aten', 'fmod_', 'Tensor')
+_op_frac__default, _c_frac__default = _lazy(_G, '_op_frac__default', 'aten', 'frac_', 'default')
+_op_frac_default, _c_frac_default = _lazy(_G, '_op_frac_default', 'aten', 'frac', 'default')
+_op_frac_out, _c_frac_out = _lazy(_G, '_op_frac_out', 'aten', 'frac', 'out')
+_op_frexp_Tensor, _c_frexp_Tensor = _lazy(_G, '_op_frexp_Tensor', 'aten', 'frexp', 'Tensor')
+_op_frexp_Tensor_out, _c_frexp_Tensor_out = _lazy(_G, '_op_frexp_Tensor_out', 'aten', 'frexp', 'Tensor_out')
+_op_gather_default, _c_gather_default = _lazy(_G, '_op_gather_default', 'aten', 'gather', 'default')
+_op_gather_out, _c_gather_out = _lazy(_G, '_op_gather_out', 'aten', 'gather', 'out')
+_op_gcd__default, _c_gcd__default = _lazy(_G, '_op_gcd__default', 'aten', 'gcd_', 'default')
+_op_gcd_default, _c_gcd_default = _lazy(_G, '_op_gcd_default', 'aten', 'gcd', 'default')
+_op_gcd_out, _c_gcd_out = _lazy(_G, '_op_gcd_out', 'aten', 'gcd', 'out')
+_op_ge_Scalar, _c_ge_Scalar = _lazy(_G, '_op_ge_Scalar', 'aten', 'ge', 'Scalar')
+_op_ge_Tensor, _c_ge_Tensor = _lazy(_G, '_op_ge_Tensor', 'aten', 'ge', 'Tensor')
+_op_ge_Tensor_out, _c_ge_Tensor_out = _lazy(_G, '_op_ge_Tensor_out', 'aten', 'ge', 'Tensor_out')
+_op_ge__Scalar, _c_ge__Scalar = _lazy(_G, '_op_ge__Scalar', 'aten', 'ge_', 'Scalar')
+_op_ge__Tensor, _c_ge__Tensor = _lazy(_G, '_op_ge__Tensor', 'aten', 'ge_', 'Tensor')
+_op_geometric__default, _c_geometric__default = _lazy(_G, '_op_geometric__default', 'aten', 'geometric_', 'default')
+_op_geqrf_a, _c_geqrf_a = _lazy(_G, '_op_geqrf_a', 'aten', 'geqrf', 'a')
+_op_geqrf_default, _c_geqrf_default = _lazy(_G, '_op_geqrf_default', 'aten', 'geqrf', 'default')
+_op_ger_default, _c_ger_default = _lazy(_G, '_op_ger_default', 'aten', 'ger', 'default')
+_op_ger_out, _c_ger_out = _lazy(_G, '_op_ger_out', 'aten', 'ger', 'out')
+_op_greater_Scalar, _c_greater_Scalar = _lazy(_G, '_op_greater_Scalar', 'aten', 'greater', 'Scalar')
+_op_greater_Tensor, _c_greater_Tensor = _lazy(_G, '_op_greater_Tensor', 'aten', 'greater', 'Tensor')
+_op_greater_Tensor_out, _c_greater_Tensor_out = _lazy(_G, '_op_greater_Tensor_out', 'aten', 'greater', 'Tensor_out')
+_op_greater_equal_Scalar, _c_greater_equal_Scalar = _lazy(_G, '_op_greater_equal_Scalar', 'aten', 'greater_equal', 'Scalar')
+_op_greater_equal_Tensor, _c_greater_equal_Tensor = _lazy(_G, '_op_greater_equal_Tensor', 'aten', 'greater_equal', 'Tensor')
+_op_greater_equal_Tensor_out, _c_greater_equal_Tensor_out = _lazy(_G, '_op_greater_equal_Tensor_out', 'aten', 'greater_equal', 'Tensor_out')
+_op_gt_Scalar, _c_gt_Scalar = _lazy(_G, '_op_gt_Scalar', 'aten', 'gt', 'Scalar')
+_op_gt_Tensor, _c_gt_Tensor = _lazy(_G, '_op_gt_Tensor', 'aten', 'gt', 'Tensor')
+_op_gt_Tensor_out, _c_gt_Tensor_out = _lazy(_G, '_op_gt_Tensor_out', 'aten', 'gt', 'Tensor_out')
+_op_gt__Scalar, _c_gt__Scalar = _lazy(_G, '_op_gt__Scalar', 'aten', 'gt_', 'Scalar')
+_op_gt__Tensor, _c_gt__Tensor = _lazy(_G, '_op_gt__Tensor', 'aten', 'gt_', 'Tensor')
+_op_hardshrink_default, _c_hardshrink_default = _lazy(_G, '_op_hardshrink_default', 'aten', 'hardshrink', 'default')
+_op_hardshrink_out, _c_hardshrink_out = _lazy(_G, '_op_hardshrink_out', 'aten', 'hardshrink', 'out')
+_op_hash_tensor_default, _c_hash_tensor_default = _lazy(_G, '_op_hash_tensor_default', 'aten', 'hash_tensor', 'default')
+_op_hash_tensor_out, _c_hash_tensor_out = _lazy(_G, '_op_hash_tensor_out', 'aten', 'hash_tensor', 'out')
+_op_heaviside__default, _c_heaviside__default = _lazy(_G, '_op_heaviside__default', 'aten', 'heaviside_', 'default')
+_op_heaviside_default, _c_heaviside_default = _lazy(_G, '_op_heaviside_default', 'aten', 'heaviside', 'default')
+_op_heaviside_out, _c_heaviside_out = _lazy(_G, '_op_heaviside_out', 'aten', 'heaviside', 'out')
+_op_histc_default, _c_histc_default = _lazy(_G, '_op_histc_default', 'aten', 'histc', 'default')
+_op_histc_out, _c_histc_out = _lazy(_G, '_op_histc_out', 'aten', 'histc', 'out')
+_op_histogram_bin_ct, _c_histogram_bin_ct = _lazy(_G, '_op_histogram_bin_ct', 'aten', 'histogram', 'bin_ct')
+_op_histogram_bin_ct_out, _c_histogram_bin_ct_out = _lazy(_G, '_op_histogram_bin_ct_out', 'aten', 'histogram', 'bin_ct_out')
+_op_histogram_bins_tensor, _c_histogram_bins_tensor = _lazy(_G, '_op_histogram_bins_tensor', 'aten', 'histogram', 'bins_tensor')
+_op_histogram_bins_tensor_out, _c_histogram_bins_tensor_out = _lazy(_G, '_op_histogram_bins_tensor_out', 'aten', 'histogram', 'bins_tensor_out')
+_op_hsplit_array, _c_hsplit_array = _lazy(_G, '_op_hsplit_array', 'aten', 'hsplit', 'array')
+_op_hsplit_int, _c_hsplit_int = _lazy(_G, '_op_hsplit_int', 'aten', 'hsplit', 'int')
+_op_hypot__default, _c_hypot__default = _lazy(_G, '_op_hypot__default', 'aten', 'hypot_', 'default')
+_op_hypot_default, _c_hypot_default = _lazy(_G, '_op_hypot_default', 'aten', 'hypot', 'default')
+_op_hypot_out, _c_hypot_out = _lazy(_G, '_op_hypot_out', 'aten', 'hypot', 'out')
+_op_i0__default, _c_i0__default = _lazy(_G, '_op_i0__default', 'aten', 'i0_', 'default')
+_op_i0_default, _c_i0_default = _lazy(_G, '_op_i0_default', 'aten', 'i0', 'default')
+_op_i0_out, _c_i0_out = _lazy(_G, '_op_i0_out', 'aten', 'i0', 'out')
+_op_igamma__default, _c_igamma__default = _lazy(_G, '_op_igamma__default', 'aten', 'igamma_', 'default')
+_op_igamma_default, _c_igamma_default = _lazy(_G, '_op_igamma_default', 'aten', 'igamma', 'default')
+_op_igamma_out, _c_igamma_out = _lazy(_G, '_op_igamma_out', 'aten', 'igamma', 'out')
+_op_igammac__default, _c_igammac__default = _lazy(_G, '_op_igammac__default', 'aten', 'igammac_', 'default')
+_op_igammac_default, _c_igammac_default = _lazy(_G, '_op_igammac_default', 'aten', 'igammac', 'default')
+_op_igammac_out, _c_igammac_out = _lazy(_G, '_op_igammac_out', 'aten', 'igammac', 'out')
+_op_index_Tensor, _c_index_Tensor = _lazy(_G, '_op_index_Tensor', 'aten', 'index', 'Tensor')
+_op_index_add__default, _c_index_add__default = _lazy(_G, '_op_index_add__default', 'aten', 'index_add_', 'default')
+_op_index_add_default, _c_index_add_default = _lazy(_G, '_op_index_add_default', 'aten', 'index_add', 'default')
+_op_index_add_out, _c_index_add_out = _lazy(_G, '_op_index_add_out', 'aten', 'index_add', 'out')
+_op_index_copy__default, _c_index_copy__default = _lazy(_G, '_op_index_copy__default', 'aten', 'index_copy_', 'default')
+_op_index_copy_default, _c_index_copy_default = _lazy(_G, '_op_index_copy_default', 'aten', 'index_copy', 'default')
+_op_index_copy_out, _c_index_copy_out = _lazy(_G, '_op_index_copy_out', 'aten', 'index_copy', 'out')
+_op_index_fill__int_Scalar, _c_index_fill__int_Scalar = _lazy(_G, '_op_index_fill__int_Scalar', 'aten', 'index_fill_', 'int_Scalar')
+_op_index_fill__int_Tensor, _c_index_fill__int_Tensor = _lazy(_G, '_op_index_fill__int_Tensor', 'aten', 'index_fill_', 'int_Tensor')
+_op_index_fill_int_Scalar, _c_index_fill_int_Scalar = _lazy(_G, '_op_index_fill_int_Scalar', 'aten', 'index_fill', 'int_Scalar')
+_op_index_fill_int_Tensor, _c_index_fill_int_Tensor = _lazy(_G, '_op_index_fill_int_Tensor', 'aten', 'index_fill', 'int_Tensor')
+_op_index_put__default, _c_index_put__default = _lazy(_G, '_op_index_put__default', 'aten', 'index_put_', 'default')
+_op_index_put_default, _c_index_put_default = _lazy(_G, '_op_index_put_default', 'aten', 'index_put', 'default')
+_op_index_reduce__default, _c_index_reduce__default = _lazy(_G, '_op_index_reduce__default', 'aten', 'index_reduce_', 'default')
+_op_index_reduce_default, _c_index_reduce_default = _lazy(_G, '_op_index_reduce_default', 'aten', 'index_reduce', 'default')
+_op_index_reduce_out, _c_index_reduce_out = _lazy(_G, '_op_index_reduce_out', 'aten', 'index_reduce', 'out')
+_op_index_select_default, _c_index_select_default = _lazy(_G, '_op_index_select_default', 'aten', 'index_select', 'default')
+_op_index_select_out, _c_index_select_out = _lazy(_G, '_op_index_select_out', 'aten', 'index_select', 'out')
+_op_inner_default, _c_inner_default = _lazy(_G, '_op_inner_default', 'aten', 'inner', 'default')
+_op_inner_out, _c_inner_out = _lazy(_G, '_op_inner_out', 'aten', 'inner', 'out')
+_op_inverse_default, _c_inverse_default = _lazy(_G, '_op_inverse_default', 'aten', 'inverse', 'default')
+_op_inverse_out, _c_inverse_out = _lazy(_G, '_op_inverse_out', 'aten', 'inverse', 'out')
+_op_isclose_default, _c_isclose_default = _lazy(_G, '_op_isclose_default', 'aten', 'isclose', 'default')
+_op_isfinite_default, _c_isfinite_default = _lazy(_G, '_op_isfinite_default', 'aten', 'isfinite', 'default')
+_op_isinf_default, _c_isinf_default = _lazy(_G, '_op_isinf_default', 'aten', 'isinf', 'default')
+_op_isnan_default, _c_isnan_default = _lazy(_G, '_op_isnan_default', 'aten', 'isnan', 'default')
+_op_isneginf_default, _c_isneginf_default = _lazy(_G, '_op_isneginf_default', 'aten', 'isneginf', 'default')
+_op_isneginf_out, _c_isneginf_out = _lazy(_G, '_op_isneginf_out', 'aten', 'isneginf', 'out')
+_op_isposinf_default, _c_isposinf_default = _lazy(_G, '_op_isposinf_default', 'aten', 'isposinf', 'default')
+_op_isposinf_out, _c_isposinf_out = _lazy(_G, '_op_isposinf_out', 'aten', 'isposinf', 'out')
+_op_isreal_default, _c_isreal_default = _lazy(_G, '_op_isreal_default', 'aten', 'isreal', 'default')
+_op_kron_default, _c_kron_default = _lazy(_G, '_op_kron_default', 'aten', 'kron', 'default')
+_op_kron_out, _c_kron_out = _lazy(_G, '_op_kron_out', 'aten', 'kron', 'out')
+_op_kthvalue_default, _c_kthvalue_default = _lazy(_G, '_op_kthvalue_default', 'aten', 'kthvalue', 'default')
+_op_kthvalue_values, _c_kthvalue_values = _lazy(_G, '_op_kthvalue_values', 'aten', 'kthvalue', 'values')
+_op_lcm__default, _c_lcm__default = _lazy(_G, '_op_lcm__default', 'aten', 'lcm_', 'default')
+_op_lcm_default, _c_lcm_default = _lazy(_G, '_op_lcm_default', 'aten', 'lcm', 'default')
+_op_lcm_out, _c_lcm_out = _lazy(_G, '_op_lcm_out', 'aten', 'lcm', 'out')
+_op_ldexp_Tensor, _c_ldexp_Tensor = _lazy(_G, '_op_ldexp_Tensor', 'aten', 'ldexp', 'Tensor')
+_op_ldexp__default, _c_ldexp__default = _lazy(_G, '_op_ldexp__default', 'aten', 'ldexp_', 'default')
+_op_ldexp_out, _c_ldexp_out = _lazy(_G, '_op_ldexp_out', 'aten', 'ldexp', 'out')
+_op_le_Scalar, _c_le_Scalar = _lazy(_G, '_op_le_Scalar', 'aten', 'le', 'Scalar')
+_op_le_Tensor, _c_le_Tensor = _lazy(_G, '_op_le_Tensor', 'aten', 'le', 'Tensor')
+_op_le_Tensor_out, _c_le_Tensor_out = _lazy(_G, '_op_le_Tensor_out', 'aten', 'le', 'Tensor_out')
+_op_le__Scalar, _c_le__Scalar = _lazy(_G, '_op_le__Scalar', 'aten', 'le_', 'Scalar')
+_op_le__Tensor, _c_le__Tensor = _lazy(_G, '_op_le__Tensor', 'aten', 'le_', 'Tensor')
+_op_lerp_Scalar, _c_lerp_Scalar = _lazy(_G, '_op_lerp_Scalar', 'aten', 'lerp', 'Scalar')
+_op_lerp_Scalar_out, _c_lerp_Scalar_out = _lazy(_G, '_op_lerp_Scalar_out', 'aten', 'lerp', 'Scalar_out')
+_op_lerp_Tensor, _c_lerp_Tensor = _lazy(_G, '_op_lerp_Tensor', 'aten', 'lerp', 'Tensor')
+_op_lerp_Tensor_out, _c_lerp_Tensor_out = _lazy(_G, '_op_lerp_Tensor_out', 'aten', 'lerp', 'Tensor_out')
+_op_lerp__Scalar, _c_lerp__Scalar = _lazy(_G, '_op_lerp__Scalar', 'aten', 'lerp_', 'Scalar')
+_op_lerp__Tensor, _c_lerp__Tensor = _lazy(_G, '_op_lerp__Tensor', 'aten', 'lerp_', 'Tensor')
+_op_less_Scalar, _c_less_Scalar = _lazy(_G, '_op_less_Scalar', 'aten', 'less', 'Scalar')
+_op_less_Tensor, _c_less_Tensor = _lazy(_G, '_op_less_Tensor', 'aten', 'less', 'Tensor')
+_op_less_Tensor_out, _c_less_Tensor_out = _lazy(_G, '_op_less_Tensor_out', 'aten', 'less', 'Tensor_out')
+_op_less_equal_Scalar, _c_less_equal_Scalar = _lazy(_G, '_op_less_equal_Scalar', 'aten', 'less_equal', 'Scalar')
+_op_less_equal_Tensor, _c_less_equal_Tensor = _lazy(_G, '_op_less_equal_Tensor', 'aten', 'less_equal', 'Tensor')
+_op_less_equal_Tensor_out, _c_less_equal_Tensor_out = _lazy(_G, '_op_less_equal_Tensor_out', 'aten', 'less_equal', 'Tensor_out')
+_op_lgamma__default, _c_lgamma__default = _lazy(_G, '_op_lgamma__default', 'aten', 'lgamma_', 'default')
+_op_lgamma_default, _c_lgamma_default = _lazy(_G, '_op_lgamma_default', 'aten', 'lgamma', 'default')
+_op_lgamma_out, _c_lgamma_out = _lazy(_G, '_op_lgamma_out', 'aten', 'lgamma', 'out')
+_op_log10__default, _c_log10__default = _lazy(_G, '_op_log10__default', 'aten', 'log10_', 'default')
+_op_log10_default, _c_log10_default = _lazy(_G, '_op_log10_default', 'aten', 'log10', 'default')
+_op_log10_out, _c_log10_out = _lazy(_G, '_op_log10_out', 'aten', 'log10', 'out')
+_op_log1p__default, _c_log1p__default = _lazy(_G, '_op_log1p__default', 'aten', 'log1p_', 'default')
+_op_log1p_default, _c_log1p_default = _lazy(_G, '_op_log1p_default', 'aten', 'log1p', 'default')
+_op_log1p_out, _c_log1p_out = _lazy(_G, '_op_log1p_out', 'aten', 'log1p', 'out')
+_op_log2__default, _c_log2__default = _lazy(_G, '_op_log2__default', 'aten', 'log2_', 'default')
+_op_log2_default, _c_log2_default = _lazy(_G, '_op_log2_default', 'aten', 'log2', 'default')
+_op_log2_out, _c_log2_out = _lazy(_G, '_op_log2_out', 'aten', 'log2', 'out')
+_op_log__default, _c_log__default = _lazy(_G, '_op_log__default', 'aten', 'log_', 'default')
+_op_log_default, _c_log_default = _lazy(_G, '_op_log_default', 'aten', 'log', 'default')
+_op_log_normal__default, _c_log_normal__default = _lazy(_G, '_op_log_normal__default', 'aten', 'log_normal_', 'default')
+_op_log_out, _c_log_out = _lazy(_G, '_op_log_out', 'aten', 'log', 'out')
+_op_log_softmax_int, _c_log_softmax_int = _lazy(_G, '_op_log_softmax_int', 'aten', 'log_softmax', 'int')
+_op_log_softmax_int_out, _c_log_softmax_int_out = _lazy(_G, '_op_log_softmax_int_out', 'aten', 'log_softmax', 'int_out')
+_op_logaddexp2_default, _c_logaddexp2_default = _lazy(_G, '_op_logaddexp2_default', 'aten', 'logaddexp2', 'default')
+_op_logaddexp2_out, _c_logaddexp2_out = _lazy(_G, '_op_logaddexp2_out', 'aten', 'logaddexp2', 'out')
+_op_logaddexp_default, _c_logaddexp_default = _lazy(_G, '_op_logaddexp_default', 'aten', 'logaddexp', 'default')
+_op_logaddexp_out, _c_logaddexp_out = _lazy(_G, '_op_logaddexp_out', 'aten', 'logaddexp', 'out')
+_op_logcumsumexp_default, _c_logcumsumexp_default = _lazy(_G, '_op_logcumsumexp_default', 'aten', 'logcumsumexp', 'default')
+_op_logcumsumexp_out, _c_logcumsumexp_out = _lazy(_G, '_op_logcumsumexp_out', 'aten', 'logcumsumexp', 'out')
+_op_logdet_default, _c_logdet_default = _lazy(_G, '_op_logdet_default', 'aten', 'logdet', 'default')
+_op_logical_and__default, _c_logical_and__default = _lazy(_G, '_op_logical_and__default', 'aten', 'logical_and_', 'default')
+_op_logical_and_default, _c_logical_and_default = _lazy(_G, '_op_logical_and_default', 'aten', 'logical_and', 'default')
+_op_logical_and_out, _c_logical_and_out = _lazy(_G, '_op_logical_and_out', 'aten', 'logical_and', 'out')
+_op_logical_not__default, _c_logical_not__default = _lazy(_G, '_op_logical_not__default', 'aten', 'logical_not_', 'default')
+_op_logical_not_default, _c_logical_not_default = _lazy(_G, '_op_logical_not_default', 'aten', 'logical_not', 'default')
+_op_logical_not_out, _c_logical_not_out = _lazy(_G, '_op_logical_not_out', 'aten', 'logical_not', 'out')
+_op_logical_or__default, _c_logical_or__default = _lazy(_G, '_op_logical_or__default', 'aten', 'logical_or_', 'default')
+_op_logical_or_default, _c_logical_or_default = _lazy(_G, '_op_logical_or_default', 'aten', 'logical_or', 'default')
+_op_logical_or_out, _c_logical_or_out = _lazy(_G, '_op_logical_or_out', 'aten', 'logical_or', 'out')
+_op_logical_xor__default, _c_logical_xor__default = _lazy(_G, '_op_logical_xor__default', 'aten', 'logical_xor_', 'default')
+_op_logical_xor_default, _c_logical_xor_default = _lazy(_G, '_op_logical_xor_default', 'aten', 'logical_xor', 'default')
+_op_logical_xor_out, _c_logical_xor_out = _lazy(_G, '_op_logical_xor_out', 'aten', 'logical_xor', 'out')
+_op_logit__default, _c_logit__default = _lazy(_G, '_op_logit__default', 'aten', 'logit_', 'default')
+_op_logit_default, _c_logit_default = _lazy(_G, '_op_logit_default', 'aten', 'logit', 'default')
+_op_logit_out, _c_logit_out = _lazy(_G, '_op_logit_out', 'aten', 'logit', 'out')
+_op_logsumexp_default, _c_logsumexp_default = _lazy(_G, '_op_logsumexp_default', 'aten', 'logsumexp', 'default')
+_op_logsumexp_out, _c_logsumexp_out = _lazy(_G, '_op_logsumexp_out', 'aten', 'logsumexp', 'out')
+_op_lt_Scalar, _c_lt_Scalar = _lazy(_G, '_op_lt_Scalar', 'aten', 'lt', 'Scalar')
+_op_lt_Tensor, _c_lt_Tensor = _lazy(_G, '_op_lt_Tensor', 'aten', 'lt', 'Tensor')
+_op_lt_Tensor_out, _c_lt_Tensor_out = _lazy(_G, '_op_lt_Tensor_out', 'aten', 'lt', 'Tensor_out')
+_op_lt__Scalar, _c_lt__Scalar = _lazy(_G, '_op_lt__Scalar', 'aten', 'lt_', 'Scalar')
+_op_lt__Tensor, _c_lt__Tensor = _lazy(_G, '_op_lt__Tensor', 'aten', 'lt_', 'Tensor')
+_op_lu_solve_default, _c_lu_solve_default = _lazy(_G, '_op_lu_solve_default', 'aten', 'lu_solve', 'default')
+_op_lu_solve_out, _c_lu_solve_out = _lazy(_G, '_op_lu_solve_out', 'aten', 'lu_solve', 'out')
+_op_masked_fill_Scalar, _c_masked_fill_Scalar = _lazy(_G, '_op_masked_fill_Scalar', 'aten', 'masked_fill', 'Scalar')
+_op_masked_fill_Tensor, _c_masked_fill_Tensor = _lazy(_G, '_op_masked_fill_Tensor', 'aten', 'masked_fill', 'Tensor')
+_op_masked_fill__Scalar, _c_masked_fill__Scalar = _lazy(_G, '_op_masked_fill__Scalar', 'aten', 'masked_fill_', 'Scalar')
+_op_masked_fill__Tensor, _c_masked_fill__Tensor = _lazy(_G, '_op_masked_fill__Tensor', 'aten', 'masked_fill_', 'Tensor')
+_op_masked_scatter__default, _c_masked_scatter__default = _lazy(_G, '_op_masked_scatter__default', 'aten', 'masked_scatter_', 'default')
+_op_masked_scatter_default, _c_masked_scatter_default = _lazy(_G, '_op_masked_scatter_default', 'aten', 'masked_scatter', 'default')
+_op_masked_select_default, _c_masked_select_default = _lazy(_G, '_op_masked_select_default', 'aten', 'masked_select', 'default')
+_op_masked_select_out, _c_masked_select_out = _lazy(_G, '_op_masked_select_out', 'aten', 'masked_select', 'out')
+_op_matmul_default, _c_matmul_default = _lazy(_G, '_op_matmul_default', 'aten', 'matmul', 'default')
+_op_matmul_out, _c_matmul_out = _lazy(_G, '_op_matmul_out', 'aten', 'matmul', 'out')
+_op_matrix_exp_default, _c_matrix_exp_default = _lazy(_G, '_op_matrix_exp_default', 'aten', 'matrix_exp', 'default')
+_op_matrix_power_default, _c_matrix_power_default = _lazy(_G, '_op_matrix_power_default', 'aten', 'matrix_power', 'default')
+_op_matrix_power_out, _c_matrix_power_out = _lazy(_G, '_op_matrix_power_out', 'aten', 'matrix_power', 'out')
+_op_max_default, _c_max_default = _lazy(_G, '_op_max_default', 'aten', 'max', 'default')
+_op_max_dim, _c_max_dim = _lazy(_G, '_op_max_dim', 'aten', 'max', 'dim')
+_op_max_dim_max, _c_max_dim_max = _lazy(_G, '_op_max_dim_max', 'aten', 'max', 'dim_max')
+_op_max_other, _c_max_other = _lazy(_G, '_op_max_other', 'aten', 'max', 'other')
+_op_max_out, _c_max_out = _lazy(_G, '_op_max_out', 'aten', 'max', 'out')
+_op_max_unary_out, _c_max_unary_out = _lazy(_G, '_op_max_unary_out', 'aten', 'max', 'unary_out')
+_op_maximum_default, _c_maximum_default = _lazy(_G, '_op_maximum_default', 'aten', 'maximum', 'default')
+_op_maximum_out, _c_maximum_out = _lazy(_G, '_op_maximum_out', 'aten', 'maximum', 'out')
+_op_mean_default, _c_mean_default = _lazy(_G, '_op_mean_default', 'aten', 'mean', 'default')
+_op_mean_dim, _c_mean_dim = _lazy(_G, '_op_mean_dim', 'aten', 'mean', 'dim')
+_op_mean_dtype_out, _c_mean_dtype_out = _lazy(_G, '_op_mean_dtype_out', 'aten', 'mean', 'dtype_out')
+_op_mean_out, _c_mean_out = _lazy(_G, '_op_mean_out', 'aten', 'mean', 'out')
+_op_median_default, _c_median_default = _lazy(_G, '_op_median_default', 'aten', 'median', 'default')
+_op_median_dim, _c_median_dim = _lazy(_G, '_op_median_dim', 'aten', 'median', 'dim')
+_op_median_dim_values, _c_median_dim_values = _lazy(_G, '_op_median_dim_values', 'aten', 'median', 'dim_values')
+_op_min_default, _c_min_default = _lazy(_G, '_op_min_default', 'aten', 'min', 'default')
+_op_min_dim, _c_min_dim = _lazy(_G, '_op_min_dim', 'aten', 'min', 'dim')
+_op_min_dim_min, _c_min_dim_min = _lazy(_G, '_op_min_dim_min', 'aten', 'min', 'dim_min')
+_op_min_other, _c_min_other = _lazy(_G, '_op_min_other', 'aten', 'min', 'other')
+_op_min_out, _c_min_out = _lazy(_G, '_op_min_out', 'aten', 'min', 'out')
+_op_min_unary_out, _c_min_unary_out = _lazy(_G, '_op_min_unary_out', 'aten', 'min', 'unary_out')
+_op_minimum_default, _c_minimum_default = _lazy(_G, '_op_minimum_default', 'aten', 'minimum', 'default')
+_op_minimum_out, _c_minimum_out = _lazy(_G, '_op_minimum_out', 'aten', 'minimum', 'out')
+_op_mm_default, _c_mm_default = _lazy(_G, '_op_mm_default', 'aten', 'mm', 'default')
+_op_mm_out, _c_mm_out = _lazy(_G, '_op_mm_out', 'aten', 'mm', 'out')
+_op_mode_default, _c_mode_default = _lazy(_G, '_op_mode_default', 'aten', 'mode', 'default')
+_op_mode_values, _c_mode_values = _lazy(_G, '_op_mode_values', 'aten', 'mode', 'values')
+_op_moveaxis_int, _c_moveaxis_int = _lazy(_G, '_op_moveaxis_int', 'aten', 'moveaxis', 'int')
+_op_moveaxis_intlist, _c_moveaxis_intlist = _lazy(_G, '_op_moveaxis_intlist', 'aten', 'moveaxis', 'intlist')
+_op_movedim_int, _c_movedim_int = _lazy(_G, '_op_movedim_int', 'aten', 'movedim', 'int')
+_op_movedim_intlist, _c_movedim_intlist = _lazy(_G, '_op_movedim_intlist', 'aten', 'movedim', 'intlist')
+_op_msort_default, _c_msort_default = _lazy(_G, '_op_msort_default', 'aten', 'msort', 'default')
+_op_msort_out, _c_msort_out = _lazy(_G, '_op_msort_out', 'aten', 'msort', 'out')
+_op_mul_Tensor, _c_mul_Tensor = _lazy(_G, '_op_mul_Tensor', 'aten', 'mul', 'Tensor')
+_op_mul__Tensor, _c_mul__Tensor = _lazy(_G, '_op_mul__Tensor', 'aten', 'mul_', 'Tensor')
+_op_mul_out, _c_mul_out = _lazy(_G, '_op_mul_out', 'aten', 'mul', 'out')
+_op_multinomial_default, _c_multinomial_default = _lazy(_G, '_op_multinomial_default', 'aten', 'multinomial', 'default')
+_op_multinomial_out, _c_multinomial_out = _lazy(_G, '_op_multinomial_out', 'aten', 'multinomial', 'out')
+_op_multiply_Tensor, _c_multiply_Tensor = _lazy(_G, '_op_multiply_Tensor', 'aten', 'multiply', 'Tensor')
+_op_multiply_out, _c_multiply_out = _lazy(_G, '_op_multiply_out', 'aten', 'multiply', 'out')
+_op_mv_default, _c_mv_default = _lazy(_G, '_op_mv_default', 'aten', 'mv', 'default')
+_op_mv_out, _c_mv_out = _lazy(_G, '_op_mv_out', 'aten', 'mv', 'out')
+_op_mvlgamma__default, _c_mvlgamma__default = _lazy(_G, '_op_mvlgamma__default', 'aten', 'mvlgamma_', 'default')
+_op_mvlgamma_default, _c_mvlgamma_default = _lazy(_G, '_op_mvlgamma_default', 'aten', 'mvlgamma', 'default')
+_op_mvlgamma_out, _c_mvlgamma_out = _lazy(_G, '_op_mvlgamma_out', 'aten', 'mvlgamma', 'out')
+_op_nan_to_num__default, _c_nan_to_num__default = _lazy(_G, '_op_nan_to_num__default', 'aten', 'nan_to_num_', 'default')
+_op_nan_to_num_default, _c_nan_to_num_default = _lazy(_G, '_op_nan_to_num_default', 'aten', 'nan_to_num', 'default')
+_op_nan_to_num_out, _c_nan_to_num_out = _lazy(_G, '_op_nan_to_num_out', 'aten', 'nan_to_num', 'out')
+_op_nanmean_default, _c_nanmean_default = _lazy(_G, '_op_nanmean_default', 'aten', 'nanmean', 'default')
+_op_nanmean_out, _c_nanmean_out = _lazy(_G, '_op_nanmean_out', 'aten', 'nanmean', 'out')
+_op_nanmedian_default, _c_nanmedian_default = _lazy(_G, '_op_nanmedian_default', 'aten', 'nanmedian', 'default')
+_op_nanmedian_dim, _c_nanmedian_dim = _lazy(_G, '_op_nanmedian_dim', 'aten', 'nanmedian', 'dim')
+_op_nanmedian_dim_values, _c_nanmedian_dim_values = _lazy(_G, '_op_nanmedian_dim_values', 'aten', 'nanmedian', 'dim_values')
+_op_nanquantile_default, _c_nanquantile_default = _lazy(_G, '_op_nanquantile_default', 'aten', 'nanquantile', 'default')
+_op_nanquantile_out, _c_nanquantile_out = _lazy(_G, '_op_nanquantile_out', 'aten', 'nanquantile', 'out')
+_op_nanquantile_scalar, _c_nanquantile_scalar = _lazy(_G, '_op_nanquantile_scalar', 'aten', 'nanquantile', 'scalar')
+_op_nanquantile_scalar_out, _c_nanquantile_scalar_out = _lazy(_G, '_op_nanquantile_scalar_out', 'aten', 'nanquantile', 'scalar_out')
+_op_nansum_default, _c_nansum_default = _lazy(_G, '_op_nansum_default', 'aten', 'nansum', 'default')
+_op_nansum_out, _c_nansum_out = _lazy(_G, '_op_nansum_out', 'aten', 'nansum', 'out')
+_op_narrow_copy_default, _c_narrow_copy_default = _lazy(_G, '_op_narrow_copy_default', 'aten', 'narrow_copy', 'default')
+_op_narrow_copy_out, _c_narrow_copy_out = _lazy(_G, '_op_narrow_copy_out', 'aten', 'narrow_copy', 'out')
+_op_narrow_default, _c_narrow_default = _lazy(_G, '_op_narrow_default', 'aten', 'narrow', 'default')
+_op_ne_Scalar, _c_ne_Scalar = _lazy(_G, '_op_ne_Scalar', 'aten', 'ne', 'Scalar')
+_op_ne_Tensor, _c_ne_Tensor = _lazy(_G, '_op_ne_Tensor', 'aten', 'ne', 'Tensor')
+_op_ne_Tensor_out, _c_ne_Tensor_out = _lazy(_G, '_op_ne_Tensor_out', 'aten', 'ne', 'Tensor_out')
+_op_ne__Scalar, _c_ne__Scalar = _lazy(_G, '_op_ne__Scalar', 'aten', 'ne_', 'Scalar')
+_op_ne__Tensor, _c_ne__Tensor = _lazy(_G, '_op_ne__Tensor', 'aten', 'ne_', 'Tensor')
+_op_neg__default, _c_neg__default = _lazy(_G, '_op_neg__default', 'aten', 'neg_', 'default')
+_op_neg_default, _c_neg_default = _lazy(_G, '_op_neg_default', 'aten', 'neg', 'default')
+_op_neg_out, _c_neg_out = _lazy(_G, '_op_neg_out', 'aten', 'neg', 'out')
+_op_negative__default, _c_negative__default = _lazy(_G, '_op_negative__default', 'aten', 'negative_', 'default')
+_op_negative_default, _c_negative_default = _lazy(_G, '_op_negative_default', 'aten', 'negative', 'default')
+_op_negative_out, _c_negative_out = _lazy(_G, '_op_negative_out', 'aten', 'negative', 'out')
+_op_new_empty_default, _c_new_empty_default = _lazy(_G, '_op_new_empty_default', 'aten', 'new_empty', 'default')
+_op_new_empty_strided_default, _c_new_empty_strided_default = _lazy(_G, '_op_new_empty_strided_default', 'aten', 'new_empty_strided', 'default')
+_op_new_full_default, _c_new_full_default = _lazy(_G, '_op_new_full_default', 'aten', 'new_full', 'default')
+_op_new_ones_default, _c_new_ones_default = _lazy(_G, '_op_new_ones_default', 'aten', 'new_ones', 'default')
+_op_new_zeros_default, _c_new_zeros_default = _lazy(_G, '_op_new_zeros_default', 'aten', 'new_zeros', 'default')
+_op_nextafter__default, _c_nextafter__default = _lazy(_G, '_op_nextafter__default', 'aten', 'nextafter_', 'default')
+_op_nextafter_default, _c_nextafter_default = _lazy(_G, '_op_nextafter_default', 'aten', 'nextafter', 'default')
+_op_nextafter_out, _c_nextafter_out = _lazy(_G, '_op_nextafter_out', 'aten', 'nextafter', 'out')
+_op_nonzero_default, _c_nonzero_default = _lazy(_G, '_op_nonzero_default', 'aten', 'nonzero', 'default')
+_op_nonzero_out, _c_nonzero_out = _lazy(_G, '_op_nonzero_out', 'aten', 'nonzero', 'out')
+_op_nonzero_static_default, _c_nonzero_static_default = _lazy(_G, '_op_nonzero_static_default', 'aten', 'nonzero_static', 'default')
+_op_nonzero_static_out, _c_nonzero_static_out = _lazy(_G, '_op_nonzero_static_out', 'aten', 'nonzero_static', 'out')
+_op_norm_Scalar, _c_norm_Scalar = _lazy(_G, '_op_norm_Scalar', 'aten', 'norm', 'Scalar')
+_op_norm_ScalarOpt_dim, _c_norm_ScalarOpt_dim = _lazy(_G, '_op_norm_ScalarOpt_dim', 'aten', 'norm', 'ScalarOpt_dim')
+_op_norm_ScalarOpt_dim_dtype, _c_norm_ScalarOpt_dim_dtype = _lazy(_G, '_op_norm_ScalarOpt_dim_dtype', 'aten', 'norm', 'ScalarOpt_dim_dtype')
+_op_norm_ScalarOpt_dtype, _c_norm_ScalarOpt_dtype = _lazy(_G, '_op_norm_ScalarOpt_dtype', 'aten', 'norm', 'ScalarOpt_dtype')
+_op_norm_dtype_out, _c_norm_dtype_out = _lazy(_G, '_op_norm_dtype_out', 'aten', 'norm', 'dtype_out')
+_op_norm_out, _c_norm_out = _lazy(_G, '_op_norm_out', 'aten', 'norm', 'out')
+_op_normal__default, _c_normal__default = _lazy(_G, '_op_normal__default', 'aten', 'normal_', 'default')
+_op_not_equal_Scalar, _c_not_equal_Scalar = _lazy(_G, '_op_not_equal_Scalar', 'aten', 'not_equal', 'Scalar')
+_op_not_equal_Tensor, _c_not_equal_Tensor = _lazy(_G, '_op_not_equal_Tensor', 'aten', 'not_equal', 'Tensor')
+_op_not_equal_Tensor_out, _c_not_equal_Tensor_out = _lazy(_G, '_op_not_equal_Tensor_out', 'aten', 'not_equal', 'Tensor_out')
+_op_orgqr_default, _c_orgqr_default = _lazy(_G, '_op_orgqr_default', 'aten', 'orgqr', 'default')
+_op_orgqr_out, _c_orgqr_out = _lazy(_G, '_op_orgqr_out', 'aten', 'orgqr', 'out')
+_op_ormqr_default, _c_ormqr_default = _lazy(_G, '_op_ormqr_default', 'aten', 'ormqr', 'default')
+_op_ormqr_out, _c_ormqr_out = _lazy(_G, '_op_ormqr_out', 'aten', 'ormqr', 'out')
+_op_outer_default, _c_outer_default = _lazy(_G, '_op_outer_default', 'aten', 'outer', 'default')
+_op_outer_out, _c_outer_out = _lazy(_G, '_op_outer_out', 'aten', 'outer', 'out')
+_op_permute_default, _c_permute_default = _lazy(_G, '_op_permute_default', 'aten', 'permute', 'default')
+_op_pinverse_default, _c_pinverse_default = _lazy(_G, '_op_pinverse_default', 'aten', 'pinverse', 'default')
+_op_polygamma__default, _c_polygamma__default = _lazy(_G, '_op_polygamma__default', 'aten', 'polygamma_', 'default')
+_op_polygamma_default, _c_polygamma_default = _lazy(_G, '_op_polygamma_default', 'aten', 'polygamma', 'default')
+_op_polygamma_out, _c_polygamma_out = _lazy(_G, '_op_polygamma_out', 'aten', 'polygamma', 'out')
+_op_positive_default, _c_positive_default = _lazy(_G, '_op_positive_default', 'aten', 'positive', 'default')
+_op_pow_Tensor_Scalar, _c_pow_Tensor_Scalar = _lazy(_G, '_op_pow_Tensor_Scalar', 'aten', 'pow', 'Tensor_Scalar')
+_op_pow_Tensor_Tensor, _c_pow_Tensor_Tensor = _lazy(_G, '_op_pow_Tensor_Tensor', 'aten', 'pow', 'Tensor_Tensor')
+_op_pow_Tensor_Tensor_out, _c_pow_Tensor_Tensor_out = _lazy(_G, '_op_pow_Tensor_Tensor_out', 'aten', 'pow', 'Tensor_Tensor_out')
+_op_pow__Scalar, _c_pow__Scalar = _lazy(_G, '_op_pow__Scalar', 'aten', 'pow_', 'Scalar')
+_op_pow__Tensor, _c_pow__Tensor = _lazy(_G, '_op_pow__Tensor', 'aten', 'pow_', 'Tensor')
+_op_prelu_default, _c_prelu_default = _lazy(_G, '_op_prelu_default', 'aten', 'prelu', 'default')
+_op_prod_default, _c_prod_default = _lazy(_G, '_op_prod_default', 'aten', 'prod', 'default')
+_op_prod_dim_int, _c_prod_dim_int = _lazy(_G, '_op_prod_dim_int', 'aten', 'prod', 'dim_int')
+_op_prod_int_out, _c_prod_int_out = _lazy(_G, '_op_prod_int_out', 'aten', 'prod', 'int_out')
+_op_put__default, _c_put__default = _lazy(_G, '_op_put__default', 'aten', 'put_', 'default')
+_op_put_default, _c_put_default = _lazy(_G, '_op_put_default', 'aten', 'put', 'default')
+_op_qr_Q, _c_qr_Q = _lazy(_G, '_op_qr_Q', 'aten', 'qr', 'Q')
+_op_qr_default, _c_qr_default = _lazy(_G, '_op_qr_default', 'aten', 'qr', 'default')
+_op_quantile_default, _c_quantile_default = _lazy(_G, '_op_quantile_default', 'aten', 'quantile', 'default')
+_op_quantile_out, _c_quantile_out = _lazy(_G, '_op_quantile_out', 'aten', 'quantile', 'out')
+_op_quantile_scalar, _c_quantile_scalar = _lazy(_G, '_op_quantile_scalar', 'aten', 'quantile', 'scalar')
+_op_quantile_scalar_out, _c_quantile_scalar_out = _lazy(_G, '_op_quantile_scalar_out', 'aten', 'quantile', 'scalar_out')
+_op_rad2deg__default, _c_rad2deg__default = _lazy(_G, '_op_rad2deg__default', 'aten', 'rad2deg_', 'default')
+_op_rad2deg_default, _c_rad2deg_default = _lazy(_G, '_op_rad2deg_default', 'aten', 'rad2deg', 'default')
+_op_rad2deg_out, _c_rad2deg_out = _lazy(_G, '_op_rad2deg_out', 'aten', 'rad2deg', 'out')
+_op_random__default, _c_random__default = _lazy(_G, '_op_random__default', 'aten', 'random_', 'default')
+_op_random__from, _c_random__from = _lazy(_G, '_op_random__from', 'aten', 'random_', 'from')
+_op_random__to, _c_random__to = _lazy(_G, '_op_random__to', 'aten', 'random_', 'to')
+_op_ravel_default, _c_ravel_default = _lazy(_G, '_op_ravel_default', 'aten', 'ravel', 'default')
+_op_reciprocal__default, _c_reciprocal__default = _lazy(_G, '_op_reciprocal__default', 'aten', 'reciprocal_', 'default')
+_op_reciprocal_default, _c_reciprocal_default = _lazy(_G, '_op_reciprocal_default', 'aten', 'reciprocal', 'default')
+_op_reciprocal_out, _c_reciprocal_out = _lazy(_G, '_op_reciprocal_out', 'aten', 'reciprocal', 'out')
+_op_relu__default, _c_relu__default = _lazy(_G, '_op_relu__default', 'aten', 'relu_', 'default')
+_op_relu_default, _c_relu_default = _lazy(_G, '_op_relu_default', 'aten', 'relu', 'default')
+_op_remainder_Scalar, _c_remainder_Scalar = _lazy(_G, '_op_remainder_Scalar', 'aten', 'remainder', 'Scalar')
+_op_remainder_Tensor, _c_remainder_Tensor = _lazy(_G, '_op_remainder_Tensor', 'aten', 'remainder', 'Tensor')
+_op_remainder_Tensor_out, _c_remainder_Tensor_out = _lazy(_G, '_op_remainder_Tensor_out', 'aten', 'remainder', 'Tensor_out')
+_op_remainder__Scalar, _c_remainder__Scalar = _lazy(_G, '_op_remainder__Scalar', 'aten', 'remainder_', 'Scalar')
+_op_remainder__Tensor, _c_remainder__Tensor = _lazy(_G, '_op_remainder__Tensor', 'aten', 'remainder_', 'Tensor')
+_op_renorm__default, _c_renorm__default = _lazy(_G, '_op_renorm__default', 'aten', 'renorm_', 'default')
+_op_renorm_default, _c_renorm_default = _lazy(_G, '_op_renorm_default', 'aten', 'renorm', 'default')
+_op_renorm_out, _c_renorm_out = _lazy(_G, '_op_renorm_out', 'aten', 'renorm', 'out')
+_op_repeat_default, _c_repeat_default = _lazy(_G, '_op_repeat_default', 'aten', 'repeat', 'default')
+_op_repeat_interleave_self_Tensor, _c_repeat_interleave_self_Tensor = _lazy(_G, '_op_repeat_interleave_self_Tensor', 'aten', 'repeat_interleave', 'self_Tensor')
+_op_repeat_interleave_self_int, _c_repeat_interleave_self_int = _lazy(_G, '_op_repeat_interleave_self_int', 'aten', 'repeat_interleave', 'self_int')
+_op_reshape_as_default, _c_reshape_as_default = _lazy(_G, '_op_reshape_as_default', 'aten', 'reshape_as', 'default')
+_op_reshape_default, _c_reshape_default = _lazy(_G, '_op_reshape_default', 'aten', 'reshape', 'default')
+_op_resize__default, _c_resize__default = _lazy(_G, '_op_resize__default', 'aten', 'resize_', 'default')
+_op_resolve_conj_default, _c_resolve_conj_default = _lazy(_G, '_op_resolve_conj_default', 'aten', 'resolve_conj', 'default')
+_op_resolve_neg_default, _c_resolve_neg_default = _lazy(_G, '_op_resolve_neg_default', 'aten', 'resolve_neg', 'default')
+_op_roll_default, _c_roll_default = _lazy(_G, '_op_roll_default', 'aten', 'roll', 'default')
+_op_rot90_default, _c_rot90_default = _lazy(_G, '_op_rot90_default', 'aten', 'rot90', 'default')
+_op_round__decimals, _c_round__decimals = _lazy(_G, '_op_round__decimals', 'aten', 'round_', 'decimals')
+_op_round__default, _c_round__default = _lazy(_G, '_op_round__default', 'aten', 'round_', 'default')
+_op_round_decimals, _c_round_decimals = _lazy(_G, '_op_round_decimals', 'aten', 'round', 'decimals')
+_op_round_decimals_out, _c_round_decimals_out = _lazy(_G, '_op_round_decimals_out', 'aten', 'round', 'decimals_out')
+_op_round_default, _c_round_default = _lazy(_G, '_op_round_default', 'aten', 'round', 'default')
+_op_round_out, _c_round_out = _lazy(_G, '_op_round_out', 'aten', 'round', 'out')
+_op_rsqrt__default, _c_rsqrt__default = _lazy(_G, '_op_rsqrt__default', 'aten', 'rsqrt_', 'default')
+_op_rsqrt_default, _c_rsqrt_default = _lazy(_G, '_op_rsqrt_default', 'aten', 'rsqrt', 'default')
+_op_rsqrt_out, _c_rsqrt_out = _lazy(_G, '_op_rsqrt_out', 'aten', 'rsqrt', 'out')
+_op_scatter__reduce, _c_scatter__reduce = _lazy(_G, '_op_scatter__reduce', 'aten', 'scatter_', 'reduce')
+_op_scatter__src, _c_scatter__src = _lazy(_G, '_op_scatter__src', 'aten', 'scatter_', 'src')
+_op_scatter__value, _c_scatter__value = _lazy(_G, '_op_scatter__value', 'aten', 'scatter_', 'value')
+_op_scatter__value_reduce, _c_scatter__value_reduce = _lazy(_G, '_op_scatter__value_reduce', 'aten', 'scatter_', 'value_reduce')
+_op_scatter_add__default, _c_scatter_add__default = _lazy(_G, '_op_scatter_add__default', 'aten', 'scatter_add_', 'default')
+_op_scatter_add_default, _c_scatter_add_default = _lazy(_G, '_op_scatter_add_default', 'aten', 'scatter_add', 'default')
+_op_scatter_add_out, _c_scatter_add_out = _lazy(_G, '_op_scatter_add_out', 'aten', 'scatter_add', 'out')
+_op_scatter_reduce, _c_scatter_reduce = _lazy(_G, '_op_scatter_reduce', 'aten', 'scatter', 'reduce')
+_op_scatter_reduce__two, _c_scatter_reduce__two = _lazy(_G, '_op_scatter_reduce__two', 'aten', 'scatter_reduce_', 'two')
+_op_scatter_reduce_out, _c_scatter_reduce_out = _lazy(_G, '_op_scatter_reduce_out', 'aten', 'scatter', 'reduce_out')
+_op_scatter_reduce_two, _c_scatter_reduce_two = _lazy(_G, '_op_scatter_reduce_two', 'aten', 'scatter_reduce', 'two')
+_op_scatter_reduce_two_out, _c_scatter_reduce_two_out = _lazy(_G, '_op_scatter_reduce_two_out', 'aten', 'scatter_reduce', 'two_out')
+_op_scatter_src, _c_scatter_src = _lazy(_G, '_op_scatter_src', 'aten', 'scatter', 'src')
+_op_scatter_src_out, _c_scatter_src_out = _lazy(_G, '_op_scatter_src_out', 'aten', 'scatter', 'src_out')
+_op_scatter_value, _c_scatter_value = _lazy(_G, '_op_scatter_value', 'aten', 'scatter', 'value')
+_op_scatter_value_out, _c_scatter_value_out = _lazy(_G, '_op_scatter_value_out', 'aten', 'scatter', 'value_out')
+_op_scatter_value_reduce, _c_scatter_value_reduce = _lazy(_G, '_op_scatter_value_reduce', 'aten', 'scatter', 'value_reduce')
+_op_scatter_value_reduce_out, _c_scatter_value_reduce_out = _lazy(_G, '_op_scatter_value_reduce_out', 'aten', 'scatter', 'value_reduce_out')
+_op_select_int, _c_select_int = _lazy(_G, '_op_select_int', 'aten', 'select', 'int')
+_op_select_scatter_default, _c_select_scatter_default = _lazy(_G, '_op_select_scatter_default', 'aten', 'select_scatter', 'default')
+_op_sgn__default, _c_sgn__default = _lazy(_G, '_op_sgn__default', 'aten', 'sgn_', 'default')
+_op_sgn_default, _c_sgn_default = _lazy(_G, '_op_sgn_default', 'aten', 'sgn', 'default')
+_op_sgn_out, _c_sgn_out = _lazy(_G, '_op_sgn_out', 'aten', 'sgn', 'out')
+_op_sigmoid__default, _c_sigmoid__default = _lazy(_G, '_op_sigmoid__default', 'aten', 'sigmoid_', 'default')
+_op_sigmoid_default, _c_sigmoid_default = _lazy(_G, '_op_sigmoid_default', 'aten', 'sigmoid', 'default')
+_op_sigmoid_out, _c_sigmoid_out = _lazy(_G, '_op_sigmoid_out', 'aten', 'sigmoid', 'out')
+_op_sign__default, _c_sign__default = _lazy(_G, '_op_sign__default', 'aten', 'sign_', 'default')
+_op_sign_default, _c_sign_default = _lazy(_G, '_op_sign_default', 'aten', 'sign', 'default')
+_op_sign_out, _c_sign_out = _lazy(_G, '_op_sign_out', 'aten', 'sign', 'out')
+_op_signbit_default, _c_signbit_default = _lazy(_G, '_op_signbit_default', 'aten', 'signbit', 'default')
+_op_signbit_out, _c_signbit_out = _lazy(_G, '_op_signbit_out', 'aten', 'signbit', 'out')
+_op_sin__default, _c_sin__default = _lazy(_G, '_op_sin__default', 'aten', 'sin_', 'default')
+_op_sin_default, _c_sin_default = _lazy(_G, '_op_sin_default', 'aten', 'sin', 'default')
+_op_sin_out, _c_sin_out = _lazy(_G, '_op_sin_out', 'aten', 'sin', 'out')
+_op_sinc__default, _c_sinc__default = _lazy(_G, '_op_sinc__default', 'aten', 'sinc_', 'default')
+_op_sinc_default, _c_sinc_default = _lazy(_G, '_op_sinc_default', 'aten', 'sinc', 'default')
+_op_sinc_out, _c_sinc_out = _lazy(_G, '_op_sinc_out', 'aten', 'sinc', 'out')
+_op_sinh__default, _c_sinh__default = _lazy(_G, '_op_sinh__default', 'aten', 'sinh_', 'default')
+_op_sinh_default, _c_sinh_default = _lazy(_G, '_op_sinh_default', 'aten', 'sinh', 'default')
+_op_sinh_out, _c_sinh_out = _lazy(_G, '_op_sinh_out', 'aten', 'sinh', 'out')
+_op_slice_Tensor, _c_slice_Tensor = _lazy(_G, '_op_slice_Tensor', 'aten', 'slice', 'Tensor')
+_op_slice_scatter_default, _c_slice_scatter_default = _lazy(_G, '_op_slice_scatter_default', 'aten', 'slice_scatter', 'default')
+_op_slice_scatter_out, _c_slice_scatter_out = _lazy(_G, '_op_slice_scatter_out', 'aten', 'slice_scatter', 'out')
+_op_slogdet_default, _c_slogdet_default = _lazy(_G, '_op_slogdet_default', 'aten', 'slogdet', 'default')
+_op_slogdet_out, _c_slogdet_out = _lazy(_G, '_op_slogdet_out', 'aten', 'slogdet', 'out')
+_op_softmax_int, _c_softmax_int = _lazy(_G, '_op_softmax_int', 'aten', 'softmax', 'int')
+_op_softmax_int_out, _c_softmax_int_out = _lazy(_G, '_op_softmax_int_out', 'aten', 'softmax', 'int_out')
+_op_sort_default, _c_sort_default = _lazy(_G, '_op_sort_default', 'aten', 'sort', 'default')
+_op_sort_stable, _c_sort_stable = _lazy(_G, '_op_sort_stable', 'aten', 'sort', 'stable')
+_op_sort_values, _c_sort_values = _lazy(_G, '_op_sort_values', 'aten', 'sort', 'values')
+_op_sort_values_stable, _c_sort_values_stable = _lazy(_G, '_op_sort_values_stable', 'aten', 'sort', 'values_stable')
+_op_split_Tensor, _c_split_Tensor = _lazy(_G, '_op_split_Tensor', 'aten', 'split', 'Tensor')
+_op_split_with_sizes_default, _c_split_with_sizes_default = _lazy(_G, '_op_split_with_sizes_default', 'aten', 'split_with_sizes', 'default')
+_op_sqrt__default, _c_sqrt__default = _lazy(_G, '_op_sqrt__default', 'aten', 'sqrt_', 'default')
+_op_sqrt_default, _c_sqrt_default = _lazy(_G, '_op_sqrt_default', 'aten', 'sqrt', 'default')
+_op_sqrt_out, _c_sqrt_out = _lazy(_G, '_op_sqrt_out', 'aten', 'sqrt', 'out')
+_op_square__default, _c_square__default = _lazy(_G, '_op_square__default', 'aten', 'square_', 'default')
+_op_square_default, _c_square_default = _lazy(_G, '_op_square_default', 'aten', 'square', 'default')
+_op_square_out, _c_square_out = _lazy(_G, '_op_square_out', 'aten', 'square', 'out')
+_op_squeeze__default, _c_squeeze__default = _lazy(_G, '_op_squeeze__default', 'aten', 'squeeze_', 'default')
+_op_squeeze__dim, _c_squeeze__dim = _lazy(_G, '_op_squeeze__dim', 'aten', 'squeeze_', 'dim')
+_op_squeeze__dims, _c_squeeze__dims = _lazy(_G, '_op_squeeze__dims', 'aten', 'squeeze_', 'dims')
+_op_squeeze_default, _c_squeeze_default = _lazy(_G, '_op_squeeze_default', 'aten', 'squeeze', 'default')
+_op_squeeze_dim, _c_squeeze_dim = _lazy(_G, '_op_squeeze_dim', 'aten', 'squeeze', 'dim')
+_op_squeeze_dims, _c_squeeze_dims = _lazy(_G, '_op_squeeze_dims', 'aten', 'squeeze', 'dims')
+_op_std_correction, _c_std_correction = _lazy(_G, '_op_std_correction', 'aten', 'std', 'correction')
+_op_std_correction_out, _c_std_correction_out = _lazy(_G, '_op_std_correction_out', 'aten', 'std', 'correction_out')
+_op_std_default, _c_std_default = _lazy(_G, '_op_std_default', 'aten', 'std', 'default')
+_op_std_dim, _c_std_dim = _lazy(_G, '_op_std_dim', 'aten', 'std', 'dim')
+_op_std_out, _c_std_out = _lazy(_G, '_op_std_out', 'aten', 'std', 'out')
+_op_sub_Tensor, _c_sub_Tensor = _lazy(_G, '_op_sub_Tensor', 'aten', 'sub', 'Tensor')
+_op_sub__Tensor, _c_sub__Tensor = _lazy(_G, '_op_sub__Tensor', 'aten', 'sub_', 'Tensor')
+_op_sub_out, _c_sub_out = _lazy(_G, '_op_sub_out', 'aten', 'sub', 'out')
+_op_subtract_Scalar, _c_subtract_Scalar = _lazy(_G, '_op_subtract_Scalar', 'aten', 'subtract', 'Scalar')
+_op_subtract_Tensor, _c_subtract_Tensor = _lazy(_G, '_op_subtract_Tensor', 'aten', 'subtract', 'Tensor')
+_op_subtract__Scalar, _c_subtract__Scalar = _lazy(_G, '_op_subtract__Scalar', 'aten', 'subtract_', 'Scalar')
+_op_subtract__Tensor, _c_subtract__Tensor = _lazy(_G, '_op_subtract__Tensor', 'aten', 'subtract_', 'Tensor')
+_op_subtract_out, _c_subtract_out = _lazy(_G, '_op_subtract_out', 'aten', 'subtract', 'out')
+_op_sum_IntList_out, _c_sum_IntList_out = _lazy(_G, '_op_sum_IntList_out', 'aten', 'sum', 'IntList_out')
+_op_sum_default, _c_sum_default = _lazy(_G, '_op_sum_default', 'aten', 'sum', 'default')
+_op_sum_dim_IntList, _c_sum_dim_IntList = _lazy(_G, '_op_sum_dim_IntList', 'aten', 'sum', 'dim_IntList')
+_op_svd_U, _c_svd_U = _lazy(_G, '_op_svd_U', 'aten', 'svd', 'U')
+_op_svd_default, _c_svd_default = _lazy(_G, '_op_svd_default', 'aten', 'svd', 'default')
+_op_swapaxes__default, _c_swapaxes__default = _lazy(_G, '_op_swapaxes__default', 'aten', 'swapaxes_', 'default')
+_op_swapaxes_default, _c_swapaxes_default = _lazy(_G, '_op_swapaxes_default', 'aten', 'swapaxes', 'default')
+_op_swapdims__default, _c_swapdims__default = _lazy(_G, '_op_swapdims__default', 'aten', 'swapdims_', 'default')
+_op_swapdims_default, _c_swapdims_default = _lazy(_G, '_op_swapdims_default', 'aten', 'swapdims', 'default')
+_op_t__default, _c_t__default = _lazy(_G, '_op_t__default', 'aten', 't_', 'default')
+_op_t_default, _c_t_default = _lazy(_G, '_op_t_default', 'aten', 't', 'default')
+_op_take_along_dim_default, _c_take_along_dim_default = _lazy(_G, '_op_take_along_dim_default', 'aten', 'take_along_dim', 'default')
+_op_take_along_dim_out, _c_take_along_dim_out = _lazy(_G, '_op_take_along_dim_out', 'aten', 'take_along_dim', 'out')
+_op_take_default, _c_take_default = _lazy(_G, '_op_take_default', 'aten', 'take', 'default')
+_op_take_out, _c_take_out = _lazy(_G, '_op_take_out', 'aten', 'take', 'out')
+_op_tan__default, _c_tan__default = _lazy(_G, '_op_tan__default', 'aten', 'tan_', 'default')
+_op_tan_default, _c_tan_default = _lazy(_G, '_op_tan_default', 'aten', 'tan', 'default')
+_op_tan_out, _c_tan_out = _lazy(_G, '_op_tan_out', 'aten', 'tan', 'out')
+_op_tanh__default, _c_tanh__default = _lazy(_G, '_op_tanh__default', 'aten', 'tanh_', 'default')
+_op_tanh_default, _c_tanh_default = _lazy(_G, '_op_tanh_default', 'aten', 'tanh', 'default')
+_op_tanh_out, _c_tanh_out = _lazy(_G, '_op_tanh_out', 'aten', 'tanh', 'out')
+_op_tensor_split_indices, _c_tensor_split_indices = _lazy(_G, '_op_tensor_split_indices', 'aten', 'tensor_split', 'indices')
+_op_tensor_split_sections, _c_tensor_split_sections = _lazy(_G, '_op_tensor_split_sections', 'aten', 'tensor_split', 'sections')
+_op_tensor_split_tensor_indices_or_sections, _c_tensor_split_tensor_indices_or_sections = _lazy(_G, '_op_tensor_split_tensor_indices_or_sections', 'aten', 'tensor_split', 'tensor_indices_or_sections')
+_op_tile_default, _c_tile_default = _lazy(_G, '_op_tile_default', 'aten', 'tile', 'default')
+_op_topk_default, _c_topk_default = _lazy(_G, '_op_topk_default', 'aten', 'topk', 'default')
+_op_topk_values, _c_topk_values = _lazy(_G, '_op_topk_values', 'aten', 'topk', 'values')
+_op_trace_default, _c_trace_default = _lazy(_G, '_op_trace_default', 'aten', 'trace', 'default')
+_op_transpose__default, _c_transpose__default = _lazy(_G, '_op_transpose__default', 'aten', 'transpose_', 'default')
+_op_transpose_int, _c_transpose_int = _lazy(_G, '_op_transpose_int', 'aten', 'transpose', 'int')
+_op_triangular_solve_X, _c_triangular_solve_X = _lazy(_G, '_op_triangular_solve_X', 'aten', 'triangular_solve', 'X')
+_op_triangular_solve_default, _c_triangular_solve_default = _lazy(_G, '_op_triangular_solve_default', 'aten', 'triangular_solve', 'default')
+_op_tril__default, _c_tril__default = _lazy(_G, '_op_tril__default', 'aten', 'tril_', 'default')
+_op_tril_default, _c_tril_default = _lazy(_G, '_op_tril_default', 'aten', 'tril', 'default')
+_op_tril_out, _c_tril_out = _lazy(_G, '_op_tril_out', 'aten', 'tril', 'out')
+_op_triu__default, _c_triu__default = _lazy(_G, '_op_triu__default', 'aten', 'triu_', 'default')
+_op_triu_default, _c_triu_default = _lazy(_G, '_op_triu_default', 'aten', 'triu', 'default')
+_op_triu_out, _c_triu_out = _lazy(_G, '_op_triu_out', 'aten', 'triu', 'out')
+_op_true_divide_Tensor, _c_true_divide_Tensor = _lazy(_G, '_op_true_divide_Tensor', 'aten', 'true_divide', 'Tensor')
+_op_true_divide_out, _c_true_divide_out = _lazy(_G, '_op_true_divide_out', 'aten', 'true_divide', 'out')
+_op_trunc__default, _c_trunc__default = _lazy(_G, '_op_trunc__default', 'aten', 'trunc_', 'default')
+_op_trunc_default, _c_trunc_default = _lazy(_G, '_op_trunc_default', 'aten', 'trunc', 'default')
+_op_trunc_out, _c_trunc_out = _lazy(_G, '_op_trunc_out', 'aten', 'trunc', 'out')
+_op_unbind_int, _c_unbind_int = _lazy(_G, '_op_unbind_int', 'aten', 'unbind', 'int')
+_op_unflatten_int, _c_unflatten_int = _lazy(_G, '_op_unflatten_int', 'aten', 'unflatten', 'int')
+_op_unfold_default, _c_unfold_default = _lazy(_G, '_op_unfold_default', 'aten', 'unfold', 'default')
+_op_uniform__default, _c_uniform__default = _lazy(_G, '_op_uniform__default', 'aten', 'uniform_', 'default')
+_op_unsafe_chunk_default, _c_unsafe_chunk_default = _lazy(_G, '_op_unsafe_chunk_default', 'aten', 'unsafe_chunk', 'default')
+_op_unsafe_split_Tensor, _c_unsafe_split_Tensor = _lazy(_G, '_op_unsafe_split_Tensor', 'aten', 'unsafe_split', 'Tensor')
+_op_unsafe_split_with_sizes_default, _c_unsafe_split_with_sizes_default = _lazy(_G, '_op_unsafe_split_with_sizes_default', 'aten', 'unsafe_split_with_sizes', 'default')
+_op_unsqueeze__default, _c_unsqueeze__default = _lazy(_G, '_op_unsqueeze__default', 'aten', 'unsqueeze_', 'default')
+_op_unsqueeze_default, _c_unsqueeze_default = _lazy(_G, '_op_unsqueeze_default', 'aten', 'unsqueeze', 'default')
+_op_var_correction, _c_var_correction = _lazy(_G, '_op_var_correction', 'aten', 'var', 'correction')
+_op_var_correction_out, _c_var_correction_out = _lazy(_G, '_op_var_correction_out', 'aten', 'var', 'correction_out')
+_op_var_default, _c_var_default = _lazy(_G, '_op_var_default', 'aten', 'var', 'default')
+_op_var_dim, _c_var_dim = _lazy(_G, '_op_var_dim', 'aten', 'var', 'dim')
+_op_var_out, _c_var_out = _lazy(_G, '_op_var_out', 'aten', 'var', 'out')
+_op_vdot_default, _c_vdot_default = _lazy(_G, '_op_vdot_default', 'aten', 'vdot', 'default')
+_op_vdot_out, _c_vdot_out = _lazy(_G, '_op_vdot_out', 'aten', 'vdot', 'out')
+_op_view_as_default, _c_view_as_default = _lazy(_G, '_op_view_as_default', 'aten', 'view_as', 'default')
+_op_view_default, _c_view_default = _lazy(_G, '_op_view_default', 'aten', 'view', 'default')
+_op_view_dtype, _c_view_dtype = _lazy(_G, '_op_view_dtype', 'aten', 'view', 'dtype')
+_op_vsplit_array, _c_vsplit_array = _lazy(_G, '_op_vsplit_array', 'aten', 'vsplit', 'array')
+_op_vsplit_int, _c_vsplit_int = _lazy(_G, '_op_vsplit_int', 'aten', 'vsplit', 'int')
+_op_where_ScalarOther, _c_where_ScalarOther = _lazy(_G, '_op_where_ScalarOther', 'aten', 'where', 'ScalarOther')
+_op_where_self, _c_where_self = _lazy(_G, '_op_where_self', 'aten', 'where', 'self')
+_op_where_self_out, _c_where_self_out = _lazy(_G, '_op_where_self_out', 'aten', 'where', 'self_out')
+_op_xlogy_OutScalar_Other, _c_xlogy_OutScalar_Other = _lazy(_G, '_op_xlogy_OutScalar_Other', 'aten', 'xlogy', 'OutScalar_Other')
+_op_xlogy_OutTensor, _c_xlogy_OutTensor = _lazy(_G, '_op_xlogy_OutTensor', 'aten', 'xlogy', 'OutTensor')
+_op_xlogy_Scalar_Other, _c_xlogy_Scalar_Other = _lazy(_G, '_op_xlogy_Scalar_Other', 'aten', 'xlogy', 'Scalar_Other')
+_op_xlogy_Tensor, _c_xlogy_Tensor = _lazy(_G, '_op_xlogy_Tensor', 'aten', 'xlogy', 'Tensor')
+_op_xlogy__Scalar_Other, _c_xlogy__Scalar_Other = _lazy(_G, '_op_xlogy__Scalar_Other', 'aten', 'xlogy_', 'Scalar_Other')
+_op_xlogy__Tensor, _c_xlogy__Tensor = _lazy(_G, '_op_xlogy__Tensor', 'aten', 'xlogy_', 'Tensor')
+_op_zero__default, _c_zero__default = _lazy(_G, '_op_zero__default', 'aten', 'zero_', 'default')
 
 def _m_relu(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_relu_default(self)
@@ -1596,7 +819,7 @@ def _m_relu(self):
 def _m_relu_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_relu__default(self)
@@ -1612,7 +835,7 @@ def _m_hardshrink(self, lambd=0.5, *, out=None):
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, lambd)
     return _op_hardshrink_default(self, lambd)
@@ -1623,7 +846,7 @@ def _m_prelu(self, weight):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, weight)
     return _op_prelu_default(self, weight)
@@ -1635,7 +858,7 @@ def _m_conj_physical(self, *, out=None):
         return _op_conj_physical_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_conj_physical_default(self)
@@ -1643,7 +866,7 @@ def _m_conj_physical(self, *, out=None):
 def _m_conj_physical_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_conj_physical__default(self)
@@ -1651,7 +874,7 @@ def _m_conj_physical_(self):
 def _m_conj(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_conj_default(self)
@@ -1659,7 +882,7 @@ def _m_conj(self):
 def _m__conj(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op__conj_default(self)
@@ -1667,7 +890,7 @@ def _m__conj(self):
 def _m__neg_view(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op__neg_view_default(self)
@@ -1675,7 +898,7 @@ def _m__neg_view(self):
 def _m_resolve_conj(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_resolve_conj_default(self)
@@ -1683,7 +906,7 @@ def _m_resolve_conj(self):
 def _m_resolve_neg(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_resolve_neg_default(self)
@@ -1695,7 +918,7 @@ def _m_angle(self, *, out=None):
         return _op_angle_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_angle_default(self)
@@ -1707,7 +930,7 @@ def _m_clone(self, *, memory_format=None):
     if memory_format is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self)
         return _op_clone_default(self)
@@ -1722,12 +945,20 @@ def _m_copy_(self, src, non_blocking=False):
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, src, non_blocking)
     return _op_copy__default(self, src, non_blocking)
 
-def _m_resize_(self, *size, memory_format=None):
+def _m_resize_(self, *_va, size=None, memory_format=None):
+    if size is None:
+        if not _va:
+            raise TypeError('resize_() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("resize_() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1740,7 +971,7 @@ def _m_resize_(self, *size, memory_format=None):
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_resize__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    _k = _c_resize__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_resize__default(self, size)
@@ -1759,7 +990,7 @@ def __m_fill__b0(self, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, value)
     return _op_fill__Scalar(self, value)
@@ -1774,7 +1005,7 @@ def __m_fill__b1(self, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, value)
     return _op_fill__Tensor(self, value)
@@ -1820,12 +1051,20 @@ def _m_fill_(*args, **kwargs):
 def _m_zero_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_zero__default(self)
 
-def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+def _m_new_empty(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
+    if size is None:
+        if not _va:
+            raise TypeError('new_empty() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("new_empty() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1838,7 +1077,7 @@ def _m_new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=N
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_new_empty_default(self, size)
@@ -1874,7 +1113,15 @@ def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None,
         raise _bad_arg('new_full', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_full_default(self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
-def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+def _m_new_zeros(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
+    if size is None:
+        if not _va:
+            raise TypeError('new_zeros() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("new_zeros() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1887,7 +1134,7 @@ def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=N
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_new_zeros_default(self, size)
@@ -1897,7 +1144,15 @@ def _m_new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=N
         raise _bad_arg('new_zeros', 'pin_memory', None, 'bool', pin_memory)
     return _op_new_zeros_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
-def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+def _m_new_ones(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
+    if size is None:
+        if not _va:
+            raise TypeError('new_ones() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("new_ones() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -1910,7 +1165,7 @@ def _m_new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=No
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_new_ones_default(self, size)
@@ -1930,7 +1185,7 @@ def _m_dist(self, other, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other, p)
     return _op_dist_default(self, other, p)
@@ -1943,7 +1198,7 @@ def _m_add(self, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_add_Tensor(self, other)
@@ -1961,7 +1216,7 @@ def _m_add_(self, other, *, alpha=1):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_add__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_add__Tensor(self, other)
@@ -1977,7 +1232,7 @@ def _m_sub(self, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_sub_Tensor(self, other)
@@ -1995,7 +1250,7 @@ def _m_sub_(self, other, *, alpha=1):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_sub__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_sub__Tensor(self, other)
@@ -2012,7 +1267,7 @@ def _m_mul(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_mul_Tensor(self, other)
@@ -2024,7 +1279,7 @@ def _m_mul_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mul__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_mul__Tensor(self, other)
@@ -2044,7 +1299,7 @@ def __m_div_b0(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_div_Tensor(self, other)
@@ -2117,7 +1372,7 @@ def __m_div__b0(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_div__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_div__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_div__Tensor(self, other)
@@ -2184,7 +1439,7 @@ def _m_floor_divide(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_floor_divide_default(self, other)
@@ -2196,7 +1451,7 @@ def _m_floor_divide_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor_divide__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_floor_divide__default(self, other)
@@ -2216,7 +1471,7 @@ def _m_remainder(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_remainder_Tensor(self, other)
@@ -2231,7 +1486,7 @@ def _m_remainder_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_remainder__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_remainder__Tensor(self, other)
@@ -2252,7 +1507,7 @@ def _m_float_power(self, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_float_power_Tensor_Tensor(self, exponent)
@@ -2270,7 +1525,7 @@ def __m_float_power__b0(self, exponent):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_float_power__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_float_power__Scalar(self, exponent)
@@ -2285,7 +1540,7 @@ def __m_float_power__b1(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_float_power__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_float_power__Tensor(self, exponent)
@@ -2343,7 +1598,7 @@ def _m_pow(self, exponent, *, out=None):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_pow_Tensor_Tensor(self, exponent)
@@ -2361,7 +1616,7 @@ def __m_pow__b0(self, exponent):
     if exponent.__class__ in _TENSOR_TYPES:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pow__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_pow__Scalar(self, exponent)
@@ -2376,7 +1631,7 @@ def __m_pow__b1(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pow__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_pow__Tensor(self, exponent)
@@ -2434,7 +1689,7 @@ def _m_eq(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_eq_Tensor(self, other)
@@ -2449,7 +1704,7 @@ def _m_eq_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_eq__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_eq__Tensor(self, other)
@@ -2469,7 +1724,7 @@ def _m_ne(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ne_Tensor(self, other)
@@ -2484,7 +1739,7 @@ def _m_ne_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ne__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ne__Tensor(self, other)
@@ -2504,7 +1759,7 @@ def _m_lt(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lt_Tensor(self, other)
@@ -2519,7 +1774,7 @@ def _m_lt_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lt__Tensor(self, other)
@@ -2539,7 +1794,7 @@ def _m_le(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_le_Tensor(self, other)
@@ -2554,7 +1809,7 @@ def _m_le_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_le__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_le__Tensor(self, other)
@@ -2574,7 +1829,7 @@ def _m_gt(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gt_Tensor(self, other)
@@ -2589,7 +1844,7 @@ def _m_gt_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gt__Tensor(self, other)
@@ -2609,7 +1864,7 @@ def _m_ge(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ge_Tensor(self, other)
@@ -2624,7 +1879,7 @@ def _m_ge_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ge__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ge__Tensor(self, other)
@@ -2639,7 +1894,7 @@ def _m_logical_and(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_and_default(self, other)
@@ -2650,7 +1905,7 @@ def _m_logical_and_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_and__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_and__default(self, other)
@@ -2665,7 +1920,7 @@ def _m_logical_or(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_or_default(self, other)
@@ -2676,7 +1931,7 @@ def _m_logical_or_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_or__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_or__default(self, other)
@@ -2691,7 +1946,7 @@ def _m_logical_xor(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_xor_default(self, other)
@@ -2702,7 +1957,7 @@ def _m_logical_xor_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_xor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_xor__default(self, other)
@@ -2722,7 +1977,7 @@ def _m_bitwise_and(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_and_Tensor(self, other)
@@ -2737,7 +1992,7 @@ def _m_bitwise_and_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_and__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_and__Tensor(self, other)
@@ -2757,7 +2012,7 @@ def _m_bitwise_or(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_or_Tensor(self, other)
@@ -2772,7 +2027,7 @@ def _m_bitwise_or_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_or__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_or__Tensor(self, other)
@@ -2792,7 +2047,7 @@ def _m_bitwise_xor(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_xor_Tensor(self, other)
@@ -2807,7 +2062,7 @@ def _m_bitwise_xor_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_xor__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_xor__Tensor(self, other)
@@ -2819,7 +2074,7 @@ def _m_neg(self, *, out=None):
         return _op_neg_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_neg_default(self)
@@ -2827,7 +2082,7 @@ def _m_neg(self, *, out=None):
 def _m_neg_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_neg__default(self)
@@ -2839,7 +2094,7 @@ def _m_abs(self, *, out=None):
         return _op_abs_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_abs_default(self)
@@ -2847,7 +2102,7 @@ def _m_abs(self, *, out=None):
 def _m_abs_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_abs__default(self)
@@ -2859,7 +2114,7 @@ def _m_exp(self, *, out=None):
         return _op_exp_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp_default(self)
@@ -2867,7 +2122,7 @@ def _m_exp(self, *, out=None):
 def _m_exp_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp__default(self)
@@ -2879,7 +2134,7 @@ def _m_log(self, *, out=None):
         return _op_log_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_log_default(self)
@@ -2887,7 +2142,7 @@ def _m_log(self, *, out=None):
 def _m_log_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_log__default(self)
@@ -2899,7 +2154,7 @@ def _m_sqrt(self, *, out=None):
         return _op_sqrt_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sqrt_default(self)
@@ -2907,7 +2162,7 @@ def _m_sqrt(self, *, out=None):
 def _m_sqrt_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sqrt__default(self)
@@ -2919,7 +2174,7 @@ def _m_rsqrt(self, *, out=None):
         return _op_rsqrt_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_rsqrt_default(self)
@@ -2927,7 +2182,7 @@ def _m_rsqrt(self, *, out=None):
 def _m_rsqrt_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_rsqrt__default(self)
@@ -2939,7 +2194,7 @@ def _m_sin(self, *, out=None):
         return _op_sin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sin_default(self)
@@ -2947,7 +2202,7 @@ def _m_sin(self, *, out=None):
 def _m_sin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sin__default(self)
@@ -2959,7 +2214,7 @@ def _m_cos(self, *, out=None):
         return _op_cos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_cos_default(self)
@@ -2967,7 +2222,7 @@ def _m_cos(self, *, out=None):
 def _m_cos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_cos__default(self)
@@ -2979,7 +2234,7 @@ def _m_tanh(self, *, out=None):
         return _op_tanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_tanh_default(self)
@@ -2987,7 +2242,7 @@ def _m_tanh(self, *, out=None):
 def _m_tanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_tanh__default(self)
@@ -2999,7 +2254,7 @@ def _m_sigmoid(self, *, out=None):
         return _op_sigmoid_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sigmoid_default(self)
@@ -3007,7 +2262,7 @@ def _m_sigmoid(self, *, out=None):
 def _m_sigmoid_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sigmoid__default(self)
@@ -3019,7 +2274,7 @@ def _m_bitwise_not(self, *, out=None):
         return _op_bitwise_not_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_bitwise_not_default(self)
@@ -3027,7 +2282,7 @@ def _m_bitwise_not(self, *, out=None):
 def _m_bitwise_not_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_bitwise_not__default(self)
@@ -3039,7 +2294,7 @@ def _m_logical_not(self, *, out=None):
         return _op_logical_not_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_logical_not_default(self)
@@ -3047,7 +2302,7 @@ def _m_logical_not(self, *, out=None):
 def _m_logical_not_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logical_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_logical_not__default(self)
@@ -3073,7 +2328,7 @@ def __m_clamp_b0(self, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp_default(self, min, max)
@@ -3095,7 +2350,7 @@ def __m_clamp_b1(self, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp_Tensor(self, min, max)
@@ -3167,7 +2422,7 @@ def __m_clamp__b0(self, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp__default(self, min, max)
@@ -3187,7 +2442,7 @@ def __m_clamp__b1(self, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp__Tensor(self, min, max)
@@ -3251,7 +2506,7 @@ def __m_clamp_min_b0(self, min, *, out=None):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min_default(self, min)
@@ -3268,7 +2523,7 @@ def __m_clamp_min_b1(self, min, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min_Tensor(self, min)
@@ -3330,7 +2585,7 @@ def __m_clamp_max_b0(self, max, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max_default(self, max)
@@ -3347,7 +2602,7 @@ def __m_clamp_max_b1(self, max, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max_Tensor(self, max)
@@ -3413,7 +2668,7 @@ def _m_where(self, condition, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(condition, self, other)
     return _op_where_self(condition, self, other)
@@ -3434,7 +2689,7 @@ def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other, rtol, atol, equal_nan)
     return _op_isclose_default(self, other, rtol, atol, equal_nan)
@@ -3455,7 +2710,7 @@ def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other, rtol, atol, equal_nan)
     return _op_allclose_default(self, other, rtol, atol, equal_nan)
@@ -3467,7 +2722,7 @@ def _m_exp2(self, *, out=None):
         return _op_exp2_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp2_default(self)
@@ -3475,7 +2730,7 @@ def _m_exp2(self, *, out=None):
 def _m_exp2_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp2__default(self)
@@ -3487,7 +2742,7 @@ def _m_expm1(self, *, out=None):
         return _op_expm1_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_expm1_default(self)
@@ -3495,7 +2750,7 @@ def _m_expm1(self, *, out=None):
 def _m_expm1_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_expm1__default(self)
@@ -3507,7 +2762,7 @@ def _m_log1p(self, *, out=None):
         return _op_log1p_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_log1p_default(self)
@@ -3515,7 +2770,7 @@ def _m_log1p(self, *, out=None):
 def _m_log1p_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_log1p__default(self)
@@ -3527,7 +2782,7 @@ def _m_log2(self, *, out=None):
         return _op_log2_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_log2_default(self)
@@ -3535,7 +2790,7 @@ def _m_log2(self, *, out=None):
 def _m_log2_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_log2__default(self)
@@ -3547,7 +2802,7 @@ def _m_log10(self, *, out=None):
         return _op_log10_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_log10_default(self)
@@ -3555,7 +2810,7 @@ def _m_log10(self, *, out=None):
 def _m_log10_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_log10__default(self)
@@ -3567,7 +2822,7 @@ def _m_sign(self, *, out=None):
         return _op_sign_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sign_default(self)
@@ -3575,7 +2830,7 @@ def _m_sign(self, *, out=None):
 def _m_sign_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sign__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sign__default(self)
@@ -3587,7 +2842,7 @@ def _m_sgn(self, *, out=None):
         return _op_sgn_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sgn_default(self)
@@ -3595,7 +2850,7 @@ def _m_sgn(self, *, out=None):
 def _m_sgn_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sgn__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sgn__default(self)
@@ -3607,7 +2862,7 @@ def _m_floor(self, *, out=None):
         return _op_floor_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_floor_default(self)
@@ -3615,7 +2870,7 @@ def _m_floor(self, *, out=None):
 def _m_floor_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_floor__default(self)
@@ -3627,7 +2882,7 @@ def _m_ceil(self, *, out=None):
         return _op_ceil_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_ceil_default(self)
@@ -3635,7 +2890,7 @@ def _m_ceil(self, *, out=None):
 def _m_ceil_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_ceil__default(self)
@@ -3649,7 +2904,7 @@ def __m_round_b0(self, *, out=None):
         return _op_round_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_round_default(self)
@@ -3714,7 +2969,7 @@ def __m_round__c0(self):
 def __m_round__b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_round__default(self)
@@ -3773,7 +3028,7 @@ def _m_trunc(self, *, out=None):
         return _op_trunc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_trunc_default(self)
@@ -3781,7 +3036,7 @@ def _m_trunc(self, *, out=None):
 def _m_trunc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_trunc__default(self)
@@ -3793,7 +3048,7 @@ def _m_frac(self, *, out=None):
         return _op_frac_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_frac_default(self)
@@ -3801,7 +3056,7 @@ def _m_frac(self, *, out=None):
 def _m_frac_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_frac__default(self)
@@ -3813,7 +3068,7 @@ def _m_reciprocal(self, *, out=None):
         return _op_reciprocal_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_reciprocal_default(self)
@@ -3821,7 +3076,7 @@ def _m_reciprocal(self, *, out=None):
 def _m_reciprocal_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_reciprocal__default(self)
@@ -3833,7 +3088,7 @@ def _m_square(self, *, out=None):
         return _op_square_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_square_default(self)
@@ -3841,7 +3096,7 @@ def _m_square(self, *, out=None):
 def _m_square_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_square__default(self)
@@ -3853,7 +3108,7 @@ def _m_erf(self, *, out=None):
         return _op_erf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_erf_default(self)
@@ -3861,7 +3116,7 @@ def _m_erf(self, *, out=None):
 def _m_erf_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_erf__default(self)
@@ -3873,7 +3128,7 @@ def _m_erfc(self, *, out=None):
         return _op_erfc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfc_default(self)
@@ -3881,7 +3136,7 @@ def _m_erfc(self, *, out=None):
 def _m_erfc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfc__default(self)
@@ -3893,7 +3148,7 @@ def _m_erfinv(self, *, out=None):
         return _op_erfinv_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfinv_default(self)
@@ -3901,7 +3156,7 @@ def _m_erfinv(self, *, out=None):
 def _m_erfinv_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_erfinv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfinv__default(self)
@@ -3913,7 +3168,7 @@ def _m_asin(self, *, out=None):
         return _op_asin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_asin_default(self)
@@ -3921,7 +3176,7 @@ def _m_asin(self, *, out=None):
 def _m_asin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_asin__default(self)
@@ -3933,7 +3188,7 @@ def _m_acos(self, *, out=None):
         return _op_acos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_acos_default(self)
@@ -3941,7 +3196,7 @@ def _m_acos(self, *, out=None):
 def _m_acos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_acos__default(self)
@@ -3953,7 +3208,7 @@ def _m_atan(self, *, out=None):
         return _op_atan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_atan_default(self)
@@ -3961,7 +3216,7 @@ def _m_atan(self, *, out=None):
 def _m_atan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_atan__default(self)
@@ -3973,7 +3228,7 @@ def _m_sinh(self, *, out=None):
         return _op_sinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinh_default(self)
@@ -3981,7 +3236,7 @@ def _m_sinh(self, *, out=None):
 def _m_sinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinh__default(self)
@@ -3993,7 +3248,7 @@ def _m_cosh(self, *, out=None):
         return _op_cosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_cosh_default(self)
@@ -4001,7 +3256,7 @@ def _m_cosh(self, *, out=None):
 def _m_cosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_cosh__default(self)
@@ -4013,7 +3268,7 @@ def _m_tan(self, *, out=None):
         return _op_tan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_tan_default(self)
@@ -4021,7 +3276,7 @@ def _m_tan(self, *, out=None):
 def _m_tan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_tan__default(self)
@@ -4033,7 +3288,7 @@ def _m_asinh(self, *, out=None):
         return _op_asinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_asinh_default(self)
@@ -4041,7 +3296,7 @@ def _m_asinh(self, *, out=None):
 def _m_asinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_asinh__default(self)
@@ -4053,7 +3308,7 @@ def _m_acosh(self, *, out=None):
         return _op_acosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_acosh_default(self)
@@ -4061,7 +3316,7 @@ def _m_acosh(self, *, out=None):
 def _m_acosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_acosh__default(self)
@@ -4073,7 +3328,7 @@ def _m_atanh(self, *, out=None):
         return _op_atanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_atanh_default(self)
@@ -4081,7 +3336,7 @@ def _m_atanh(self, *, out=None):
 def _m_atanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_atanh__default(self)
@@ -4105,7 +3360,7 @@ def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, nan, posinf, neginf)
     return _op_nan_to_num_default(self, nan, posinf, neginf)
@@ -4125,7 +3380,7 @@ def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
     if neginf.__class__ in _TENSOR_TYPES:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, nan, posinf, neginf)
     return _op_nan_to_num__default(self, nan, posinf, neginf)
@@ -4141,7 +3396,7 @@ def _m_logit(self, eps=None, *, out=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, eps)
     return _op_logit_default(self, eps)
@@ -4153,7 +3408,7 @@ def _m_logit_(self, eps=None):
     if eps.__class__ in _TENSOR_TYPES:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, eps)
     return _op_logit__default(self, eps)
@@ -4168,7 +3423,7 @@ def _m_hypot(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_hypot_default(self, other)
@@ -4179,7 +3434,7 @@ def _m_hypot_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hypot__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_hypot__default(self, other)
@@ -4194,7 +3449,7 @@ def _m_atan2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_atan2_default(self, other)
@@ -4205,7 +3460,7 @@ def _m_atan2_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_atan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_atan2__default(self, other)
@@ -4228,7 +3483,7 @@ def __m_lerp_b0(self, end, weight, *, out=None):
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp_Scalar(self, end, weight)
@@ -4248,7 +3503,7 @@ def __m_lerp_b1(self, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp_Tensor(self, end, weight)
@@ -4315,7 +3570,7 @@ def __m_lerp__b0(self, end, weight):
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lerp__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp__Scalar(self, end, weight)
@@ -4333,7 +3588,7 @@ def __m_lerp__b1(self, end, weight):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lerp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp__Tensor(self, end, weight)
@@ -4396,7 +3651,7 @@ def _m_fmod(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmod_Tensor(self, other)
@@ -4411,7 +3666,7 @@ def _m_fmod_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmod__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmod__Tensor(self, other)
@@ -4432,7 +3687,7 @@ def _m_copysign(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_copysign_Tensor(self, other)
@@ -4447,7 +3702,7 @@ def _m_copysign_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_copysign__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_copysign__Tensor(self, other)
@@ -4462,7 +3717,7 @@ def _m_heaviside(self, values, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, values)
     return _op_heaviside_default(self, values)
@@ -4473,7 +3728,7 @@ def _m_heaviside_(self, values):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_heaviside__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, values)
     return _op_heaviside__default(self, values)
@@ -4488,7 +3743,7 @@ def _m_gcd(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gcd_default(self, other)
@@ -4499,7 +3754,7 @@ def _m_gcd_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gcd__default(self, other)
@@ -4514,7 +3769,7 @@ def _m_lcm(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lcm_default(self, other)
@@ -4525,7 +3780,7 @@ def _m_lcm_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lcm__default(self, other)
@@ -4540,7 +3795,7 @@ def _m_maximum(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_maximum_default(self, other)
@@ -4555,7 +3810,7 @@ def _m_minimum(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_minimum_default(self, other)
@@ -4570,7 +3825,7 @@ def _m_fmax(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmax_default(self, other)
@@ -4585,7 +3840,7 @@ def _m_fmin(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmin_default(self, other)
@@ -4593,7 +3848,7 @@ def _m_fmin(self, other, *, out=None):
 def _m_positive(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_positive_default(self)
@@ -4601,7 +3856,7 @@ def _m_positive(self):
 def _m_isreal(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_isreal_default(self)
@@ -4619,7 +3874,7 @@ def __m_clamp_min__b0(self, min):
     if min.__class__ in _TENSOR_TYPES:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min__default(self, min)
@@ -4634,7 +3889,7 @@ def __m_clamp_min__b1(self, min):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min__Tensor(self, min)
@@ -4690,7 +3945,7 @@ def __m_clamp_max__b0(self, max):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max__default(self, max)
@@ -4705,7 +3960,7 @@ def __m_clamp_max__b1(self, max):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max__Tensor(self, max)
@@ -4751,7 +4006,7 @@ def _m_clamp_max_(*args, **kwargs):
 def _m_negative_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_negative__default(self)
@@ -4759,7 +4014,7 @@ def _m_negative_(self):
 def _m_fix_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_fix__default(self)
@@ -4767,7 +4022,7 @@ def _m_fix_(self):
 def _m_isnan(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_isnan_default(self)
@@ -4775,7 +4030,7 @@ def _m_isnan(self):
 def _m_isinf(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_isinf_default(self)
@@ -4783,7 +4038,7 @@ def _m_isinf(self):
 def _m_isfinite(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_isfinite_default(self)
@@ -4795,7 +4050,7 @@ def _m_signbit(self, *, out=None):
         return _op_signbit_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_signbit_default(self)
@@ -4807,7 +4062,7 @@ def _m_isposinf(self, *, out=None):
         return _op_isposinf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_isposinf_default(self)
@@ -4819,7 +4074,7 @@ def _m_isneginf(self, *, out=None):
         return _op_isneginf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_isneginf_default(self)
@@ -4834,7 +4089,7 @@ def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcmul_default(self, tensor1, tensor2)
@@ -4856,7 +4111,7 @@ def _m_addcmul_(self, tensor1, tensor2, *, value=1):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addcmul__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcmul__default(self, tensor1, tensor2)
@@ -4874,7 +4129,7 @@ def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcdiv_default(self, tensor1, tensor2)
@@ -4896,7 +4151,7 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addcdiv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcdiv__default(self, tensor1, tensor2)
@@ -4920,7 +4175,7 @@ def _m_xlogy(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_xlogy_Tensor(self, other)
@@ -4935,7 +4190,7 @@ def _m_xlogy_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_xlogy__Tensor(self, other)
@@ -4950,7 +4205,7 @@ def _m_logaddexp(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logaddexp_default(self, other)
@@ -4962,7 +4217,7 @@ def _m_deg2rad(self, *, out=None):
         return _op_deg2rad_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_deg2rad_default(self)
@@ -4970,7 +4225,7 @@ def _m_deg2rad(self, *, out=None):
 def _m_deg2rad_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_deg2rad__default(self)
@@ -4982,7 +4237,7 @@ def _m_rad2deg(self, *, out=None):
         return _op_rad2deg_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_rad2deg_default(self)
@@ -4990,7 +4245,7 @@ def _m_rad2deg(self, *, out=None):
 def _m_rad2deg_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_rad2deg__default(self)
@@ -5005,7 +4260,7 @@ def _m_logaddexp2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logaddexp2_default(self, other)
@@ -5020,7 +4275,7 @@ def _m_nextafter(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_nextafter_default(self, other)
@@ -5031,7 +4286,7 @@ def _m_nextafter_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nextafter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_nextafter__default(self, other)
@@ -5046,7 +4301,7 @@ def _m_ldexp(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ldexp_Tensor(self, other)
@@ -5057,7 +4312,7 @@ def _m_ldexp_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ldexp__default(self, other)
@@ -5067,7 +4322,7 @@ def _m_frexp(self, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(self, mantissa=out[0], exponent=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_frexp(*_k(self))
     return _rt_frexp(*_op_frexp_Tensor(self))
@@ -5088,7 +4343,7 @@ def _m_bitwise_left_shift(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_left_shift_Tensor(self, other)
@@ -5103,7 +4358,7 @@ def _m_bitwise_left_shift_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_left_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_left_shift__Tensor(self, other)
@@ -5124,7 +4379,7 @@ def _m_bitwise_right_shift(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_right_shift_Tensor(self, other)
@@ -5139,7 +4394,7 @@ def _m_bitwise_right_shift_(self, other):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bitwise_right_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_right_shift__Tensor(self, other)
@@ -5151,7 +4406,7 @@ def _m_arcsin(self, *, out=None):
         return _op_arcsin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsin_default(self)
@@ -5159,7 +4414,7 @@ def _m_arcsin(self, *, out=None):
 def _m_arcsin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsin__default(self)
@@ -5171,7 +4426,7 @@ def _m_arccos(self, *, out=None):
         return _op_arccos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccos_default(self)
@@ -5179,7 +4434,7 @@ def _m_arccos(self, *, out=None):
 def _m_arccos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccos__default(self)
@@ -5191,7 +4446,7 @@ def _m_arctan(self, *, out=None):
         return _op_arctan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctan_default(self)
@@ -5199,7 +4454,7 @@ def _m_arctan(self, *, out=None):
 def _m_arctan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctan__default(self)
@@ -5211,7 +4466,7 @@ def _m_arcsinh(self, *, out=None):
         return _op_arcsinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsinh_default(self)
@@ -5219,7 +4474,7 @@ def _m_arcsinh(self, *, out=None):
 def _m_arcsinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsinh__default(self)
@@ -5231,7 +4486,7 @@ def _m_arccosh(self, *, out=None):
         return _op_arccosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccosh_default(self)
@@ -5239,7 +4494,7 @@ def _m_arccosh(self, *, out=None):
 def _m_arccosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccosh__default(self)
@@ -5251,7 +4506,7 @@ def _m_arctanh(self, *, out=None):
         return _op_arctanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctanh_default(self)
@@ -5259,7 +4514,7 @@ def _m_arctanh(self, *, out=None):
 def _m_arctanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctanh__default(self)
@@ -5274,7 +4529,7 @@ def _m_arctan2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_arctan2_default(self, other)
@@ -5285,7 +4540,7 @@ def _m_arctan2_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_arctan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_arctan2__default(self, other)
@@ -5311,7 +4566,7 @@ def __m_clip_b0(self, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip_default(self, min, max)
@@ -5333,7 +4588,7 @@ def __m_clip_b1(self, min=None, max=None, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip_Tensor(self, min, max)
@@ -5405,7 +4660,7 @@ def __m_clip__b0(self, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip__default(self, min, max)
@@ -5425,7 +4680,7 @@ def __m_clip__b1(self, min=None, max=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip__Tensor(self, min, max)
@@ -5492,7 +4747,7 @@ def __m_subtract_b0(self, other, *, alpha=1, out=None):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_subtract_Tensor(self, other)
@@ -5519,7 +4774,7 @@ def __m_subtract_b1(self, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other, alpha)
     return _op_subtract_Scalar(self, other, alpha)
@@ -5584,7 +4839,7 @@ def __m_subtract__b0(self, other, *, alpha=1):
         if other.__class__ in _TENSOR_TYPES:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_subtract__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_subtract__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_subtract__Tensor(self, other)
@@ -5609,7 +4864,7 @@ def __m_subtract__b1(self, other, alpha=1):
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_subtract__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_subtract__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other, alpha)
     return _op_subtract__Scalar(self, other, alpha)
@@ -5663,7 +4918,7 @@ def _m_absolute(self, *, out=None):
         return _op_absolute_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_absolute_default(self)
@@ -5675,7 +4930,7 @@ def _m_negative(self, *, out=None):
         return _op_negative_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_negative_default(self)
@@ -5687,7 +4942,7 @@ def _m_fix(self, *, out=None):
         return _op_fix_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_fix_default(self)
@@ -5707,7 +4962,7 @@ def __m_divide_b0(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_divide_Tensor(self, other)
@@ -5776,7 +5031,7 @@ def _m_true_divide(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_true_divide_Tensor(self, other)
@@ -5790,7 +5045,7 @@ def _m_multiply(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_multiply_Tensor(self, other)
@@ -5810,7 +5065,7 @@ def _m_greater(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_greater_Tensor(self, other)
@@ -5830,7 +5085,7 @@ def _m_greater_equal(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_greater_equal_Tensor(self, other)
@@ -5850,7 +5105,7 @@ def _m_less(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_less_Tensor(self, other)
@@ -5870,7 +5125,7 @@ def _m_less_equal(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_less_equal_Tensor(self, other)
@@ -5890,7 +5145,7 @@ def _m_not_equal(self, other, *, out=None):
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_not_equal_Tensor(self, other)
@@ -5902,7 +5157,7 @@ def _m_lgamma(self, *, out=None):
         return _op_lgamma_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_lgamma_default(self)
@@ -5910,7 +5165,7 @@ def _m_lgamma(self, *, out=None):
 def _m_lgamma_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_lgamma__default(self)
@@ -5922,7 +5177,7 @@ def _m_digamma(self, *, out=None):
         return _op_digamma_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_digamma_default(self)
@@ -5930,7 +5185,7 @@ def _m_digamma(self, *, out=None):
 def _m_digamma_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_digamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_digamma__default(self)
@@ -5942,7 +5197,7 @@ def _m_i0(self, *, out=None):
         return _op_i0_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_i0_default(self)
@@ -5950,7 +5205,7 @@ def _m_i0(self, *, out=None):
 def _m_i0_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_i0__default(self)
@@ -5962,7 +5217,7 @@ def _m_sinc(self, *, out=None):
         return _op_sinc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinc_default(self)
@@ -5970,7 +5225,7 @@ def _m_sinc(self, *, out=None):
 def _m_sinc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinc__default(self)
@@ -5986,7 +5241,7 @@ def _m_polygamma(self, n, *, out=None):
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(n, self)
     return _op_polygamma_default(n, self)
@@ -5998,7 +5253,7 @@ def _m_polygamma_(self, n):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_polygamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, n)
     return _op_polygamma__default(self, n)
@@ -6014,7 +5269,7 @@ def _m_mvlgamma(self, p, *, out=None):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, p)
     return _op_mvlgamma_default(self, p)
@@ -6026,7 +5281,7 @@ def _m_mvlgamma_(self, p):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mvlgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, p)
     return _op_mvlgamma__default(self, p)
@@ -6041,7 +5296,7 @@ def _m_igamma(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igamma_default(self, other)
@@ -6052,7 +5307,7 @@ def _m_igamma_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_igamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igamma__default(self, other)
@@ -6067,7 +5322,7 @@ def _m_igammac(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igammac_default(self, other)
@@ -6078,7 +5333,7 @@ def _m_igammac_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_igammac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igammac__default(self, other)
@@ -6094,7 +5349,7 @@ def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim, index)
         return _op_gather_default(self, dim, index)
@@ -6125,7 +5380,7 @@ def __m_scatter_b0(self, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_src(self, dim, index, src)
@@ -6152,7 +5407,7 @@ def __m_scatter_b1(self, dim, index, value, *, out=None):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_scatter_value(self, dim, index, value)
@@ -6286,7 +5541,7 @@ def __m_scatter__b0(self, dim, index, src):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter__src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter__src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter__src(self, dim, index, src)
@@ -6311,7 +5566,7 @@ def __m_scatter__b1(self, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter__value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter__value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_scatter__value(self, dim, index, value)
@@ -6433,7 +5688,7 @@ def _m_scatter_add(self, dim, index, src, *, out=None):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_add_default(self, dim, index, src)
@@ -6451,7 +5706,7 @@ def _m_scatter_add_(self, dim, index, src):
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_scatter_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_add__default(self, dim, index, src)
@@ -6472,7 +5727,7 @@ def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=N
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce_two(self, dim, index, src, reduce)
@@ -6500,7 +5755,7 @@ def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce__two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_scatter_reduce__two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce__two(self, dim, index, src, reduce)
@@ -6522,7 +5777,7 @@ def _m_index_select(self, dim, index, *, out=None):
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index)
     return _op_index_select_default(self, dim, index)
@@ -6541,7 +5796,7 @@ def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim, index, source)
         return _op_index_add_default(self, dim, index, source)
@@ -6567,7 +5822,7 @@ def _m_index_add_(self, dim, index, source, *, alpha=1):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim, index, source)
         return _op_index_add__default(self, dim, index, source)
@@ -6592,7 +5847,7 @@ def _m_index_copy(self, dim, index, source, *, out=None):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, source)
     return _op_index_copy_default(self, dim, index, source)
@@ -6610,7 +5865,7 @@ def _m_index_copy_(self, dim, index, source):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, source)
     return _op_index_copy__default(self, dim, index, source)
@@ -6635,7 +5890,7 @@ def __m_index_fill_b0(self, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill_int_Scalar(self, dim, index, value)
@@ -6657,7 +5912,7 @@ def __m_index_fill_b1(self, dim, index, value):
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill_int_Tensor(self, dim, index, value)
@@ -6728,7 +5983,7 @@ def __m_index_fill__b0(self, dim, index, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill__int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_fill__int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill__int_Scalar(self, dim, index, value)
@@ -6750,7 +6005,7 @@ def __m_index_fill__b1(self, dim, index, value):
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill__int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_index_fill__int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill__int_Tensor(self, dim, index, value)
@@ -6817,7 +6072,7 @@ def __m_masked_fill_b0(self, mask, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill_Scalar(self, mask, value)
@@ -6835,7 +6090,7 @@ def __m_masked_fill_b1(self, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill_Tensor(self, mask, value)
@@ -6898,7 +6153,7 @@ def __m_masked_fill__b0(self, mask, value):
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill__Scalar(self, mask, value)
@@ -6916,7 +6171,7 @@ def __m_masked_fill__b1(self, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill__Tensor(self, mask, value)
@@ -6973,7 +6228,7 @@ def _m_masked_select(self, mask, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, mask)
     return _op_masked_select_default(self, mask)
@@ -6987,7 +6242,7 @@ def _m_masked_scatter(self, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, mask, source)
     return _op_masked_scatter_default(self, mask, source)
@@ -7001,7 +6256,7 @@ def _m_masked_scatter_(self, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_masked_scatter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, mask, source)
     return _op_masked_scatter__default(self, mask, source)
@@ -7016,7 +6271,7 @@ def _m_take(self, index, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, index)
     return _op_take_default(self, index)
@@ -7035,7 +6290,7 @@ def _m_take_along_dim(self, indices, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, indices, dim)
     return _op_take_along_dim_default(self, indices, dim)
@@ -7047,7 +6302,7 @@ def _m_nonzero(self, *, out=None):
         return _op_nonzero_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_nonzero_default(self)
@@ -7055,7 +6310,7 @@ def _m_nonzero(self, *, out=None):
 def _m_argwhere(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_argwhere_default(self)
@@ -7071,7 +6326,7 @@ def _m_put_(self, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_put__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, index, source, accumulate)
     return _op_put__default(self, index, source, accumulate)
@@ -7087,7 +6342,7 @@ def _m_put(self, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, index, source, accumulate)
     return _op_put_default(self, index, source, accumulate)
@@ -7108,7 +6363,7 @@ def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim, index, source, reduce)
         return _op_index_reduce_default(self, dim, index, source, reduce)
@@ -7136,7 +6391,7 @@ def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_reduce__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim, index, source, reduce)
         return _op_index_reduce__default(self, dim, index, source, reduce)
@@ -7179,7 +6434,7 @@ def _m_inverse(self, *, out=None):
         return _op_inverse_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_inverse_default(self)
@@ -7187,7 +6442,7 @@ def _m_inverse(self, *, out=None):
 def _m_det(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_det_default(self)
@@ -7197,7 +6452,7 @@ def _m_slogdet(self, *, out=None):
         return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_slogdet(*_k(self))
     return _rt_slogdet(*_op_slogdet_default(self))
@@ -7205,7 +6460,7 @@ def _m_slogdet(self, *, out=None):
 def _m_logdet(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_logdet_default(self)
@@ -7219,7 +6474,7 @@ def _m_cholesky(self, upper=False, *, out=None):
         return _op_cholesky_out(self, upper, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, upper)
     return _op_cholesky_default(self, upper)
@@ -7231,7 +6486,7 @@ def _m_qr(self, some=True, *, out=None):
         return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_qr(*_k(self, some))
     return _rt_qr(*_op_qr_default(self, some))
@@ -7245,7 +6500,7 @@ def _m_svd(self, some=True, compute_uv=True, *, out=None):
         return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_svd(*_k(self, some, compute_uv))
     return _rt_svd(*_op_svd_default(self, some, compute_uv))
@@ -7257,7 +6512,7 @@ def _m_pinverse(self, rcond=1e-15):
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, rcond)
     return _op_pinverse_default(self, rcond)
@@ -7273,7 +6528,7 @@ def _m_matrix_power(self, n, *, out=None):
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, n)
     return _op_matrix_power_default(self, n)
@@ -7281,7 +6536,7 @@ def _m_matrix_power(self, n, *, out=None):
 def _m_matrix_exp(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_matrix_exp_default(self)
@@ -7298,7 +6553,7 @@ def _m_cholesky_solve(self, input2, upper=False, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, input2, upper)
     return _op_cholesky_solve_default(self, input2, upper)
@@ -7312,7 +6567,7 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
         return _op_cholesky_inverse_out(self, upper, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, upper)
     return _op_cholesky_inverse_default(self, upper)
@@ -7331,7 +6586,7 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_triangular_solve(*_k(self, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
@@ -7346,7 +6601,7 @@ def _m_orgqr(self, input2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, input2)
     return _op_orgqr_default(self, input2)
@@ -7368,7 +6623,7 @@ def _m_ormqr(self, input2, input3, left=True, transpose=False, *, out=None):
     _ks |= input2._ks
     _ks |= input3._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, input2, input3, left, transpose)
     return _op_ormqr_default(self, input2, input3, left, transpose)
@@ -7383,7 +6638,7 @@ def _m_mm(self, mat2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, mat2)
     return _op_mm_default(self, mat2)
@@ -7398,7 +6653,7 @@ def _m_bmm(self, mat2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, mat2)
     return _op_bmm_default(self, mat2)
@@ -7413,7 +6668,7 @@ def _m_mv(self, vec, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= vec._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, vec)
     return _op_mv_default(self, vec)
@@ -7428,7 +6683,7 @@ def _m_dot(self, tensor, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= tensor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, tensor)
     return _op_dot_default(self, tensor)
@@ -7443,7 +6698,7 @@ def _m_matmul(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_matmul_default(self, other)
@@ -7458,7 +6713,7 @@ def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, mat1, mat2)
         return _op_addmm_default(self, mat1, mat2)
@@ -7482,7 +6737,7 @@ def _m_baddbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_baddbmm_default(self, batch1, batch2)
@@ -7506,7 +6761,7 @@ def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_baddbmm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_baddbmm__default(self, batch1, batch2)
@@ -7526,7 +6781,7 @@ def _m_addbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_addbmm_default(self, batch1, batch2)
@@ -7550,7 +6805,7 @@ def _m_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addbmm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_addbmm__default(self, batch1, batch2)
@@ -7570,7 +6825,7 @@ def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, mat, vec)
         return _op_addmv_default(self, mat, vec)
@@ -7594,7 +6849,7 @@ def _m_addmv_(self, mat, vec, *, beta=1, alpha=1):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, mat, vec)
         return _op_addmv__default(self, mat, vec)
@@ -7614,7 +6869,7 @@ def _m_addr(self, vec1, vec2, *, beta=1, alpha=1, out=None):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, vec1, vec2)
         return _op_addr_default(self, vec1, vec2)
@@ -7638,7 +6893,7 @@ def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_addr__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, vec1, vec2)
         return _op_addr__default(self, vec1, vec2)
@@ -7651,7 +6906,7 @@ def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
 def _m_trace(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_trace_default(self)
@@ -7666,7 +6921,7 @@ def _m_outer(self, vec2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, vec2)
     return _op_outer_default(self, vec2)
@@ -7681,7 +6936,7 @@ def _m_ger(self, vec2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, vec2)
     return _op_ger_default(self, vec2)
@@ -7696,7 +6951,7 @@ def _m_kron(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_kron_default(self, other)
@@ -7715,7 +6970,7 @@ def _m_cross(self, other, dim=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other, dim)
     return _op_cross_default(self, other, dim)
@@ -7730,7 +6985,7 @@ def _m_inner(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_inner_default(self, other)
@@ -7748,7 +7003,7 @@ def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
     _ks |= LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, LU_data, LU_pivots)
     return _op_lu_solve_default(self, LU_data, LU_pivots)
@@ -7758,7 +7013,7 @@ def _m_geqrf(self, *, out=None):
         return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_geqrf(*_k(self))
     return _rt_geqrf(*_op_geqrf_default(self))
@@ -7773,7 +7028,7 @@ def _m_vdot(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_vdot_default(self, other)
@@ -7790,7 +7045,7 @@ def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
         if std.__class__ in _TENSOR_TYPES:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, mean, std)
         return _op_normal__default(self, mean, std)
@@ -7808,7 +7063,7 @@ def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
         if to.__class__ in _TENSOR_TYPES:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_uniform__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_uniform__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, from_, to)
         return _op_uniform__default(self, from_, to)
@@ -7830,7 +7085,7 @@ def __m_random__b0(self, from_, to, *, generator=None):
         if to.__class__ in _TENSOR_TYPES:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_random__from.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_random__from.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, from_, to)
         return _op_random__from(self, from_, to)
@@ -7848,7 +7103,7 @@ def __m_random__b1(self, to, *, generator=None):
         if to.__class__ in _TENSOR_TYPES:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_random__to.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_random__to.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, to)
         return _op_random__to(self, to)
@@ -7862,7 +7117,7 @@ def __m_random__b2(self, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_random__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_random__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self)
         return _op_random__default(self)
@@ -7921,7 +7176,7 @@ def _m_bernoulli_(self, p=0.5, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli__float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_bernoulli__float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, p)
         return _op_bernoulli__float(self, p)
@@ -7935,7 +7190,7 @@ def __m_bernoulli_b0(self, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self)
         return _op_bernoulli_default(self)
@@ -7955,7 +7210,7 @@ def __m_bernoulli_b1(self, p, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, p)
         return _op_bernoulli_p(self, p)
@@ -8011,7 +7266,7 @@ def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=
         if num_samples.__class__ in _TENSOR_TYPES:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, num_samples, replacement)
         return _op_multinomial_default(self, num_samples, replacement)
@@ -8029,7 +7284,7 @@ def _m_exponential_(self, lambd=1.0, *, generator=None):
         if lambd.__class__ in _TENSOR_TYPES:
             _ks |= lambd._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_exponential__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_exponential__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, lambd)
         return _op_exponential__default(self, lambd)
@@ -8043,7 +7298,7 @@ def _m_geometric_(self, p, *, generator=None):
         if p.__class__ in _TENSOR_TYPES:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_geometric__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_geometric__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, p)
         return _op_geometric__default(self, p)
@@ -8061,7 +7316,7 @@ def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         if std.__class__ in _TENSOR_TYPES:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_log_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_log_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, mean, std)
         return _op_log_normal__default(self, mean, std)
@@ -8079,7 +7334,7 @@ def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         if sigma.__class__ in _TENSOR_TYPES:
             _ks |= sigma._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cauchy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cauchy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, median, sigma)
         return _op_cauchy__default(self, median, sigma)
@@ -8095,7 +7350,7 @@ def __m_sum_b0(self, *, dtype=None):
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self)
         return _op_sum_default(self)
@@ -8174,7 +7429,7 @@ def __m_mean_b0(self, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self)
         return _op_mean_default(self)
@@ -8257,7 +7512,7 @@ def __m_prod_b0(self, *, dtype=None):
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self)
         return _op_prod_default(self)
@@ -8279,7 +7534,7 @@ def __m_prod_b1(self, dim, keepdim=False, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim, keepdim)
         return _op_prod_dim_int(self, dim, keepdim)
@@ -8380,7 +7635,7 @@ def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_aminmax(*_k(self))
         return _rt_aminmax(*_op_aminmax_default(self))
@@ -8401,7 +7656,7 @@ def __m_max_b0(self, *, out=None):
         return _op_max_unary_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_max_default(self)
@@ -8421,7 +7676,7 @@ def __m_max_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_max(*_k(self, dim, keepdim))
     return _rt_max(*_op_max_dim(self, dim, keepdim))
@@ -8438,7 +7693,7 @@ def __m_max_b2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_max_other(self, other)
@@ -8501,7 +7756,7 @@ def __m_min_b0(self, *, out=None):
         return _op_min_unary_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_min_default(self)
@@ -8521,7 +7776,7 @@ def __m_min_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_min(*_k(self, dim, keepdim))
     return _rt_min(*_op_min_dim(self, dim, keepdim))
@@ -8538,7 +7793,7 @@ def __m_min_b2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_min_other(self, other)
@@ -8605,7 +7860,7 @@ def _m_argmax(self, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_argmax_default(self, dim, keepdim)
@@ -8623,7 +7878,7 @@ def _m_argmin(self, dim=None, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_argmin_default(self, dim, keepdim)
@@ -8637,7 +7892,7 @@ def __m_all_b0(self, *, out=None):
         return _op_all_all_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_all_default(self)
@@ -8657,7 +7912,7 @@ def __m_all_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_all_dim(self, dim, keepdim)
@@ -8737,7 +7992,7 @@ def __m_any_b0(self, *, out=None):
         return _op_any_all_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_any_default(self)
@@ -8757,7 +8012,7 @@ def __m_any_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_any_dim(self, dim, keepdim)
@@ -8837,7 +8092,7 @@ def __m_var_c0(self, unbiased=True):
 def __m_var_b0(self, unbiased=True):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, unbiased)
     return _op_var_default(self, unbiased)
@@ -8942,7 +8197,7 @@ def __m_std_c0(self, unbiased=True):
 def __m_std_b0(self, unbiased=True):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, unbiased)
     return _op_std_default(self, unbiased)
@@ -9062,7 +8317,7 @@ def __m_norm_b0(self, p=2):
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, p)
     return _op_norm_Scalar(self, p)
@@ -9182,15 +8437,31 @@ def _m_norm(*args, **kwargs):
                 raise _e from None
     raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
 
-def __m_count_nonzero_c0(self, *dim):
+def __m_count_nonzero_c0(self, *_va, dim=None):
     s = 0
+    if dim is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
             return None
     return s
 
-def __m_count_nonzero_b0(self, *dim):
+def __m_count_nonzero_b0(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('count_nonzero() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("count_nonzero() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
@@ -9200,7 +8471,7 @@ def __m_count_nonzero_b0(self, *dim):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, dim)
     return _op_count_nonzero_dim_IntList(self, dim)
@@ -9216,12 +8487,20 @@ def __m_count_nonzero_b1(self, dim=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_count_nonzero_default(self, dim)
 
-def __m_count_nonzero_e0(self, *dim):
+def __m_count_nonzero_e0(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('count_nonzero() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("count_nonzero() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
@@ -9233,7 +8512,7 @@ def __m_count_nonzero_e1(self, dim=None):
         raise _bad_arg('count_nonzero', 'dim', 1, 'int', dim)
     return None
 
-__m_count_nonzero_errs = ((0, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero_e1),)
+__m_count_nonzero_errs = ((1, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero_e1),)
 __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
 __m_count_nonzero_sigs = ('(tuple of ints dim)', '(int dim = None)')
 
@@ -9246,7 +8525,7 @@ def _m_count_nonzero(*args, **kwargs):
             _self = args[0]
             if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
                 _ks = _self._ks
-                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(_self, args[1:])
             return __m_count_nonzero_b0(*args)
@@ -9280,7 +8559,7 @@ def __m_median_c0(self):
 def __m_median_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_median_default(self)
@@ -9300,7 +8579,7 @@ def __m_median_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_median(*_k(self, dim, keepdim))
     return _rt_median(*_op_median_dim(self, dim, keepdim))
@@ -9352,7 +8631,7 @@ def __m_nanmedian_c0(self):
 def __m_nanmedian_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_nanmedian_default(self)
@@ -9372,7 +8651,7 @@ def __m_nanmedian_b1(self, dim, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_nanmedian(*_k(self, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
@@ -9428,7 +8707,7 @@ def _m_mode(self, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_mode(*_k(self, dim, keepdim))
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
@@ -9444,7 +8723,7 @@ def _m_bincount(self, weights=None, minlength=0):
     if minlength.__class__ in _TENSOR_TYPES:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, weights, minlength)
     return _op_bincount_default(self, weights, minlength)
@@ -9468,7 +8747,7 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
     if max.__class__ in _TENSOR_TYPES:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, bins, min, max)
     return _op_histc_default(self, bins, min, max)
@@ -9492,7 +8771,7 @@ def _m_renorm(self, p, dim, maxnorm, *, out=None):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm_default(self, p, dim, maxnorm)
@@ -9512,7 +8791,7 @@ def _m_renorm_(self, p, dim, maxnorm):
     if maxnorm.__class__ in _TENSOR_TYPES:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm__default(self, p, dim, maxnorm)
@@ -9532,7 +8811,7 @@ def __m_histogram_b0(self, bins, *, weight=None, density=False, out=None):
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(self, bins))
@@ -9556,7 +8835,7 @@ def __m_histogram_b1(self, bins=100, *, range=None, weight=None, density=False, 
         if bins.__class__ in _TENSOR_TYPES:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bin_ct(self, bins))
@@ -9635,7 +8914,7 @@ def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if append.__class__ in _TENSOR_TYPES:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, n, dim, prepend, append)
     return _op_diff_default(self, n, dim, prepend, append)
@@ -9850,7 +9129,7 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self)
         return _op_cov_default(self)
@@ -9865,7 +9144,7 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
 def _m_corrcoef(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_corrcoef_default(self)
@@ -9878,7 +9157,7 @@ def _m_cumsum(self, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumsum_default(self, dim)
@@ -9898,7 +9177,7 @@ def _m_cumsum_(self, dim, *, dtype=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumsum__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumsum__default(self, dim)
@@ -9914,7 +9193,7 @@ def _m_cumprod(self, dim, *, dtype=None, out=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumprod_default(self, dim)
@@ -9934,7 +9213,7 @@ def _m_cumprod_(self, dim, *, dtype=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cumprod__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumprod__default(self, dim)
@@ -9951,7 +9230,7 @@ def _m_cummax(self, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_cummax(*_k(self, dim))
     return _rt_cummax(*_op_cummax_default(self, dim))
@@ -9965,7 +9244,7 @@ def _m_cummin(self, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_cummin(*_k(self, dim))
     return _rt_cummin(*_op_cummin_default(self, dim))
@@ -9981,12 +9260,20 @@ def _m_logcumsumexp(self, dim, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_logcumsumexp_default(self, dim)
 
-def _m_repeat(self, *repeats):
+def _m_repeat(self, *_va, repeats=None):
+    if repeats is None:
+        if not _va:
+            raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    elif _va:
+        raise TypeError("repeat() got multiple values for argument 'repeats'")
+    else:
+        _va = (repeats,)
+    repeats = _va
     if len(repeats) == 1 and not isinstance(repeats[0], (int, TensorImpl)):
         repeats = repeats[0]
     if not _is_intlist(repeats):
@@ -9998,7 +9285,7 @@ def _m_repeat(self, *repeats):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_repeat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_repeat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, repeats)
     return _op_repeat_default(self, repeats)
@@ -10020,7 +9307,7 @@ def __m_repeat_interleave_b0(self, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, repeats, dim)
         return _op_repeat_interleave_self_Tensor(self, repeats, dim)
@@ -10044,7 +9331,7 @@ def __m_repeat_interleave_b1(self, repeats, dim=None, *, output_size=None):
         if dim.__class__ in _TENSOR_TYPES:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
             if _k is not None:
                 return _k(self, repeats, dim)
         return _op_repeat_interleave_self_int(self, repeats, dim)
@@ -10096,7 +9383,15 @@ def _m_repeat_interleave(*args, **kwargs):
                 raise _e from None
     raise _no_match('repeat_interleave', args, kwargs, __m_repeat_interleave_sigs, True)
 
-def _m_tile(self, *dims):
+def _m_tile(self, *_va, dims=None):
+    if dims is None:
+        if not _va:
+            raise TypeError('tile() missing 1 required positional arguments: "dims"')
+    elif _va:
+        raise TypeError("tile() got multiple values for argument 'dims'")
+    else:
+        _va = (dims,)
+    dims = _va
     if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)):
         dims = dims[0]
     if not _is_intlist(dims):
@@ -10108,7 +9403,7 @@ def _m_tile(self, *dims):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_tile_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_tile_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, dims)
     return _op_tile_default(self, dims)
@@ -10122,7 +9417,15 @@ def _m_roll(self, shifts, dims=()):
         raise _bad_arg('roll', 'dims', 2, 'tuple of ints', dims)
     return _op_roll_default(self, shifts, dims)
 
-def _m_flip(self, *dims):
+def _m_flip(self, *_va, dims=None):
+    if dims is None:
+        if not _va:
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    elif _va:
+        raise TypeError("flip() got multiple values for argument 'dims'")
+    else:
+        _va = (dims,)
+    dims = _va
     if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)):
         dims = dims[0]
     if not _is_intlist(dims):
@@ -10134,7 +9437,7 @@ def _m_flip(self, *dims):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_flip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_flip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, dims)
     return _op_flip_default(self, dims)
@@ -10142,7 +9445,7 @@ def _m_flip(self, *dims):
 def _m_fliplr(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_fliplr_default(self)
@@ -10150,7 +9453,7 @@ def _m_fliplr(self):
 def _m_flipud(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_flipud_default(self)
@@ -10173,7 +9476,7 @@ def _m_tril(self, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_tril_default(self, diagonal)
@@ -10185,7 +9488,7 @@ def _m_tril_(self, diagonal=0):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tril__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_tril__default(self, diagonal)
@@ -10201,7 +9504,7 @@ def _m_triu(self, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_triu_default(self, diagonal)
@@ -10213,7 +9516,7 @@ def _m_triu_(self, diagonal=0):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_triu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_triu__default(self, diagonal)
@@ -10229,7 +9532,7 @@ def _m_diag(self, diagonal=0, *, out=None):
     if diagonal.__class__ in _TENSOR_TYPES:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_diag_default(self, diagonal)
@@ -10249,7 +9552,7 @@ def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, offset, dim1, dim2)
     return _op_diag_embed_default(self, offset, dim1, dim2)
@@ -10261,12 +9564,20 @@ def _m_diagflat(self, offset=0):
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, offset)
     return _op_diagflat_default(self, offset)
 
-def _m_broadcast_to(self, *size):
+def _m_broadcast_to(self, *_va, size=None):
+    if size is None:
+        if not _va:
+            raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("broadcast_to() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10278,7 +9589,7 @@ def _m_broadcast_to(self, *size):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, size)
     return _op_broadcast_to_default(self, size)
@@ -10302,7 +9613,7 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, start, length)
     return _op_narrow_copy_default(self, dim, start, length)
@@ -10320,7 +9631,7 @@ def _m_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, dtype)
     return _op_softmax_int(self, dim, dtype)
@@ -10338,7 +9649,7 @@ def _m_log_softmax(self, dim, dtype=None, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, dtype)
     return _op_log_softmax_int(self, dim, dtype)
@@ -10358,7 +9669,7 @@ def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_kthvalue(*_k(self, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
@@ -10378,7 +9689,7 @@ def __m_sort_b0(self, dim=-1, descending=False, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_sort(*_k(self, dim, descending))
     return _rt_sort(*_op_sort_default(self, dim, descending))
@@ -10457,7 +9768,7 @@ def __m_argsort_b0(self, dim=-1, descending=False):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, descending)
     return _op_argsort_default(self, dim, descending)
@@ -10542,7 +9853,7 @@ def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _rt_topk(*_k(self, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
@@ -10554,7 +9865,7 @@ def _m_msort(self, *, out=None):
         return _op_msort_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_msort_default(self)
@@ -10574,20 +9885,36 @@ def _m_unfold(self, dimension, size, step):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unfold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unfold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dimension, size, step)
     return _op_unfold_default(self, dimension, size, step)
 
-def __m_view_c0(self, *size):
+def __m_view_c0(self, *_va, size=None):
     s = 0
+    if size is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
             return None
     return s
 
-def __m_view_b0(self, *size):
+def __m_view_b0(self, *_va, size=None):
+    if size is None:
+        if not _va:
+            raise TypeError('view() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("view() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
@@ -10597,7 +9924,7 @@ def __m_view_b0(self, *size):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, size)
     return _op_view_default(self, size)
@@ -10611,12 +9938,20 @@ def __m_view_c1(self, dtype):
 def __m_view_b1(self, dtype):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dtype)
     return _op_view_dtype(self, dtype)
 
-def __m_view_e0(self, *size):
+def __m_view_e0(self, *_va, size=None):
+    if size is None:
+        if not _va:
+            raise TypeError('view() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("view() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10628,7 +9963,7 @@ def __m_view_e1(self, dtype):
         raise _bad_arg('view', 'dtype', 1, 'ember.dtype', dtype)
     return None
 
-__m_view_errs = ((0, 1, __m_view_e0), (1, 1, __m_view_e1),)
+__m_view_errs = ((1, 1, __m_view_e0), (1, 1, __m_view_e1),)
 __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
 __m_view_sigs = ('(tuple of ints size)', '(ember.dtype dtype)')
 
@@ -10641,7 +9976,7 @@ def _m_view(*args, **kwargs):
             _self = args[0]
             if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
                 _ks = _self._ks
-                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(_self, args[1:])
             return __m_view_b0(*args)
@@ -10677,7 +10012,15 @@ def _m_as_strided(self, size, stride, storage_offset=None):
         raise _bad_arg('as_strided', 'storage_offset', 3, 'int', storage_offset)
     return _op_as_strided_default(self, size, stride, storage_offset)
 
-def _m_expand(self, *size, implicit=False):
+def _m_expand(self, *_va, size=None, implicit=False):
+    if size is None:
+        if not _va:
+            raise TypeError('expand() missing 1 required positional arguments: "size"')
+    elif _va:
+        raise TypeError("expand() got multiple values for argument 'size'")
+    else:
+        _va = (size,)
+    size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
         size = size[0]
     if not _is_intlist(size):
@@ -10690,7 +10033,7 @@ def _m_expand(self, *size, implicit=False):
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_expand_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                    _k = _c_expand_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_expand_default(self, size)
@@ -10704,7 +10047,7 @@ def _m_expand_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expand_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_expand_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_expand_as_default(self, other)
@@ -10720,12 +10063,20 @@ def _m_transpose(self, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_transpose_int(self, dim0, dim1)
 
-def _m_permute(self, *dims):
+def _m_permute(self, *_va, dims=None):
+    if dims is None:
+        if not _va:
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    elif _va:
+        raise TypeError("permute() got multiple values for argument 'dims'")
+    else:
+        _va = (dims,)
+    dims = _va
     if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)):
         dims = dims[0]
     if not _is_intlist(dims):
@@ -10737,7 +10088,7 @@ def _m_permute(self, *dims):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_permute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_permute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, dims)
     return _op_permute_default(self, dims)
@@ -10745,7 +10096,7 @@ def _m_permute(self, *dims):
 def _m_t(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_t_default(self)
@@ -10753,7 +10104,7 @@ def _m_t(self):
 def _m_adjoint(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_adjoint_default(self)
@@ -10773,7 +10124,7 @@ def _m_narrow(self, dim, start, length):
     if length.__class__ in _TENSOR_TYPES:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, start, length)
     return _op_narrow_default(self, dim, start, length)
@@ -10789,7 +10140,7 @@ def _m_select(self, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, index)
     return _op_select_int(self, dim, index)
@@ -10813,7 +10164,7 @@ def _m_slice(self, dim=0, start=None, end=None, step=1):
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim, start, end, step)
     return _op_slice_Tensor(self, dim, start, end, step)
@@ -10825,7 +10176,7 @@ def _m_unsqueeze(self, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_unsqueeze_default(self, dim)
@@ -10837,7 +10188,7 @@ def __m_squeeze_c0(self):
 def __m_squeeze_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_squeeze_default(self)
@@ -10853,20 +10204,36 @@ def __m_squeeze_b1(self, dim):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_squeeze_dim(self, dim)
 
-def __m_squeeze_c2(self, *dim):
+def __m_squeeze_c2(self, *_va, dim=None):
     s = 0
+    if dim is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
             return None
     return s
 
-def __m_squeeze_b2(self, *dim):
+def __m_squeeze_b2(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('squeeze() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("squeeze() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
@@ -10876,7 +10243,7 @@ def __m_squeeze_b2(self, *dim):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_squeeze_dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_squeeze_dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, dim)
     return _op_squeeze_dims(self, dim)
@@ -10889,14 +10256,22 @@ def __m_squeeze_e1(self, dim):
         raise _bad_arg('squeeze', 'dim', 1, 'int', dim)
     return None
 
-def __m_squeeze_e2(self, *dim):
+def __m_squeeze_e2(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('squeeze() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("squeeze() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
         dim = dim[0]
     if not _is_intlist(dim):
         raise _bad_arg('squeeze', 'dim', 1, 'tuple of ints', dim)
     return None
 
-__m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (0, 1, __m_squeeze_e2),)
+__m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (1, 1, __m_squeeze_e2),)
 __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
 __m_squeeze_sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
@@ -10926,6 +10301,194 @@ def _m_squeeze(*args, **kwargs):
                 raise _e from None
     raise _no_match('squeeze', args, kwargs, __m_squeeze_sigs, True)
 
+def __m_squeeze__c0(self):
+    s = 0
+    return s
+
+def __m_squeeze__b0(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_squeeze__default(self)
+
+def __m_squeeze__c1(self, dim):
+    s = 0
+    if not _is_int(dim):
+        return None
+    return s
+
+def __m_squeeze__b1(self, dim):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_squeeze__dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self, dim)
+    return _op_squeeze__dim(self, dim)
+
+def __m_squeeze__c2(self, *_va, dim=None):
+    s = 0
+    if dim is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (dim,)
+    dim = _va
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+            return None
+    return s
+
+def __m_squeeze__b2(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('squeeze_() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("squeeze_() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
+        for _a in dim:
+            if _a.__class__ is not int:
+                break
+        else:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_squeeze__dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self, dim)
+    return _op_squeeze__dims(self, dim)
+
+def __m_squeeze__e0(self):
+    return None
+
+def __m_squeeze__e1(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('squeeze_', 'dim', 1, 'int', dim)
+    return None
+
+def __m_squeeze__e2(self, *_va, dim=None):
+    if dim is None:
+        if not _va:
+            raise TypeError('squeeze_() missing 1 required positional arguments: "dim"')
+    elif _va:
+        raise TypeError("squeeze_() got multiple values for argument 'dim'")
+    else:
+        _va = (dim,)
+    dim = _va
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+        dim = dim[0]
+    if not _is_intlist(dim):
+        raise _bad_arg('squeeze_', 'dim', 1, 'tuple of ints', dim)
+    return None
+
+__m_squeeze__errs = ((0, 0, __m_squeeze__e0), (1, 1, __m_squeeze__e1), (1, 1, __m_squeeze__e2),)
+__m_squeeze__ovs = ((__m_squeeze__c0, __m_squeeze__b0), (__m_squeeze__c1, __m_squeeze__b1), (__m_squeeze__c2, __m_squeeze__b2),)
+__m_squeeze__sigs = ('()', '(int dim)', '(tuple of ints dim)')
+
+def _m_squeeze_(*args, **kwargs):
+    if not kwargs and len(args) == 1:
+        return __m_squeeze__b0(args[0])
+    best = None
+    for c, b in __m_squeeze__ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs) - 1
+    _p = [e for lo, hi, e in __m_squeeze__errs if lo <= _n <= hi]
+    if len(_p) == 1 and _p[0] is not None:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            _m = str(_e)
+            if not _m.startswith('__m_squeeze__e'):
+                raise _e from None
+    raise _no_match('squeeze_', args, kwargs, __m_squeeze__sigs, True)
+
+def _m_unsqueeze_(self, dim):
+    if dim.__class__ is not int and not _is_int(dim):
+        raise _bad_arg('unsqueeze_', 'dim', 1, 'int', dim)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self, dim)
+    return _op_unsqueeze__default(self, dim)
+
+def _m_transpose_(self, dim0, dim1):
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('transpose_', 'dim0', 1, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('transpose_', 'dim1', 2, 'int', dim1)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_transpose__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self, dim0, dim1)
+    return _op_transpose__default(self, dim0, dim1)
+
+def _m_t_(self):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_t__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self)
+    return _op_t__default(self)
+
+def _m_swapaxes_(self, axis0, axis1):
+    if axis0.__class__ is not int and not _is_int(axis0):
+        raise _bad_arg('swapaxes_', 'axis0', 1, 'int', axis0)
+    if axis1.__class__ is not int and not _is_int(axis1):
+        raise _bad_arg('swapaxes_', 'axis1', 2, 'int', axis1)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if axis0.__class__ in _TENSOR_TYPES:
+        _ks |= axis0._ks
+    if axis1.__class__ in _TENSOR_TYPES:
+        _ks |= axis1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self, axis0, axis1)
+    return _op_swapaxes__default(self, axis0, axis1)
+
+def _m_swapdims_(self, dim0, dim1):
+    if dim0.__class__ is not int and not _is_int(dim0):
+        raise _bad_arg('swapdims_', 'dim0', 1, 'int', dim0)
+    if dim1.__class__ is not int and not _is_int(dim1):
+        raise _bad_arg('swapdims_', 'dim1', 2, 'int', dim1)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self, dim0, dim1)
+    return _op_swapdims__default(self, dim0, dim1)
+
 def _m_flatten(self, start_dim=0, end_dim=-1):
     if start_dim.__class__ is not int and not _is_int(start_dim):
         raise _bad_arg('flatten', 'start_dim', 1, 'int', start_dim)
@@ -10937,7 +10500,7 @@ def _m_flatten(self, start_dim=0, end_dim=-1):
     if end_dim.__class__ in _TENSOR_TYPES:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, start_dim, end_dim)
     return _op_flatten_using_ints(self, start_dim, end_dim)
@@ -10964,7 +10527,7 @@ def _m_diagonal(self, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, offset, dim1, dim2)
     return _op_diagonal_default(self, offset, dim1, dim2)
@@ -10976,7 +10539,7 @@ def _m_unbind(self, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, dim))
     return _as_tuple(_op_unbind_int(self, dim))
@@ -10992,7 +10555,7 @@ def _m_split(self, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, split_size, dim))
     return _as_tuple(_op_split_Tensor(self, split_size, dim))
@@ -11015,7 +10578,7 @@ def _m_chunk(self, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, chunks, dim))
     return _as_tuple(_op_chunk_default(self, chunks, dim))
@@ -11046,7 +10609,7 @@ def __m_movedim_b1(self, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, source, destination)
     return _op_movedim_int(self, source, destination)
@@ -11119,7 +10682,7 @@ def __m_moveaxis_b1(self, source, destination):
     if destination.__class__ in _TENSOR_TYPES:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, source, destination)
     return _op_moveaxis_int(self, source, destination)
@@ -11177,7 +10740,7 @@ def _m_swapaxes(self, axis0, axis1):
     if axis1.__class__ in _TENSOR_TYPES:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, axis0, axis1)
     return _op_swapaxes_default(self, axis0, axis1)
@@ -11193,7 +10756,7 @@ def _m_swapdims(self, dim0, dim1):
     if dim1.__class__ in _TENSOR_TYPES:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_swapdims_default(self, dim0, dim1)
@@ -11201,7 +10764,7 @@ def _m_swapdims(self, dim0, dim1):
 def _m_ravel(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_ravel_default(self)
@@ -11221,7 +10784,7 @@ def __m_tensor_split_b0(self, sections, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections, dim))
     return _as_tuple(_op_tensor_split_sections(self, sections, dim))
@@ -11251,7 +10814,7 @@ def __m_tensor_split_b2(self, tensor_indices_or_sections, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, tensor_indices_or_sections, dim))
     return _as_tuple(_op_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim))
@@ -11316,20 +10879,36 @@ def __m_hsplit_b0(self, sections):
     if sections.__class__ in _TENSOR_TYPES:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_hsplit_int(self, sections))
 
-def __m_hsplit_c1(self, *indices):
+def __m_hsplit_c1(self, *_va, indices=None):
     s = 0
+    if indices is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
             return None
     return s
 
-def __m_hsplit_b1(self, *indices):
+def __m_hsplit_b1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('hsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("hsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
@@ -11339,7 +10918,7 @@ def __m_hsplit_b1(self, *indices):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_hsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_hsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_hsplit_array(self, indices))
@@ -11349,14 +10928,22 @@ def __m_hsplit_e0(self, sections):
         raise _bad_arg('hsplit', 'sections', 1, 'int', sections)
     return None
 
-def __m_hsplit_e1(self, *indices):
+def __m_hsplit_e1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('hsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("hsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
         raise _bad_arg('hsplit', 'indices', 1, 'tuple of ints', indices)
     return None
 
-__m_hsplit_errs = ((1, 1, __m_hsplit_e0), (0, 1, __m_hsplit_e1),)
+__m_hsplit_errs = ((1, 1, __m_hsplit_e0), (1, 1, __m_hsplit_e1),)
 __m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1),)
 __m_hsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
@@ -11395,20 +10982,36 @@ def __m_vsplit_b0(self, sections):
     if sections.__class__ in _TENSOR_TYPES:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_vsplit_int(self, sections))
 
-def __m_vsplit_c1(self, *indices):
+def __m_vsplit_c1(self, *_va, indices=None):
     s = 0
+    if indices is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
             return None
     return s
 
-def __m_vsplit_b1(self, *indices):
+def __m_vsplit_b1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('vsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("vsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
@@ -11418,7 +11021,7 @@ def __m_vsplit_b1(self, *indices):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_vsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_vsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_vsplit_array(self, indices))
@@ -11428,14 +11031,22 @@ def __m_vsplit_e0(self, sections):
         raise _bad_arg('vsplit', 'sections', 1, 'int', sections)
     return None
 
-def __m_vsplit_e1(self, *indices):
+def __m_vsplit_e1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('vsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("vsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
         raise _bad_arg('vsplit', 'indices', 1, 'tuple of ints', indices)
     return None
 
-__m_vsplit_errs = ((1, 1, __m_vsplit_e0), (0, 1, __m_vsplit_e1),)
+__m_vsplit_errs = ((1, 1, __m_vsplit_e0), (1, 1, __m_vsplit_e1),)
 __m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1),)
 __m_vsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
@@ -11474,20 +11085,36 @@ def __m_dsplit_b0(self, sections):
     if sections.__class__ in _TENSOR_TYPES:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_dsplit_int(self, sections))
 
-def __m_dsplit_c1(self, *indices):
+def __m_dsplit_c1(self, *_va, indices=None):
     s = 0
+    if indices is None:
+        if not _va:
+            return None
+    elif _va:
+        return None
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
             return None
     return s
 
-def __m_dsplit_b1(self, *indices):
+def __m_dsplit_b1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('dsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("dsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
@@ -11497,7 +11124,7 @@ def __m_dsplit_b1(self, *indices):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_dsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_dsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_dsplit_array(self, indices))
@@ -11507,14 +11134,22 @@ def __m_dsplit_e0(self, sections):
         raise _bad_arg('dsplit', 'sections', 1, 'int', sections)
     return None
 
-def __m_dsplit_e1(self, *indices):
+def __m_dsplit_e1(self, *_va, indices=None):
+    if indices is None:
+        if not _va:
+            raise TypeError('dsplit() missing 1 required positional arguments: "indices"')
+    elif _va:
+        raise TypeError("dsplit() got multiple values for argument 'indices'")
+    else:
+        _va = (indices,)
+    indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
         indices = indices[0]
     if not _is_intlist(indices):
         raise _bad_arg('dsplit', 'indices', 1, 'tuple of ints', indices)
     return None
 
-__m_dsplit_errs = ((1, 1, __m_dsplit_e0), (0, 1, __m_dsplit_e1),)
+__m_dsplit_errs = ((1, 1, __m_dsplit_e0), (1, 1, __m_dsplit_e1),)
 __m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1),)
 __m_dsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
@@ -11553,7 +11188,7 @@ def _m_unsafe_split(self, split_size, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, split_size, dim))
     return _as_tuple(_op_unsafe_split_Tensor(self, split_size, dim))
@@ -11576,7 +11211,7 @@ def _m_unsafe_chunk(self, chunks, dim=0):
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _as_tuple(_k(self, chunks, dim))
     return _as_tuple(_op_unsafe_chunk_default(self, chunks, dim))
@@ -11584,7 +11219,7 @@ def _m_unsafe_chunk(self, chunks, dim=0):
 def _m_alias(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_alias_default(self)
@@ -11592,7 +11227,7 @@ def _m_alias(self):
 def _m_detach(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self)
     return _op_detach_default(self)
@@ -11603,12 +11238,20 @@ def _m_view_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_view_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_view_as_default(self, other)
 
-def _m_reshape(self, *shape):
+def _m_reshape(self, *_va, shape=None):
+    if shape is None:
+        if not _va:
+            raise TypeError('reshape() missing 1 required positional arguments: "shape"')
+    elif _va:
+        raise TypeError("reshape() got multiple values for argument 'shape'")
+    else:
+        _va = (shape,)
+    shape = _va
     if len(shape) == 1 and not isinstance(shape[0], (int, TensorImpl)):
         shape = shape[0]
     if not _is_intlist(shape):
@@ -11620,7 +11263,7 @@ def _m_reshape(self, *shape):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_reshape_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+                _k = _c_reshape_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
                     return _k(self, shape)
     return _op_reshape_default(self, shape)
@@ -11631,7 +11274,7 @@ def _m_reshape_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reshape_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_reshape_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_reshape_as_default(self, other)
@@ -11662,7 +11305,7 @@ def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None
     if step.__class__ in _TENSOR_TYPES:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, src, dim, start, end, step)
     return _op_slice_scatter_default(self, src, dim, start, end, step)
@@ -11681,7 +11324,7 @@ def _m_select_scatter(self, src, dim, index):
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, src, dim, index)
     return _op_select_scatter_default(self, src, dim, index)
@@ -11704,7 +11347,7 @@ def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     if dim2.__class__ in _TENSOR_TYPES:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT else _ks)
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
         if _k is not None:
             return _k(self, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(self, src, offset, dim1, dim2)
@@ -12114,6 +11757,7 @@ class TensorMethods:
     square = _m_square
     square_ = _m_square_
     squeeze = _m_squeeze
+    squeeze_ = _m_squeeze_
     std = _m_std
     sub = _m_sub
     sub_ = _m_sub_
@@ -12122,8 +11766,11 @@ class TensorMethods:
     sum = _m_sum
     svd = _m_svd
     swapaxes = _m_swapaxes
+    swapaxes_ = _m_swapaxes_
     swapdims = _m_swapdims
+    swapdims_ = _m_swapdims_
     t = _m_t
+    t_ = _m_t_
     take = _m_take
     take_along_dim = _m_take_along_dim
     tan = _m_tan
@@ -12135,6 +11782,7 @@ class TensorMethods:
     topk = _m_topk
     trace = _m_trace
     transpose = _m_transpose
+    transpose_ = _m_transpose_
     triangular_solve = _m_triangular_solve
     tril = _m_tril
     tril_ = _m_tril_
@@ -12151,6 +11799,7 @@ class TensorMethods:
     unsafe_split = _m_unsafe_split
     unsafe_split_with_sizes = _m_unsafe_split_with_sizes
     unsqueeze = _m_unsqueeze
+    unsqueeze_ = _m_unsqueeze_
     var = _m_var
     vdot = _m_vdot
     view = _m_view

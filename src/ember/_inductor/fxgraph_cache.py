@@ -21,7 +21,8 @@ import tempfile
 
 from ember._dynamo.utils import counters
 
-_FORMAT = 3                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits
+_FORMAT = 4                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
+#                             4: dconv (convolutions called from C)
 
 
 def cache_dir():

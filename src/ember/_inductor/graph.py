@@ -100,6 +100,8 @@ class GraphLowering:
 
     # ------------------------------------------------------------------ the walk
     def run(self):
+        # (before the symbolic swap: a filled-in value is a fake of the graph's own SymInts, swapped like the rest)
+        _fill_missing_meta(self.gm)
         set_current_graph(self)
         saved = _symbolic_vals(self.gm, self.size_hints, self.concrete)
         try:
@@ -111,11 +113,11 @@ class GraphLowering:
         return self
 
     def _run(self):
-        _fill_missing_meta(self.gm)
         users = {}
         for node in self.gm.graph.nodes:
             for a in node.all_input_nodes:
                 users[a] = users.get(a, 0) + 1
+        early = _early_mutations(self.gm)
         position = 0
         for node in self.gm.graph.nodes:
             if node.op == "placeholder":
@@ -142,8 +144,9 @@ class GraphLowering:
                 # any input whose strides differ from the compiled ones
                 buf = InputBuffer(f"arg{position}", _dense_layout(val), position=position)
                 for d, sz in enumerate(val._size):
+                    # (a size symbol itself, not a factor such as a pooled size's `ember_floordiv_i(s2, 2)`)
                     if isinstance(sz, SymSize) and len(sz.terms) == 1 and sz.terms[0][1] == 1 and \
-                            len(sz.terms[0][0]) == 1:
+                            len(sz.terms[0][0]) == 1 and sz.terms[0][0][0].isidentifier():
                         self.symbols.setdefault(sz.terms[0][0][0], f"arg{position}._size[{d}]")
                 self.inputs.append(buf)
                 self.env[node] = buf.view()
@@ -171,6 +174,8 @@ class GraphLowering:
                         value = self.realize(value)
                 elif isinstance(value, Pointwise) and ir.count_ops(value) > MAX_INLINE_OPCOUNT:
                     value = self.realize(value)
+                if node in early and isinstance(value, Pointwise):
+                    value = self._mutate_early(self.env[early[node]].buffer, value)
                 self.env[node] = value
             elif node.op == "output":
                 self._write_mutations()
@@ -186,6 +191,8 @@ class GraphLowering:
             # kernel writes the new value into the input's own storage, after every read of the old one
             dst = self.env[node.args[0]]
             value = _map_args(node.args[1], self.env)
+            if isinstance(value, BufferView) and getattr(value.buffer, "mutated_input", None) == dst.buffer.name:
+                return value                 # written already (_mutate_early)
             if tuple(value.get_size()) != dst.layout.size:
                 from .lowering import expand
                 value = expand(value, dst.layout.size)
@@ -230,6 +237,15 @@ class GraphLowering:
                     raise UnsupportedGraph(f"{target} returns a {type(v).__name__} inside its tuple")
             return tuple(outs)
         raise UnsupportedGraph(f"{target} returns {type(val).__name__}")
+
+    def _mutate_early(self, dst, value):
+        """The value of a `copy_(input, value)` whose other users read it too (`t.sin_()` then `t * 2`, or `t`
+        returned): stored into the input's storage where it is computed, and read back from there by every later
+        user, so that it is computed once (`_early_mutations` says when no one reads the old value after it)."""
+        buf = ComputedBuffer(self.new_name(), dst.layout, Pointwise(dst.layout.size, dst.dtype, value.make_loader()))
+        buf.mutated_input = dst.name
+        self.buffers.append(buf)
+        return buf.view()
 
     def _write_mutations(self):
         """A ComputedBuffer per mutated input, stored in the input's storage (`mutated_input`). A write whose value
@@ -279,6 +295,10 @@ class GraphLowering:
                     self.outputs.append(None)
                     self.output_consts.append(x)
                     continue
+                if isinstance(x, BufferView) and getattr(x.buffer, "mutated_input", None) is not None:
+                    # a value written into an input early (_mutate_early): the output is a tensor of its own (AOT
+                    # hands out the input itself where the output aliases it), copied from the stored value
+                    x = self.realize(x, _dense_layout(meta))
                 if isinstance(x, Pointwise):
                     x = self.realize(x, _dense_layout(meta))
                 elif isinstance(x, BufferView) and isinstance(x.buffer, InputBuffer) and \
@@ -292,6 +312,50 @@ class GraphLowering:
 
     def computed_buffers(self):
         return [b for b in self.buffers if isinstance(b, ComputedBuffer)]
+
+
+def _early_mutations(gm):
+    """{value node: input placeholder} of the `copy_(input, value)` nodes whose value can be written into the
+    input's storage as soon as it is computed (GraphLowering._mutate_early): the value has users besides the
+    copy_, it has the input's size and dtype, the input is written once, and every node that reads the input on
+    the way to the value is read only on that way (so no one reads the input's old value after the write; size
+    queries do not count)."""
+    copies = [n for n in gm.graph.nodes if n.op == "call_function" and str(n.target) == "aten.copy_.default"
+              and n.args[0].op == "placeholder"]
+    written = [n.args[0] for n in copies]
+    out = {}
+    for c in copies:
+        ph, value = c.args[0], c.args[1]
+        if written.count(ph) != 1 or getattr(value, "op", None) != "call_function" or len(value.users) < 2:
+            continue
+        pv, vv = ph.meta.get("val"), value.meta.get("val")
+        if not isinstance(pv, Tensor) or not isinstance(vv, Tensor) or tuple(pv.shape) != tuple(vv.shape) or \
+                pv.dtype != vv.dtype:
+            continue
+        ancestors, stack = set(), [value]
+        while stack:
+            n = stack.pop()
+            if n not in ancestors:
+                ancestors.add(n)
+                stack.extend(n.all_input_nodes)
+        on_way, stack = set(), [ph]             # the nodes between the input and the value
+        while stack:
+            n = stack.pop()
+            for u in n.users:
+                if u in ancestors and u not in on_way:
+                    on_way.add(u)
+                    stack.append(u)
+
+        def private(n, allowed):
+            return all(u in allowed or _is_size(u) for u in n.users)
+        if private(ph, on_way | {c}) and all(private(n, on_way) for n in on_way if n is not value):
+            out[value] = ph
+    return out
+
+
+def _is_size(node):
+    v = node.meta.get("val")
+    return isinstance(v, (int, SymFloatSize)) and not isinstance(v, bool)
 
 
 def _cast_loader(value, dtype):

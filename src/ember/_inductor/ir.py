@@ -13,8 +13,8 @@
   * `InputBuffer`: a graph input (or a constant tensor of the GraphModule).
   * `ComputedBuffer`: a realized `Pointwise` or a `Reduction` (sum, prod, max, min, argmax, argmin, any,
     all over `reduction_size`, the inner function taking `(index, reduction_index)`), or a `Scatter` (stores at
-    computed positions: scatter, index_put, the pool backwards) or a `Scan` (cumsum, cumprod), which are
-    serial kernels of their own.
+    computed positions: scatter, index_put, the pool backwards) or a `Scan` (cumsum, cumprod), which share no
+    outer loops with anything (their kernels may take pointwise epilogues, see scheduler.py).
   * `ExternKernel` (+ `MultiOutput` for each tensor of a tuple result): an eager aten op called from the
     wrapper: mm/addmm/bmm (numpy BLAS), convolution, ember's fused attention, and the fallback for every op
     without a lowering (`lowering.FALLBACK_REASONS` says why each known one falls back).
@@ -170,20 +170,24 @@ class Scatter:
     backwards): out[i] = init[i] for every i, then for each index of `size` *in order*: if mask,
     out[flat] = value (or out[flat] += value when `accumulate`), with `inner_fn(index)` returning
     (flat, value, mask or None), `flat` an Index into the output's contiguous layout (opaque vars allowed).
-    The stores conflict, so the kernel is one serial loop nest and is never fused."""
+    `direct`: pairs (dim of `size`, output dim) where the stores' position along that output dim is the loop index
+    itself: stores at different values of it never meet, so the kernel may split it over threads. The stores
+    may conflict otherwise, so the kernel shares no loops with others (only pointwise epilogues reading the
+    element it stores run after its stores in the same kernel: scheduler._try_fuse_serial_epilogue)."""
 
-    def __init__(self, size, init, inner_fn, accumulate):
+    def __init__(self, size, init, inner_fn, accumulate, direct=()):
         self.size = tuple(_sz(s) for s in size)
         self.init = init                # an IR value (Pointwise / BufferView) of the output's size and dtype
         self.inner_fn = inner_fn
         self.accumulate = accumulate
+        self.direct = tuple(direct)
 
 
 class Scan:
     """The body of a prefix scan (cumsum, cumprod) along `dim`: out[.., j, ..] = out[.., j-1, ..] (+ or *)
     inner_fn(index at j), out[.., 0, ..] = inner_fn(index at 0); combined in the output dtype (eager's numpy
-    scans accumulate in it too). Never fused: one kernel whose scan loop sits outside the dims after `dim`
-    (which vectorise)."""
+    scans accumulate in it too). Shares no loops with others (pointwise epilogues only): its scan loop sits outside
+    the dims after `dim` (which vectorise)."""
     TYPES = ("sum", "prod")
 
     def __init__(self, size, dim, scan_type, inner_fn):
@@ -197,7 +201,7 @@ class Scan:
 
 class ComputedBuffer(Buffer):
     """A buffer computed by generated code: `data` is a Pointwise, a Reduction, or a Scatter / Scan (`is_serial`:
-    its own kernel, no outer loops shared with anything). `mutated_input` names the graph input whose storage
+    no outer loops shared with anything). `mutated_input` names the graph input whose storage
     it is written into (an in-place update kept in place), else None."""
     mutated_input = None
 

@@ -1161,6 +1161,8 @@ def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilatio
     stride = _pair(stride, kernel)
     padding, dilation = _pair(padding), _pair(dilation)
     load, H, W = _window(x, out_size, kernel, stride, padding, dilation, float("-inf"))
+    if kernel[0] * kernel[1] <= _UNROLL_WINDOW:
+        return _max_pool2d_unrolled(out_size, x.get_dtype(), load, W, kernel, stride, padding, dilation)
     graph = _graph()
     rsize = kernel
     dt = x.get_dtype()
@@ -1177,6 +1179,37 @@ def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilatio
         w = ops.add(ops.index_expr(index[-1] * sw - pw, _dt.int64), ops.mul(j, ops.constant(dw, _dt.int64)))
         return ops.add(ops.mul(h, ops.constant(W, _dt.int64)), w)
     return values, Pointwise(out_size, _dt.int64, index_of)
+
+
+# windows of at most this many elements are unrolled into pointwise code (torch's inductor unrolls up to 25 too):
+# the loop over output columns then vectorises, where a per-output reduction loop of 4 elements does not
+_UNROLL_WINDOW = 25
+
+
+def _max_pool2d_unrolled(out_size, dt, load, W, kernel, stride, padding, dilation):
+    """max_pool2d_with_indices of a small window as pointwise code: one select chain over its elements in
+    row-major order, eager's rule (csrc/pool.c, torch's cpu kernel): an element replaces the running maximum when
+    it is greater or NaN, so ties keep the first and the last NaN wins. Two pointwise values read the chain: the
+    maximum, and the flat input index of that element. No loop per output: the column loop vectorises."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    taps = [(i, j) for i in range(kh) for j in range(kw)]
+
+    def flat(index, r):
+        i, j = r
+        return ops.index_expr((index[-2] * sh + (i * dh - ph)) * W + index[-1] * sw + (j * dw - pw), _dt.int64)
+
+    def chain(index, want_pos):
+        acc = load(index, (0, 0))
+        pos = flat(index, (0, 0)) if want_pos else None
+        for r in taps[1:]:
+            v = load(index, r)
+            take = ops.logical_or(ops.gt(v, acc), ops.isnan(v))
+            acc = ops.where(take, v, acc)
+            if want_pos:
+                pos = ops.where(take, flat(index, r), pos)
+        return pos if want_pos else acc
+    return (Pointwise(out_size, dt, lambda index: chain(index, False)),
+            Pointwise(out_size, _dt.int64, lambda index: chain(index, True)))
 
 
 @register_lowering(*_overloads("avg_pool2d", "default"))
@@ -1267,19 +1300,13 @@ def _index_select(node, x, dim, index):
     return Pointwise(tuple(out.shape), out.dtype, inner)
 
 
-def _static_sizes(what, *sizes):
-    """Scatter and Scan kernels are generated for static sizes only: a symbolic size (sizevars.SymSize) falls back."""
-    if any(type(s) is not int for size in sizes for s in size):
-        raise NotImplementedError(f"ember._inductor: {what} with symbolic sizes (falls back)")
-
-
-def _scatter_into(node, x, index_space, inner, accumulate):
-    """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores."""
+def _scatter_into(node, x, index_space, inner, accumulate, direct=()):
+    """A Scatter buffer of the node's result: x (broadcast, cast) first, then inner's stores (`direct`: see
+    ir.Scatter)."""
     out = _val(node)
     size = tuple(out.shape)
-    _static_sizes("a scatter", size, index_space)
     init = Pointwise(size, out.dtype, loader(x, size, out.dtype))
-    return _graph().add_serial(Scatter(index_space, init, inner, accumulate), out.dtype)
+    return _graph().add_serial(Scatter(index_space, init, inner, accumulate, direct), out.dtype)
 
 
 def _scatter_lowering(node, x, dim, index, src, accumulate):
@@ -1294,7 +1321,8 @@ def _scatter_lowering(node, x, dim, index, src, accumulate):
         full = list(idx)
         full[dim] = ops.indirect_indexing(il(idx), size[dim])
         return _contig_flat(size, full), sl(idx), None
-    return _scatter_into(node, x, index.get_size(), inner, accumulate)
+    direct = [(d, d) for d in range(len(size)) if d != dim]
+    return _scatter_into(node, x, index.get_size(), inner, accumulate, direct)
 
 
 @register_lowering(*_overloads("scatter", "src", "value"))
@@ -1324,7 +1352,9 @@ def _index_add(node, x, dim, index, source, alpha=1):
         if alpha != 1:
             v = ops.mul(v, ops.constant(alpha, out.dtype))
         return _contig_flat(size, full), v, None
-    return _scatter_into(node, x, source.get_size() if source.get_size() else (1,), inner, True)
+    if not source.get_size():
+        return _scatter_into(node, x, (1,), inner, True)
+    return _scatter_into(node, x, source.get_size(), inner, True, [(d, d) for d in range(len(size)) if d != dim])
 
 
 def _leading_indices(indices):
@@ -1378,7 +1408,8 @@ def _index_put(node, x, indices, values, accumulate=False):
         bidx = idx[:len(b)]
         full = [ops.indirect_indexing(ld(bidx), size[d]) for d, ld in enumerate(loaders)] + list(idx[len(b):])
         return _contig_flat(size, full), vl(idx), None
-    return _scatter_into(node, x, space if space else (1,), inner, accumulate)
+    direct = [(len(b) + m, k + m) for m in range(len(size) - k)]
+    return _scatter_into(node, x, space if space else (1,), inner, accumulate, direct)
 
 
 @register_lowering(*_overloads("slice_scatter", "default"))
@@ -1434,7 +1465,8 @@ def _max_pool2d_backward(node, grad, x, kernel_size, stride, padding, dilation, 
         pos = ops.indirect_indexing(il(idx), plane)
         lead = _contig_flat(size[:-2], idx[:-2]) * plane if len(size) > 2 else Index()
         return lead + pos, gl(idx), None
-    return _scatter_into(node, _full_value(size, out.dtype, 0), grad.get_size(), inner, True)
+    return _scatter_into(node, _full_value(size, out.dtype, 0), grad.get_size(), inner, True,
+                         [(d, d) for d in range(len(size) - 2)])
 
 
 @register_lowering(*_overloads("avg_pool2d_backward", "default"))
@@ -1476,7 +1508,7 @@ def _avg_pool2d_backward(node, grad, x, kernel_size, stride, padding, ceil_mode,
         flat = _contig_flat(size, list(idx[:nlead]) + [h, w])
         return flat, v, inside
     space = tuple(grad.get_size()) + (kh, kw)
-    return _scatter_into(node, _full_value(size, dt, 0), space, inner, True)
+    return _scatter_into(node, _full_value(size, dt, 0), space, inner, True, [(d, d) for d in range(nlead)])
 
 
 def _scan_lowering(node, x, dim, scan_type):
@@ -1484,7 +1516,6 @@ def _scan_lowering(node, x, dim, scan_type):
     size = tuple(out.shape)
     if not size:
         return _copy(node, x)
-    _static_sizes("a scan", size)
     dim %= len(size)
     return _graph().add_serial(Scan(size, dim, scan_type, loader(x, size, out.dtype)), out.dtype)
 

@@ -18,7 +18,9 @@ fusion saves), tried best first. A pair fuses when
      index, elements the producer's section has already written (the affine index check in `_legal`),
   3. no path leads from one group to the other through a third one (the cycle check),
   4. the group stays under `MAX_SECTIONS`.
-Rounds repeat until nothing fuses (torch does the same, at most 10 rounds).
+Rounds repeat until nothing fuses (torch does the same, at most 10 rounds). A scatter's or a scan's kernel
+shares no loops with others, but takes pointwise epilogues that read its output only at the element they store
+(`_try_fuse_serial_epilogue`).
 
 Memory planning (`plan_memory`): a buffer that is not a graph output takes the storage of a buffer of the
 same byte size whose last reader ran before it is first written (torch's `memory_planning` reuse pools).
@@ -230,7 +232,7 @@ class Scheduler:
         if len(a.nodes) + len(b.nodes) > MAX_SECTIONS:
             return None
         if any(n.buf.is_serial() for g in (a, b) for n in g.nodes):
-            return None                   # a scatter or a scan is a kernel of its own
+            return self._try_fuse_serial_epilogue(a, b)
         fixed = [g.outer for g in (a, b) if any(n.buf.is_reduction() for n in g.nodes)]
         if fixed and any(f != fixed[0] for f in fixed):
             return None
@@ -250,6 +252,36 @@ class Scheduler:
         if self._would_cycle(a, b):
             return None
         return FusedGroup(nodes, outer, [f[0] for f in facts])
+
+    def _try_fuse_serial_epilogue(self, a, b):
+        """A scatter's or scan's group and a pointwise group after it that reads what the first group wrote only at
+        the element it stores (`scatter_add(...) * 2 + 1`, `cumsum(1) * 2`): one kernel with no outer loops, the
+        pointwise sections looping over the output after the stores (when the scatter or scan splits an output dim
+        over threads, the pointwise loops over that dim take the same range). Else None."""
+        first, second = (a, b) if a.pos < b.pos else (b, a)
+        if not first.nodes[0].buf.is_serial() or any(n.buf.is_serial() for n in first.nodes[1:]):
+            return None
+        size = first.nodes[0].buf.layout.size
+        names = first.names()
+        if not (second.reads() & names):
+            return None
+        for n in second.nodes:
+            buf = n.buf
+            if n.is_extern or buf.is_serial() or buf.is_reduction() or buf.mutated_input is not None or \
+                    tuple(buf.ranges()) != tuple(size) or n.pos < first.nodes[0].pos:
+                return None
+            sec = make_section(buf, (), n.pos)
+            for name, idx in n.reads_at(sec):
+                if name in names and idx != self._buffer(first, name).layout.flat(sec.index):
+                    return None        # another element of the scatter's output: it may not be written yet
+        if self._would_cycle(a, b):
+            return None
+        nodes = sorted(a.nodes + b.nodes, key=lambda n: n.pos)
+        return FusedGroup(nodes, (), [make_section(n.buf, (), n.pos) for n in nodes])
+
+    @staticmethod
+    def _buffer(group, name):
+        return next(n.buf for n in group.nodes if n.buf.name == name)
 
     def _facts(self, node, outer):
         """What the legality check needs of `node` placed under `outer` loops, computed once per (node, outer):
@@ -402,15 +434,18 @@ class Scheduler:
 
 
 # ---------------------------------------------------------------------------- memory planning
-def plan_memory(groups, buffers, keep, also=()):
-    """Assign each computed buffer (and each extern result named in `also`: the matmuls the C entry calls) a
-    storage slot: {buffer name: slot name}. A buffer in `keep` (a graph output, or anything the wrapper hands
+def plan_memory(groups, buffers, keep, also=(), written_by=None):
+    """Assign each computed buffer (and each extern result named in `also`: the matmuls and convolutions the C
+    entry calls) a storage slot: {buffer name: slot name}. `written_by` maps an extern's name to buffers its call
+    writes (convolution_backward's MultiOutputs): they are live from that call on. A buffer in `keep` (a graph output, or anything the wrapper hands
     out) gets its own slot; others reuse a slot of the same byte size whose previous occupant is dead. Returns
     (assignment, {slot: nbytes})."""
     first_write, last_read = {}, {}
     for step, g in enumerate(groups):
         for n in g.nodes:
             first_write.setdefault(n.buf.name, step)
+            for w in (written_by or {}).get(n.buf.name, ()):
+                first_write.setdefault(w, step)
             for r in n.reads:
                 last_read[r] = step
     free = {}            # nbytes -> [(slot, free_from_step)]

@@ -18,6 +18,7 @@ __all__ = ["Variable", "Function", "backward", "grad", "gradcheck", "gradgradche
 
 
 from . import functional, grad_mode, variable  # noqa: F401,E402  (torch.autograd.<submodule> paths)
+from .grad_mode import set_multithreading_enabled  # noqa: F401,E402
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)

@@ -77,11 +77,16 @@ def sum_to(g, shape):
         out = _meta(shape, g.dtype)
     else:
         arr = g._logical_np()
-        arr = arr.sum(axis=axes, keepdims=True) if axes else arr
-        out = _const(arr.reshape(shape), g.dtype)
-    if _needs_history(g):
+        if axes:
+            arr = np.add.reduce(arr, axis=axes, keepdims=True).reshape(shape)    # (= arr.sum, minus its wrapper)
+            out = Tensor._wrap_fresh(arr, g.dtype) if arr.dtype == g.dtype._np else _const(arr, g.dtype)
+        else:
+            out = _const(arr.reshape(shape), g.dtype)
+    if state.grad_enabled and g._requires_grad:
         _record(out, SumToSizeBackward0(g._size), (g,))
-    return _fw_linear(out, g, lambda t: sum_to(t, shape))
+    if "_fw_tangent" in g.__dict__:
+        return _fw_linear(out, g, lambda t: sum_to(t, shape))
+    return out
 
 
 def expand_to(g, shape):
@@ -90,10 +95,18 @@ def expand_to(g, shape):
         return g
     if state.mode_stack:
         return _aten().expand.default(g, list(shape))
-    out = _meta(shape, g.dtype) if g._np is None else _const(np.broadcast_to(g._logical_np(), shape).copy(), g.dtype)
-    if _needs_history(g):
+    if g._np is None:
+        out = _meta(shape, g.dtype)
+    else:
+        a = g._logical_np()
+        arr = np.empty(shape, a.dtype)      # a broadcasting write: np.broadcast_to(a, shape).copy() cost ~7x this
+        arr[...] = a
+        out = Tensor._wrap_fresh(arr, g.dtype) if a.dtype == g.dtype._np else _const(arr, g.dtype)
+    if state.grad_enabled and g._requires_grad:
         _record(out, ExpandBackward0(g._size), (g,))
-    return _fw_linear(out, g, lambda t: expand_to(t, shape))
+    if "_fw_tangent" in g.__dict__:
+        return _fw_linear(out, g, lambda t: expand_to(t, shape))
+    return out
 
 
 class ToCopyBackward0(Node):

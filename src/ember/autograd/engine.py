@@ -14,6 +14,7 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Ten
 from . import anomaly_mode
 from ._shape_dtype import sum_to, to_dtype
 from .graph import AccumulateGrad, _clone_detached
+from .input_buffer import accumulate as _accumulate
 from .._core.strides import same_shape
 
 class _TaskState:
@@ -146,36 +147,31 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                  accumulate_grad=True):
     """roots: list of edges (node, input_nr); grad_roots: matching grads. Returns captured grads for
     `inputs` (a list of edges) when given."""
-    # ---- dependencies (reachable graph)
+    # ---- dependencies (reachable graph): deps[m] = how many edges point at m. A node is pushed the first
+    # time an edge reaches it (the roots up front), so each is walked once without a separate `seen` set.
     deps = {}
     root_nodes = [e[0] for e in roots]
-    seen = set()
-    stack = list(root_nodes)
-    order = []
+    rootset = set(root_nodes)
+    stack = list(rootset)
     while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        order.append(n)
-        for e in n.next_edges:
+        for e in stack.pop().next_edges:
             if e is not None:
                 m = e[0]
-                deps[m] = deps.get(m, 0) + 1
-                if m not in seen:
-                    stack.append(m)
+                if m in deps:
+                    deps[m] += 1
+                else:
+                    deps[m] = 1
+                    if m not in rootset:
+                        stack.append(m)
     # ---- which nodes need to run, and what to capture
     needed = None
     captures = None
     if inputs is not None:
-        captures = {}
         targets = {}
         for i, e in enumerate(inputs):
             targets.setdefault(e[0], []).append((e[1], i))
-        needed = {}
-        # post-order: a node is needed if it leads to a target it must *execute* for
-        for n in reversed(order):
-            pass
+        order = list(rootset)
+        order += [n for n in deps if n not in rootset]
         needed = _compute_needed(order, targets, accumulate_grad)
         captures = targets
     # ---- buffers
@@ -195,28 +191,38 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     prev = state.grad_enabled
     _set_enabled(create_graph)
     anomaly = anomaly_mode._state.enabled
-    heappop, heappush = heapq.heappop, heapq.heappush
+    heappop, heappush, heappushpop = heapq.heappop, heapq.heappush, heapq.heappushpop
     try:
-        while heap:
-            fn = heappop(heap)[2]
+        # the next node to run: popped from the heap, or handed on directly when it is the only ready one (a
+        # chain), which is what the heap would give
+        fn = heappop(heap)[2] if heap else None
+        while fn is not None:
             buf = buffers.pop(fn)
-            if fn._tensor_pre_hooks or fn._retains_grad or fn._pre_hooks:
+            # (a class attribute read through an instance is CPython 3.11's slow generic lookup: one flag for
+            # the four hook tables, which stay class-level None on most nodes)
+            hooked = fn._hooked
+            if hooked:
                 _call_tensor_hooks(fn, buf)
             if captures is not None:
                 if fn in captures:
                     for nr, i in captures[fn]:
                         captured[i] = buf[nr]
                 if not needed.get(fn, False):
+                    fn = heappop(heap)[2] if heap else None
                     continue
             edges = fn.next_edges
-            if fn._is_accumulate:
+            if fn.__class__ is AccumulateGrad:      # (fn._is_accumulate, without a class attribute read)
                 if buf[0] is not None:
                     fn.apply(buf)
+                fn = heappop(heap)[2] if heap else None
                 continue
             if len(buf) == 1:
-                n_none = 1 if buf[0] is None else 0
+                g = buf[0]
+                n_none = 1 if g is None else 0
+                cplx = g is not None and g.dtype.is_complex
             else:
                 n_none = sum(1 for g in buf if g is None)
+                cplx = _has_complex(buf)
             if n_none == len(buf):
                 outs = (None,) * len(edges)
             else:
@@ -227,8 +233,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                     for j, g in enumerate(buf):
                         if g is None and j < len(meta) and meta[j] is not None:
                             buf[j] = _zeros(meta[j])
-                if fn._complex is not None and (_has_complex(buf) if len(buf) != 1 else
-                                                buf[0] is not None and buf[0].dtype.is_complex):
+                    cplx = _has_complex(buf)
+                if cplx and fn._complex is not None:
                     outs = _apply_complex(fn, buf, anomaly)
                 else:
                     outs = anomaly_mode.run_checked(fn, buf) if anomaly else fn.apply(buf)
@@ -243,7 +249,10 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                                 m = e[0].input_meta[e[1]]
                                 s = g._size
                                 ms = m[0]
-                                if g.dtype is not m[1] or s is not ms and (hash(s) != hash(ms) or s != ms) \
+                                # a cpu tensor's sizes are ints: compared directly; others may hold SymInts,
+                                # compared by hash first (no guard on a symbolic size)
+                                if g.dtype is not m[1] or s is not ms and (
+                                        s != ms if g._np is not None else hash(s) != hash(ms) or s != ms) \
                                         or g.__class__ not in _TENSOR_TYPES:
                                     valid = False
                                     break
@@ -251,13 +260,15 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                         valid = False
                 if not valid:
                     outs = _validate_outputs(fn, edges, outs)
-                if fn._post_hooks:
+                if hooked and fn._post_hooks:
                     for h in list(fn._post_hooks.values()):
                         r = h(tuple(outs), tuple(buf))
                         if r is not None:
                             outs = list(r)
                 if not keep_graph:
                     fn.release_variables()
+            buf = None
+            ready = None
             for e, g in zip(edges, outs):
                 if e is None:
                     continue
@@ -267,15 +278,29 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                 b = buffers.get(nxt)
                 if b is None:
                     n_in = len(nxt.input_meta)
-                    b = buffers[nxt] = [None] * (n_in if n_in > nr else nr + 1)
-                if g is not None:
+                    if n_in == 1 and nr == 0:
+                        buffers[nxt] = [g]
+                    else:
+                        b = buffers[nxt] = [None] * (n_in if n_in > nr else nr + 1)
+                        b[nr] = g
+                elif g is not None:
                     old = b[nr]
-                    b[nr] = g if old is None else old + g
+                    b[nr] = g if old is None else _accumulate(old, g)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
-                    heappush(heap, (-nxt._sequence_nr, id(nxt), nxt))
-            outs = g = old = None      # no stale references: AccumulateGrad counts who holds a grad
+                    if ready is None:
+                        ready = nxt
+                    else:
+                        heappush(heap, (-nxt._sequence_nr, id(nxt), nxt))
+            outs = g = old = b = None      # no stale references: AccumulateGrad counts who holds a grad
+            if ready is None:
+                fn = heappop(heap)[2] if heap else None
+            elif heap:
+                fn = heappushpop(heap, (-ready._sequence_nr, id(ready), ready))[2]
+            else:
+                fn = ready
+            ready = None
     finally:
         _set_enabled(prev)
     return captured

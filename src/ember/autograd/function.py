@@ -35,6 +35,9 @@ class FunctionCtx:
 
 class BackwardCFunction(Node, FunctionCtx):
     _forward_cls = None
+    # a custom Function's node is a Python class: object's repr, with its module (torch's
+    # <torch.autograd.function.MyFnBackward object at 0x...>), unlike the generated nodes' <MulBackward0 ...>
+    __repr__ = object.__repr__
 
     def __init__(self):
         Node.__init__(self)

@@ -82,6 +82,7 @@ class Node:
     _retains_grad = None       # output_nr -> weakref'd tensor
     _metadata = None
     _anomaly_trace = None
+    _hooked = False            # set once any of the four above is: the engine reads this one flag per node
 
     def __init__(self):
         self._sequence_nr = next(_seq)
@@ -106,6 +107,7 @@ class Node:
     def register_hook(self, fn):
         if self._post_hooks is None:
             self._post_hooks = {}
+            self._hooked = True
         h = RemovableHandle(self._post_hooks)
         self._post_hooks[h.id] = fn
         return h
@@ -113,6 +115,7 @@ class Node:
     def register_prehook(self, fn):
         if self._pre_hooks is None:
             self._pre_hooks = {}
+            self._hooked = True
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h.id] = fn
         return h
@@ -120,6 +123,7 @@ class Node:
     def _register_tensor_pre_hook(self, output_nr, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
+            self._hooked = True
         d = self._tensor_pre_hooks.setdefault(output_nr, {})
         h = RemovableHandle(d)
         d[h.id] = fn
@@ -228,6 +232,24 @@ def gradient_edge(t):
     fn = t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
+    if t._requires_grad:
+        ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
+        acc = ref() if ref is not None else None
+        if acc is None:                               # AccumulateGrad(t), without its __init__ frame
+            acc = new_node(AccumulateGrad)
+            acc.variable = t
+            acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
+            if _ANOMALY[0]:
+                record_anomaly(acc)     # the same stack depth as from __init__
+            t._grad_acc_ref = _weakref(acc)
+        return (acc, 0)
+    return None
+
+
+def leaf_edge(t):
+    """gradient_edge's leaf half, for the generated kernels, which have read `_base` (None) and `grad_fn` (None)
+    already: each is a class attribute read through the instance on a leaf, CPython 3.11's slow generic lookup.
+    (A copy rather than a call from gradient_edge: record_anomaly needs the same stack depth from both.)"""
     if t._requires_grad:
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None

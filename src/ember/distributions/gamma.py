@@ -6,12 +6,13 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Gamma"]
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -59,6 +60,18 @@ class Gamma(Distribution):
         return (ember.xlogy(self.concentration, self.rate) + ember.xlogy(self.concentration - 1, value)
                 - self.rate * value - ember.lgamma(self.concentration))
 
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return ember.special.gammainc(self.concentration, self.rate * value)
+
     def entropy(self):
         return (self.concentration - ember.log(self.rate) + ember.lgamma(self.concentration)
                 + (1.0 - self.concentration) * ember.digamma(self.concentration))
+
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return ember.lgamma(x + 1) + (x + 1) * ember.log(-y.reciprocal())

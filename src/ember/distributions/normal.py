@@ -4,12 +4,13 @@ import math
 import ember
 
 from . import constraints
+from .exp_family import ExponentialFamily
 from .location_scale import LocationScale
 
 __all__ = ["Normal"]
 
 
-class Normal(LocationScale):
+class Normal(LocationScale, ExponentialFamily):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -61,3 +62,10 @@ class Normal(LocationScale):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + ember.log(self.scale)
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * ember.log(-math.pi / y)

@@ -1,11 +1,12 @@
-"""torch.distributions.one_hot_categorical.OneHotCategorical: a Categorical whose samples are one-hot vectors."""
+"""torch.distributions.one_hot_categorical: OneHotCategorical, a Categorical whose samples are one-hot vectors, and
+OneHotCategoricalStraightThrough, its straight-through reparameterisation."""
 import ember
 
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
@@ -80,3 +81,14 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """rsample returns the one-hot sample with the gradient of `probs` (the straight-through estimator of
+    Bengio et al., 2013)."""
+    has_rsample = True
+
+    def rsample(self, sample_shape=ember.Size()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

@@ -5,12 +5,13 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
@@ -49,3 +50,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return ember.xlogy(value, rate) - rate - ember.lgamma(value + 1)
+
+    @property
+    def _natural_params(self):
+        return (ember.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return ember.exp(x)

@@ -3,7 +3,8 @@ import numbers
 
 import ember
 
-__all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "lazy_property", "clamp_probs"]
+__all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "lazy_property", "clamp_probs", "tril_matrix_to_vec",
+           "vec_to_tril_matrix"]
 
 
 def broadcast_all(*values):
@@ -50,3 +51,30 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def _tril_mask(n, diag):
+    arange = ember.arange(n)
+    return arange < arange.view(-1, 1) + (diag + 1)
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The (n, n) matrix whose lower triangle (below offset `diag`) is `vec`'s last dim, row by row."""
+    size = vec.shape[-1]
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * size + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = ember.finfo(vec.dtype).eps
+    if round(n) - n > eps:
+        raise ValueError(f"The size of last dimension is {size} which cannot be expressed as "
+                         "the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
+    mat[..., _tril_mask(n, diag)] = vec
+    return mat
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The lower triangle (below offset `diag`) of `mat`'s last two dims, row by row, as a vector."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]

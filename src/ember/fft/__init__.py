@@ -9,6 +9,7 @@ inverse scales by 1/n, "forward": the forward does, "ortho": both by 1/sqrt(n)).
 derivatives of the three aten ops (native/derivatives/fft.yaml)."""
 from .._core.unimplemented import missing_attribute as _missing_attribute
 import ember as _e
+from .._tensor import Tensor  # noqa: F401  (torch.fft.Tensor)
 
 from .._core import dtype as _D
 from .._core.strides import wrap_dim as _wrap_dim

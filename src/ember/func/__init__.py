@@ -12,7 +12,9 @@ import functools
 from .._grad_mode import enable_grad
 from .._tensor import Tensor
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
+           "stack_module_state", "replace_all_batch_norm_modules_", "functionalize", "linearize", "debug_unwrap",
+           "rearrange"]
 
 
 # ---------------------------------------------------------------- pytrees (tuple/list/dict of tensors)
@@ -299,35 +301,83 @@ def _as_tensor(x):
     return tensor(x)
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *, tie_weights=True, strict=False):
-    """Call module with some parameters/buffers replaced (restored afterwards)."""
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False):
+    """Call `module` with the tensors of `parameter_and_buffer_dicts` (a dict, or a sequence of dicts with distinct
+    keys) in place of its parameters and buffers, restored afterwards (torch.func.functional_call)."""
+    from collections.abc import Sequence
+    from ._reparametrize import _functional_call
     dicts = parameter_and_buffer_dicts
-    if isinstance(dicts, (list, tuple)):
-        merged = {}
+    if isinstance(dicts, dict):
+        merged = dicts
+    elif isinstance(dicts, Sequence):
+        if not all(isinstance(d, dict) for d in dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+        counts = {}
         for d in dicts:
-            merged.update(d)
-        dicts = merged
-    if not isinstance(args, tuple):
-        args = (args,)
-    saved = []
-    try:
-        for name, value in dicts.items():
-            *path, leaf = name.split(".")
-            m = module
-            for p in path:
-                m = getattr(m, p)
-            store = m._parameters if leaf in getattr(m, "_parameters", {}) else m._buffers \
-                if leaf in getattr(m, "_buffers", {}) else None
-            if store is None:
-                if strict:
-                    raise RuntimeError(f"Unexpected key(s): '{name}'.")
-                continue
-            saved.append((store, leaf, store[leaf]))
-            store[leaf] = value
-        return module(*args, **(kwargs or {}))
-    finally:
-        for store, leaf, old in reversed(saved):
-            store[leaf] = old
+            for k in d:
+                counts[k] = counts.get(k, 0) + 1
+        repeated = [k for k, n in counts.items() if n > 1]
+        if repeated:
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+        merged = {k: v for d in dicts for k, v in d.items()}
+    else:
+        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
+                         f"{type(dicts)}")
+    return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights, strict=strict)
+
+
+def _structure(x):
+    """A comparable description of a pytree's shape (containers and keys, leaves as None)."""
+    if isinstance(x, (tuple, list)):
+        return (type(x), tuple(_structure(v) for v in x))
+    if isinstance(x, dict):
+        return (dict, tuple((k, _structure(v)) for k, v in x.items()))
+    return None
+
+
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) is the Jacobian of func at primals applied to tangents
+    (torch.func.linearize). torch traces the jvp once into a graph; ember runs forward-mode AD per call
+    (same values, func evaluated again per jvp_fn call)."""
+    output = func(*primals)
+    flat_primals = [p for arg in primals for p in _flatten(arg)[0]]
+    spec = _structure(primals)
+    fixed = tuple(_flatten(p)[1]([t.detach() for t in _flatten(p)[0]]) for p in primals)
+    meta = [(tuple(p.shape), p.device, p.dtype) for p in flat_primals]
+
+    def jvp_fn(*tangents):
+        if _structure(tangents) != spec:
+            raise RuntimeError(f"Expected the tangents {_structure(tangents)} to have the same argspec as the "
+                               f"primals {spec}")
+        flat = [t for arg in tangents for t in _flatten(arg)[0]]
+        for idx, (t, (shape, device, dtype)) in enumerate(zip(flat, meta)):
+            if tuple(t.shape) != shape:
+                raise RuntimeError(f"tangent:{idx} with shape {t.shape} in flattened pytree doesn't match the "
+                                   f"shape {flat_primals[idx].shape} of the corresponding primal.")
+            if t.device != device:
+                raise RuntimeError(f"tangent:{idx} with device {t.device} in flattened pytree doesn't match the "
+                                   f"device {device} of the corresponding primal.")
+            if t.dtype != dtype:
+                raise RuntimeError(f"tangent:{idx} with dtype {t.dtype} in flattened pytree doesn't match the "
+                                   f"dtype {dtype} of the corresponding primal.")
+        return jvp(func, fixed, tuple(tangents))[1]
+    return output, jvp_fn
+
+
+def functionalize(func, *, remove="mutations"):
+    """torch.func.functionalize: func without mutations (and, remove="mutations_and_views", without views);
+    see ember._functorch.eager_transforms."""
+    from .._functorch.eager_transforms import functionalize as _functionalize
+    return _functionalize(func, remove=remove)
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """The tensor under a functorch wrapper. ember's transforms run on plain tensors (no BatchedTensor or
+    GradTrackingTensor wrappers), so this is the tensor itself, as torch returns an unwrapped tensor."""
+    return tensor
+
+from ._module_state import stack_module_state, replace_all_batch_norm_modules_  # noqa: E402
+from ._rearrange import rearrange  # noqa: E402
 
 
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)

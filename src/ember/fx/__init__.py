@@ -5,7 +5,7 @@
     ember.fx.Interpreter(gm).run(x)         # node by node
 """
 from .._core.unimplemented import missing_attribute as _missing_attribute
-from . import passes  # noqa: F401
+from . import annotate, config, immutable_collections, operator_schemas, passes, tensor_type  # noqa: F401
 from ._symbolic_trace import PH, Tracer, symbolic_trace, wrap  # noqa: F401
 from .graph import Graph, PythonCode  # noqa: F401
 from .graph_module import GraphModule  # noqa: F401

@@ -67,8 +67,10 @@ class Interpreter:
 
     @contextmanager
     def _set_current_node(self, node):
-        self.current_node = node
-        yield
+        from . import traceback as fx_traceback
+        with fx_traceback.set_current_meta(node, f"Interpreter_{self.__class__.__name__}"):
+            self.current_node = node
+            yield
 
     def run_node(self, n):
         with self._set_current_node(n):

@@ -9,6 +9,9 @@ import os
 import sys
 import traceback
 
+from copy import copy as _copy
+
+from . import traceback as fx_traceback
 from .graph import Graph
 from .node import Node
 
@@ -51,7 +54,16 @@ class TracerBase:
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
         node = self.graph.create_node(kind, target, args, kwargs, name, type_expr)
         current = getattr(self, "_current_meta", None)
-        if current is not None:       # a Transformer re-emitting a node keeps where it came from
+        preserved = current is None and fx_traceback.should_preserve_node_meta
+        if preserved:
+            # inside fx.traceback.preserve_node_meta: the node being run lends its metadata (torch's TracerBase)
+            meta = fx_traceback.current_meta
+            if meta.get("stack_trace"):
+                node.stack_trace = meta["stack_trace"]
+            for field in fx_traceback._COPY_META_FIELDS:
+                if field in meta:
+                    node.meta[field] = _copy(meta[field])
+        elif current is not None:       # a Transformer re-emitting a node keeps where it came from
             for k in ("stack_trace", "nn_module_stack"):
                 if k in current:
                     node.meta[k] = current[k]
@@ -59,7 +71,7 @@ class TracerBase:
             st = _user_stack()
             if st:
                 node.stack_trace = st
-        if self.module_stack:
+        if self.module_stack and not preserved:
             node.meta["nn_module_stack"] = dict(self.module_stack)
         return node
 

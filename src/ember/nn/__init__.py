@@ -14,5 +14,23 @@ parallel = _importlib.import_module(__name__ + ".parallel")
 from .parallel import DataParallel  # noqa: E402,F401  (torch.nn.DataParallel; DistributedDataParallel stays in nn.parallel)
 
 
+def factory_kwargs(kwargs):
+    """The factory keyword arguments (device, dtype, memory_format) of a module's **kwargs, merged with an explicit
+    `factory_kwargs` dict; unknown keys and a key given twice are TypeErrors (torch.nn.factory_kwargs)."""
+    if kwargs is None:
+        return {}
+    simple_keys = {"device", "dtype", "memory_format"}
+    expected_keys = simple_keys | {"factory_kwargs"}
+    if not kwargs.keys() <= expected_keys:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - expected_keys}")
+    r = dict(kwargs.get("factory_kwargs", {}))
+    for k in simple_keys:
+        if k in kwargs:
+            if k in r:
+                raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
+            r[k] = kwargs[k]
+    return r
+
+
 def __getattr__(name):   # torch names ember lacks say so (see ember/_core/unimplemented.py)
     return _missing_attribute(__name__, name)

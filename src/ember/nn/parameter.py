@@ -4,10 +4,13 @@ A Parameter is a Tensor subclass sharing the storage (and version counter) of th
 requires_grad=True by default; Module.__setattr__ registers it. `isinstance(t, Parameter)` is also true
 for tensors flagged `_is_param` (torch's _ParameterMeta), and `isinstance(t, Buffer)` for `_is_buffer`.
 """
+import contextlib
 from collections import OrderedDict
 
 import numpy as np
 
+from .._core.dispatch_keys import PYTHON_BIT
+from .._core.tls import state as _tls
 from .._tensor import Tensor
 from . import _tensor_util as U
 
@@ -94,8 +97,38 @@ class UninitializedTensorMixin(metaclass=_UninitializedMeta):
         import ember
         device = self.data.device if device is None else device
         dtype = self.data.dtype if dtype is None else dtype
-        self.data = ember.empty(shape, device=device, dtype=dtype)
+        Tensor.data.fset(self, ember.empty(shape, device=device, dtype=dtype))
         self.__class__ = self.cls_to_become
+        self._ks &= ~PYTHON_BIT
+
+    @property
+    def data(self):
+        with _python_key_excluded():
+            return Tensor.data.fget(self)
+
+    @data.setter
+    def data(self, other):
+        # Module._apply on a lazy module (`.double()`, `.to(...)`) replaces the data of a placeholder: it stays one
+        Tensor.data.fset(self, other)
+        self._ks |= PYTHON_BIT
+
+    def requires_grad_(self, requires_grad=True):
+        raise _uninitialized_use(type(self), "Tensor.requires_grad_")
+
+    def numel(self):
+        raise _uninitialized_use(type(self), "Tensor.numel")
+
+    def dim(self):
+        raise _uninitialized_use(type(self), "Tensor.dim")
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        # torch lets conversions and copies through (its _allowed_methods); any other op is an error
+        if func.overloadpacket.__name__ not in _ALLOWED_OPS:
+            owner = next((t for t in types if getattr(t, "_uninitialized", False)), cls)
+            raise _uninitialized_use(owner, func)
+        with _python_key_excluded():
+            return func(*args, **(kwargs or {}))
 
     def __repr__(self):
         return f"<{self.__class__.__name__}>"
@@ -118,15 +151,38 @@ class UninitializedTensorMixin(metaclass=_UninitializedMeta):
         return result
 
 
+# the aten ops torch's UninitializedTensorMixin._allowed_methods reach: dtype/device conversions and copy_
+_ALLOWED_OPS = frozenset(("_to_copy", "to", "copy_", "_has_compatible_shallow_copy_type", "lift_fresh"))
+
+
+def _uninitialized_use(cls, func):
+    return ValueError(f"Attempted to use an uninitialized parameter in {func}. This error happens when you are "
+                      "using a `LazyModule` or explicitly manipulating "
+                      f"`torch.nn.parameter.{cls.__name__}` objects. When using LazyModules Call `forward` with a "
+                      "dummy batch to initialize the parameters before calling torch functions")
+
+
+@contextlib.contextmanager
+def _python_key_excluded():
+    old = _tls.exclude
+    _tls.exclude = old | PYTHON_BIT
+    try:
+        yield
+    finally:
+        _tls.exclude = old
+
+
 def _placeholder(cls, requires_grad, device, dtype):
     import ember
     t = U.alias(ember.empty(0, device=device, dtype=dtype), cls)
-    t.requires_grad_(requires_grad)
+    Tensor.requires_grad_(t, requires_grad)
+    t._ks |= PYTHON_BIT       # every op on it reaches __torch_dispatch__, which raises torch's ValueError
     return t
 
 
 def _uninitialized(cls):
-    for name in ("materialize", "__repr__", "shape", "__reduce_ex__", "__deepcopy__"):
+    for name in ("materialize", "__repr__", "shape", "__reduce_ex__", "__deepcopy__", "data", "requires_grad_",
+                 "numel", "dim", "__torch_dispatch__"):
         setattr(cls, name, UninitializedTensorMixin.__dict__[name])
     cls._uninitialized = True
     return cls

@@ -180,35 +180,48 @@ def _adam_states(opt):
     return out
 
 
+def _working(t, low):
+    """The value a captured update computes with: float32 for a float16/bfloat16 tensor (`low`), else t."""
+    return t.float() if low else t
+
+
 def _adam_update_captured(opt, pairs):
     """Adam's update as tensor ops, the path ember.compile captures: each parameter's update (p, exp_avg,
     exp_avg_sq, step) becomes one fused kernel writing them in place. The same ops and roundings as _adam_update
-    for float32/64 (the bias corrections in float64, as eager's Python floats)."""
+    for float32/64 (the bias corrections in float64, as eager's Python floats). float16/bfloat16 parameters and
+    their moments are read into float32, updated there and stored back rounded once, as torch's inductor computes
+    them (eager rounds after every op: results differ from eager's by a rounding or so)."""
     for group, pairs in zip(opt.param_groups, pairs):
         beta1, beta2 = group["betas"]
         lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
         amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
         for p, state in pairs:
-            grad = -p.grad if maximize else p.grad
+            low = p.dtype.itemsize == 2
+            pw = _working(p, low)
+            grad = _working(p.grad, low)
+            if maximize:
+                grad = -grad
             step_t = state["step"]
             step_t.add_(1)
             if wd != 0:
                 if decoupled:
-                    p.mul_(1 - lr * wd)
+                    pw = pw * (1 - lr * wd)
                 else:
-                    grad = grad.add(p, alpha=wd)
+                    grad = grad.add(pw, alpha=wd)
             m, v = state["exp_avg"], state["exp_avg_sq"]
-            m.lerp_(grad, 1 - beta1)
-            v.mul_(beta2).add_(grad * (1 - beta2) * grad)
+            m_new = _working(m, low).lerp(grad, 1 - beta1)
+            v_new = _working(v, low) * beta2 + grad * (1 - beta2) * grad
+            m.copy_(m_new)
+            v.copy_(v_new)
             step = step_t.to(dtype=_D.float64)
-            step_size = (lr / (1 - beta1 ** step)).to(dtype=p.dtype)
-            bc2_sqrt = (1 - beta2 ** step).sqrt().to(dtype=p.dtype)
+            step_size = (lr / (1 - beta1 ** step)).to(dtype=pw.dtype)
+            bc2_sqrt = (1 - beta2 ** step).sqrt().to(dtype=pw.dtype)
             if amsgrad:
                 mx = state["max_exp_avg_sq"]
-                mx.copy_(mx.maximum(v))
-                v = mx
-            denom = v.sqrt() / bc2_sqrt + eps
-            p.add_(m / denom * -step_size)
+                v_new = _working(mx, low).maximum(v_new)
+                mx.copy_(v_new)
+            denom = v_new.sqrt() / bc2_sqrt + eps
+            p.copy_(pw + m_new / denom * -step_size)
 
 
 class Adam(Optimizer):
@@ -233,7 +246,7 @@ class Adam(Optimizer):
             group.setdefault("fused", None)
 
     def step(self, closure=None):
-        if _compiling() and all(p.dtype.itemsize != 2 for g in self.param_groups for p in g["params"]):
+        if _compiling():
             # under ember.compile: the states eagerly (a graph break), the update captured
             loss = _closure_loss(closure)
             pairs = _adam_states(self)

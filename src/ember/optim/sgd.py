@@ -4,6 +4,7 @@ import numpy as np
 
 from ..kernels.cpu.runtime import clib
 from ._opmath import Ops
+from .._core import dtype as _D
 from .._grad_mode import no_grad
 from .._tensor import Tensor
 from .optimizer import Optimizer, _check_lr, _closure_loss, _compiling, _set, _use_grad, _value
@@ -66,51 +67,60 @@ def _sgd_c(p, state, grad, lr, momentum, dampening, weight_decay, nesterov, maxi
 
 
 def _sgd_states(opt):
-    """Per group, (param, momentum buffer or None, made now) for the parameters with a gradient; a missing buffer is
-    made as eager's first step makes it (the gradient after weight decay; zeros when there is no dampening, which the
-    update turns into that). It indexes a dict by tensors: under
-    ember.compile this call runs eagerly at a graph break and the update after it is captured."""
+    """Per group, (param, momentum buffer or None, first) for the parameters with a gradient; a missing buffer is
+    made now. It indexes a dict by tensors: under ember.compile this call runs eagerly at a graph break and the
+    update after it is captured, so that nothing it returns may differ in a guarded Python value between the
+    first step and the next ones (torch's compiled step does not recompile after the first step either):
+      - no dampening: a missing buffer is made as zeros: the update's buf * momentum + grad is then eager's first
+        buffer (the gradient), and `first` is None;
+      - dampening: eager's first buffer is the gradient itself, not buf * momentum + (1 - dampening) * grad, so
+        `first` is a 0-dim bool tensor (a graph input whose value is not guarded) that the update's `where`
+        reads."""
     out = []
     for group in opt.param_groups:
         rows = []
-        momentum, wd, maximize = group["momentum"], group["weight_decay"], group["maximize"]
+        momentum, dampening = group["momentum"], group["dampening"]
         for p in group["params"]:
             if p.grad is None:
                 continue
-            buf, fresh = None, False
+            buf, first = None, None
             if momentum != 0:
                 state = opt.state[p]
                 buf = state.get("momentum_buffer")
-                if buf is None and group["dampening"] == 0:
-                    # zeros: the captured update's buf * momentum + grad is then eager's first buffer (the gradient),
-                    # and the first step is the same graph as the next ones (no recompile)
+                fresh = buf is None
+                if fresh:
                     buf = state["momentum_buffer"] = Tensor._wrap_np(np.zeros_like(p._np), p.dtype)
-                elif buf is None:
-                    f = p._np.dtype.type
-                    g = -p.grad._np if maximize else p.grad._np
-                    g = g + f(wd) * p._np if wd != 0 else g
-                    buf = state["momentum_buffer"] = Tensor._wrap_np(np.array(g, copy=True), p.dtype)
-                    fresh = True
-            rows.append((p, buf, fresh))
+                if dampening != 0:
+                    first = Tensor._wrap_np(np.array(fresh), _D.bool_)
+            rows.append((p, buf, first))
         out.append(rows)
     return out
 
 
 def _sgd_update_captured(opt, states):
     """SGD's update as tensor ops, the path ember.compile captures (one fused kernel per parameter writing it and its
-    momentum buffer in place); eager's ops and roundings."""
+    momentum buffer in place); eager's ops and roundings for float32/float64. float16/bfloat16 parameters (and their
+    buffers) are read into float32, updated there and stored back rounded once, as torch's inductor computes them
+    (eager rounds after every op: results differ from eager's by a rounding or so)."""
     for group, rows in zip(opt.param_groups, states):
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-        for p, buf, fresh in rows:
-            grad = -p.grad if maximize else p.grad
+        for p, buf, first in rows:
+            low = p.dtype.itemsize == 2
+            pw = p.float() if low else p
+            grad = p.grad.float() if low else p.grad
+            if maximize:
+                grad = -grad
             if wd != 0:
-                grad = grad + p * wd
+                grad = grad + pw * wd
             if momentum != 0:
-                if not fresh:
-                    buf.mul_(momentum).add_(grad if dampening == 0 else grad * (1 - dampening))
-                grad = grad + buf * momentum if nesterov else buf
-            p.add_(grad * -lr)
+                bw = buf.float() if low else buf
+                new = bw * momentum + (grad if dampening == 0 else grad * (1 - dampening))
+                if first is not None:
+                    new = grad.where(first, new)
+                buf.copy_(new)
+                grad = grad + new * momentum if nesterov else new
+            p.copy_(pw + grad * -lr)
 
 
 class SGD(Optimizer):
@@ -137,7 +147,7 @@ class SGD(Optimizer):
             group.setdefault("fused", False)
 
     def step(self, closure=None):
-        if _compiling() and all(p.dtype.itemsize != 2 for g in self.param_groups for p in g["params"]):
+        if _compiling():
             loss = _closure_loss(closure)          # under ember.compile: see _sgd_update_captured
             states = _sgd_states(self)
             with no_grad():

@@ -1,5 +1,7 @@
-"""ember.testing: assert_close and the op database (OpInfo entries, loaded on first use)."""
-from ._comparison import assert_close, default_tolerances  # noqa: F401
+"""ember.testing: assert_close (and the deprecated assert_allclose), make_tensor, and the op database (OpInfo
+entries, loaded on first use)."""
+from ._comparison import assert_allclose, assert_close, default_tolerances  # noqa: F401
+from ._creation import make_tensor  # noqa: F401
 
 
 def __getattr__(name):

@@ -64,3 +64,26 @@ def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, che
             f"(up to {atol} allowed)\nGreatest relative difference: {reldiff[i_rel]} at index "
             f"{tuple(int(i) for i in i_rel)} (up to {rtol} allowed)")
     raise AssertionError(msg or text)
+
+
+_ALLCLOSE_TOL = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """The deprecated torch.testing.assert_allclose: assert_close without the dtype check, NaNs equal by default and
+    its own looser default tolerances (the larger of the two inputs' dtypes')."""
+    import warnings
+    from .. import tensor
+    from .._tensor import Tensor
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        tols = [_ALLCLOSE_TOL.get(t.dtype.name, (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(t[0] for t in tols), max(t[1] for t in tols)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True, check_dtype=False,
+                 msg=msg or None)

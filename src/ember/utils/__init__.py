@@ -1,8 +1,15 @@
 """ember.utils: helpers outside the core (data, checkpoint, safetensors, tensorboard, the dispatch-mode
-path _python_dispatch); submodules load lazily."""
+path _python_dispatch), set_module; submodules load lazily."""
 import importlib as _importlib
 
 _SUBMODULES = ("data", "checkpoint", "safetensors", "tensorboard", "_python_dispatch", "hooks")
+
+
+def set_module(obj, mod):
+    """Set `obj.__module__` to `mod` (for nicer printing of an object defined in one module, public in another)."""
+    if not isinstance(mod, str):
+        raise TypeError("The mod argument should be a string")
+    obj.__module__ = mod
 
 
 def __getattr__(name):

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -43,16 +43,11 @@ class ReluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = relu_grad(grad, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -81,9 +76,12 @@ def relu(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -92,17 +90,18 @@ def relu(self):
         _k = _OP_relu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_relu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ReluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -134,9 +133,12 @@ def relu_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -145,6 +147,7 @@ def relu_(self):
         _k = _OP_relu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_relu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(ReluBackward0)
@@ -152,7 +155,7 @@ def relu_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -169,17 +172,12 @@ class GeluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             approximate = _n.s_approximate
             self = _n.s_self.unpack(_n)
             _r0 = _aten.gelu_backward.default(grad, self, approximate=approximate)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -208,9 +206,12 @@ def gelu(self, *, approximate='none'):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, approximate))
     else:
@@ -219,13 +220,14 @@ def gelu(self, *, approximate='none'):
         _k = _OP_gelu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_gelu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, approximate=approximate)
     _n = _new(GeluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_approximate = approximate
     if _g0:
@@ -233,7 +235,7 @@ def gelu(self, *, approximate='none'):
     _res = _k(self, approximate=approximate)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -264,9 +266,12 @@ def gelu_(self, *, approximate='none'):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, approximate))
     else:
@@ -275,6 +280,7 @@ def gelu_(self, *, approximate='none'):
         _k = _OP_gelu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_gelu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, approximate=approximate)
     _n = _new(GeluBackward0)
@@ -282,7 +288,7 @@ def gelu_(self, *, approximate='none'):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_approximate = approximate
     if _g0:
@@ -302,26 +308,18 @@ class GeluBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             approximate = _n.s_approximate
             self = _n.s_self.unpack(_n)
             _r0 = _aten.gelu_backward.default(grad, self, approximate=approximate)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             approximate = _n.s_approximate
             grad_output = _n.s_grad_output.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = gelu_double_backward(grad, grad_output, self, approximate)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -353,12 +351,17 @@ def gelu_backward(grad_output, self, *, approximate='none'):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((grad_output, self, approximate))
     else:
@@ -367,13 +370,14 @@ def gelu_backward(grad_output, self, *, approximate='none'):
         _k = _OP_gelu_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_gelu_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, approximate=approximate)
     _n = _new(GeluBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_approximate = approximate
     if _g1:
@@ -383,7 +387,7 @@ def gelu_backward(grad_output, self, *, approximate='none'):
     _res = _k(grad_output, self, approximate=approximate)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -406,16 +410,11 @@ class SiluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = silu_backward(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -444,9 +443,12 @@ def silu(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -455,19 +457,20 @@ def silu(self):
         _k = _OP_silu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_silu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SiluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -498,9 +501,12 @@ def silu_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -509,6 +515,7 @@ def silu_(self):
         _k = _OP_silu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_silu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SiluBackward0)
@@ -516,7 +523,7 @@ def silu_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -534,16 +541,11 @@ class MishBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = mish_backward(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -572,9 +574,12 @@ def mish(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -583,19 +588,20 @@ def mish(self):
         _k = _OP_mish._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mish._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(MishBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -626,9 +632,12 @@ def mish_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -637,6 +646,7 @@ def mish_(self):
         _k = _OP_mish_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mish_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(MishBackward0)
@@ -644,7 +654,7 @@ def mish_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -662,18 +672,13 @@ class SoftplusBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self = _n.s_self.unpack(_n)
             threshold = _n.s_threshold
             _r0 = softplus_backward(grad, self, beta, threshold)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -702,9 +707,12 @@ def softplus(self, beta=1, threshold=20):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if threshold.__class__ in _TENSOR_TYPES:
@@ -717,13 +725,14 @@ def softplus(self, beta=1, threshold=20):
         _k = _OP_softplus._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_softplus._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, beta, threshold)
     _n = _new(SoftplusBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_beta = beta
     if _g0:
@@ -733,7 +742,7 @@ def softplus(self, beta=1, threshold=20):
     _res = _k(self, beta, threshold)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -756,19 +765,14 @@ class EluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             alpha = _n.s_alpha
             input_scale = _n.s_input_scale
             scale = _n.s_scale
             self = _n.s_self.unpack(_n)
             _r0 = elu_backward(grad, self, alpha, scale, input_scale)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -797,9 +801,12 @@ def elu(self, alpha=1, scale=1, input_scale=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if scale.__class__ in _TENSOR_TYPES:
@@ -814,13 +821,14 @@ def elu(self, alpha=1, scale=1, input_scale=1):
         _k = _OP_elu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_elu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, alpha, scale, input_scale)
     _n = _new(EluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -832,7 +840,7 @@ def elu(self, alpha=1, scale=1, input_scale=1):
     _res = _k(self, alpha, scale, input_scale)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -863,9 +871,12 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if scale.__class__ in _TENSOR_TYPES:
@@ -880,6 +891,7 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
         _k = _OP_elu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_elu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, alpha, scale, input_scale)
     _n = _new(EluBackward0)
@@ -887,7 +899,7 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -911,17 +923,12 @@ class CeluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             alpha = _n.s_alpha
             self = _n.s_self.unpack(_n)
             _r0 = elu_backward(grad, self, alpha, 1.0, 1.0 / alpha)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -950,9 +957,12 @@ def celu(self, alpha=1.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -963,13 +973,14 @@ def celu(self, alpha=1.0):
         _k = _OP_celu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_celu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, alpha)
     _n = _new(CeluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -977,7 +988,7 @@ def celu(self, alpha=1.0):
     _res = _k(self, alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1008,9 +1019,12 @@ def celu_(self, alpha=1.0):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1021,6 +1035,7 @@ def celu_(self, alpha=1.0):
         _k = _OP_celu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_celu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, alpha)
     _n = _new(CeluBackward0)
@@ -1028,7 +1043,7 @@ def celu_(self, alpha=1.0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_alpha = alpha
     if _g0:
@@ -1048,17 +1063,12 @@ class LeakyReluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             negative_slope = _n.s_negative_slope
             self = _n.s_self.unpack(_n)
             _r0 = _aten.where.self(self > 0, grad, grad * negative_slope)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1087,9 +1097,12 @@ def leaky_relu(self, negative_slope=0.01):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1100,13 +1113,14 @@ def leaky_relu(self, negative_slope=0.01):
         _k = _OP_leaky_relu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_leaky_relu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, negative_slope)
     _n = _new(LeakyReluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_negative_slope = negative_slope
     if _g0:
@@ -1114,7 +1128,7 @@ def leaky_relu(self, negative_slope=0.01):
     _res = _k(self, negative_slope)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1145,9 +1159,12 @@ def leaky_relu_(self, negative_slope=0.01):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if negative_slope.__class__ in _TENSOR_TYPES:
         _ks |= negative_slope._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1158,6 +1175,7 @@ def leaky_relu_(self, negative_slope=0.01):
         _k = _OP_leaky_relu_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_leaky_relu_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, negative_slope)
     _n = _new(LeakyReluBackward0)
@@ -1165,7 +1183,7 @@ def leaky_relu_(self, negative_slope=0.01):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_negative_slope = negative_slope
     if _g0:
@@ -1178,6 +1196,303 @@ def leaky_relu_(self, negative_slope=0.01):
 _self_leaky_relu_ = leaky_relu_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class RreluWithNoiseBackward0(_Node):
+    _op_name = 'aten::rrelu_with_noise'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            lower = _n.s_lower
+            noise = _n.s_noise.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            training = _n.s_training
+            upper = _n.s_upper
+            _r0 = _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_noise', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_rrelu_with_noise = getattr(_aten.rrelu_with_noise, 'default')
+
+
+def _jvp_rrelu_with_noise(_ts, self, noise, lower, upper, training, generator, result):
+    _o = None
+    if _ts[0] is not None:
+        grad = _ts[0]
+        _o = _fw_acc(_o, _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False))
+    return _o
+
+
+def rrelu_with_noise(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_rrelu_with_noise(self, noise, lower, upper, training, generator)
+            _t = _jvp_rrelu_with_noise(_ts, self, noise, lower, upper, training, generator, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if noise.__class__ in _TENSOR_TYPES:
+        _ks |= noise._ks
+    if lower.__class__ in _TENSOR_TYPES:
+        _ks |= lower._ks
+    if upper.__class__ in _TENSOR_TYPES:
+        _ks |= upper._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, noise, lower, upper, training, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rrelu_with_noise._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rrelu_with_noise._resolve(_ks)
+    _need = _g0
+    if not _need:
+        return _k(self, noise, lower, upper, training, generator)
+    _n = _new(RreluWithNoiseBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_lower = lower
+    if _g0:
+        _n.s_self = _SV(self)
+    if _g0:
+        _n.s_training = training
+    if _g0:
+        _n.s_upper = upper
+    _res = _k(self, noise, lower, upper, training, generator)
+    if _g0:
+        _n.s_noise = _SV(noise)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
+    return _res
+
+
+_self_rrelu_with_noise = rrelu_with_noise   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class RreluWithNoiseBackward1(_Node):
+    _op_name = 'aten::rrelu_with_noise_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            lower = _n.s_lower
+            noise = _n.s_noise.unpack(_n)
+            result = _n.s_result.unpack(_n)
+            training = _n.s_training
+            upper = _n.s_upper
+            _r0 = _aten.rrelu_with_noise_backward.default(grad, result, noise, lower, upper, training, True)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_noise', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_result', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_rrelu_with_noise_ = getattr(_aten.rrelu_with_noise_, 'default')
+
+
+def rrelu_with_noise_(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('rrelu_with_noise_')
+    _check_inplace(self)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if noise.__class__ in _TENSOR_TYPES:
+        _ks |= noise._ks
+    if lower.__class__ in _TENSOR_TYPES:
+        _ks |= lower._ks
+    if upper.__class__ in _TENSOR_TYPES:
+        _ks |= upper._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, noise, lower, upper, training, generator))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rrelu_with_noise_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rrelu_with_noise_._resolve(_ks)
+    _need = _g0
+    if not _need:
+        return _k(self, noise, lower, upper, training, generator)
+    _n = _new(RreluWithNoiseBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_lower = lower
+    if _g0:
+        _n.s_training = training
+    if _g0:
+        _n.s_upper = upper
+    _res = _k(self, noise, lower, upper, training, generator)
+    if _g0:
+        _n.s_noise = _SV(noise)
+    _rebase_history(self, _n)
+    _n.s_result = _SV(_res, True)
+    return _res
+
+
+_self_rrelu_with_noise_ = rrelu_with_noise_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class RreluWithNoiseBackwardBackward0(_Node):
+    _op_name = 'aten::rrelu_with_noise_backward'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            lower = _n.s_lower
+            noise = _n.s_noise.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            training = _n.s_training
+            upper = _n.s_upper
+            _r0 = _aten.rrelu_with_noise_backward.default(grad, self, noise, lower, upper, training, False)
+        _r1 = None
+        if _e[1] is not None:
+            _r1 = zeros_like(grad)
+        return [_r0, _r1]
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_noise', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_rrelu_with_noise_backward = getattr(_aten.rrelu_with_noise_backward, 'default')
+
+
+def _jvp_rrelu_with_noise_backward(_ts, grad_output, self, noise, lower, upper, training, self_is_result, result):
+    _o = None
+    grad_output_t = _z(_ts[0], grad_output)
+    self_t = _z(_ts[1], self)
+    _o = _aten.rrelu_with_noise_backward.default(grad_output_t, self, noise, lower, upper, training, False)
+    return _o
+
+
+def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result)
+            _t = _jvp_rrelu_with_noise_backward(_ts, grad_output, self, noise, lower, upper, training, self_is_result, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _no_rg(noise, 'noise', 'rrelu_with_noise_backward')
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if self.__class__ in _TENSOR_TYPES:
+        _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
+    if noise.__class__ in _TENSOR_TYPES:
+        _ks |= noise._ks
+    if lower.__class__ in _TENSOR_TYPES:
+        _ks |= lower._ks
+    if upper.__class__ in _TENSOR_TYPES:
+        _ks |= upper._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((grad_output, self, noise, lower, upper, training, self_is_result))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_rrelu_with_noise_backward._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_rrelu_with_noise_backward._resolve(_ks)
+    _need = _g0 or _g1
+    if not _need:
+        return _k(grad_output, self, noise, lower, upper, training, self_is_result)
+    _n = _new(RreluWithNoiseBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+    if _g0:
+        _n.s_lower = lower
+    if _g0:
+        _n.s_noise = _SV(noise)
+    if _g0:
+        _n.s_self = _SV(self)
+    if _g0:
+        _n.s_training = training
+    if _g0:
+        _n.s_upper = upper
+    _res = _k(grad_output, self, noise, lower, upper, training, self_is_result)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
+    return _res
+
+
+_self_rrelu_with_noise_backward = rrelu_with_noise_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class HardshrinkBackward0(_Node):
     _op_name = 'aten::hardshrink'
     _complex = 'conj'
@@ -1185,17 +1500,12 @@ class HardshrinkBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lambd = _n.s_lambd
             self = _n.s_self.unpack(_n)
             _r0 = hardshrink_backward(grad, self, lambd)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1224,9 +1534,12 @@ def hardshrink(self, lambd=0.5):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1237,13 +1550,14 @@ def hardshrink(self, lambd=0.5):
         _k = _OP_hardshrink._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardshrink._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, lambd)
     _n = _new(HardshrinkBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
@@ -1251,7 +1565,7 @@ def hardshrink(self, lambd=0.5):
     _res = _k(self, lambd)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1274,23 +1588,15 @@ class HardshrinkBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lambd = _n.s_lambd
             self = _n.s_self.unpack(_n)
             _r0 = hardshrink_backward(grad, self, lambd)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1327,12 +1633,17 @@ def hardshrink_backward(grad_out, self, lambd):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_out, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_out._ks if grad_out.__class__ in _TENSOR_TYPES else 0
+    if grad_out.__class__ in _TENSOR_TYPES:
+        _ks = grad_out._ks
+        _g0 = grad_out._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1343,13 +1654,14 @@ def hardshrink_backward(grad_out, self, lambd):
         _k = _OP_hardshrink_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardshrink_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_out, self, lambd)
     _n = _new(HardshrinkBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
@@ -1357,7 +1669,7 @@ def hardshrink_backward(grad_out, self, lambd):
     _res = _k(grad_out, self, lambd)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1380,17 +1692,12 @@ class SoftshrinkBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lambd = _n.s_lambd
             self = _n.s_self.unpack(_n)
             _r0 = softshrink_backward(grad, self, lambd)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1419,9 +1726,12 @@ def softshrink(self, lambd=0.5):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1432,13 +1742,14 @@ def softshrink(self, lambd=0.5):
         _k = _OP_softshrink._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_softshrink._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, lambd)
     _n = _new(SoftshrinkBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
@@ -1446,7 +1757,7 @@ def softshrink(self, lambd=0.5):
     _res = _k(self, lambd)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1469,23 +1780,15 @@ class SoftshrinkBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             lambd = _n.s_lambd
             self = _n.s_self.unpack(_n)
             _r0 = softshrink_backward(grad, self, lambd)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1522,12 +1825,17 @@ def softshrink_backward(grad_output, self, lambd):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1538,13 +1846,14 @@ def softshrink_backward(grad_output, self, lambd):
         _k = _OP_softshrink_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_softshrink_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, lambd)
     _n = _new(SoftshrinkBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_lambd = lambd
     if _g0:
@@ -1552,7 +1861,7 @@ def softshrink_backward(grad_output, self, lambd):
     _res = _k(grad_output, self, lambd)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1575,18 +1884,13 @@ class HardtanhBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             max_val = _n.s_max_val
             min_val = _n.s_min_val
             self = _n.s_self.unpack(_n)
             _r0 = masked_grad((self > min_val) & (self < max_val), grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1615,9 +1919,12 @@ def hardtanh(self, min_val=-1, max_val=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min_val.__class__ in _TENSOR_TYPES:
         _ks |= min_val._ks
     if max_val.__class__ in _TENSOR_TYPES:
@@ -1630,13 +1937,14 @@ def hardtanh(self, min_val=-1, max_val=1):
         _k = _OP_hardtanh._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardtanh._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, min_val, max_val)
     _n = _new(HardtanhBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_max_val = max_val
     if _g0:
@@ -1646,7 +1954,7 @@ def hardtanh(self, min_val=-1, max_val=1):
     _res = _k(self, min_val, max_val)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1677,9 +1985,12 @@ def hardtanh_(self, min_val=-1, max_val=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if min_val.__class__ in _TENSOR_TYPES:
         _ks |= min_val._ks
     if max_val.__class__ in _TENSOR_TYPES:
@@ -1692,6 +2003,7 @@ def hardtanh_(self, min_val=-1, max_val=1):
         _k = _OP_hardtanh_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardtanh_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, min_val, max_val)
     _n = _new(HardtanhBackward0)
@@ -1699,7 +2011,7 @@ def hardtanh_(self, min_val=-1, max_val=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_max_val = max_val
     if _g0:
@@ -1721,16 +2033,11 @@ class HardsigmoidBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = masked_grad((self > -3) & (self < 3), grad * HARDSIGMOID_SLOPE)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1759,9 +2066,12 @@ def hardsigmoid(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1770,19 +2080,20 @@ def hardsigmoid(self):
         _k = _OP_hardsigmoid._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardsigmoid._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(HardsigmoidBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1813,9 +2124,12 @@ def hardsigmoid_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1824,6 +2138,7 @@ def hardsigmoid_(self):
         _k = _OP_hardsigmoid_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardsigmoid_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(HardsigmoidBackward0)
@@ -1831,7 +2146,7 @@ def hardsigmoid_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -1849,16 +2164,11 @@ class HardswishBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = hardswish_backward(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1887,9 +2197,12 @@ def hardswish(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1898,19 +2211,20 @@ def hardswish(self):
         _k = _OP_hardswish._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardswish._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(HardswishBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1941,9 +2255,12 @@ def hardswish_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1952,6 +2269,7 @@ def hardswish_(self):
         _k = _OP_hardswish_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_hardswish_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(HardswishBackward0)
@@ -1959,7 +2277,7 @@ def hardswish_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -1977,16 +2295,11 @@ class LogSigmoidBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * (1 - self.sigmoid())
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2015,9 +2328,12 @@ def log_sigmoid(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2026,19 +2342,20 @@ def log_sigmoid(self):
         _k = _OP_log_sigmoid._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log_sigmoid._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LogSigmoidBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2061,17 +2378,12 @@ class ThresholdBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             threshold = _n.s_threshold
             _r0 = masked_grad((self <= threshold).logical_not(), grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2100,9 +2412,12 @@ def threshold(self, threshold, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if threshold.__class__ in _TENSOR_TYPES:
         _ks |= threshold._ks
     if value.__class__ in _TENSOR_TYPES:
@@ -2115,13 +2430,14 @@ def threshold(self, threshold, value):
         _k = _OP_threshold._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_threshold._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, threshold, value)
     _n = _new(ThresholdBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
@@ -2129,7 +2445,7 @@ def threshold(self, threshold, value):
     _res = _k(self, threshold, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2160,9 +2476,12 @@ def threshold_(self, threshold, value):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if threshold.__class__ in _TENSOR_TYPES:
         _ks |= threshold._ks
     if value.__class__ in _TENSOR_TYPES:
@@ -2175,6 +2494,7 @@ def threshold_(self, threshold, value):
         _k = _OP_threshold_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_threshold_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, threshold, value)
     _n = _new(ThresholdBackward0)
@@ -2182,7 +2502,7 @@ def threshold_(self, threshold, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     if _g0:
@@ -2202,17 +2522,12 @@ class GluBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             self = _n.s_self.unpack(_n)
             _r0 = glu_backward(grad, self, dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2246,9 +2561,12 @@ def glu(self, dim=-1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2259,13 +2577,14 @@ def glu(self, dim=-1):
         _k = _OP_glu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_glu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(GluBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -2273,7 +2592,7 @@ def glu(self, dim=-1):
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

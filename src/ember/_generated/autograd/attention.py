@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -40,7 +40,6 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -59,11 +58,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -128,15 +123,22 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(query, '_requires_grad', False)
-    _g1 = _getattr(key, '_requires_grad', False)
-    _g2 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = query._ks if query.__class__ in _TENSOR_TYPES else 0
+    if query.__class__ in _TENSOR_TYPES:
+        _ks = query._ks
+        _g0 = query._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if key.__class__ in _TENSOR_TYPES:
         _ks |= key._ks
+        _g1 = key._requires_grad
+    else:
+        _g1 = False
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g2 = value._requires_grad
+    else:
+        _g2 = False
     if dropout_p.__class__ in _TENSOR_TYPES:
         _ks |= dropout_p._ks
     if attn_mask.__class__ in _TENSOR_TYPES:
@@ -151,6 +153,7 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         _k = _OP__scaled_dot_product_flash_attention_for_cpu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__scaled_dot_product_flash_attention_for_cpu._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _n = _new(ScaledDotProductFlashAttentionForCpuBackward0)
@@ -158,7 +161,7 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, query._output_nr) if (_f := query.grad_fn) is not None and query._base is None else _gedge(query)) if _g0 else None), (((_f, key._output_nr) if (_f := key.grad_fn) is not None and key._base is None else _gedge(key)) if _g1 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g2 else None), )
+    _n.next_edges = (((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else _leaf_edge(query)) if _g0 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else _leaf_edge(key)) if _g1 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_attn_mask = _SV(attn_mask)
     if _g0 or _g1 or _g2:
@@ -194,7 +197,6 @@ class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -213,12 +215,7 @@ class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
             _r3 = _g[3] if _e[3] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        _out.append(_r3)
-        return _out
+        return [_r0, _r1, _r2, _r3]
 
     def release_variables(_n):
         _n._released = True
@@ -288,18 +285,27 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(grad_out, '_requires_grad', False)
-    _g1 = _getattr(query, '_requires_grad', False)
-    _g2 = _getattr(key, '_requires_grad', False)
-    _g3 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2 or _g3
-    _ks = grad_out._ks if grad_out.__class__ in _TENSOR_TYPES else 0
+    if grad_out.__class__ in _TENSOR_TYPES:
+        _ks = grad_out._ks
+        _g0 = grad_out._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if query.__class__ in _TENSOR_TYPES:
         _ks |= query._ks
+        _g1 = query._requires_grad
+    else:
+        _g1 = False
     if key.__class__ in _TENSOR_TYPES:
         _ks |= key._ks
+        _g2 = key._requires_grad
+    else:
+        _g2 = False
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g3 = value._requires_grad
+    else:
+        _g3 = False
     if out.__class__ in _TENSOR_TYPES:
         _ks |= out._ks
     if logsumexp.__class__ in _TENSOR_TYPES:
@@ -318,6 +324,7 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
         _k = _OP__scaled_dot_product_flash_attention_for_cpu_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__scaled_dot_product_flash_attention_for_cpu_backward._resolve(_ks)
+    _need = _g0 or _g1 or _g2 or _g3
     if not _need:
         return _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _n = _new(ScaledDotProductFlashAttentionForCpuBackwardBackward0)
@@ -325,7 +332,7 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, query._output_nr) if (_f := query.grad_fn) is not None and query._base is None else _gedge(query)) if _g1 else None), (((_f, key._output_nr) if (_f := key.grad_fn) is not None and key._base is None else _gedge(key)) if _g2 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g3 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else _leaf_edge(query)) if _g1 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else _leaf_edge(key)) if _g2 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g3 else None), )
     if _g0 or _g1 or _g2 or _g3:
         _n.s_attn_mask = _SV(attn_mask)
     if _g0 or _g1 or _g2 or _g3:

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -41,11 +41,8 @@ class CdistBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
@@ -53,19 +50,14 @@ class CdistBackward0(_Node):
             x2 = _n.s_x2.unpack(_n)
             _r0 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             x1 = _n.s_x1.unpack(_n)
             x2 = _n.s_x2.unpack(_n)
             _r1 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -108,12 +100,17 @@ def _cdist_forward(x1, x2, p, compute_mode):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(x1, '_requires_grad', False)
-    _g1 = _getattr(x2, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = x1._ks if x1.__class__ in _TENSOR_TYPES else 0
+    if x1.__class__ in _TENSOR_TYPES:
+        _ks = x1._ks
+        _g0 = x1._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if x2.__class__ in _TENSOR_TYPES:
         _ks |= x2._ks
+        _g1 = x2._requires_grad
+    else:
+        _g1 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if compute_mode.__class__ in _TENSOR_TYPES:
@@ -126,13 +123,14 @@ def _cdist_forward(x1, x2, p, compute_mode):
         _k = _OP__cdist_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__cdist_forward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(x1, x2, p, compute_mode)
     _n = _new(CdistBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, x1._output_nr) if (_f := x1.grad_fn) is not None and x1._base is None else _gedge(x1)) if _g0 else None), (((_f, x2._output_nr) if (_f := x2.grad_fn) is not None and x2._base is None else _gedge(x2)) if _g1 else None), )
+    _n.next_edges = (((_gedge(x1) if x1._base is not None else (_f, x1._output_nr) if (_f := x1.grad_fn) is not None else _leaf_edge(x1)) if _g0 else None), ((_gedge(x2) if x2._base is not None else (_f, x2._output_nr) if (_f := x2.grad_fn) is not None else _leaf_edge(x2)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_compute_mode = compute_mode
     if _g0 or _g1:
@@ -144,7 +142,7 @@ def _cdist_forward(x1, x2, p, compute_mode):
     _res = _k(x1, x2, p, compute_mode)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -168,11 +166,8 @@ class DistBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             p = _n.s_p
             result = _n.s_result.unpack(_n)
@@ -180,19 +175,14 @@ class DistBackward0(_Node):
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(norm_backward(grad, self - other, p, result), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             other_sym_sizes = _n.s_other_sym_sizes
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = sum_to(-norm_backward(grad, self - other, p, result), other_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -237,12 +227,17 @@ def dist(self, other, p=2):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -253,13 +248,14 @@ def dist(self, other, p=2):
         _k = _OP_dist._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_dist._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, p)
     _n = _new(DistBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -273,7 +269,7 @@ def dist(self, other, p=2):
     _res = _k(self, other, p)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -297,18 +293,13 @@ class PdistBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             p = _n.s_p
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = _pdist_backward(grad, self, p, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -345,9 +336,12 @@ def _pdist_forward(self, p=2.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -358,13 +352,14 @@ def _pdist_forward(self, p=2.0):
         _k = _OP__pdist_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__pdist_forward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p)
     _n = _new(PdistBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -372,7 +367,7 @@ def _pdist_forward(self, p=2.0):
     _res = _k(self, p)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -396,27 +391,16 @@ class PdistBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("_pdist_backward")
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = not_implemented("_pdist_backward")
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             _r2 = not_implemented("_pdist_backward")
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -453,17 +437,24 @@ def _pdist_backward(grad, self, p, pdist):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _g2 = _getattr(pdist, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = grad._ks if grad.__class__ in _TENSOR_TYPES else 0
+    if grad.__class__ in _TENSOR_TYPES:
+        _ks = grad._ks
+        _g0 = grad._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if pdist.__class__ in _TENSOR_TYPES:
         _ks |= pdist._ks
+        _g2 = pdist._requires_grad
+    else:
+        _g2 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((grad, self, p, pdist))
     else:
@@ -472,17 +463,18 @@ def _pdist_backward(grad, self, p, pdist):
         _k = _OP__pdist_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__pdist_backward._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(grad, self, p, pdist)
     _n = _new(PdistBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad._output_nr) if (_f := grad.grad_fn) is not None and grad._base is None else _gedge(grad)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), (((_f, pdist._output_nr) if (_f := pdist.grad_fn) is not None and pdist._base is None else _gedge(pdist)) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad) if grad._base is not None else (_f, grad._output_nr) if (_f := grad.grad_fn) is not None else _leaf_edge(grad)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), ((_gedge(pdist) if pdist._base is not None else (_f, pdist._output_nr) if (_f := pdist.grad_fn) is not None else _leaf_edge(pdist)) if _g2 else None), )
     _res = _k(grad, self, p, pdist)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

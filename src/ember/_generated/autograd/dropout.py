@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -40,18 +40,13 @@ class NativeDropoutBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             p = _n.s_p
             result1 = _n.s_result1.unpack(_n)
             train = _n.s_train
             _r0 = _aten.native_dropout_backward.default(grad, result1, dropout_scale(p, train))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -90,9 +85,12 @@ def native_dropout(input, p, train):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(input, '_requires_grad', False)
-    _need = _g0
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if input.__class__ in _TENSOR_TYPES:
+        _ks = input._ks
+        _g0 = input._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -103,6 +101,7 @@ def native_dropout(input, p, train):
         _k = _OP_native_dropout._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_native_dropout._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(input, p, train)
     _n = _new(NativeDropoutBackward0)
@@ -110,7 +109,7 @@ def native_dropout(input, p, train):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -131,17 +130,12 @@ class NativeDropoutBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             scale = _n.s_scale
             _r0 = _aten.native_dropout_backward.default(grad, mask, scale)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -175,9 +169,12 @@ def native_dropout_backward(grad_output, mask, scale):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _need = _g0
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if scale.__class__ in _TENSOR_TYPES:
@@ -190,13 +187,14 @@ def native_dropout_backward(grad_output, mask, scale):
         _k = _OP_native_dropout_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_native_dropout_backward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(grad_output, mask, scale)
     _n = _new(NativeDropoutBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -204,7 +202,7 @@ def native_dropout_backward(grad_output, mask, scale):
     _res = _k(grad_output, mask, scale)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -38,9 +38,7 @@ class SpecialChebyshevPolynomialTBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -52,7 +50,6 @@ _OP_special_chebyshev_polynomial_t = getattr(_aten.special_chebyshev_polynomial_
 def special_chebyshev_polynomial_t(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -64,6 +61,7 @@ def special_chebyshev_polynomial_t(x, n):
         _k = _OP_special_chebyshev_polynomial_t._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_t._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward0)
@@ -74,7 +72,7 @@ def special_chebyshev_polynomial_t(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -97,9 +95,7 @@ class SpecialChebyshevPolynomialTBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -111,7 +107,6 @@ _OP_special_chebyshev_polynomial_t_x_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_t_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -123,6 +118,7 @@ def special_chebyshev_polynomial_t_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_t_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_t_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward1)
@@ -133,7 +129,7 @@ def special_chebyshev_polynomial_t_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -156,9 +152,7 @@ class SpecialChebyshevPolynomialTBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -170,7 +164,6 @@ _OP_special_chebyshev_polynomial_t_n_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_t_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -182,6 +175,7 @@ def special_chebyshev_polynomial_t_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_t_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_t_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward2)
@@ -192,7 +186,7 @@ def special_chebyshev_polynomial_t_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -215,9 +209,7 @@ class SpecialChebyshevPolynomialUBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -229,7 +221,6 @@ _OP_special_chebyshev_polynomial_u = getattr(_aten.special_chebyshev_polynomial_
 def special_chebyshev_polynomial_u(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -241,6 +232,7 @@ def special_chebyshev_polynomial_u(x, n):
         _k = _OP_special_chebyshev_polynomial_u._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_u._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward0)
@@ -251,7 +243,7 @@ def special_chebyshev_polynomial_u(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -274,9 +266,7 @@ class SpecialChebyshevPolynomialUBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -288,7 +278,6 @@ _OP_special_chebyshev_polynomial_u_x_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_u_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -300,6 +289,7 @@ def special_chebyshev_polynomial_u_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_u_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_u_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward1)
@@ -310,7 +300,7 @@ def special_chebyshev_polynomial_u_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -333,9 +323,7 @@ class SpecialChebyshevPolynomialUBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -347,7 +335,6 @@ _OP_special_chebyshev_polynomial_u_n_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_u_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -359,6 +346,7 @@ def special_chebyshev_polynomial_u_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_u_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_u_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward2)
@@ -369,7 +357,7 @@ def special_chebyshev_polynomial_u_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -392,9 +380,7 @@ class SpecialChebyshevPolynomialVBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -406,7 +392,6 @@ _OP_special_chebyshev_polynomial_v = getattr(_aten.special_chebyshev_polynomial_
 def special_chebyshev_polynomial_v(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -418,6 +403,7 @@ def special_chebyshev_polynomial_v(x, n):
         _k = _OP_special_chebyshev_polynomial_v._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_v._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward0)
@@ -428,7 +414,7 @@ def special_chebyshev_polynomial_v(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -451,9 +437,7 @@ class SpecialChebyshevPolynomialVBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -465,7 +449,6 @@ _OP_special_chebyshev_polynomial_v_x_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_v_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -477,6 +460,7 @@ def special_chebyshev_polynomial_v_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_v_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_v_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward1)
@@ -487,7 +471,7 @@ def special_chebyshev_polynomial_v_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -510,9 +494,7 @@ class SpecialChebyshevPolynomialVBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -524,7 +506,6 @@ _OP_special_chebyshev_polynomial_v_n_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_v_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -536,6 +517,7 @@ def special_chebyshev_polynomial_v_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_v_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_v_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward2)
@@ -546,7 +528,7 @@ def special_chebyshev_polynomial_v_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -569,9 +551,7 @@ class SpecialChebyshevPolynomialWBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -583,7 +563,6 @@ _OP_special_chebyshev_polynomial_w = getattr(_aten.special_chebyshev_polynomial_
 def special_chebyshev_polynomial_w(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -595,6 +574,7 @@ def special_chebyshev_polynomial_w(x, n):
         _k = _OP_special_chebyshev_polynomial_w._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_w._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward0)
@@ -605,7 +585,7 @@ def special_chebyshev_polynomial_w(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -628,9 +608,7 @@ class SpecialChebyshevPolynomialWBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -642,7 +620,6 @@ _OP_special_chebyshev_polynomial_w_x_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_w_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -654,6 +631,7 @@ def special_chebyshev_polynomial_w_x_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_w_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_w_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward1)
@@ -664,7 +642,7 @@ def special_chebyshev_polynomial_w_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -687,9 +665,7 @@ class SpecialChebyshevPolynomialWBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -701,7 +677,6 @@ _OP_special_chebyshev_polynomial_w_n_scalar = getattr(_aten.special_chebyshev_po
 def special_chebyshev_polynomial_w_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -713,6 +688,7 @@ def special_chebyshev_polynomial_w_n_scalar(x, n):
         _k = _OP_special_chebyshev_polynomial_w_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_chebyshev_polynomial_w_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward2)
@@ -723,7 +699,7 @@ def special_chebyshev_polynomial_w_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -746,9 +722,7 @@ class SpecialHermitePolynomialHBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -760,7 +734,6 @@ _OP_special_hermite_polynomial_h = getattr(_aten.special_hermite_polynomial_h, '
 def special_hermite_polynomial_h(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_h')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -772,6 +745,7 @@ def special_hermite_polynomial_h(x, n):
         _k = _OP_special_hermite_polynomial_h._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_h._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward0)
@@ -782,7 +756,7 @@ def special_hermite_polynomial_h(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -805,9 +779,7 @@ class SpecialHermitePolynomialHBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -819,7 +791,6 @@ _OP_special_hermite_polynomial_h_x_scalar = getattr(_aten.special_hermite_polyno
 def special_hermite_polynomial_h_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_h')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -831,6 +802,7 @@ def special_hermite_polynomial_h_x_scalar(x, n):
         _k = _OP_special_hermite_polynomial_h_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_h_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward1)
@@ -841,7 +813,7 @@ def special_hermite_polynomial_h_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -864,9 +836,7 @@ class SpecialHermitePolynomialHBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -878,7 +848,6 @@ _OP_special_hermite_polynomial_h_n_scalar = getattr(_aten.special_hermite_polyno
 def special_hermite_polynomial_h_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_h')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -890,6 +859,7 @@ def special_hermite_polynomial_h_n_scalar(x, n):
         _k = _OP_special_hermite_polynomial_h_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_h_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward2)
@@ -900,7 +870,7 @@ def special_hermite_polynomial_h_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -923,9 +893,7 @@ class SpecialHermitePolynomialHeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -937,7 +905,6 @@ _OP_special_hermite_polynomial_he = getattr(_aten.special_hermite_polynomial_he,
 def special_hermite_polynomial_he(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_he')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -949,6 +916,7 @@ def special_hermite_polynomial_he(x, n):
         _k = _OP_special_hermite_polynomial_he._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_he._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward0)
@@ -959,7 +927,7 @@ def special_hermite_polynomial_he(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -982,9 +950,7 @@ class SpecialHermitePolynomialHeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -996,7 +962,6 @@ _OP_special_hermite_polynomial_he_x_scalar = getattr(_aten.special_hermite_polyn
 def special_hermite_polynomial_he_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_he')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1008,6 +973,7 @@ def special_hermite_polynomial_he_x_scalar(x, n):
         _k = _OP_special_hermite_polynomial_he_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_he_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward1)
@@ -1018,7 +984,7 @@ def special_hermite_polynomial_he_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1041,9 +1007,7 @@ class SpecialHermitePolynomialHeBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1055,7 +1019,6 @@ _OP_special_hermite_polynomial_he_n_scalar = getattr(_aten.special_hermite_polyn
 def special_hermite_polynomial_he_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_hermite_polynomial_he')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1067,6 +1030,7 @@ def special_hermite_polynomial_he_n_scalar(x, n):
         _k = _OP_special_hermite_polynomial_he_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_hermite_polynomial_he_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward2)
@@ -1077,7 +1041,7 @@ def special_hermite_polynomial_he_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1100,9 +1064,7 @@ class SpecialLaguerrePolynomialLBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1114,7 +1076,6 @@ _OP_special_laguerre_polynomial_l = getattr(_aten.special_laguerre_polynomial_l,
 def special_laguerre_polynomial_l(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_laguerre_polynomial_l')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1126,6 +1087,7 @@ def special_laguerre_polynomial_l(x, n):
         _k = _OP_special_laguerre_polynomial_l._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_laguerre_polynomial_l._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward0)
@@ -1136,7 +1098,7 @@ def special_laguerre_polynomial_l(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1159,9 +1121,7 @@ class SpecialLaguerrePolynomialLBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1173,7 +1133,6 @@ _OP_special_laguerre_polynomial_l_x_scalar = getattr(_aten.special_laguerre_poly
 def special_laguerre_polynomial_l_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_laguerre_polynomial_l')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1185,6 +1144,7 @@ def special_laguerre_polynomial_l_x_scalar(x, n):
         _k = _OP_special_laguerre_polynomial_l_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_laguerre_polynomial_l_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward1)
@@ -1195,7 +1155,7 @@ def special_laguerre_polynomial_l_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1218,9 +1178,7 @@ class SpecialLaguerrePolynomialLBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1232,7 +1190,6 @@ _OP_special_laguerre_polynomial_l_n_scalar = getattr(_aten.special_laguerre_poly
 def special_laguerre_polynomial_l_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_laguerre_polynomial_l')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1244,6 +1201,7 @@ def special_laguerre_polynomial_l_n_scalar(x, n):
         _k = _OP_special_laguerre_polynomial_l_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_laguerre_polynomial_l_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward2)
@@ -1254,7 +1212,7 @@ def special_laguerre_polynomial_l_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1277,9 +1235,7 @@ class SpecialLegendrePolynomialPBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1291,7 +1247,6 @@ _OP_special_legendre_polynomial_p = getattr(_aten.special_legendre_polynomial_p,
 def special_legendre_polynomial_p(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_legendre_polynomial_p')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1303,6 +1258,7 @@ def special_legendre_polynomial_p(x, n):
         _k = _OP_special_legendre_polynomial_p._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_legendre_polynomial_p._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward0)
@@ -1313,7 +1269,7 @@ def special_legendre_polynomial_p(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1336,9 +1292,7 @@ class SpecialLegendrePolynomialPBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1350,7 +1304,6 @@ _OP_special_legendre_polynomial_p_x_scalar = getattr(_aten.special_legendre_poly
 def special_legendre_polynomial_p_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_legendre_polynomial_p')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1362,6 +1315,7 @@ def special_legendre_polynomial_p_x_scalar(x, n):
         _k = _OP_special_legendre_polynomial_p_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_legendre_polynomial_p_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward1)
@@ -1372,7 +1326,7 @@ def special_legendre_polynomial_p_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1395,9 +1349,7 @@ class SpecialLegendrePolynomialPBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1409,7 +1361,6 @@ _OP_special_legendre_polynomial_p_n_scalar = getattr(_aten.special_legendre_poly
 def special_legendre_polynomial_p_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_legendre_polynomial_p')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1421,6 +1372,7 @@ def special_legendre_polynomial_p_n_scalar(x, n):
         _k = _OP_special_legendre_polynomial_p_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_legendre_polynomial_p_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward2)
@@ -1431,7 +1383,7 @@ def special_legendre_polynomial_p_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1454,9 +1406,7 @@ class SpecialShiftedChebyshevPolynomialTBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1468,7 +1418,6 @@ _OP_special_shifted_chebyshev_polynomial_t = getattr(_aten.special_shifted_cheby
 def special_shifted_chebyshev_polynomial_t(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1480,6 +1429,7 @@ def special_shifted_chebyshev_polynomial_t(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_t._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_t._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward0)
@@ -1490,7 +1440,7 @@ def special_shifted_chebyshev_polynomial_t(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1513,9 +1463,7 @@ class SpecialShiftedChebyshevPolynomialTBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1527,7 +1475,6 @@ _OP_special_shifted_chebyshev_polynomial_t_x_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1539,6 +1486,7 @@ def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_t_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_t_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward1)
@@ -1549,7 +1497,7 @@ def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1572,9 +1520,7 @@ class SpecialShiftedChebyshevPolynomialTBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1586,7 +1532,6 @@ _OP_special_shifted_chebyshev_polynomial_t_n_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_t')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1598,6 +1543,7 @@ def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_t_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_t_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward2)
@@ -1608,7 +1554,7 @@ def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1631,9 +1577,7 @@ class SpecialShiftedChebyshevPolynomialUBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1645,7 +1589,6 @@ _OP_special_shifted_chebyshev_polynomial_u = getattr(_aten.special_shifted_cheby
 def special_shifted_chebyshev_polynomial_u(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1657,6 +1600,7 @@ def special_shifted_chebyshev_polynomial_u(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_u._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_u._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward0)
@@ -1667,7 +1611,7 @@ def special_shifted_chebyshev_polynomial_u(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1690,9 +1634,7 @@ class SpecialShiftedChebyshevPolynomialUBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1704,7 +1646,6 @@ _OP_special_shifted_chebyshev_polynomial_u_x_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1716,6 +1657,7 @@ def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_u_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_u_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward1)
@@ -1726,7 +1668,7 @@ def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1749,9 +1691,7 @@ class SpecialShiftedChebyshevPolynomialUBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1763,7 +1703,6 @@ _OP_special_shifted_chebyshev_polynomial_u_n_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_u')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1775,6 +1714,7 @@ def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_u_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_u_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward2)
@@ -1785,7 +1725,7 @@ def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1808,9 +1748,7 @@ class SpecialShiftedChebyshevPolynomialVBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1822,7 +1760,6 @@ _OP_special_shifted_chebyshev_polynomial_v = getattr(_aten.special_shifted_cheby
 def special_shifted_chebyshev_polynomial_v(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1834,6 +1771,7 @@ def special_shifted_chebyshev_polynomial_v(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_v._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_v._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward0)
@@ -1844,7 +1782,7 @@ def special_shifted_chebyshev_polynomial_v(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1867,9 +1805,7 @@ class SpecialShiftedChebyshevPolynomialVBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1881,7 +1817,6 @@ _OP_special_shifted_chebyshev_polynomial_v_x_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1893,6 +1828,7 @@ def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_v_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_v_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward1)
@@ -1903,7 +1839,7 @@ def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1926,9 +1862,7 @@ class SpecialShiftedChebyshevPolynomialVBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1940,7 +1874,6 @@ _OP_special_shifted_chebyshev_polynomial_v_n_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_v')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -1952,6 +1885,7 @@ def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_v_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_v_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward2)
@@ -1962,7 +1896,7 @@ def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1985,9 +1919,7 @@ class SpecialShiftedChebyshevPolynomialWBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1999,7 +1931,6 @@ _OP_special_shifted_chebyshev_polynomial_w = getattr(_aten.special_shifted_cheby
 def special_shifted_chebyshev_polynomial_w(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -2011,6 +1942,7 @@ def special_shifted_chebyshev_polynomial_w(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_w._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_w._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward0)
@@ -2021,7 +1953,7 @@ def special_shifted_chebyshev_polynomial_w(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2044,9 +1976,7 @@ class SpecialShiftedChebyshevPolynomialWBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -2058,7 +1988,6 @@ _OP_special_shifted_chebyshev_polynomial_w_x_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -2070,6 +1999,7 @@ def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_w_x_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_w_x_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward1)
@@ -2080,7 +2010,7 @@ def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2103,9 +2033,7 @@ class SpecialShiftedChebyshevPolynomialWBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -2117,7 +2045,6 @@ _OP_special_shifted_chebyshev_polynomial_w_n_scalar = getattr(_aten.special_shif
 def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_shifted_chebyshev_polynomial_w')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if n.__class__ in _TENSOR_TYPES:
         _ks |= n._ks
@@ -2129,6 +2056,7 @@ def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
         _k = _OP_special_shifted_chebyshev_polynomial_w_n_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_shifted_chebyshev_polynomial_w_n_scalar._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward2)
@@ -2139,7 +2067,7 @@ def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -43,16 +43,11 @@ class LgammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * digamma(self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -81,9 +76,12 @@ def lgamma(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -92,19 +90,20 @@ def lgamma(self):
         _k = _OP_lgamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lgamma._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LgammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -135,9 +134,12 @@ def lgamma_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -146,6 +148,7 @@ def lgamma_(self):
         _k = _OP_lgamma_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lgamma_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LgammaBackward0)
@@ -153,7 +156,7 @@ def lgamma_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -171,16 +174,11 @@ class DigammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * polygamma(1, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -209,9 +207,12 @@ def digamma(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -220,19 +221,20 @@ def digamma(self):
         _k = _OP_digamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_digamma._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(DigammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -263,9 +265,12 @@ def digamma_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -274,6 +279,7 @@ def digamma_(self):
         _k = _OP_digamma_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_digamma_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(DigammaBackward0)
@@ -281,7 +287,7 @@ def digamma_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -299,16 +305,11 @@ class SincBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = sinc_backward(grad, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -337,9 +338,12 @@ def sinc(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -348,19 +352,20 @@ def sinc(self):
         _k = _OP_sinc._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sinc._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SincBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -391,9 +396,12 @@ def sinc_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -402,6 +410,7 @@ def sinc_(self):
         _k = _OP_sinc_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_sinc_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SincBackward0)
@@ -409,7 +418,7 @@ def sinc_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -427,17 +436,12 @@ class PolygammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             n = _n.s_n
             self = _n.s_self.unpack(_n)
             _r0 = grad * polygamma(n + 1, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -466,11 +470,12 @@ def polygamma(n, self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g0 = self._requires_grad
+    else:
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((n, self))
     else:
@@ -479,13 +484,14 @@ def polygamma(n, self):
         _k = _OP_polygamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_polygamma._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(n, self)
     _n = _new(PolygammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_n = n
     if _g0:
@@ -493,7 +499,7 @@ def polygamma(n, self):
     _res = _k(n, self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -516,17 +522,12 @@ class MvlgammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             p = _n.s_p
             self = _n.s_self.unpack(_n)
             _r0 = mvlgamma_backward(grad, self, p)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -555,9 +556,12 @@ def mvlgamma(self, p):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -568,13 +572,14 @@ def mvlgamma(self, p):
         _k = _OP_mvlgamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mvlgamma._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p)
     _n = _new(MvlgammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -582,7 +587,7 @@ def mvlgamma(self, p):
     _res = _k(self, p)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -613,9 +618,12 @@ def mvlgamma_(self, p):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -626,6 +634,7 @@ def mvlgamma_(self, p):
         _k = _OP_mvlgamma_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mvlgamma_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p)
     _n = _new(MvlgammaBackward0)
@@ -633,7 +642,7 @@ def mvlgamma_(self, p):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_p = p
     if _g0:
@@ -653,16 +662,11 @@ class I0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * special_i1_of(self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -691,9 +695,12 @@ def i0(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -702,19 +709,20 @@ def i0(self):
         _k = _OP_i0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_i0._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(I0Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -745,9 +753,12 @@ def i0_(self):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -756,6 +767,7 @@ def i0_(self):
         _k = _OP_i0_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_i0_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(I0Backward0)
@@ -763,7 +775,7 @@ def i0_(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -781,17 +793,12 @@ class SpecialI0EBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad * (special_i1e_of(self) - self.sgn() * result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -823,9 +830,12 @@ def special_i0e(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -834,19 +844,20 @@ def special_i0e(self):
         _k = _OP_special_i0e._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_i0e._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialI0EBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -870,17 +881,12 @@ class SpecialI1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = i1_backward(grad, self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -912,9 +918,12 @@ def special_i1(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -923,19 +932,20 @@ def special_i1(self):
         _k = _OP_special_i1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_i1._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialI1Backward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -959,17 +969,12 @@ class SpecialI1EBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = i1e_backward(grad, self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1001,9 +1006,12 @@ def special_i1e(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1012,19 +1020,20 @@ def special_i1e(self):
         _k = _OP_special_i1e._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_i1e._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialI1EBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1048,17 +1057,12 @@ class SpecialErfcxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = (2.0 * self * result - 1.1283791670955126) * grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1090,9 +1094,12 @@ def special_erfcx(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1101,19 +1108,20 @@ def special_erfcx(self):
         _k = _OP_special_erfcx._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_erfcx._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialErfcxBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1137,16 +1145,11 @@ class SpecialNdtriBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             _r0 = grad * 2.5066282746310002 * (result * result * 0.5).exp()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1175,9 +1178,12 @@ def special_ndtri(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1186,17 +1192,18 @@ def special_ndtri(self):
         _k = _OP_special_ndtri._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_ndtri._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialNdtriBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1220,17 +1227,12 @@ class SpecialLogNdtrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad / 2.5066282746310002 * (result + self * self * 0.5).neg().exp()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1262,9 +1264,12 @@ def special_log_ndtr(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -1273,19 +1278,20 @@ def special_log_ndtr(self):
         _k = _OP_special_log_ndtr._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_log_ndtr._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialLogNdtrBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1309,9 +1315,7 @@ class SpecialAiryAiBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1323,7 +1327,6 @@ _OP_special_airy_ai = getattr(_aten.special_airy_ai, 'default')
 def special_airy_ai(x):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_airy_ai')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((x,))
@@ -1333,6 +1336,7 @@ def special_airy_ai(x):
         _k = _OP_special_airy_ai._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_airy_ai._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x)
     _n = _new(SpecialAiryAiBackward0)
@@ -1343,7 +1347,7 @@ def special_airy_ai(x):
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1366,9 +1370,7 @@ class SpecialBesselJ0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1380,7 +1382,6 @@ _OP_special_bessel_j0 = getattr(_aten.special_bessel_j0, 'default')
 def special_bessel_j0(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_bessel_j0')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1390,6 +1391,7 @@ def special_bessel_j0(self):
         _k = _OP_special_bessel_j0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_bessel_j0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialBesselJ0Backward0)
@@ -1400,7 +1402,7 @@ def special_bessel_j0(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1423,9 +1425,7 @@ class SpecialBesselJ1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1437,7 +1437,6 @@ _OP_special_bessel_j1 = getattr(_aten.special_bessel_j1, 'default')
 def special_bessel_j1(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_bessel_j1')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1447,6 +1446,7 @@ def special_bessel_j1(self):
         _k = _OP_special_bessel_j1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_bessel_j1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialBesselJ1Backward0)
@@ -1457,7 +1457,7 @@ def special_bessel_j1(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1480,9 +1480,7 @@ class SpecialBesselY0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1494,7 +1492,6 @@ _OP_special_bessel_y0 = getattr(_aten.special_bessel_y0, 'default')
 def special_bessel_y0(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_bessel_y0')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1504,6 +1501,7 @@ def special_bessel_y0(self):
         _k = _OP_special_bessel_y0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_bessel_y0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialBesselY0Backward0)
@@ -1514,7 +1512,7 @@ def special_bessel_y0(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1537,9 +1535,7 @@ class SpecialBesselY1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1551,7 +1547,6 @@ _OP_special_bessel_y1 = getattr(_aten.special_bessel_y1, 'default')
 def special_bessel_y1(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_bessel_y1')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1561,6 +1556,7 @@ def special_bessel_y1(self):
         _k = _OP_special_bessel_y1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_bessel_y1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialBesselY1Backward0)
@@ -1571,7 +1567,7 @@ def special_bessel_y1(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1594,9 +1590,7 @@ class SpecialModifiedBesselI0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1608,7 +1602,6 @@ _OP_special_modified_bessel_i0 = getattr(_aten.special_modified_bessel_i0, 'defa
 def special_modified_bessel_i0(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_modified_bessel_i0')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1618,6 +1611,7 @@ def special_modified_bessel_i0(self):
         _k = _OP_special_modified_bessel_i0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_modified_bessel_i0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialModifiedBesselI0Backward0)
@@ -1628,7 +1622,7 @@ def special_modified_bessel_i0(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1651,9 +1645,7 @@ class SpecialModifiedBesselI1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1665,7 +1657,6 @@ _OP_special_modified_bessel_i1 = getattr(_aten.special_modified_bessel_i1, 'defa
 def special_modified_bessel_i1(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_modified_bessel_i1')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1675,6 +1666,7 @@ def special_modified_bessel_i1(self):
         _k = _OP_special_modified_bessel_i1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_modified_bessel_i1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialModifiedBesselI1Backward0)
@@ -1685,7 +1677,7 @@ def special_modified_bessel_i1(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1708,9 +1700,7 @@ class SpecialModifiedBesselK0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1722,7 +1712,6 @@ _OP_special_modified_bessel_k0 = getattr(_aten.special_modified_bessel_k0, 'defa
 def special_modified_bessel_k0(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_modified_bessel_k0')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1732,6 +1721,7 @@ def special_modified_bessel_k0(self):
         _k = _OP_special_modified_bessel_k0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_modified_bessel_k0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialModifiedBesselK0Backward0)
@@ -1742,7 +1732,7 @@ def special_modified_bessel_k0(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1765,9 +1755,7 @@ class SpecialModifiedBesselK1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1779,7 +1767,6 @@ _OP_special_modified_bessel_k1 = getattr(_aten.special_modified_bessel_k1, 'defa
 def special_modified_bessel_k1(self):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_modified_bessel_k1')
-    _need = False
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
@@ -1789,6 +1776,7 @@ def special_modified_bessel_k1(self):
         _k = _OP_special_modified_bessel_k1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_modified_bessel_k1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(self)
     _n = _new(SpecialModifiedBesselK1Backward0)
@@ -1799,7 +1787,7 @@ def special_modified_bessel_k1(self):
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1822,9 +1810,7 @@ class SpecialScaledModifiedBesselK0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1836,7 +1822,6 @@ _OP_special_scaled_modified_bessel_k0 = getattr(_aten.special_scaled_modified_be
 def special_scaled_modified_bessel_k0(x):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_scaled_modified_bessel_k0')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((x,))
@@ -1846,6 +1831,7 @@ def special_scaled_modified_bessel_k0(x):
         _k = _OP_special_scaled_modified_bessel_k0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_scaled_modified_bessel_k0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x)
     _n = _new(SpecialScaledModifiedBesselK0Backward0)
@@ -1856,7 +1842,7 @@ def special_scaled_modified_bessel_k0(x):
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1879,9 +1865,7 @@ class SpecialScaledModifiedBesselK1Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1893,7 +1877,6 @@ _OP_special_scaled_modified_bessel_k1 = getattr(_aten.special_scaled_modified_be
 def special_scaled_modified_bessel_k1(x):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_scaled_modified_bessel_k1')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((x,))
@@ -1903,6 +1886,7 @@ def special_scaled_modified_bessel_k1(x):
         _k = _OP_special_scaled_modified_bessel_k1._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_scaled_modified_bessel_k1._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x)
     _n = _new(SpecialScaledModifiedBesselK1Backward0)
@@ -1913,7 +1897,7 @@ def special_scaled_modified_bessel_k1(x):
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1936,9 +1920,7 @@ class SpecialSphericalBesselJ0Backward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
-        _out = []
-        return _out
+        return []
 
     def release_variables(_n):
         _n._released = True
@@ -1950,7 +1932,6 @@ _OP_special_spherical_bessel_j0 = getattr(_aten.special_spherical_bessel_j0, 'de
 def special_spherical_bessel_j0(x):
     if _FW[0] and _fw_has(()):
         _fw_unsupported('special_spherical_bessel_j0')
-    _need = False
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((x,))
@@ -1960,6 +1941,7 @@ def special_spherical_bessel_j0(x):
         _k = _OP_special_spherical_bessel_j0._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_spherical_bessel_j0._resolve(_ks)
+    _need = False
     if not _need:
         return _k(x)
     _n = _new(SpecialSphericalBesselJ0Backward0)
@@ -1970,7 +1952,7 @@ def special_spherical_bessel_j0(x):
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1993,23 +1975,15 @@ class SpecialZetaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("zeta")
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = grad * -self * special_zeta_of(self + 1.0, other)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2027,12 +2001,17 @@ _OP_special_zeta = getattr(_aten.special_zeta, 'default')
 def special_zeta(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('special_zeta')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2041,13 +2020,14 @@ def special_zeta(self, other):
         _k = _OP_special_zeta._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_zeta._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(SpecialZetaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -2055,7 +2035,7 @@ def special_zeta(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2078,23 +2058,15 @@ class IgammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("igamma: input")
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2112,12 +2084,17 @@ _OP_igamma = getattr(_aten.igamma, 'default')
 def igamma(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('igamma')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2126,13 +2103,14 @@ def igamma(self, other):
         _k = _OP_igamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_igamma._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(IgammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -2140,7 +2118,7 @@ def igamma(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2163,12 +2141,17 @@ def igamma_(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('igamma_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2177,6 +2160,7 @@ def igamma_(self, other):
         _k = _OP_igamma_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_igamma_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(IgammaBackward0)
@@ -2184,7 +2168,7 @@ def igamma_(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -2204,23 +2188,15 @@ class IgammacBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("igammac: input")
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = -grad * ((self - 1) * other.log() - other - self.lgamma()).exp()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2238,12 +2214,17 @@ _OP_igammac = getattr(_aten.igammac, 'default')
 def igammac(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('igammac')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2252,13 +2233,14 @@ def igammac(self, other):
         _k = _OP_igammac._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_igammac._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(IgammacBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -2266,7 +2248,7 @@ def igammac(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2289,12 +2271,17 @@ def igammac_(self, other):
     if _FW[0] and _fw_has((self, other, )):
         _fw_unsupported('igammac_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2303,6 +2290,7 @@ def igammac_(self, other):
         _k = _OP_igammac_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_igammac_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(IgammacBackward0)
@@ -2310,7 +2298,7 @@ def igammac_(self, other):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
         _n.s_other = _SV(other)
     if _g1:
@@ -2330,16 +2318,11 @@ class SpecialEntrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = grad * -(1 + self.log())
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2368,9 +2351,12 @@ def special_entr(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2379,19 +2365,20 @@ def special_entr(self):
         _k = _OP_special_entr._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_entr._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SpecialEntrBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2414,25 +2401,17 @@ class SpecialXlog1PyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = xlog1py_self_backward(grad, self, other)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r1 = grad * self / (other + 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2467,12 +2446,17 @@ def special_xlog1py(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2481,13 +2465,14 @@ def special_xlog1py(self, other):
         _k = _OP_special_xlog1py._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_xlog1py._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(SpecialXlog1PyBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_other = _SV(other)
     if _g0 or _g1:
@@ -2495,7 +2480,7 @@ def special_xlog1py(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2518,17 +2503,12 @@ class SpecialXlog1PyBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             self = _n.s_self
             _r0 = grad * self / (other + 1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2557,11 +2537,12 @@ def special_xlog1py_self_scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(other, '_requires_grad', False)
-    _need = _g0
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g0 = other._requires_grad
+    else:
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2570,13 +2551,14 @@ def special_xlog1py_self_scalar(self, other):
         _k = _OP_special_xlog1py_self_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_xlog1py_self_scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(SpecialXlog1PyBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g0 else None), )
+    _n.next_edges = (((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g0 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g0:
@@ -2584,7 +2566,7 @@ def special_xlog1py_self_scalar(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2607,17 +2589,12 @@ class SpecialXlog1PyBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other
             self = _n.s_self.unpack(_n)
             _r0 = xlog1py_self_backward(grad, self, other)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2646,9 +2623,12 @@ def special_xlog1py_other_scalar(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2659,13 +2639,14 @@ def special_xlog1py_other_scalar(self, other):
         _k = _OP_special_xlog1py_other_scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_special_xlog1py_other_scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, other)
     _n = _new(SpecialXlog1PyBackward2)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_other = other
     if _g0:
@@ -2673,7 +2654,7 @@ def special_xlog1py_other_scalar(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

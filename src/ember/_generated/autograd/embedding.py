@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -49,19 +49,14 @@ class EmbeddingBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             padding_idx = _n.s_padding_idx
             scale_grad_by_freq = _n.s_scale_grad_by_freq
             weight_sym_sizes = _n.s_weight_sym_sizes
             _r0 = _aten.embedding_dense_backward.default(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -88,9 +83,12 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(weight, '_requires_grad', False)
-    _need = _g0
-    _ks = weight._ks if weight.__class__ in _TENSOR_TYPES else 0
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks = weight._ks
+        _g0 = weight._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if indices.__class__ in _TENSOR_TYPES:
         _ks |= indices._ks
     if padding_idx.__class__ in _TENSOR_TYPES:
@@ -103,13 +101,14 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         _k = _OP_embedding._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_embedding._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     _n = _new(EmbeddingBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g0 else None), )
+    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g0 else None), )
     if _g0:
         _n.s_indices = _SV(indices)
     if _g0:
@@ -121,7 +120,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     _res = _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -144,11 +143,8 @@ class EmbeddingBagBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             mode = _n.s_mode
             padding_idx = _n.s_padding_idx
@@ -160,19 +156,14 @@ class EmbeddingBagBackward0(_Node):
             weight_sym_sizes = _n.s_weight_sym_sizes
             _r0 = embedding_bag_weight_backward(grad, indices, result1, result2, result3, weight_sym_sizes[0], scale_grad_by_freq, mode, per_sample_weights, padding_idx)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             indices = _n.s_indices.unpack(_n)
             mode = _n.s_mode
             padding_idx = _n.s_padding_idx
             result1 = _n.s_result1.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r1 = embedding_bag_psw_backward(grad, weight, indices, result1, mode, padding_idx)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -232,10 +223,12 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(weight, '_requires_grad', False)
-    _g1 = _getattr(per_sample_weights, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = weight._ks if weight.__class__ in _TENSOR_TYPES else 0
+    if weight.__class__ in _TENSOR_TYPES:
+        _ks = weight._ks
+        _g0 = weight._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if indices.__class__ in _TENSOR_TYPES:
         _ks |= indices._ks
     if offsets.__class__ in _TENSOR_TYPES:
@@ -244,6 +237,9 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         _ks |= mode._ks
     if per_sample_weights.__class__ in _TENSOR_TYPES:
         _ks |= per_sample_weights._ks
+        _g1 = per_sample_weights._requires_grad
+    else:
+        _g1 = False
     if padding_idx.__class__ in _TENSOR_TYPES:
         _ks |= padding_idx._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -254,6 +250,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         _k = _OP__embedding_bag._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__embedding_bag._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     _n = _new(EmbeddingBagBackward0)
@@ -261,7 +258,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g0 else None), (((_f, per_sample_weights._output_nr) if (_f := per_sample_weights.grad_fn) is not None and per_sample_weights._base is None else _gedge(per_sample_weights)) if _g1 else None), )
+    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g0 else None), ((_gedge(per_sample_weights) if per_sample_weights._base is not None else (_f, per_sample_weights._output_nr) if (_f := per_sample_weights.grad_fn) is not None else _leaf_edge(per_sample_weights)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_indices = _SV(indices)
     if _g0 or _g1:
@@ -294,18 +291,13 @@ class EmbeddingDenseBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices.unpack(_n)
             padding_idx = _n.s_padding_idx
             scale_grad_by_freq = _n.s_scale_grad_by_freq
             _r0 = embedding_double_backward(grad, indices, padding_idx, scale_grad_by_freq)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -339,9 +331,12 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _need = _g0
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if indices.__class__ in _TENSOR_TYPES:
         _ks |= indices._ks
     if num_weights.__class__ in _TENSOR_TYPES:
@@ -356,13 +351,14 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         _k = _OP_embedding_dense_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_embedding_dense_backward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     _n = _new(EmbeddingDenseBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_indices = _SV(indices)
     if _g0:
@@ -372,7 +368,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     _res = _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -395,15 +391,10 @@ class EmbeddingRenormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("embedding_renorm")
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -416,9 +407,12 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('embedding_renorm_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if indices.__class__ in _TENSOR_TYPES:
         _ks |= indices._ks
     if max_norm.__class__ in _TENSOR_TYPES:
@@ -433,6 +427,7 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
         _k = _OP_embedding_renorm_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_embedding_renorm_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, indices, max_norm, norm_type)
     _n = _new(EmbeddingRenormBackward0)
@@ -440,7 +435,7 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, indices, max_norm, norm_type)
     _rebase_history(self, _n)
     return _res

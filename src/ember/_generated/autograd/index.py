@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -42,17 +42,12 @@ class IndexBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             indices = _n.s_indices
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = index_backward(grad, self_sym_sizes, indices)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -84,7 +79,7 @@ def index_Tensor(self, indices):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_indices = list(indices)
     if _g0:
@@ -92,7 +87,7 @@ def index_Tensor(self, indices):
     _res = _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -115,26 +110,18 @@ class IndexPutBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             accumulate = _n.s_accumulate
             indices = _n.s_indices
             values = _n.s_values.unpack(_n)
             _r0 = index_put_backward_self(grad, indices, values, accumulate)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             indices = _n.s_indices
             values_sym_sizes = _n.s_values_sym_sizes
             _r1 = index_put_backward_values(grad, indices, values_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -181,7 +168,7 @@ def index_put(self, indices, values, accumulate=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, values._output_nr) if (_f := values.grad_fn) is not None and values._base is None else _gedge(values)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else _leaf_edge(values)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -193,7 +180,7 @@ def index_put(self, indices, values, accumulate=False):
     _res = _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -234,7 +221,7 @@ def index_put_(self, indices, values, accumulate=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, values._output_nr) if (_f := values.grad_fn) is not None and values._base is None else _gedge(values)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else _leaf_edge(values)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -258,25 +245,17 @@ class IndexFillBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.index_fill(dim, index, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r1 = index_fill_value_backward(grad, dim, index)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -313,16 +292,21 @@ def index_fill_int_Tensor(self, dim, index, value):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g1 = value._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, value))
     else:
@@ -331,13 +315,14 @@ def index_fill_int_Tensor(self, dim, index, value):
         _k = _OP_index_fill_int_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_fill_int_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -345,7 +330,7 @@ def index_fill_int_Tensor(self, dim, index, value):
     _res = _k(self, dim, index, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -377,16 +362,21 @@ def index_fill__int_Tensor(self, dim, index, value):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_fill_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g1 = value._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, value))
     else:
@@ -395,6 +385,7 @@ def index_fill__int_Tensor(self, dim, index, value):
         _k = _OP_index_fill__int_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_fill__int_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward1)
@@ -402,7 +393,7 @@ def index_fill__int_Tensor(self, dim, index, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -422,7 +413,6 @@ class ScatterReduceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -437,10 +427,7 @@ class ScatterReduceBackward0(_Node):
             _g = scatter_reduce_backward_(grad, self, dim, index, src, reduce, include_self, result, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -489,16 +476,21 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src, reduce, include_self))
     else:
@@ -507,13 +499,14 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
         _k = _OP_scatter_reduce_two._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_reduce_two._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src, reduce, include_self=include_self)
     _n = _new(ScatterReduceBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -529,7 +522,7 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
     _res = _k(self, dim, index, src, reduce, include_self=include_self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -562,16 +555,21 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_reduce_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src, reduce, include_self))
     else:
@@ -580,6 +578,7 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
         _k = _OP_scatter_reduce__two._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_reduce__two._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src, reduce, include_self=include_self)
     _n = _new(ScatterReduceBackward0)
@@ -587,7 +586,7 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -616,7 +615,6 @@ class IndexReduceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -631,10 +629,7 @@ class IndexReduceBackward0(_Node):
             _g = index_reduce_backward_(grad, self, dim, index, source, reduce, include_self, result, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -683,16 +678,21 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, source, reduce, include_self))
     else:
@@ -701,13 +701,14 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         _k = _OP_index_reduce._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_reduce._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source, reduce, include_self=include_self)
     _n = _new(IndexReduceBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -723,7 +724,7 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
     _res = _k(self, dim, index, source, reduce, include_self=include_self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -756,16 +757,21 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_reduce_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, source, reduce, include_self))
     else:
@@ -774,6 +780,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         _k = _OP_index_reduce_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_reduce_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source, reduce, include_self=include_self)
     _n = _new(IndexReduceBackward0)
@@ -781,7 +788,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -810,18 +817,13 @@ class GatherBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.new_zeros(self_sym_sizes).scatter_add(dim, index, grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -857,9 +859,12 @@ def gather(self, dim, index, *, sparse_grad=False):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'gather')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -872,13 +877,14 @@ def gather(self, dim, index, *, sparse_grad=False):
         _k = _OP_gather._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_gather._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, sparse_grad=sparse_grad)
     _n = _new(GatherBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -888,7 +894,7 @@ def gather(self, dim, index, *, sparse_grad=False):
     _res = _k(self, dim, index, sparse_grad=sparse_grad)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -911,25 +917,17 @@ class ScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.scatter(dim, index, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r1 = grad.gather(dim, index)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -967,16 +965,21 @@ def scatter_src(self, dim, index, src):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'scatter')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src))
     else:
@@ -985,13 +988,14 @@ def scatter_src(self, dim, index, src):
         _k = _OP_scatter_src._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_src._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src)
     _n = _new(ScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -999,7 +1003,7 @@ def scatter_src(self, dim, index, src):
     _res = _k(self, dim, index, src)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1031,16 +1035,21 @@ def scatter__src(self, dim, index, src):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src))
     else:
@@ -1049,6 +1058,7 @@ def scatter__src(self, dim, index, src):
         _k = _OP_scatter__src._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter__src._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src)
     _n = _new(ScatterBackward0)
@@ -1056,7 +1066,7 @@ def scatter__src(self, dim, index, src):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1076,17 +1086,12 @@ class ScatterBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.scatter(dim, index, 0)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1121,9 +1126,12 @@ def scatter_value(self, dim, index, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'scatter')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1138,13 +1146,14 @@ def scatter_value(self, dim, index, value):
         _k = _OP_scatter_value._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_value._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(ScatterBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1152,7 +1161,7 @@ def scatter_value(self, dim, index, value):
     _res = _k(self, dim, index, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1184,9 +1193,12 @@ def scatter__value(self, dim, index, value):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1201,6 +1213,7 @@ def scatter__value(self, dim, index, value):
         _k = _OP_scatter__value._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter__value._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(ScatterBackward1)
@@ -1208,7 +1221,7 @@ def scatter__value(self, dim, index, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1228,23 +1241,15 @@ class ScatterAddBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r1 = grad.gather(dim, index)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1282,16 +1287,21 @@ def scatter_add(self, dim, index, src):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'scatter_add')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src))
     else:
@@ -1300,13 +1310,14 @@ def scatter_add(self, dim, index, src):
         _k = _OP_scatter_add._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_add._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src)
     _n = _new(ScatterAddBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g1:
         _n.s_dim = dim
     if _g1:
@@ -1314,7 +1325,7 @@ def scatter_add(self, dim, index, src):
     _res = _k(self, dim, index, src)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1346,16 +1357,21 @@ def scatter_add_(self, dim, index, src):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'scatter_add_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, src))
     else:
@@ -1364,6 +1380,7 @@ def scatter_add_(self, dim, index, src):
         _k = _OP_scatter_add_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_scatter_add_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, src)
     _n = _new(ScatterAddBackward0)
@@ -1371,7 +1388,7 @@ def scatter_add_(self, dim, index, src):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g1:
         _n.s_dim = dim
     if _g1:
@@ -1391,19 +1408,14 @@ class IndexSelectBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             self = _n.s_self.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.new_zeros(self_sym_sizes).index_add(dim, index.reshape(-1), grad if self.dim() else grad.reshape(1))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1442,9 +1454,12 @@ def index_select(self, dim, index):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_select')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1457,13 +1472,14 @@ def index_select(self, dim, index):
         _k = _OP_index_select._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_select._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index)
     _n = _new(IndexSelectBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1475,7 +1491,7 @@ def index_select(self, dim, index):
     _res = _k(self, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1498,25 +1514,17 @@ class IndexAddBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r1 = maybe_multiply(grad.index_select(dim, index).reshape(source.shape) if source.dim() else grad.index_select(dim, index).reshape(()), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1557,16 +1565,21 @@ def index_add(self, dim, index, source, *, alpha=1):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_add')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1577,13 +1590,14 @@ def index_add(self, dim, index, source, *, alpha=1):
         _k = _OP_index_add._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_add._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source, alpha=alpha)
     _n = _new(IndexAddBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     if _g1:
@@ -1595,7 +1609,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     _res = _k(self, dim, index, source, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1627,16 +1641,21 @@ def index_add_(self, dim, index, source, *, alpha=1):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_add_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if alpha.__class__ in _TENSOR_TYPES:
         _ks |= alpha._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1647,6 +1666,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
         _k = _OP_index_add_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_add_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source, alpha=alpha)
     _n = _new(IndexAddBackward0)
@@ -1654,7 +1674,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g1:
         _n.s_alpha = alpha
     if _g1:
@@ -1678,26 +1698,18 @@ class IndexCopyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.index_fill(dim, index, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r1 = grad.index_select(dim, index).reshape(source.shape)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1738,16 +1750,21 @@ def index_copy(self, dim, index, source):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_copy')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, source))
     else:
@@ -1756,13 +1773,14 @@ def index_copy(self, dim, index, source):
         _k = _OP_index_copy._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_copy._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source)
     _n = _new(IndexCopyBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1772,7 +1790,7 @@ def index_copy(self, dim, index, source):
     _res = _k(self, dim, index, source)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1804,16 +1822,21 @@ def index_copy_(self, dim, index, source):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_copy_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, dim, index, source))
     else:
@@ -1822,6 +1845,7 @@ def index_copy_(self, dim, index, source):
         _k = _OP_index_copy_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_copy_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, dim, index, source)
     _n = _new(IndexCopyBackward0)
@@ -1829,7 +1853,7 @@ def index_copy_(self, dim, index, source):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1851,17 +1875,12 @@ class IndexFillBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index.unpack(_n)
             _r0 = grad.index_fill(dim, index, 0)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1896,9 +1915,12 @@ def index_fill_int_Scalar(self, dim, index, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'index_fill')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1913,13 +1935,14 @@ def index_fill_int_Scalar(self, dim, index, value):
         _k = _OP_index_fill_int_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_fill_int_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1927,7 +1950,7 @@ def index_fill_int_Scalar(self, dim, index, value):
     _res = _k(self, dim, index, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1959,9 +1982,12 @@ def index_fill__int_Scalar(self, dim, index, value):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'index_fill_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1976,6 +2002,7 @@ def index_fill__int_Scalar(self, dim, index, value):
         _k = _OP_index_fill__int_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_index_fill__int_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward0)
@@ -1983,7 +2010,7 @@ def index_fill__int_Scalar(self, dim, index, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -2003,17 +2030,12 @@ class MaskedFillBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad.masked_fill(mask, 0), self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2049,9 +2071,12 @@ def masked_fill_Scalar(self, mask, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_fill')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if value.__class__ in _TENSOR_TYPES:
@@ -2064,13 +2089,14 @@ def masked_fill_Scalar(self, mask, value):
         _k = _OP_masked_fill_Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_fill_Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2078,7 +2104,7 @@ def masked_fill_Scalar(self, mask, value):
     _res = _k(self, mask, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2110,9 +2136,12 @@ def masked_fill__Scalar(self, mask, value):
         return _res
     _check_inplace(self)
     _no_rg(mask, 'mask', 'masked_fill_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if value.__class__ in _TENSOR_TYPES:
@@ -2125,6 +2154,7 @@ def masked_fill__Scalar(self, mask, value):
         _k = _OP_masked_fill__Scalar._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_fill__Scalar._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward0)
@@ -2132,7 +2162,7 @@ def masked_fill__Scalar(self, mask, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2152,24 +2182,16 @@ class MaskedFillBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad.masked_fill(mask, 0), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             mask = _n.s_mask.unpack(_n)
             _r1 = where(mask, grad, 0).sum()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2208,14 +2230,19 @@ def masked_fill_Tensor(self, mask, value):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_fill')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g1 = value._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mask, value))
     else:
@@ -2224,13 +2251,14 @@ def masked_fill_Tensor(self, mask, value):
         _k = _OP_masked_fill_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_fill_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2238,7 +2266,7 @@ def masked_fill_Tensor(self, mask, value):
     _res = _k(self, mask, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2270,14 +2298,19 @@ def masked_fill__Tensor(self, mask, value):
         return _res
     _check_inplace(self)
     _no_rg(mask, 'mask', 'masked_fill_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(value, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if value.__class__ in _TENSOR_TYPES:
         _ks |= value._ks
+        _g1 = value._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mask, value))
     else:
@@ -2286,6 +2319,7 @@ def masked_fill__Tensor(self, mask, value):
         _k = _OP_masked_fill__Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_fill__Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward1)
@@ -2293,7 +2327,7 @@ def masked_fill__Tensor(self, mask, value):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, value._output_nr) if (_f := value.grad_fn) is not None and value._base is None else _gedge(value)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2313,18 +2347,13 @@ class MaskedSelectBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             self = _n.s_self.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to((zeros_like(self) + mask.to(grad.dtype) * 0).masked_scatter(mask, grad), self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2363,9 +2392,12 @@ def masked_select(self, mask):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_select')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2376,13 +2408,14 @@ def masked_select(self, mask):
         _k = _OP_masked_select._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_select._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, mask)
     _n = _new(MaskedSelectBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_mask = _SV(mask)
     if _g0:
@@ -2392,7 +2425,7 @@ def masked_select(self, mask):
     _res = _k(self, mask)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2415,24 +2448,16 @@ class MaskedScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mask = _n.s_mask.unpack(_n)
             _r0 = grad.masked_fill(mask, 0)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             mask = _n.s_mask.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r1 = cat([grad.masked_select(mask), grad.new_zeros(source.numel() - int(mask.expand(grad.shape).sum()))]).reshape(source.shape)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2473,14 +2498,19 @@ def masked_scatter(self, mask, source):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(mask, 'mask', 'masked_scatter')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mask, source))
     else:
@@ -2489,13 +2519,14 @@ def masked_scatter(self, mask, source):
         _k = _OP_masked_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mask, source)
     _n = _new(MaskedScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g1:
@@ -2503,7 +2534,7 @@ def masked_scatter(self, mask, source):
     _res = _k(self, mask, source)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2535,14 +2566,19 @@ def masked_scatter_(self, mask, source):
         return _res
     _check_inplace(self)
     _no_rg(mask, 'mask', 'masked_scatter_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mask.__class__ in _TENSOR_TYPES:
         _ks |= mask._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mask, source))
     else:
@@ -2551,6 +2587,7 @@ def masked_scatter_(self, mask, source):
         _k = _OP_masked_scatter_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_masked_scatter_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mask, source)
     _n = _new(MaskedScatterBackward0)
@@ -2558,7 +2595,7 @@ def masked_scatter_(self, mask, source):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_mask = _SV(mask)
     if _g1:
@@ -2578,17 +2615,12 @@ class TakeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             index = _n.s_index.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.new_zeros(self_sym_sizes).put(index, grad, True)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2624,9 +2656,12 @@ def take(self, index):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'take')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2637,13 +2672,14 @@ def take(self, index):
         _k = _OP_take._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_take._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, index)
     _n = _new(TakeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_index = _SV(index)
     if _g0:
@@ -2651,7 +2687,7 @@ def take(self, index):
     _res = _k(self, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2674,26 +2710,18 @@ class PutBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             accumulate = _n.s_accumulate
             index = _n.s_index.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r0 = grad if accumulate else grad.put(index, zeros_like(source), False)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             index = _n.s_index.unpack(_n)
             source = _n.s_source.unpack(_n)
             _r1 = grad.take(index).reshape(source.shape)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2734,14 +2762,19 @@ def put(self, index, source, accumulate=False):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(index, 'index', 'put')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, index, source, accumulate))
     else:
@@ -2750,13 +2783,14 @@ def put(self, index, source, accumulate=False):
         _k = _OP_put._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_put._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, index, source, accumulate)
     _n = _new(PutBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -2766,7 +2800,7 @@ def put(self, index, source, accumulate=False):
     _res = _k(self, index, source, accumulate)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2798,14 +2832,19 @@ def put_(self, index, source, accumulate=False):
         return _res
     _check_inplace(self)
     _no_rg(index, 'index', 'put_')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(source, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if index.__class__ in _TENSOR_TYPES:
         _ks |= index._ks
     if source.__class__ in _TENSOR_TYPES:
         _ks |= source._ks
+        _g1 = source._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, index, source, accumulate))
     else:
@@ -2814,6 +2853,7 @@ def put_(self, index, source, accumulate=False):
         _k = _OP_put_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_put_._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, index, source, accumulate)
     _n = _new(PutBackward0)
@@ -2821,7 +2861,7 @@ def put_(self, index, source, accumulate=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, source._output_nr) if (_f := source.grad_fn) is not None and source._base is None else _gedge(source)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:

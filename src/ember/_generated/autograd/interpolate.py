@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -41,20 +41,15 @@ class UpsampleBilinear2DAaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = _aten._upsample_bilinear2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -86,7 +81,7 @@ def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, sca
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -100,7 +95,7 @@ def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, sca
     _res = _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -123,20 +118,15 @@ class UpsampleBicubic2DAaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = _aten._upsample_bicubic2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -168,7 +158,7 @@ def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scal
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -182,7 +172,7 @@ def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scal
     _res = _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -205,20 +195,15 @@ class UpsampleLanczos2DAaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = _aten._upsample_lanczos2d_aa_backward.default(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -250,7 +235,7 @@ def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scal
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -264,7 +249,7 @@ def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scal
     _res = _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -287,19 +272,14 @@ class UpsampleBilinear2DAaBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             _r0 = _aten._upsample_bilinear2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -331,7 +311,7 @@ def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -343,7 +323,7 @@ def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align
     _res = _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -366,19 +346,14 @@ class UpsampleBicubic2DAaBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             _r0 = _aten._upsample_bicubic2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -410,7 +385,7 @@ def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -422,7 +397,7 @@ def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_
     _res = _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -445,19 +420,14 @@ class UpsampleLanczos2DAaBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             output_size = _n.s_output_size
             scales_h = _n.s_scales_h
             scales_w = _n.s_scales_w
             _r0 = _aten._upsample_lanczos2d_aa.default(grad, output_size, align_corners, scales_h, scales_w)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -489,7 +459,7 @@ def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -501,7 +471,7 @@ def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_
     _res = _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -524,18 +494,13 @@ class UpsampleNearest1DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = gather_backward(grad, input, lambda x: _aten.upsample_nearest1d.vec(x, output_size, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -577,7 +542,7 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
         _n.s_input = _SV(input)
     if _g0:
@@ -587,7 +552,7 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
     _res = _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -610,18 +575,13 @@ class UpsampleNearest2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = gather_backward(grad, input, lambda x: _aten.upsample_nearest2d.vec(x, output_size, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -663,7 +623,7 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
         _n.s_input = _SV(input)
     if _g0:
@@ -673,7 +633,7 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
     _res = _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -696,18 +656,13 @@ class UpsampleNearestExact2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = gather_backward(grad, input, lambda x: _aten._upsample_nearest_exact2d.vec(x, output_size, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -749,7 +704,7 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
         _n.s_input = _SV(input)
     if _g0:
@@ -759,7 +714,7 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
     _res = _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -782,19 +737,14 @@ class UpsampleLinear1DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = interp_backward(grad, input, lambda x: _aten.upsample_linear1d.vec(x, output_size, align_corners, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -836,7 +786,7 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -848,7 +798,7 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
     _res = _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -871,19 +821,14 @@ class UpsampleBilinear2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = interp_backward(grad, input, lambda x: _aten.upsample_bilinear2d.vec(x, output_size, align_corners, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -925,7 +870,7 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -937,7 +882,7 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
     _res = _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -960,19 +905,14 @@ class UpsampleBicubic2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             align_corners = _n.s_align_corners
             input = _n.s_input.unpack(_n)
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = interp_backward(grad, input, lambda x: _aten.upsample_bicubic2d.vec(x, output_size, align_corners, scale_factors))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1014,7 +954,7 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -1026,7 +966,7 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
     _res = _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1049,7 +989,6 @@ class GridSampler2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -1062,10 +1001,7 @@ class GridSampler2DBackward0(_Node):
             _g = grid_sampler_2d_backward_(grad, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1108,12 +1044,17 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(input, '_requires_grad', False)
-    _g1 = _getattr(grid, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if input.__class__ in _TENSOR_TYPES:
+        _ks = input._ks
+        _g0 = input._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if grid.__class__ in _TENSOR_TYPES:
         _ks |= grid._ks
+        _g1 = grid._requires_grad
+    else:
+        _g1 = False
     if interpolation_mode.__class__ in _TENSOR_TYPES:
         _ks |= interpolation_mode._ks
     if padding_mode.__class__ in _TENSOR_TYPES:
@@ -1126,13 +1067,14 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         _k = _OP_grid_sampler_2d._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_grid_sampler_2d._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     _n = _new(GridSampler2DBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, grid._output_nr) if (_f := grid.grad_fn) is not None and grid._base is None else _gedge(grid)) if _g1 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(grid) if grid._base is not None else (_f, grid._output_nr) if (_f := grid.grad_fn) is not None else _leaf_edge(grid)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_align_corners = align_corners
     if _g0 or _g1:
@@ -1146,7 +1088,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     _res = _k(input, grid, interpolation_mode, padding_mode, align_corners)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1169,16 +1111,11 @@ class PixelShuffleBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             upscale_factor = _n.s_upscale_factor
             _r0 = pixel_unshuffle(grad, upscale_factor)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1202,9 +1139,12 @@ def pixel_shuffle(self, upscale_factor):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if upscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= upscale_factor._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1215,19 +1155,20 @@ def pixel_shuffle(self, upscale_factor):
         _k = _OP_pixel_shuffle._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_pixel_shuffle._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, upscale_factor)
     _n = _new(PixelShuffleBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_upscale_factor = upscale_factor
     _res = _k(self, upscale_factor)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1250,16 +1191,11 @@ class PixelUnshuffleBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             downscale_factor = _n.s_downscale_factor
             _r0 = pixel_shuffle(grad, downscale_factor)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1283,9 +1219,12 @@ def pixel_unshuffle(self, downscale_factor):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if downscale_factor.__class__ in _TENSOR_TYPES:
         _ks |= downscale_factor._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1296,19 +1235,20 @@ def pixel_unshuffle(self, downscale_factor):
         _k = _OP_pixel_unshuffle._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_pixel_unshuffle._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, downscale_factor)
     _n = _new(PixelUnshuffleBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_downscale_factor = downscale_factor
     _res = _k(self, downscale_factor)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

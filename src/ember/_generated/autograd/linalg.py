@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -48,27 +48,19 @@ class MmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mat2 = _n.s_mat2.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             self_sym_strides = _n.s_self_sym_strides
             _r0 = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides, 1)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             mat2_sym_sizes = _n.s_mat2_sym_sizes
             mat2_sym_strides = _n.s_mat2_sym_strides
             self = _n.s_self.unpack(_n)
             _r1 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides, 1)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -101,12 +93,17 @@ def mm(self, mat2):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(mat2, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mat2.__class__ in _TENSOR_TYPES:
         _ks |= mat2._ks
+        _g1 = mat2._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mat2))
     else:
@@ -115,13 +112,14 @@ def mm(self, mat2):
         _k = _OP_mm._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mm._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mat2)
     _n = _new(MmBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None and mat2._base is None else _gedge(mat2)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else _leaf_edge(mat2)) if _g1 else None), )
     if _g0:
         _n.s_mat2 = _SV(mat2)
     if _g1:
@@ -137,7 +135,7 @@ def mm(self, mat2):
     _res = _k(self, mat2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -160,23 +158,15 @@ class BmmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mat2 = _n.s_mat2.unpack(_n)
             _r0 = grad.bmm(mat2.transpose(1, 2))
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = self.transpose(1, 2).bmm(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -209,12 +199,17 @@ def bmm(self, mat2):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(mat2, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mat2.__class__ in _TENSOR_TYPES:
         _ks |= mat2._ks
+        _g1 = mat2._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, mat2))
     else:
@@ -223,13 +218,14 @@ def bmm(self, mat2):
         _k = _OP_bmm._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_bmm._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, mat2)
     _n = _new(BmmBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None and mat2._base is None else _gedge(mat2)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else _leaf_edge(mat2)) if _g1 else None), )
     if _g0:
         _n.s_mat2 = _SV(mat2)
     if _g1:
@@ -237,7 +233,7 @@ def bmm(self, mat2):
     _res = _k(self, mat2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -260,23 +256,15 @@ class MvBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             vec = _n.s_vec.unpack(_n)
             _r0 = grad.unsqueeze(1).mm(vec.unsqueeze(0))
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = self.t().mv(grad)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -309,12 +297,17 @@ def mv(self, vec):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(vec, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if vec.__class__ in _TENSOR_TYPES:
         _ks |= vec._ks
+        _g1 = vec._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, vec))
     else:
@@ -323,13 +316,14 @@ def mv(self, vec):
         _k = _OP_mv._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mv._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, vec)
     _n = _new(MvBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, vec._output_nr) if (_f := vec.grad_fn) is not None and vec._base is None else _gedge(vec)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else _leaf_edge(vec)) if _g1 else None), )
     if _g1:
         _n.s_self = _SV(self)
     if _g0:
@@ -337,7 +331,7 @@ def mv(self, vec):
     _res = _k(self, vec)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -360,23 +354,15 @@ class DotBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             tensor = _n.s_tensor.unpack(_n)
             _r0 = grad * tensor
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = grad * self
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -409,12 +395,17 @@ def dot(self, tensor):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(tensor, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if tensor.__class__ in _TENSOR_TYPES:
         _ks |= tensor._ks
+        _g1 = tensor._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, tensor))
     else:
@@ -423,13 +414,14 @@ def dot(self, tensor):
         _k = _OP_dot._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_dot._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, tensor)
     _n = _new(DotBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, tensor._output_nr) if (_f := tensor.grad_fn) is not None and tensor._base is None else _gedge(tensor)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor) if tensor._base is not None else (_f, tensor._output_nr) if (_f := tensor.grad_fn) is not None else _leaf_edge(tensor)) if _g1 else None), )
     if _g1:
         _n.s_self = _SV(self)
     if _g0:
@@ -437,7 +429,7 @@ def dot(self, tensor):
     _res = _k(self, tensor)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -460,37 +452,26 @@ class AddmmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             mat1_sym_sizes = _n.s_mat1_sym_sizes
             mat1_sym_strides = _n.s_mat1_sym_strides
             mat2 = _n.s_mat2.unpack(_n)
             _r1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             mat1 = _n.s_mat1.unpack(_n)
             mat2_sym_sizes = _n.s_mat2_sym_sizes
             mat2_sym_strides = _n.s_mat2_sym_strides
             _r2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -523,15 +504,22 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(mat1, '_requires_grad', False)
-    _g2 = _getattr(mat2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mat1.__class__ in _TENSOR_TYPES:
         _ks |= mat1._ks
+        _g1 = mat1._requires_grad
+    else:
+        _g1 = False
     if mat2.__class__ in _TENSOR_TYPES:
         _ks |= mat2._ks
+        _g2 = mat2._requires_grad
+    else:
+        _g2 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -544,13 +532,14 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         _k = _OP_addmm._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addmm._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, mat1, mat2, beta=beta, alpha=alpha)
     _n = _new(AddmmBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat1._output_nr) if (_f := mat1.grad_fn) is not None and mat1._base is None else _gedge(mat1)) if _g1 else None), (((_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None and mat2._base is None else _gedge(mat2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat1) if mat1._base is not None else (_f, mat1._output_nr) if (_f := mat1.grad_fn) is not None else _leaf_edge(mat1)) if _g1 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else _leaf_edge(mat2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -572,7 +561,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     _res = _k(self, mat1, mat2, beta=beta, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -595,33 +584,22 @@ class BaddbmmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             batch2 = _n.s_batch2.unpack(_n)
             _r1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             batch1 = _n.s_batch1.unpack(_n)
             _r2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -665,15 +643,22 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(batch1, '_requires_grad', False)
-    _g2 = _getattr(batch2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if batch1.__class__ in _TENSOR_TYPES:
         _ks |= batch1._ks
+        _g1 = batch1._requires_grad
+    else:
+        _g1 = False
     if batch2.__class__ in _TENSOR_TYPES:
         _ks |= batch2._ks
+        _g2 = batch2._requires_grad
+    else:
+        _g2 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -686,13 +671,14 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         _k = _OP_baddbmm._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_baddbmm._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(BaddbmmBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None and batch1._base is None else _gedge(batch1)) if _g1 else None), (((_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None and batch2._base is None else _gedge(batch2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else _leaf_edge(batch1)) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else _leaf_edge(batch2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -706,7 +692,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     _res = _k(self, batch1, batch2, beta=beta, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -737,15 +723,22 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(batch1, '_requires_grad', False)
-    _g2 = _getattr(batch2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if batch1.__class__ in _TENSOR_TYPES:
         _ks |= batch1._ks
+        _g1 = batch1._requires_grad
+    else:
+        _g1 = False
     if batch2.__class__ in _TENSOR_TYPES:
         _ks |= batch2._ks
+        _g2 = batch2._requires_grad
+    else:
+        _g2 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -758,6 +751,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _k = _OP_baddbmm_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_baddbmm_._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(BaddbmmBackward0)
@@ -765,7 +759,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None and batch1._base is None else _gedge(batch1)) if _g1 else None), (((_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None and batch2._base is None else _gedge(batch2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else _leaf_edge(batch1)) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else _leaf_edge(batch2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -791,37 +785,26 @@ class AddbmmBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             batch1_sym_sizes = _n.s_batch1_sym_sizes
             batch2 = _n.s_batch2.unpack(_n)
             batch2_sym_sizes = _n.s_batch2_sym_sizes
             _r1 = maybe_multiply(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]]).bmm(batch2.transpose(1, 2).conj()), alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             batch1 = _n.s_batch1.unpack(_n)
             batch1_sym_sizes = _n.s_batch1_sym_sizes
             batch2_sym_sizes = _n.s_batch2_sym_sizes
             _r2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]])), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -869,15 +852,22 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(batch1, '_requires_grad', False)
-    _g2 = _getattr(batch2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if batch1.__class__ in _TENSOR_TYPES:
         _ks |= batch1._ks
+        _g1 = batch1._requires_grad
+    else:
+        _g1 = False
     if batch2.__class__ in _TENSOR_TYPES:
         _ks |= batch2._ks
+        _g2 = batch2._requires_grad
+    else:
+        _g2 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -890,13 +880,14 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         _k = _OP_addbmm._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addbmm._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(AddbmmBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None and batch1._base is None else _gedge(batch1)) if _g1 else None), (((_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None and batch2._base is None else _gedge(batch2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else _leaf_edge(batch1)) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else _leaf_edge(batch2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -914,7 +905,7 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     _res = _k(self, batch1, batch2, beta=beta, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -945,15 +936,22 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(batch1, '_requires_grad', False)
-    _g2 = _getattr(batch2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if batch1.__class__ in _TENSOR_TYPES:
         _ks |= batch1._ks
+        _g1 = batch1._requires_grad
+    else:
+        _g1 = False
     if batch2.__class__ in _TENSOR_TYPES:
         _ks |= batch2._ks
+        _g2 = batch2._requires_grad
+    else:
+        _g2 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -966,6 +964,7 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _k = _OP_addbmm_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addbmm_._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(AddbmmBackward0)
@@ -973,7 +972,7 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None and batch1._base is None else _gedge(batch1)) if _g1 else None), (((_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None and batch2._base is None else _gedge(batch2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else _leaf_edge(batch1)) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else _leaf_edge(batch2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -1003,33 +1002,22 @@ class AddmvBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             vec = _n.s_vec.unpack(_n)
             _r1 = maybe_multiply(grad.unsqueeze(1).mm(vec.conj().unsqueeze(0)), alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             mat = _n.s_mat.unpack(_n)
             _r2 = maybe_multiply(mat.t().conj().mv(grad), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -1073,15 +1061,22 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(mat, '_requires_grad', False)
-    _g2 = _getattr(vec, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mat.__class__ in _TENSOR_TYPES:
         _ks |= mat._ks
+        _g1 = mat._requires_grad
+    else:
+        _g1 = False
     if vec.__class__ in _TENSOR_TYPES:
         _ks |= vec._ks
+        _g2 = vec._requires_grad
+    else:
+        _g2 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -1094,13 +1089,14 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         _k = _OP_addmv._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addmv._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, mat, vec, beta=beta, alpha=alpha)
     _n = _new(AddmvBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat._output_nr) if (_f := mat.grad_fn) is not None and mat._base is None else _gedge(mat)) if _g1 else None), (((_f, vec._output_nr) if (_f := vec.grad_fn) is not None and vec._base is None else _gedge(vec)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f, mat._output_nr) if (_f := mat.grad_fn) is not None else _leaf_edge(mat)) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else _leaf_edge(vec)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1114,7 +1110,7 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
     _res = _k(self, mat, vec, beta=beta, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1145,15 +1141,22 @@ def addmv_(self, mat, vec, *, beta=1, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(mat, '_requires_grad', False)
-    _g2 = _getattr(vec, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mat.__class__ in _TENSOR_TYPES:
         _ks |= mat._ks
+        _g1 = mat._requires_grad
+    else:
+        _g1 = False
     if vec.__class__ in _TENSOR_TYPES:
         _ks |= vec._ks
+        _g2 = vec._requires_grad
+    else:
+        _g2 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -1166,6 +1169,7 @@ def addmv_(self, mat, vec, *, beta=1, alpha=1):
         _k = _OP_addmv_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addmv_._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, mat, vec, beta=beta, alpha=alpha)
     _n = _new(AddmvBackward0)
@@ -1173,7 +1177,7 @@ def addmv_(self, mat, vec, *, beta=1, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, mat._output_nr) if (_f := mat.grad_fn) is not None and mat._base is None else _gedge(mat)) if _g1 else None), (((_f, vec._output_nr) if (_f := vec.grad_fn) is not None and vec._base is None else _gedge(vec)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f, mat._output_nr) if (_f := mat.grad_fn) is not None else _leaf_edge(mat)) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else _leaf_edge(vec)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1199,33 +1203,22 @@ class AddrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(maybe_multiply(grad, beta), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             alpha = _n.s_alpha
             vec2 = _n.s_vec2.unpack(_n)
             _r1 = maybe_multiply(grad.mv(vec2.conj()), alpha)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             alpha = _n.s_alpha
             vec1 = _n.s_vec1.unpack(_n)
             _r2 = maybe_multiply(grad.t().mv(vec1.conj()), alpha)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -1269,15 +1262,22 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(vec1, '_requires_grad', False)
-    _g2 = _getattr(vec2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if vec1.__class__ in _TENSOR_TYPES:
         _ks |= vec1._ks
+        _g1 = vec1._requires_grad
+    else:
+        _g1 = False
     if vec2.__class__ in _TENSOR_TYPES:
         _ks |= vec2._ks
+        _g2 = vec2._requires_grad
+    else:
+        _g2 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -1290,13 +1290,14 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
         _k = _OP_addr._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addr._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _n = _new(AddrBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None and vec1._base is None else _gedge(vec1)) if _g1 else None), (((_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None and vec2._base is None else _gedge(vec2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None else _leaf_edge(vec1)) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None else _leaf_edge(vec2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1310,7 +1311,7 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
     _res = _k(self, vec1, vec2, beta=beta, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1341,15 +1342,22 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         _fw_attach(self, _t, True)
         return _res
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(vec1, '_requires_grad', False)
-    _g2 = _getattr(vec2, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if vec1.__class__ in _TENSOR_TYPES:
         _ks |= vec1._ks
+        _g1 = vec1._requires_grad
+    else:
+        _g1 = False
     if vec2.__class__ in _TENSOR_TYPES:
         _ks |= vec2._ks
+        _g2 = vec2._requires_grad
+    else:
+        _g2 = False
     if beta.__class__ in _TENSOR_TYPES:
         _ks |= beta._ks
     if alpha.__class__ in _TENSOR_TYPES:
@@ -1362,6 +1370,7 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         _k = _OP_addr_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_addr_._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _n = _new(AddrBackward0)
@@ -1369,7 +1378,7 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None and vec1._base is None else _gedge(vec1)) if _g1 else None), (((_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None and vec2._base is None else _gedge(vec2)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None else _leaf_edge(vec1)) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None else _leaf_edge(vec2)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1395,11 +1404,8 @@ class LinalgVectorNormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             ord = _n.s_ord
@@ -1407,9 +1413,7 @@ class LinalgVectorNormBackward0(_Node):
             self = _n.s_self.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1450,7 +1454,7 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1464,7 +1468,7 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     _res = _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1488,16 +1492,11 @@ class LinalgInvExBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result0 = _n.s_result0.unpack(_n)
             _r0 = inv_backward(grad, result0)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1538,9 +1537,12 @@ def linalg_inv_ex(A, *, check_errors=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(A, '_requires_grad', False)
-    _need = _g0
-    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if A.__class__ in _TENSOR_TYPES:
+        _ks = A._ks
+        _g0 = A._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((A, check_errors))
     else:
@@ -1549,6 +1551,7 @@ def linalg_inv_ex(A, *, check_errors=False):
         _k = _OP_linalg_inv_ex._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_inv_ex._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(A, check_errors=check_errors)
     _n = _new(LinalgInvExBackward0)
@@ -1556,7 +1559,7 @@ def linalg_inv_ex(A, *, check_errors=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     _res = _k(A, check_errors=check_errors)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -1577,16 +1580,11 @@ class LinalgSlogdetBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             A = _n.s_A.unpack(_n)
             _r0 = slogdet_backward(grads[1], A)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1601,9 +1599,12 @@ _OP_linalg_slogdet = getattr(_aten.linalg_slogdet, 'default')
 def linalg_slogdet(A):
     if _FW[0] and _fw_has((A, )):
         _fw_unsupported('linalg_slogdet')
-    _g0 = _getattr(A, '_requires_grad', False)
-    _need = _g0
-    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if A.__class__ in _TENSOR_TYPES:
+        _ks = A._ks
+        _g0 = A._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((A,))
     else:
@@ -1612,6 +1613,7 @@ def linalg_slogdet(A):
         _k = _OP_linalg_slogdet._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_slogdet._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(A)
     _n = _new(LinalgSlogdetBackward0)
@@ -1619,7 +1621,7 @@ def linalg_slogdet(A):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
         _n.s_A = _SV(A)
     _res = _k(A)
@@ -1637,7 +1639,6 @@ class LinalgSolveExBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -1649,10 +1650,7 @@ class LinalgSolveExBackward0(_Node):
             _g = solve_backward(grad, A, B, result0, left, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1705,12 +1703,17 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(A, '_requires_grad', False)
-    _g1 = _getattr(B, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if A.__class__ in _TENSOR_TYPES:
+        _ks = A._ks
+        _g0 = A._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if B.__class__ in _TENSOR_TYPES:
         _ks |= B._ks
+        _g1 = B._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((A, B, left, check_errors))
     else:
@@ -1719,6 +1722,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
         _k = _OP_linalg_solve_ex._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_solve_ex._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(A, B, left=left, check_errors=check_errors)
     _n = _new(LinalgSolveExBackward0)
@@ -1726,7 +1730,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), (((_f, B._output_nr) if (_f := B.grad_fn) is not None and B._base is None else _gedge(B)) if _g1 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else _leaf_edge(B)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_A = _SV(A)
     if _g0 or _g1:
@@ -1748,17 +1752,12 @@ class LinalgCholeskyExBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result0 = _n.s_result0.unpack(_n)
             upper = _n.s_upper
             _r0 = cholesky_backward(grad, upper, result0)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1799,9 +1798,12 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, upper, check_errors))
     else:
@@ -1810,6 +1812,7 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
         _k = _OP_linalg_cholesky_ex._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_cholesky_ex._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, upper=upper, check_errors=check_errors)
     _n = _new(LinalgCholeskyExBackward0)
@@ -1817,7 +1820,7 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_upper = upper
     _res = _k(self, upper=upper, check_errors=check_errors)
@@ -1835,7 +1838,6 @@ class LinalgSolveTriangularBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -1849,10 +1851,7 @@ class LinalgSolveTriangularBackward0(_Node):
             _g = solve_triangular_backward(grad, self, B, result, upper, left, unitriangular, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1898,12 +1897,17 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(B, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if B.__class__ in _TENSOR_TYPES:
         _ks |= B._ks
+        _g1 = B._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, B, upper, left, unitriangular))
     else:
@@ -1912,13 +1916,14 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
         _k = _OP_linalg_solve_triangular._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_solve_triangular._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
     _n = _new(LinalgSolveTriangularBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, B._output_nr) if (_f := B.grad_fn) is not None and B._base is None else _gedge(B)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else _leaf_edge(B)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_B = _SV(B)
     if _g0 or _g1:
@@ -1932,7 +1937,7 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
     _res = _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1955,17 +1960,12 @@ class CholeskyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             upper = _n.s_upper
             _r0 = cholesky_backward(grad, upper, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1999,9 +1999,12 @@ def cholesky(self, upper=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, upper))
     else:
@@ -2010,19 +2013,20 @@ def cholesky(self, upper=False):
         _k = _OP_cholesky._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cholesky._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, upper)
     _n = _new(CholeskyBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_upper = upper
     _res = _k(self, upper)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2046,7 +2050,6 @@ class CholeskySolveBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -2058,10 +2061,7 @@ class CholeskySolveBackward0(_Node):
             _g = cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2107,12 +2107,17 @@ def cholesky_solve(self, input2, upper=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(input2, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if input2.__class__ in _TENSOR_TYPES:
         _ks |= input2._ks
+        _g1 = input2._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, input2, upper))
     else:
@@ -2121,13 +2126,14 @@ def cholesky_solve(self, input2, upper=False):
         _k = _OP_cholesky_solve._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cholesky_solve._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, input2, upper)
     _n = _new(CholeskySolveBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, input2._output_nr) if (_f := input2.grad_fn) is not None and input2._base is None else _gedge(input2)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else _leaf_edge(input2)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_input2 = _SV(input2)
     if _g0 or _g1:
@@ -2137,7 +2143,7 @@ def cholesky_solve(self, input2, upper=False):
     _res = _k(self, input2, upper)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2161,18 +2167,13 @@ class LinalgQrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mode = _n.s_mode
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
             _r0 = qr_backward(grads[0], grads[1], result0, result1, mode)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2219,9 +2220,12 @@ def linalg_qr(A, mode='reduced'):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(A, '_requires_grad', False)
-    _need = _g0
-    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if A.__class__ in _TENSOR_TYPES:
+        _ks = A._ks
+        _g0 = A._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((A, mode))
     else:
@@ -2230,6 +2234,7 @@ def linalg_qr(A, mode='reduced'):
         _k = _OP_linalg_qr._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_qr._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(A, mode)
     _n = _new(LinalgQrBackward0)
@@ -2237,7 +2242,7 @@ def linalg_qr(A, mode='reduced'):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
         _n.s_mode = mode
     _res = _k(A, mode)
@@ -2257,11 +2262,8 @@ class LinalgSvdBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             A = _n.s_A.unpack(_n)
             compute_uv = _n.s_compute_uv
             full_matrices = _n.s_full_matrices
@@ -2269,9 +2271,7 @@ class LinalgSvdBackward0(_Node):
             result1 = _n.s_result1.unpack(_n)
             result2 = _n.s_result2.unpack(_n)
             _r0 = svd_backward(grads[0], grads[1], grads[2], A, result0, result1, result2, full_matrices, compute_uv)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2326,9 +2326,12 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(A, '_requires_grad', False)
-    _need = _g0
-    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if A.__class__ in _TENSOR_TYPES:
+        _ks = A._ks
+        _g0 = A._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((A, full_matrices, compute_uv, driver))
     else:
@@ -2337,6 +2340,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         _k = _OP__linalg_svd._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__linalg_svd._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(A, full_matrices, compute_uv, driver=driver)
     _n = _new(LinalgSvdBackward0)
@@ -2344,7 +2348,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
         _n.s_A = _SV(A)
     if _g0:
@@ -2368,18 +2372,13 @@ class LinalgEigBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = eig_backward(grads[0], grads[1], self, result0, result1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2400,9 +2399,12 @@ _OP_linalg_eig = getattr(_aten.linalg_eig, 'default')
 def linalg_eig(self):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('linalg_eig')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2411,6 +2413,7 @@ def linalg_eig(self):
         _k = _OP_linalg_eig._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_eig._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LinalgEigBackward0)
@@ -2418,7 +2421,7 @@ def linalg_eig(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
@@ -2438,19 +2441,14 @@ class LinalgEighBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             A = _n.s_A.unpack(_n)
             compute_v = _n.s_compute_v
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
             _r0 = eigh_backward(grads[0], grads[1], A, result0, result1, compute_v)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2500,9 +2498,12 @@ def _linalg_eigh(A, UPLO='L', compute_v=True):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(A, '_requires_grad', False)
-    _need = _g0
-    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if A.__class__ in _TENSOR_TYPES:
+        _ks = A._ks
+        _g0 = A._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((A, UPLO, compute_v))
     else:
@@ -2511,6 +2512,7 @@ def _linalg_eigh(A, UPLO='L', compute_v=True):
         _k = _OP__linalg_eigh._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__linalg_eigh._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(A, UPLO, compute_v)
     _n = _new(LinalgEighBackward0)
@@ -2518,7 +2520,7 @@ def _linalg_eigh(A, UPLO='L', compute_v=True):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
         _n.s_A = _SV(A)
     if _g0:
@@ -2540,7 +2542,6 @@ class LinalgLstsqBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -2551,10 +2552,7 @@ class LinalgLstsqBackward0(_Node):
             _g = lstsq_backward(grads[0], grads[1], self, b, result0, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2575,12 +2573,17 @@ _OP_linalg_lstsq = getattr(_aten.linalg_lstsq, 'default')
 def linalg_lstsq(self, b, rcond=None, *, driver=None):
     if _FW[0] and _fw_has((self, b, )):
         _fw_unsupported('linalg_lstsq')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(b, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if b.__class__ in _TENSOR_TYPES:
         _ks |= b._ks
+        _g1 = b._requires_grad
+    else:
+        _g1 = False
     if rcond.__class__ in _TENSOR_TYPES:
         _ks |= rcond._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -2591,6 +2594,7 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
         _k = _OP_linalg_lstsq._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_lstsq._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, b, rcond, driver=driver)
     _n = _new(LinalgLstsqBackward0)
@@ -2598,7 +2602,7 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, b._output_nr) if (_f := b.grad_fn) is not None and b._base is None else _gedge(b)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(b) if b._base is not None else (_f, b._output_nr) if (_f := b.grad_fn) is not None else _leaf_edge(b)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_b = _SV(b)
     if _g0 or _g1:
@@ -2623,17 +2627,12 @@ class LinalgPinvBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = pinv_backward(grad, result, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2670,9 +2669,12 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if rtol.__class__ in _TENSOR_TYPES:
@@ -2685,19 +2687,20 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
         _k = _OP_linalg_pinv_atol_rtol_float._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_pinv_atol_rtol_float._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = _new(LinalgPinvBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2721,17 +2724,12 @@ class LinalgPinvBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = pinv_backward(grad, result, self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2770,9 +2768,12 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         return _fw_attach(_res, _t)
     _no_rg(atol, 'atol', 'linalg_pinv')
     _no_rg(rtol, 'rtol', 'linalg_pinv')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if atol.__class__ in _TENSOR_TYPES:
         _ks |= atol._ks
     if rtol.__class__ in _TENSOR_TYPES:
@@ -2785,19 +2786,20 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         _k = _OP_linalg_pinv_atol_rtol_tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_pinv_atol_rtol_tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = _new(LinalgPinvBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2820,23 +2822,15 @@ class VdotBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             other = _n.s_other.unpack(_n)
             _r0 = vdot_self_backward(grad, other)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = grad * self
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -2876,12 +2870,17 @@ def vdot(self, other):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, other))
     else:
@@ -2890,13 +2889,14 @@ def vdot(self, other):
         _k = _OP_vdot._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_vdot._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other)
     _n = _new(VdotBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
         _n.s_other = _SV(other)
     if _g1:
@@ -2904,7 +2904,7 @@ def vdot(self, other):
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2927,16 +2927,11 @@ class TraceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = eye(self_sym_sizes[0], self_sym_sizes[1], dtype=grad.dtype) * grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -2968,9 +2963,12 @@ def trace(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -2979,19 +2977,20 @@ def trace(self):
         _k = _OP_trace._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_trace._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TraceBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3014,27 +3013,19 @@ class LinalgCrossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             other = _n.s_other.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(linalg_cross(other.expand(grad.shape), grad, dim=dim), self_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             other_sym_sizes = _n.s_other_sym_sizes
             self = _n.s_self.unpack(_n)
             _r1 = sum_to(linalg_cross(grad, self.expand(grad.shape), dim=dim), other_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -3076,12 +3067,17 @@ def linalg_cross(self, other, *, dim=-1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(other, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if other.__class__ in _TENSOR_TYPES:
         _ks |= other._ks
+        _g1 = other._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -3092,13 +3088,14 @@ def linalg_cross(self, other, *, dim=-1):
         _k = _OP_linalg_cross._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_cross._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, other, dim=dim)
     _n = _new(LinalgCrossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, other._output_nr) if (_f := other.grad_fn) is not None and other._base is None else _gedge(other)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0:
@@ -3112,7 +3109,7 @@ def linalg_cross(self, other, *, dim=-1):
     _res = _k(self, other, dim=dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3135,17 +3132,12 @@ class LinalgDetBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             A = _n.s_A.unpack(_n)
             result = _n.s_result.unpack(_n)
             _r0 = (grad * result).unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3182,9 +3174,12 @@ def linalg_det(A):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(A, '_requires_grad', False)
-    _need = _g0
-    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if A.__class__ in _TENSOR_TYPES:
+        _ks = A._ks
+        _g0 = A._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((A,))
     else:
@@ -3193,19 +3188,20 @@ def linalg_det(A):
         _k = _OP_linalg_det._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_det._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(A)
     _n = _new(LinalgDetBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
         _n.s_A = _SV(A)
     _res = _k(A)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3229,16 +3225,11 @@ class LinalgMatrixExpBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self = _n.s_self.unpack(_n)
             _r0 = linalg_matrix_exp(cat([cat([self.mT, grad], -1), cat([zeros_like(self), self.mT], -1)], -2)).narrow(-2, 0, self.shape[-1]).narrow(-1, self.shape[-1], self.shape[-1])
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3272,9 +3263,12 @@ def linalg_matrix_exp(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -3283,19 +3277,20 @@ def linalg_matrix_exp(self):
         _k = _OP_linalg_matrix_exp._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_matrix_exp._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(LinalgMatrixExpBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3318,18 +3313,13 @@ class CholeskyInverseBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             upper = _n.s_upper
             _r0 = -(self @ (result @ (grad + grad.mT) @ result)) if upper else -((result @ (grad + grad.mT) @ result) @ self)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -3366,9 +3356,12 @@ def cholesky_inverse(self, upper=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, upper))
     else:
@@ -3377,13 +3370,14 @@ def cholesky_inverse(self, upper=False):
         _k = _OP_cholesky_inverse._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cholesky_inverse._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, upper)
     _n = _new(CholeskyInverseBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     if _g0:
@@ -3391,7 +3385,7 @@ def cholesky_inverse(self, upper=False):
     _res = _k(self, upper)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3414,7 +3408,6 @@ class LinalgHouseholderProductBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -3424,10 +3417,7 @@ class LinalgHouseholderProductBackward0(_Node):
             _g = householder_product_backward(grad, input, tau)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -3470,12 +3460,17 @@ def linalg_householder_product(input, tau):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(input, '_requires_grad', False)
-    _g1 = _getattr(tau, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if input.__class__ in _TENSOR_TYPES:
+        _ks = input._ks
+        _g0 = input._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if tau.__class__ in _TENSOR_TYPES:
         _ks |= tau._ks
+        _g1 = tau._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((input, tau))
     else:
@@ -3484,13 +3479,14 @@ def linalg_householder_product(input, tau):
         _k = _OP_linalg_householder_product._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_householder_product._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(input, tau)
     _n = _new(LinalgHouseholderProductBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, tau._output_nr) if (_f := tau.grad_fn) is not None and tau._base is None else _gedge(tau)) if _g1 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(tau) if tau._base is not None else (_f, tau._output_nr) if (_f := tau.grad_fn) is not None else _leaf_edge(tau)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_input = _SV(input)
     if _g0 or _g1:
@@ -3498,7 +3494,7 @@ def linalg_householder_product(input, tau):
     _res = _k(input, tau)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3520,7 +3516,6 @@ class OrmqrBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -3535,11 +3530,7 @@ class OrmqrBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -3588,15 +3579,22 @@ def ormqr(self, input2, input3, left=True, transpose=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(input2, '_requires_grad', False)
-    _g2 = _getattr(input3, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if input2.__class__ in _TENSOR_TYPES:
         _ks |= input2._ks
+        _g1 = input2._requires_grad
+    else:
+        _g1 = False
     if input3.__class__ in _TENSOR_TYPES:
         _ks |= input3._ks
+        _g2 = input3._requires_grad
+    else:
+        _g2 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, input2, input3, left, transpose))
     else:
@@ -3605,13 +3603,14 @@ def ormqr(self, input2, input3, left=True, transpose=False):
         _k = _OP_ormqr._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_ormqr._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(self, input2, input3, left, transpose)
     _n = _new(OrmqrBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, input2._output_nr) if (_f := input2.grad_fn) is not None and input2._base is None else _gedge(input2)) if _g1 else None), (((_f, input3._output_nr) if (_f := input3.grad_fn) is not None and input3._base is None else _gedge(input3)) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else _leaf_edge(input2)) if _g1 else None), ((_gedge(input3) if input3._base is not None else (_f, input3._output_nr) if (_f := input3.grad_fn) is not None else _leaf_edge(input3)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_input2 = _SV(input2)
     if _g0 or _g1 or _g2:
@@ -3625,7 +3624,7 @@ def ormqr(self, input2, input3, left=True, transpose=False):
     _res = _k(self, input2, input3, left, transpose)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3647,7 +3646,6 @@ class TrilinearBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -3664,11 +3662,7 @@ class TrilinearBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -3727,7 +3721,7 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, i1._output_nr) if (_f := i1.grad_fn) is not None and i1._base is None else _gedge(i1)) if _g0 else None), (((_f, i2._output_nr) if (_f := i2.grad_fn) is not None and i2._base is None else _gedge(i2)) if _g1 else None), (((_f, i3._output_nr) if (_f := i3.grad_fn) is not None and i3._base is None else _gedge(i3)) if _g2 else None), )
+    _n.next_edges = (((_gedge(i1) if i1._base is not None else (_f, i1._output_nr) if (_f := i1.grad_fn) is not None else _leaf_edge(i1)) if _g0 else None), ((_gedge(i2) if i2._base is not None else (_f, i2._output_nr) if (_f := i2.grad_fn) is not None else _leaf_edge(i2)) if _g1 else None), ((_gedge(i3) if i3._base is not None else (_f, i3._output_nr) if (_f := i3.grad_fn) is not None else _leaf_edge(i3)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_expand1 = expand1
     if _g0 or _g1 or _g2:
@@ -3745,7 +3739,7 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     _res = _OP__trilinear.redispatch(_below_ks((i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -41,18 +41,13 @@ class LinalgLuFactorExBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             LU = _n.s_LU.unpack(_n)
             pivot = _n.s_pivot
             pivots = _n.s_pivots.unpack(_n)
             _r0 = lu_factor_ex_backward(grad, LU, pivots, pivot)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -98,9 +93,12 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(A, '_requires_grad', False)
-    _need = _g0
-    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if A.__class__ in _TENSOR_TYPES:
+        _ks = A._ks
+        _g0 = A._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((A, pivot, check_errors))
     else:
@@ -109,6 +107,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
         _k = _OP_linalg_lu_factor_ex._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_lu_factor_ex._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(A, pivot=pivot, check_errors=check_errors)
     _n = _new(LinalgLuFactorExBackward0)
@@ -116,7 +115,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
         _n.s_pivot = pivot
     _res = _k(A, pivot=pivot, check_errors=check_errors)
@@ -140,19 +139,14 @@ class LinalgLuBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             L = _n.s_L.unpack(_n)
             P = _n.s_P.unpack(_n)
             U = _n.s_U.unpack(_n)
             pivot = _n.s_pivot
             _r0 = linalg_lu_backward(grads[1], grads[2], P, L, U, pivot)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -204,9 +198,12 @@ def linalg_lu(A, *, pivot=True):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(A, '_requires_grad', False)
-    _need = _g0
-    _ks = A._ks if A.__class__ in _TENSOR_TYPES else 0
+    if A.__class__ in _TENSOR_TYPES:
+        _ks = A._ks
+        _g0 = A._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((A, pivot))
     else:
@@ -215,6 +212,7 @@ def linalg_lu(A, *, pivot=True):
         _k = _OP_linalg_lu._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_lu._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(A, pivot=pivot)
     _n = _new(LinalgLuBackward0)
@@ -222,7 +220,7 @@ def linalg_lu(A, *, pivot=True):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, A._output_nr) if (_f := A.grad_fn) is not None and A._base is None else _gedge(A)) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
         _n.s_pivot = pivot
     _res = _k(A, pivot=pivot)
@@ -247,16 +245,11 @@ class LuUnpackBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             LU_data_sym_sizes = _n.s_LU_data_sym_sizes
             _r0 = lu_unpack_backward(grads[1], grads[2], LU_data_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -300,9 +293,12 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(LU_data, '_requires_grad', False)
-    _need = _g0
-    _ks = LU_data._ks if LU_data.__class__ in _TENSOR_TYPES else 0
+    if LU_data.__class__ in _TENSOR_TYPES:
+        _ks = LU_data._ks
+        _g0 = LU_data._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if LU_pivots.__class__ in _TENSOR_TYPES:
         _ks |= LU_pivots._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -313,6 +309,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         _k = _OP_lu_unpack._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_lu_unpack._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
     _n = _new(LuUnpackBackward0)
@@ -320,7 +317,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, LU_data._output_nr) if (_f := LU_data.grad_fn) is not None and LU_data._base is None else _gedge(LU_data)) if _g0 else None), )
+    _n.next_edges = (((_gedge(LU_data) if LU_data._base is not None else (_f, LU_data._output_nr) if (_f := LU_data.grad_fn) is not None else _leaf_edge(LU_data)) if _g0 else None), )
     if _g0:
         _n.s_LU_data_sym_sizes = LU_data._size
     _res = _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
@@ -342,7 +339,6 @@ class LinalgLuSolveBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -356,10 +352,7 @@ class LinalgLuSolveBackward0(_Node):
             _g = linalg_lu_solve_backward(grad, LU, pivots, result, B, left, adjoint, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -408,14 +401,19 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(LU, '_requires_grad', False)
-    _g1 = _getattr(B, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = LU._ks if LU.__class__ in _TENSOR_TYPES else 0
+    if LU.__class__ in _TENSOR_TYPES:
+        _ks = LU._ks
+        _g0 = LU._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if pivots.__class__ in _TENSOR_TYPES:
         _ks |= pivots._ks
     if B.__class__ in _TENSOR_TYPES:
         _ks |= B._ks
+        _g1 = B._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((LU, pivots, B, left, adjoint))
     else:
@@ -424,13 +422,14 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         _k = _OP_linalg_lu_solve._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_linalg_lu_solve._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(LU, pivots, B, left=left, adjoint=adjoint)
     _n = _new(LinalgLuSolveBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, LU._output_nr) if (_f := LU.grad_fn) is not None and LU._base is None else _gedge(LU)) if _g0 else None), (((_f, B._output_nr) if (_f := B.grad_fn) is not None and B._base is None else _gedge(B)) if _g1 else None), )
+    _n.next_edges = (((_gedge(LU) if LU._base is not None else (_f, LU._output_nr) if (_f := LU.grad_fn) is not None else _leaf_edge(LU)) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else _leaf_edge(B)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_B = _SV(B)
     if _g0 or _g1:
@@ -444,7 +443,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     _res = _k(LU, pivots, B, left=left, adjoint=adjoint)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -468,15 +467,10 @@ class GeqrfBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = not_implemented("geqrf")
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -514,9 +508,12 @@ def geqrf(self):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -525,6 +522,7 @@ def geqrf(self):
         _k = _OP_geqrf._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_geqrf._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(GeqrfBackward0)
@@ -532,7 +530,7 @@ def geqrf(self):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     _set_history(_res, _n)
     return _res

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -48,11 +48,8 @@ class NllLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
@@ -60,9 +57,7 @@ class NllLossBackward0(_Node):
             total_weight = _n.s_total_weight.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = _aten.nll_loss_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -113,9 +108,12 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         _fw_attach(_res[0], _t)
         return _res
     _no_rg(weight, 'weight', 'nll_loss_forward')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if weight.__class__ in _TENSOR_TYPES:
@@ -132,6 +130,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         _k = _OP_nll_loss_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nll_loss_forward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, target, weight, reduction, ignore_index)
     _n = _new(NllLossBackward0)
@@ -139,7 +138,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -166,11 +165,8 @@ class NllLoss2DBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
@@ -178,9 +174,7 @@ class NllLoss2DBackward0(_Node):
             total_weight = _n.s_total_weight.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = _aten.nll_loss2d_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -231,9 +225,12 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         _fw_attach(_res[0], _t)
         return _res
     _no_rg(weight, 'weight', 'nll_loss2d_forward')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if weight.__class__ in _TENSOR_TYPES:
@@ -250,6 +247,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         _k = _OP_nll_loss2d_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nll_loss2d_forward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, target, weight, reduction, ignore_index)
     _n = _new(NllLoss2DBackward0)
@@ -257,7 +255,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -284,27 +282,19 @@ class MseLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = _aten.mse_loss_backward.default(grad, self, target, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r1 = _aten.mse_loss_backward.default(grad, target, self, reduction)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -344,12 +334,17 @@ def mse_loss(self, target, reduction=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -360,13 +355,14 @@ def mse_loss(self, target, reduction=0):
         _k = _OP_mse_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mse_loss._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, reduction)
     _n = _new(MseLossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
@@ -376,7 +372,7 @@ def mse_loss(self, target, reduction=0):
     _res = _k(self, target, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -399,29 +395,21 @@ class SmoothL1LossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             beta = _n.s_beta
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = smooth_l1_loss_backward(grad, self, target, reduction, beta)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             beta = _n.s_beta
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r1 = smooth_l1_loss_backward(grad, target, self, reduction, beta)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -461,12 +449,17 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if beta.__class__ in _TENSOR_TYPES:
@@ -479,13 +472,14 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
         _k = _OP_smooth_l1_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_smooth_l1_loss._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, reduction, beta)
     _n = _new(SmoothL1LossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_beta = beta
     if _g0 or _g1:
@@ -497,7 +491,7 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
     _res = _k(self, target, reduction, beta)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -520,29 +514,21 @@ class HuberLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             delta = _n.s_delta
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = huber_loss_backward(grad, self, target, reduction, delta)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             delta = _n.s_delta
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r1 = huber_loss_backward(grad, target, self, reduction, delta)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -582,12 +568,17 @@ def huber_loss(self, target, reduction=0, delta=1.0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if delta.__class__ in _TENSOR_TYPES:
@@ -600,13 +591,14 @@ def huber_loss(self, target, reduction=0, delta=1.0):
         _k = _OP_huber_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_huber_loss._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, reduction, delta)
     _n = _new(HuberLossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_delta = delta
     if _g0 or _g1:
@@ -618,7 +610,7 @@ def huber_loss(self, target, reduction=0, delta=1.0):
     _res = _k(self, target, reduction, delta)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -641,24 +633,16 @@ class SoftMarginLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = soft_margin_loss_backward(grad, self, target, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             _r1 = not_implemented("soft_margin_loss target")
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -698,12 +682,17 @@ def soft_margin_loss(self, target, reduction=0):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -714,13 +703,14 @@ def soft_margin_loss(self, target, reduction=0):
         _k = _OP_soft_margin_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_soft_margin_loss._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, reduction)
     _n = _new(SoftMarginLossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0:
         _n.s_reduction = reduction
     if _g0:
@@ -730,7 +720,7 @@ def soft_margin_loss(self, target, reduction=0):
     _res = _k(self, target, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -753,29 +743,21 @@ class BinaryCrossEntropyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = binary_cross_entropy_backward(grad, self, target, weight, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r1 = binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -819,12 +801,17 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(weight, 'weight', 'binary_cross_entropy')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if reduction.__class__ in _TENSOR_TYPES:
@@ -837,13 +824,14 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
         _k = _OP_binary_cross_entropy._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_binary_cross_entropy._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, weight, reduction)
     _n = _new(BinaryCrossEntropyBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
@@ -855,7 +843,7 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
     _res = _k(self, target, weight, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -878,11 +866,8 @@ class BinaryCrossEntropyWithLogitsBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             pos_weight = _n.s_pos_weight.unpack(_n)
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
@@ -890,19 +875,14 @@ class BinaryCrossEntropyWithLogitsBackward0(_Node):
             weight = _n.s_weight.unpack(_n)
             _r0 = bce_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             pos_weight = _n.s_pos_weight.unpack(_n)
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r1 = bce_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -950,12 +930,17 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         return _fw_attach(_res, _t)
     _no_rg(weight, 'weight', 'binary_cross_entropy_with_logits')
     _no_rg(pos_weight, 'pos_weight', 'binary_cross_entropy_with_logits')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g1 = target._requires_grad
+    else:
+        _g1 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
     if pos_weight.__class__ in _TENSOR_TYPES:
@@ -970,13 +955,14 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         _k = _OP_binary_cross_entropy_with_logits._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_binary_cross_entropy_with_logits._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, target, weight, pos_weight, reduction)
     _n = _new(BinaryCrossEntropyWithLogitsBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_pos_weight = _SV(pos_weight)
     if _g0 or _g1:
@@ -990,7 +976,7 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
     _res = _k(self, target, weight, pos_weight, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1013,11 +999,8 @@ class CtcLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             blank = _n.s_blank
             input_lengths = _n.s_input_lengths
             log_probs = _n.s_log_probs.unpack(_n)
@@ -1027,9 +1010,7 @@ class CtcLossBackward0(_Node):
             targets = _n.s_targets.unpack(_n)
             zero_infinity = _n.s_zero_infinity
             _r0 = _aten._ctc_loss_backward.default(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1062,7 +1043,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None and log_probs._base is None else _gedge(log_probs)) if _g0 else None), )
+    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else _leaf_edge(log_probs)) if _g0 else None), )
     if _g0:
         _n.s_blank = blank
     if _g0:
@@ -1092,11 +1073,8 @@ class CtcLossBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             blank = _n.s_blank
             input_lengths = _n.s_input_lengths.unpack(_n)
             log_probs = _n.s_log_probs.unpack(_n)
@@ -1106,9 +1084,7 @@ class CtcLossBackward1(_Node):
             targets = _n.s_targets.unpack(_n)
             zero_infinity = _n.s_zero_infinity
             _r0 = _aten._ctc_loss_backward.Tensor(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1140,9 +1116,12 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
         _fw_unsupported('_ctc_loss')
     _no_rg(input_lengths, 'input_lengths', '_ctc_loss')
     _no_rg(target_lengths, 'target_lengths', '_ctc_loss')
-    _g0 = _getattr(log_probs, '_requires_grad', False)
-    _need = _g0
-    _ks = log_probs._ks if log_probs.__class__ in _TENSOR_TYPES else 0
+    if log_probs.__class__ in _TENSOR_TYPES:
+        _ks = log_probs._ks
+        _g0 = log_probs._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if targets.__class__ in _TENSOR_TYPES:
         _ks |= targets._ks
     if input_lengths.__class__ in _TENSOR_TYPES:
@@ -1159,6 +1138,7 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
         _k = _OP__ctc_loss_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__ctc_loss_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _n = _new(CtcLossBackward1)
@@ -1166,7 +1146,7 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None and log_probs._base is None else _gedge(log_probs)) if _g0 else None), )
+    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else _leaf_edge(log_probs)) if _g0 else None), )
     if _g0:
         _n.s_blank = blank
     if _g0:
@@ -1196,26 +1176,18 @@ class NllLossBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1258,12 +1230,17 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if weight.__class__ in _TENSOR_TYPES:
@@ -1282,13 +1259,14 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
         _k = _OP_nll_loss_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nll_loss_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = _new(NllLossBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -1302,7 +1280,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1325,26 +1303,18 @@ class NllLoss2DBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index, True)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             self = _n.s_self.unpack(_n)
             _r1 = zeros_like(self)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1387,12 +1357,17 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if weight.__class__ in _TENSOR_TYPES:
@@ -1411,13 +1386,14 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
         _k = _OP_nll_loss2d_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_nll_loss2d_backward._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = _new(NllLoss2DBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -1431,7 +1407,7 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
     _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1454,36 +1430,25 @@ class MseLossBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = mse_loss_double_backward_grad_output(grad, self, target, reduction)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             grad_output = _n.s_grad_output.unpack(_n)
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             _r1 = mse_loss_double_backward_self(grad, grad_output, self, reduction)
         _r2 = None
-        _s2 = _k
-        _k += 1
-        if _e[_s2] is not None:
+        if _e[2] is not None:
             grad_output = _n.s_grad_output.unpack(_n)
             reduction = _n.s_reduction
             target = _n.s_target.unpack(_n)
             _r2 = -mse_loss_double_backward_self(grad, grad_output, target, reduction)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -1529,15 +1494,22 @@ def mse_loss_backward(grad_output, self, target, reduction):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(self, '_requires_grad', False)
-    _g2 = _getattr(target, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if self.__class__ in _TENSOR_TYPES:
         _ks |= self._ks
+        _g1 = self._requires_grad
+    else:
+        _g1 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
+        _g2 = target._requires_grad
+    else:
+        _g2 = False
     if reduction.__class__ in _TENSOR_TYPES:
         _ks |= reduction._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1548,13 +1520,14 @@ def mse_loss_backward(grad_output, self, target, reduction):
         _k = _OP_mse_loss_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_mse_loss_backward._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(grad_output, self, target, reduction)
     _n = _new(MseLossBackwardBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g1 else None), (((_f, target._output_nr) if (_f := target.grad_fn) is not None and target._base is None else _gedge(target)) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g2 else None), )
     if _g1 or _g2:
         _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1 or _g2:
@@ -1566,7 +1539,7 @@ def mse_loss_backward(grad_output, self, target, reduction):
     _res = _k(grad_output, self, target, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1589,11 +1562,8 @@ class MultiMarginLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             margin = _n.s_margin
             p = _n.s_p
             reduction = _n.s_reduction
@@ -1601,9 +1571,7 @@ class MultiMarginLossBackward0(_Node):
             target = _n.s_target.unpack(_n)
             weight = _n.s_weight.unpack(_n)
             _r0 = _aten.multi_margin_loss_backward.default(grad, self, target, p, margin, weight, reduction)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1644,9 +1612,12 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
             _fw_restore()
         return _fw_attach(_res, _t)
     _no_rg(weight, 'weight', 'multi_margin_loss')
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if p.__class__ in _TENSOR_TYPES:
@@ -1665,13 +1636,14 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
         _k = _OP_multi_margin_loss._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_multi_margin_loss._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, target, p, margin, weight, reduction)
     _n = _new(MultiMarginLossBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_margin = margin
     if _g0:
@@ -1687,7 +1659,7 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
     _res = _k(self, target, p, margin, weight, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1710,19 +1682,14 @@ class MultilabelMarginLossBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             is_target = _n.s_is_target.unpack(_n)
             reduction = _n.s_reduction
             self = _n.s_self.unpack(_n)
             target = _n.s_target.unpack(_n)
             _r0 = _aten.multilabel_margin_loss_backward.default(grad, self, target, reduction, is_target)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1769,9 +1736,12 @@ def multilabel_margin_loss_forward(self, target, reduction):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if target.__class__ in _TENSOR_TYPES:
         _ks |= target._ks
     if reduction.__class__ in _TENSOR_TYPES:
@@ -1784,6 +1754,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
         _k = _OP_multilabel_margin_loss_forward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_multilabel_margin_loss_forward._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, target, reduction)
     _n = _new(MultilabelMarginLossBackward0)
@@ -1791,7 +1762,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_reduction = reduction
     if _g0:

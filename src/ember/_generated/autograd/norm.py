@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -41,7 +41,6 @@ class NativeLayerNormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -57,11 +56,7 @@ class NativeLayerNormBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -133,7 +128,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g1 else None), (((_f, bias._output_nr) if (_f := bias.grad_fn) is not None and bias._base is None else _gedge(bias)) if _g2 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else _leaf_edge(bias)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_bias = _SV(bias)
     if _g0 or _g1 or _g2:
@@ -159,7 +154,6 @@ class NativeBatchNormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -177,11 +171,7 @@ class NativeBatchNormBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -247,15 +237,22 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         return _res
     _no_rg(running_mean, 'running_mean', 'native_batch_norm')
     _no_rg(running_var, 'running_var', 'native_batch_norm')
-    _g0 = _getattr(input, '_requires_grad', False)
-    _g1 = _getattr(weight, '_requires_grad', False)
-    _g2 = _getattr(bias, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if input.__class__ in _TENSOR_TYPES:
+        _ks = input._ks
+        _g0 = input._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
+        _g1 = weight._requires_grad
+    else:
+        _g1 = False
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
+        _g2 = bias._requires_grad
+    else:
+        _g2 = False
     if running_mean.__class__ in _TENSOR_TYPES:
         _ks |= running_mean._ks
     if running_var.__class__ in _TENSOR_TYPES:
@@ -272,6 +269,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         _k = _OP_native_batch_norm._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_native_batch_norm._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     _n = _new(NativeBatchNormBackward0)
@@ -279,7 +277,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g1 else None), (((_f, bias._output_nr) if (_f := bias.grad_fn) is not None and bias._base is None else _gedge(bias)) if _g2 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else _leaf_edge(bias)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_eps = eps
     if _g0 or _g1 or _g2:
@@ -309,7 +307,6 @@ class NativeGroupNormBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -327,11 +324,7 @@ class NativeGroupNormBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -389,15 +382,22 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(input, '_requires_grad', False)
-    _g1 = _getattr(weight, '_requires_grad', False)
-    _g2 = _getattr(bias, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+    if input.__class__ in _TENSOR_TYPES:
+        _ks = input._ks
+        _g0 = input._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
+        _g1 = weight._requires_grad
+    else:
+        _g1 = False
     if bias.__class__ in _TENSOR_TYPES:
         _ks |= bias._ks
+        _g2 = bias._requires_grad
+    else:
+        _g2 = False
     if N.__class__ in _TENSOR_TYPES:
         _ks |= N._ks
     if C.__class__ in _TENSOR_TYPES:
@@ -416,6 +416,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         _k = _OP_native_group_norm._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_native_group_norm._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(input, weight, bias, N, C, HxW, group, eps)
     _n = _new(NativeGroupNormBackward0)
@@ -423,7 +424,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g1 else None), (((_f, bias._output_nr) if (_f := bias.grad_fn) is not None and bias._base is None else _gedge(bias)) if _g2 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else _leaf_edge(bias)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_C = C
     if _g0 or _g1 or _g2:
@@ -453,7 +454,6 @@ class NativeLayerNormBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -468,11 +468,7 @@ class NativeLayerNormBackwardBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -544,7 +540,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_grad_out = _SV(grad_out)
     if _g0 or _g1 or _g2:
@@ -570,7 +566,6 @@ class NativeBatchNormBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -587,11 +582,7 @@ class NativeBatchNormBackwardBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -655,15 +646,22 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(grad_out, '_requires_grad', False)
-    _g1 = _getattr(input, '_requires_grad', False)
-    _g2 = _getattr(weight, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = grad_out._ks if grad_out.__class__ in _TENSOR_TYPES else 0
+    if grad_out.__class__ in _TENSOR_TYPES:
+        _ks = grad_out._ks
+        _g0 = grad_out._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if input.__class__ in _TENSOR_TYPES:
         _ks |= input._ks
+        _g1 = input._requires_grad
+    else:
+        _g1 = False
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
+        _g2 = weight._requires_grad
+    else:
+        _g2 = False
     if running_mean.__class__ in _TENSOR_TYPES:
         _ks |= running_mean._ks
     if running_var.__class__ in _TENSOR_TYPES:
@@ -682,6 +680,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         _k = _OP_native_batch_norm_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_native_batch_norm_backward._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
     _n = _new(NativeBatchNormBackwardBackward0)
@@ -689,7 +688,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_eps = eps
     if _g0 or _g1 or _g2:
@@ -719,7 +718,6 @@ class NativeGroupNormBackwardBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -736,11 +734,7 @@ class NativeGroupNormBackwardBackward0(_Node):
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
             _r2 = _g[2] if _e[2] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        return _out
+        return [_r0, _r1, _r2]
 
     def release_variables(_n):
         _n._released = True
@@ -801,19 +795,26 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(grad_out, '_requires_grad', False)
-    _g1 = _getattr(input, '_requires_grad', False)
-    _g2 = _getattr(weight, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2
-    _ks = grad_out._ks if grad_out.__class__ in _TENSOR_TYPES else 0
+    if grad_out.__class__ in _TENSOR_TYPES:
+        _ks = grad_out._ks
+        _g0 = grad_out._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if input.__class__ in _TENSOR_TYPES:
         _ks |= input._ks
+        _g1 = input._requires_grad
+    else:
+        _g1 = False
     if mean.__class__ in _TENSOR_TYPES:
         _ks |= mean._ks
     if rstd.__class__ in _TENSOR_TYPES:
         _ks |= rstd._ks
     if weight.__class__ in _TENSOR_TYPES:
         _ks |= weight._ks
+        _g2 = weight._requires_grad
+    else:
+        _g2 = False
     if N.__class__ in _TENSOR_TYPES:
         _ks |= N._ks
     if C.__class__ in _TENSOR_TYPES:
@@ -830,6 +831,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
         _k = _OP_native_group_norm_backward._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_native_group_norm_backward._resolve(_ks)
+    _need = _g0 or _g1 or _g2
     if not _need:
         return _k(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
     _n = _new(NativeGroupNormBackwardBackward0)
@@ -837,7 +839,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None and grad_out._base is None else _gedge(grad_out)) if _g0 else None), (((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g1 else None), (((_f, weight._output_nr) if (_f := weight.grad_fn) is not None and weight._base is None else _gedge(weight)) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
     if _g0 or _g1 or _g2:
         _n.s_C = C
     if _g0 or _g1 or _g2:
@@ -867,7 +869,6 @@ class WeightNormInterfaceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
@@ -879,10 +880,7 @@ class WeightNormInterfaceBackward0(_Node):
             _g = _aten._weight_norm_differentiable_backward.default(grad.contiguous(), v, g, result1, dim)
             _r0 = _g[0] if _e[0] is not None else None
             _r1 = _g[1] if _e[1] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -933,12 +931,17 @@ def _weight_norm_interface(v, g, dim=0):
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(v, '_requires_grad', False)
-    _g1 = _getattr(g, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = v._ks if v.__class__ in _TENSOR_TYPES else 0
+    if v.__class__ in _TENSOR_TYPES:
+        _ks = v._ks
+        _g0 = v._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if g.__class__ in _TENSOR_TYPES:
         _ks |= g._ks
+        _g1 = g._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -949,6 +952,7 @@ def _weight_norm_interface(v, g, dim=0):
         _k = _OP__weight_norm_interface._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__weight_norm_interface._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(v, g, dim)
     _n = _new(WeightNormInterfaceBackward0)
@@ -956,7 +960,7 @@ def _weight_norm_interface(v, g, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, v._output_nr) if (_f := v.grad_fn) is not None and v._base is None else _gedge(v)) if _g0 else None), (((_f, g._output_nr) if (_f := g.grad_fn) is not None and g._base is None else _gedge(g)) if _g1 else None), )
+    _n.next_edges = (((_gedge(v) if v._base is not None else (_f, v._output_nr) if (_f := v.grad_fn) is not None else _leaf_edge(v)) if _g0 else None), ((_gedge(g) if g._base is not None else (_f, g._output_nr) if (_f := g.grad_fn) is not None else _leaf_edge(g)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:

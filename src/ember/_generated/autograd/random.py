@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -95,15 +95,10 @@ class NormalBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -116,9 +111,12 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('normal_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mean.__class__ in _TENSOR_TYPES:
         _ks |= mean._ks
     if std.__class__ in _TENSOR_TYPES:
@@ -131,6 +129,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         _k = _OP_normal_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_normal_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, mean, std, generator=generator)
     _n = _new(NormalBackward0)
@@ -138,7 +137,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -154,15 +153,10 @@ class UniformBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -177,9 +171,12 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('uniform_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if from_.__class__ in _TENSOR_TYPES:
         _ks |= from_._ks
     if to.__class__ in _TENSOR_TYPES:
@@ -192,6 +189,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
         _k = _OP_uniform_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_uniform_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, from_, to, generator=generator)
     _n = _new(UniformBackward0)
@@ -199,7 +197,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -215,15 +213,10 @@ class RandomBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -236,9 +229,12 @@ def random__to(self, to, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('random_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if to.__class__ in _TENSOR_TYPES:
         _ks |= to._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -249,6 +245,7 @@ def random__to(self, to, *, generator=None):
         _k = _OP_random__to._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_random__to._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, to, generator=generator)
     _n = _new(RandomBackward0)
@@ -256,7 +253,7 @@ def random__to(self, to, *, generator=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -272,15 +269,10 @@ class RandomBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -293,9 +285,12 @@ def random_(self, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('random_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, generator))
     else:
@@ -304,6 +299,7 @@ def random_(self, *, generator=None):
         _k = _OP_random_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_random_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, generator=generator)
     _n = _new(RandomBackward1)
@@ -311,7 +307,7 @@ def random_(self, *, generator=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -327,15 +323,10 @@ class BernoulliBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -348,9 +339,12 @@ def bernoulli__float(self, p=0.5, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('bernoulli_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -361,6 +355,7 @@ def bernoulli__float(self, p=0.5, *, generator=None):
         _k = _OP_bernoulli__float._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_bernoulli__float._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p, generator=generator)
     _n = _new(BernoulliBackward0)
@@ -368,7 +363,7 @@ def bernoulli__float(self, p=0.5, *, generator=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -384,15 +379,10 @@ class BernoulliBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -423,9 +413,12 @@ def bernoulli(self, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, generator))
     else:
@@ -434,17 +427,18 @@ def bernoulli(self, *, generator=None):
         _k = _OP_bernoulli._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_bernoulli._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, generator=generator)
     _n = _new(BernoulliBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, generator=generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -467,15 +461,10 @@ class BernoulliBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -506,9 +495,12 @@ def bernoulli_p(self, p, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -519,17 +511,18 @@ def bernoulli_p(self, p, *, generator=None):
         _k = _OP_bernoulli_p._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_bernoulli_p._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p, generator=generator)
     _n = _new(BernoulliBackward2)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, p, generator=generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -552,15 +545,10 @@ class RandomBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -575,9 +563,12 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('random_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if from_.__class__ in _TENSOR_TYPES:
         _ks |= from_._ks
     if to.__class__ in _TENSOR_TYPES:
@@ -590,6 +581,7 @@ def random__from(self, from_, to, *, generator=None, **_kw):
         _k = _OP_random__from._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_random__from._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, from_, to, generator=generator)
     _n = _new(RandomBackward2)
@@ -597,7 +589,7 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -620,16 +612,11 @@ class NormalBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mean_sym_sizes = _n.s_mean_sym_sizes
             _r0 = grad.new_zeros(mean_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -661,9 +648,12 @@ def normal_Tensor_float(mean, std=1.0, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(mean, '_requires_grad', False)
-    _need = _g0
-    _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
+    if mean.__class__ in _TENSOR_TYPES:
+        _ks = mean._ks
+        _g0 = mean._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if std.__class__ in _TENSOR_TYPES:
         _ks |= std._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -674,19 +664,20 @@ def normal_Tensor_float(mean, std=1.0, *, generator=None):
         _k = _OP_normal_Tensor_float._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_normal_Tensor_float._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(mean, std, generator=generator)
     _n = _new(NormalBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, mean._output_nr) if (_f := mean.grad_fn) is not None and mean._base is None else _gedge(mean)) if _g0 else None), )
+    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f, mean._output_nr) if (_f := mean.grad_fn) is not None else _leaf_edge(mean)) if _g0 else None), )
     if _g0:
         _n.s_mean_sym_sizes = mean._size
     _res = _k(mean, std, generator=generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -709,16 +700,11 @@ class NormalBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             std_sym_sizes = _n.s_std_sym_sizes
             _r0 = grad.new_zeros(std_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -750,11 +736,12 @@ def normal_float_Tensor(mean, std, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(std, '_requires_grad', False)
-    _need = _g0
     _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
     if std.__class__ in _TENSOR_TYPES:
         _ks |= std._ks
+        _g0 = std._requires_grad
+    else:
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((mean, std, generator))
     else:
@@ -763,19 +750,20 @@ def normal_float_Tensor(mean, std, *, generator=None):
         _k = _OP_normal_float_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_normal_float_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(mean, std, generator=generator)
     _n = _new(NormalBackward2)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, std._output_nr) if (_f := std.grad_fn) is not None and std._base is None else _gedge(std)) if _g0 else None), )
+    _n.next_edges = (((_gedge(std) if std._base is not None else (_f, std._output_nr) if (_f := std.grad_fn) is not None else _leaf_edge(std)) if _g0 else None), )
     if _g0:
         _n.s_std_sym_sizes = std._size
     _res = _k(mean, std, generator=generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -798,23 +786,15 @@ class NormalBackward3(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             mean_sym_sizes = _n.s_mean_sym_sizes
             _r0 = grad.new_zeros(mean_sym_sizes)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             std_sym_sizes = _n.s_std_sym_sizes
             _r1 = grad.new_zeros(std_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -850,12 +830,17 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(mean, '_requires_grad', False)
-    _g1 = _getattr(std, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
+    if mean.__class__ in _TENSOR_TYPES:
+        _ks = mean._ks
+        _g0 = mean._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if std.__class__ in _TENSOR_TYPES:
         _ks |= std._ks
+        _g1 = std._requires_grad
+    else:
+        _g1 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((mean, std, generator))
     else:
@@ -864,13 +849,14 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
         _k = _OP_normal_Tensor_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_normal_Tensor_Tensor._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(mean, std, generator=generator)
     _n = _new(NormalBackward3)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, mean._output_nr) if (_f := mean.grad_fn) is not None and mean._base is None else _gedge(mean)) if _g0 else None), (((_f, std._output_nr) if (_f := std.grad_fn) is not None and std._base is None else _gedge(std)) if _g1 else None), )
+    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f, mean._output_nr) if (_f := mean.grad_fn) is not None else _leaf_edge(mean)) if _g0 else None), ((_gedge(std) if std._base is not None else (_f, std._output_nr) if (_f := std.grad_fn) is not None else _leaf_edge(std)) if _g1 else None), )
     if _g0:
         _n.s_mean_sym_sizes = mean._size
     if _g1:
@@ -878,7 +864,7 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
     _res = _k(mean, std, generator=generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -901,15 +887,10 @@ class ExponentialBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -922,9 +903,12 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('exponential_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if lambd.__class__ in _TENSOR_TYPES:
         _ks |= lambd._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -935,6 +919,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
         _k = _OP_exponential_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_exponential_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, lambd, generator=generator)
     _n = _new(ExponentialBackward0)
@@ -942,7 +927,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, lambd, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -958,15 +943,10 @@ class GeometricBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -979,9 +959,12 @@ def geometric_(self, p, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('geometric_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if p.__class__ in _TENSOR_TYPES:
         _ks |= p._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -992,6 +975,7 @@ def geometric_(self, p, *, generator=None):
         _k = _OP_geometric_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_geometric_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, p, generator=generator)
     _n = _new(GeometricBackward0)
@@ -999,7 +983,7 @@ def geometric_(self, p, *, generator=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -1015,15 +999,10 @@ class LogNormalBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1036,9 +1015,12 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('log_normal_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if mean.__class__ in _TENSOR_TYPES:
         _ks |= mean._ks
     if std.__class__ in _TENSOR_TYPES:
@@ -1051,6 +1033,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         _k = _OP_log_normal_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_log_normal_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, mean, std, generator=generator)
     _n = _new(LogNormalBackward0)
@@ -1058,7 +1041,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -1074,15 +1057,10 @@ class CauchyBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1095,9 +1073,12 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if _FW[0] and _fw_has((self, )):
         _fw_unsupported('cauchy_')
     _check_inplace(self)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if median.__class__ in _TENSOR_TYPES:
         _ks |= median._ks
     if sigma.__class__ in _TENSOR_TYPES:
@@ -1110,6 +1091,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         _k = _OP_cauchy_._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_cauchy_._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, median, sigma, generator=generator)
     _n = _new(CauchyBackward0)
@@ -1117,7 +1099,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, median, sigma, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -1133,15 +1115,10 @@ class PoissonBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = zeros_like(grad)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1172,9 +1149,12 @@ def poisson(self, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, generator))
     else:
@@ -1183,17 +1163,18 @@ def poisson(self, generator=None):
         _k = _OP_poisson._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_poisson._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, generator)
     _n = _new(PoissonBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self, generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1216,17 +1197,12 @@ class StandardGammaBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             result = _n.s_result.unpack(_n)
             self = _n.s_self.unpack(_n)
             _r0 = grad * _standard_gamma_grad(self, result)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1263,9 +1239,12 @@ def _standard_gamma(self, generator=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self, generator))
     else:
@@ -1274,19 +1253,20 @@ def _standard_gamma(self, generator=None):
         _k = _OP__standard_gamma._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__standard_gamma._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, generator)
     _n = _new(StandardGammaBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self = _SV(self)
     _res = _k(self, generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -41,7 +41,6 @@ class ThnnFusedLstmCellBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -62,13 +61,7 @@ class ThnnFusedLstmCellBackward0(_Node):
             _r2 = _g[2] if _e[2] is not None else None
             _r3 = _g[3] if _e[3] is not None else None
             _r4 = _g[4] if _e[4] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        _out.append(_r3)
-        _out.append(_r4)
-        return _out
+        return [_r0, _r1, _r2, _r3, _r4]
 
     def release_variables(_n):
         _n._released = True
@@ -144,21 +137,32 @@ def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(input_gates, '_requires_grad', False)
-    _g1 = _getattr(hidden_gates, '_requires_grad', False)
-    _g2 = _getattr(cx, '_requires_grad', False)
-    _g3 = _getattr(input_bias, '_requires_grad', False)
-    _g4 = _getattr(hidden_bias, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2 or _g3 or _g4
-    _ks = input_gates._ks if input_gates.__class__ in _TENSOR_TYPES else 0
+    if input_gates.__class__ in _TENSOR_TYPES:
+        _ks = input_gates._ks
+        _g0 = input_gates._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if hidden_gates.__class__ in _TENSOR_TYPES:
         _ks |= hidden_gates._ks
+        _g1 = hidden_gates._requires_grad
+    else:
+        _g1 = False
     if cx.__class__ in _TENSOR_TYPES:
         _ks |= cx._ks
+        _g2 = cx._requires_grad
+    else:
+        _g2 = False
     if input_bias.__class__ in _TENSOR_TYPES:
         _ks |= input_bias._ks
+        _g3 = input_bias._requires_grad
+    else:
+        _g3 = False
     if hidden_bias.__class__ in _TENSOR_TYPES:
         _ks |= hidden_bias._ks
+        _g4 = hidden_bias._requires_grad
+    else:
+        _g4 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((input_gates, hidden_gates, cx, input_bias, hidden_bias))
     else:
@@ -167,6 +171,7 @@ def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
         _k = _OP__thnn_fused_lstm_cell._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__thnn_fused_lstm_cell._resolve(_ks)
+    _need = _g0 or _g1 or _g2 or _g3 or _g4
     if not _need:
         return _k(input_gates, hidden_gates, cx, input_bias, hidden_bias)
     _n = _new(ThnnFusedLstmCellBackward0)
@@ -174,7 +179,7 @@ def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None and input_gates._base is None else _gedge(input_gates)) if _g0 else None), (((_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None and hidden_gates._base is None else _gedge(hidden_gates)) if _g1 else None), (((_f, cx._output_nr) if (_f := cx.grad_fn) is not None and cx._base is None else _gedge(cx)) if _g2 else None), (((_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None and input_bias._base is None else _gedge(input_bias)) if _g3 else None), (((_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None and hidden_bias._base is None else _gedge(hidden_bias)) if _g4 else None), )
+    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else _leaf_edge(input_gates)) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else _leaf_edge(hidden_gates)) if _g1 else None), ((_gedge(cx) if cx._base is not None else (_f, cx._output_nr) if (_f := cx.grad_fn) is not None else _leaf_edge(cx)) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else _leaf_edge(input_bias)) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else _leaf_edge(hidden_bias)) if _g4 else None), )
     if _g0 or _g1 or _g2 or _g3 or _g4:
         _n.s_cx = _SV(cx)
     if _g0 or _g1 or _g2 or _g3 or _g4:
@@ -206,7 +211,6 @@ class ThnnFusedGruCellBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -226,13 +230,7 @@ class ThnnFusedGruCellBackward0(_Node):
             _r2 = _g[2] if _e[2] is not None else None
             _r3 = _g[3] if _e[3] is not None else None
             _r4 = _g[4] if _e[4] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        _out.append(_r3)
-        _out.append(_r4)
-        return _out
+        return [_r0, _r1, _r2, _r3, _r4]
 
     def release_variables(_n):
         _n._released = True
@@ -301,21 +299,32 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
             _fw_restore()
         _fw_attach(_res[0], _t)
         return _res
-    _g0 = _getattr(input_gates, '_requires_grad', False)
-    _g1 = _getattr(hidden_gates, '_requires_grad', False)
-    _g2 = _getattr(hx, '_requires_grad', False)
-    _g3 = _getattr(input_bias, '_requires_grad', False)
-    _g4 = _getattr(hidden_bias, '_requires_grad', False)
-    _need = _g0 or _g1 or _g2 or _g3 or _g4
-    _ks = input_gates._ks if input_gates.__class__ in _TENSOR_TYPES else 0
+    if input_gates.__class__ in _TENSOR_TYPES:
+        _ks = input_gates._ks
+        _g0 = input_gates._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if hidden_gates.__class__ in _TENSOR_TYPES:
         _ks |= hidden_gates._ks
+        _g1 = hidden_gates._requires_grad
+    else:
+        _g1 = False
     if hx.__class__ in _TENSOR_TYPES:
         _ks |= hx._ks
+        _g2 = hx._requires_grad
+    else:
+        _g2 = False
     if input_bias.__class__ in _TENSOR_TYPES:
         _ks |= input_bias._ks
+        _g3 = input_bias._requires_grad
+    else:
+        _g3 = False
     if hidden_bias.__class__ in _TENSOR_TYPES:
         _ks |= hidden_bias._ks
+        _g4 = hidden_bias._requires_grad
+    else:
+        _g4 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((input_gates, hidden_gates, hx, input_bias, hidden_bias))
     else:
@@ -324,6 +333,7 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
         _k = _OP__thnn_fused_gru_cell._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__thnn_fused_gru_cell._resolve(_ks)
+    _need = _g0 or _g1 or _g2 or _g3 or _g4
     if not _need:
         return _k(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     _n = _new(ThnnFusedGruCellBackward0)
@@ -331,7 +341,7 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None and input_gates._base is None else _gedge(input_gates)) if _g0 else None), (((_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None and hidden_gates._base is None else _gedge(hidden_gates)) if _g1 else None), (((_f, hx._output_nr) if (_f := hx.grad_fn) is not None and hx._base is None else _gedge(hx)) if _g2 else None), (((_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None and input_bias._base is None else _gedge(input_bias)) if _g3 else None), (((_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None and hidden_bias._base is None else _gedge(hidden_bias)) if _g4 else None), )
+    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else _leaf_edge(input_gates)) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else _leaf_edge(hidden_gates)) if _g1 else None), ((_gedge(hx) if hx._base is not None else (_f, hx._output_nr) if (_f := hx.grad_fn) is not None else _leaf_edge(hx)) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else _leaf_edge(input_bias)) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else _leaf_edge(hidden_bias)) if _g4 else None), )
     if _g0 or _g1 or _g2 or _g3 or _g4:
         _n.s_hidden_bias = _SV(hidden_bias)
     if _g0 or _g1 or _g2 or _g3 or _g4:
@@ -362,7 +372,6 @@ class MkldnnRnnLayerBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
         _r1 = None
         _r2 = None
@@ -400,15 +409,7 @@ class MkldnnRnnLayerBackward0(_Node):
             _r4 = _g[4] if _e[4] is not None else None
             _r5 = _g[5] if _e[5] is not None else None
             _r6 = _g[6] if _e[6] is not None else None
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        _out.append(_r2)
-        _out.append(_r3)
-        _out.append(_r4)
-        _out.append(_r5)
-        _out.append(_r6)
-        return _out
+        return [_r0, _r1, _r2, _r3, _r4, _r5, _r6]
 
     def release_variables(_n):
         _n._released = True
@@ -518,7 +519,7 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, input._output_nr) if (_f := input.grad_fn) is not None and input._base is None else _gedge(input)) if _g0 else None), (((_f, weight0._output_nr) if (_f := weight0.grad_fn) is not None and weight0._base is None else _gedge(weight0)) if _g1 else None), (((_f, weight1._output_nr) if (_f := weight1.grad_fn) is not None and weight1._base is None else _gedge(weight1)) if _g2 else None), (((_f, weight2._output_nr) if (_f := weight2.grad_fn) is not None and weight2._base is None else _gedge(weight2)) if _g3 else None), (((_f, weight3._output_nr) if (_f := weight3.grad_fn) is not None and weight3._base is None else _gedge(weight3)) if _g4 else None), (((_f, hx_._output_nr) if (_f := hx_.grad_fn) is not None and hx_._base is None else _gedge(hx_)) if _g5 else None), (((_f, cx_._output_nr) if (_f := cx_.grad_fn) is not None and cx_._base is None else _gedge(cx_)) if _g6 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight0) if weight0._base is not None else (_f, weight0._output_nr) if (_f := weight0.grad_fn) is not None else _leaf_edge(weight0)) if _g1 else None), ((_gedge(weight1) if weight1._base is not None else (_f, weight1._output_nr) if (_f := weight1.grad_fn) is not None else _leaf_edge(weight1)) if _g2 else None), ((_gedge(weight2) if weight2._base is not None else (_f, weight2._output_nr) if (_f := weight2.grad_fn) is not None else _leaf_edge(weight2)) if _g3 else None), ((_gedge(weight3) if weight3._base is not None else (_f, weight3._output_nr) if (_f := weight3.grad_fn) is not None else _leaf_edge(weight3)) if _g4 else None), ((_gedge(hx_) if hx_._base is not None else (_f, hx_._output_nr) if (_f := hx_.grad_fn) is not None else _leaf_edge(hx_)) if _g5 else None), ((_gedge(cx_) if cx_._base is not None else (_f, cx_._output_nr) if (_f := cx_.grad_fn) is not None else _leaf_edge(cx_)) if _g6 else None), )
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
         _n.s_batch_first = batch_first
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -42,18 +42,13 @@ class SoftmaxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             result = _n.s_result.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = _aten._softmax_backward_data.default(grad, result, dim, self_scalar_type)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -88,9 +83,12 @@ def _softmax(self, dim, half_to_float):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -101,13 +99,14 @@ def _softmax(self, dim, half_to_float):
         _k = _OP__softmax._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__softmax._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, half_to_float)
     _n = _new(SoftmaxBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -115,7 +114,7 @@ def _softmax(self, dim, half_to_float):
     _res = _k(self, dim, half_to_float)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -139,18 +138,13 @@ class LogSoftmaxBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             result = _n.s_result.unpack(_n)
             self_scalar_type = _n.s_self_scalar_type
             _r0 = _aten._log_softmax_backward_data.default(grad, result, dim, self_scalar_type)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -185,9 +179,12 @@ def _log_softmax(self, dim, half_to_float):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -198,13 +195,14 @@ def _log_softmax(self, dim, half_to_float):
         _k = _OP__log_softmax._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__log_softmax._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, half_to_float)
     _n = _new(LogSoftmaxBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -212,7 +210,7 @@ def _log_softmax(self, dim, half_to_float):
     _res = _k(self, dim, half_to_float)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -236,26 +234,18 @@ class SoftmaxBackwardDataBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             output = _n.s_output.unpack(_n)
             _r0 = softmax_backward_data_(grad, output, dim)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             grad_output = _n.s_grad_output.unpack(_n)
             output = _n.s_output.unpack(_n)
             _r1 = softmax_double_backward(grad, grad_output, output, dim)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -295,12 +285,17 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(output, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if output.__class__ in _TENSOR_TYPES:
         _ks |= output._ks
+        _g1 = output._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -311,13 +306,14 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         _k = _OP__softmax_backward_data._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__softmax_backward_data._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, output, dim, input_dtype)
     _n = _new(SoftmaxBackwardDataBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, output._output_nr) if (_f := output.grad_fn) is not None and output._base is None else _gedge(output)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(output) if output._base is not None else (_f, output._output_nr) if (_f := output.grad_fn) is not None else _leaf_edge(output)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g1:
@@ -327,7 +323,7 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     _res = _k(grad_output, output, dim, input_dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -350,26 +346,18 @@ class LogSoftmaxBackwardDataBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             output = _n.s_output.unpack(_n)
             _r0 = log_softmax_double_backward_grad_output(grad, output, dim)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             grad_output = _n.s_grad_output.unpack(_n)
             output = _n.s_output.unpack(_n)
             _r1 = log_softmax_double_backward_output(grad, grad_output, output, dim)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -409,12 +397,17 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(grad_output, '_requires_grad', False)
-    _g1 = _getattr(output, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = grad_output._ks if grad_output.__class__ in _TENSOR_TYPES else 0
+    if grad_output.__class__ in _TENSOR_TYPES:
+        _ks = grad_output._ks
+        _g0 = grad_output._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if output.__class__ in _TENSOR_TYPES:
         _ks |= output._ks
+        _g1 = output._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -425,13 +418,14 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         _k = _OP__log_softmax_backward_data._dispatch_cache[_ks]
     except KeyError:
         _k = _OP__log_softmax_backward_data._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(grad_output, output, dim, input_dtype)
     _n = _new(LogSoftmaxBackwardDataBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None and grad_output._base is None else _gedge(grad_output)) if _g0 else None), (((_f, output._output_nr) if (_f := output.grad_fn) is not None and output._base is None else _gedge(output)) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(output) if output._base is not None else (_f, output._output_nr) if (_f := output.grad_fn) is not None else _leaf_edge(output)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g1:
@@ -441,7 +435,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     _res = _k(grad_output, output, dim, input_dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge
+from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -48,15 +48,10 @@ class AliasBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -80,9 +75,12 @@ def alias(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -91,17 +89,18 @@ def alias(self):
         _k = _OP_alias._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_alias._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(AliasBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -124,16 +123,11 @@ class ViewBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -165,13 +159,13 @@ def view(self, size):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -194,16 +188,11 @@ class ExpandBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad, self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -235,13 +224,13 @@ def expand(self, size, *, implicit=False):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -264,17 +253,12 @@ class TransposeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim0 = _n.s_dim0
             dim1 = _n.s_dim1
             _r0 = grad.transpose(dim0, dim1)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -298,9 +282,12 @@ def transpose_int(self, dim0, dim1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim0.__class__ in _TENSOR_TYPES:
         _ks |= dim0._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -313,13 +300,14 @@ def transpose_int(self, dim0, dim1):
         _k = _OP_transpose_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_transpose_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim0, dim1)
     _n = _new(TransposeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
@@ -327,7 +315,7 @@ def transpose_int(self, dim0, dim1):
     _res = _k(self, dim0, dim1)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -350,16 +338,11 @@ class PermuteBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dims = _n.s_dims
             _r0 = grad.permute(inverse_permutation(dims))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -391,13 +374,13 @@ def permute(self, dims):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dims = dims
     _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -420,15 +403,10 @@ class TBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             _r0 = grad.t()
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -452,9 +430,12 @@ def t(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -463,17 +444,18 @@ def t(self):
         _k = _OP_t._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_t._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(TBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -496,16 +478,11 @@ class UnsqueezeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = grad.squeeze(dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -529,9 +506,12 @@ def unsqueeze(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -542,19 +522,20 @@ def unsqueeze(self, dim):
         _k = _OP_unsqueeze._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unsqueeze._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(UnsqueezeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -577,16 +558,11 @@ class SqueezeBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -610,9 +586,12 @@ def squeeze(self):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
         _ks = _below_ks((self,))
     else:
@@ -621,19 +600,20 @@ def squeeze(self):
         _k = _OP_squeeze._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self)
     _n = _new(SqueezeBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -656,16 +636,11 @@ class SqueezeBackward1(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -689,9 +664,12 @@ def squeeze_dim(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -702,19 +680,20 @@ def squeeze_dim(self, dim):
         _k = _OP_squeeze_dim._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_squeeze_dim._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(SqueezeBackward1)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -737,16 +716,11 @@ class SqueezeBackward2(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -778,13 +752,13 @@ def squeeze_dims(self, dim):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -798,6 +772,433 @@ def squeeze_dims(self, dim):
 
 
 _self_squeeze_dims = squeeze_dims   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SqueezeBackward3(_Node):
+    _op_name = 'aten::squeeze_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = grad.reshape(self_sym_sizes)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_squeeze_ = getattr(_aten.squeeze_, 'default')
+
+
+def _jvp_squeeze_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze()
+    return _o
+
+
+def squeeze_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze_(self)
+            _t = _jvp_squeeze_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
+    _check_inplace(self)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_squeeze_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_squeeze_._resolve(_ks)
+    _need = _g0
+    if not _need:
+        return _k(self)
+    _n = _new(SqueezeBackward3)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _k(self)
+    _set_history(self, _n)
+    return _res
+
+
+_self_squeeze_ = squeeze_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SqueezeBackward4(_Node):
+    _op_name = 'aten::squeeze_.dim'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = grad.reshape(self_sym_sizes)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_squeeze__dim = getattr(_aten.squeeze_, 'dim')
+
+
+def _jvp_squeeze__dim(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze(dim)
+    return _o
+
+
+def squeeze__dim(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze__dim(self, dim)
+            _t = _jvp_squeeze__dim(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
+    _check_inplace(self)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_squeeze__dim._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_squeeze__dim._resolve(_ks)
+    _need = _g0
+    if not _need:
+        return _k(self, dim)
+    _n = _new(SqueezeBackward4)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _k(self, dim)
+    _set_history(self, _n)
+    return _res
+
+
+_self_squeeze__dim = squeeze__dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class SqueezeBackward5(_Node):
+    _op_name = 'aten::squeeze_.dims'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = grad.reshape(self_sym_sizes)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_squeeze__dims = getattr(_aten.squeeze_, 'dims')
+
+
+def _jvp_squeeze__dims(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.squeeze(dim)
+    return _o
+
+
+def squeeze__dims(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_squeeze__dims(self, dim)
+            _t = _jvp_squeeze__dims(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_squeeze__dims.redispatch(_below_ks((self, dim)), self, dim)
+    _n = _new(SqueezeBackward5)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP_squeeze__dims.redispatch(_below_ks((self, dim)), self, dim)
+    _set_history(self, _n)
+    return _res
+
+
+_self_squeeze__dims = squeeze__dims   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class UnsqueezeBackward1(_Node):
+    _op_name = 'aten::unsqueeze_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            dim = _n.s_dim
+            _r0 = grad.squeeze(dim)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_unsqueeze_ = getattr(_aten.unsqueeze_, 'default')
+
+
+def _jvp_unsqueeze_(_ts, self, dim, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.unsqueeze(dim)
+    return _o
+
+
+def unsqueeze_(self, dim):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_unsqueeze_(self, dim)
+            _t = _jvp_unsqueeze_(_ts, _old, dim, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
+    _check_inplace(self)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if dim.__class__ in _TENSOR_TYPES:
+        _ks |= dim._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_unsqueeze_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_unsqueeze_._resolve(_ks)
+    _need = _g0
+    if not _need:
+        return _k(self, dim)
+    _n = _new(UnsqueezeBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_dim = dim
+    _res = _k(self, dim)
+    _set_history(self, _n)
+    return _res
+
+
+_self_unsqueeze_ = unsqueeze_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class TransposeBackward1(_Node):
+    _op_name = 'aten::transpose_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            dim0 = _n.s_dim0
+            dim1 = _n.s_dim1
+            _r0 = grad.transpose(dim0, dim1)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_transpose_ = getattr(_aten.transpose_, 'default')
+
+
+def _jvp_transpose_(_ts, self, dim0, dim1, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.transpose(dim0, dim1)
+    return _o
+
+
+def transpose_(self, dim0, dim1):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_transpose_(self, dim0, dim1)
+            _t = _jvp_transpose_(_ts, _old, dim0, dim1, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
+    _check_inplace(self)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if dim0.__class__ in _TENSOR_TYPES:
+        _ks |= dim0._ks
+    if dim1.__class__ in _TENSOR_TYPES:
+        _ks |= dim1._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim0, dim1))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_transpose_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_transpose_._resolve(_ks)
+    _need = _g0
+    if not _need:
+        return _k(self, dim0, dim1)
+    _n = _new(TransposeBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_dim0 = dim0
+    if _g0:
+        _n.s_dim1 = dim1
+    _res = _k(self, dim0, dim1)
+    _set_history(self, _n)
+    return _res
+
+
+_self_transpose_ = transpose_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class TBackward1(_Node):
+    _op_name = 'aten::t_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            _r0 = grad.t()
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_t_ = getattr(_aten.t_, 'default')
+
+
+def _jvp_t_(_ts, self, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.t()
+    return _o
+
+
+def t_(self):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _old = _clone(self)
+            _res = _self_t_(self)
+            _t = _jvp_t_(_ts, _old, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(self, _t)      # a view of the old tangent, as self is of its old self
+        return _res
+    _check_inplace(self)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self,))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_t_._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_t_._resolve(_ks)
+    _need = _g0
+    if not _need:
+        return _k(self)
+    _n = _new(TBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    _res = _k(self)
+    _set_history(self, _n)
+    return _res
+
+
+_self_t_ = t_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
 _OP_view_dtype = getattr(_aten.view, 'dtype')
@@ -814,18 +1215,13 @@ class SelectBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.select(dim, index), axis_select(self_sym_sizes, dim, index))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -849,9 +1245,12 @@ def select_int(self, dim, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -864,13 +1263,14 @@ def select_int(self, dim, index):
         _k = _OP_select_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_select_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, index)
     _n = _new(SelectBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -880,7 +1280,7 @@ def select_int(self, dim, index):
     _res = _k(self, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -903,20 +1303,15 @@ class SliceBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             end = _n.s_end
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             step = _n.s_step
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -940,9 +1335,12 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if start.__class__ in _TENSOR_TYPES:
@@ -959,13 +1357,14 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         _k = _OP_slice_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_slice_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim, start, end, step)
     _n = _new(SliceBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -979,7 +1378,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     _res = _k(self, dim, start, end, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1002,19 +1401,14 @@ class DiagonalBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.diagonal(offset, dim1, dim2))
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1038,9 +1432,12 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -1055,13 +1452,14 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         _k = _OP_diagonal._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_diagonal._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, offset, dim1, dim2)
     _n = _new(DiagonalBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim1 = dim1
     if _g0:
@@ -1073,7 +1471,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     _res = _k(self, offset, dim1, dim2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1096,11 +1494,8 @@ class AsStridedBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             self_sym_storage_offset = _n.s_self_sym_storage_offset
             self_sym_strides = _n.s_self_sym_strides
@@ -1108,9 +1503,7 @@ class AsStridedBackward0(_Node):
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r0 = as_strided_backward(grad, self_sym_sizes, self_sym_strides, self_sym_storage_offset, size, stride, storage_offset)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1142,7 +1535,7 @@ def as_strided(self, size, stride, storage_offset=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g0:
@@ -1158,7 +1551,7 @@ def as_strided(self, size, stride, storage_offset=None):
     _res = _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1182,16 +1575,11 @@ class UnbindBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = stack(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1217,9 +1605,12 @@ def unbind_int(self, dim=0):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
@@ -1230,6 +1621,7 @@ def unbind_int(self, dim=0):
         _k = _OP_unbind_int._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unbind_int._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dim)
     _n = _new(UnbindBackward0)
@@ -1237,7 +1629,7 @@ def unbind_int(self, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
@@ -1256,16 +1648,11 @@ class SplitBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = cat(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1291,9 +1678,12 @@ def split_Tensor(self, split_size, dim=0):
         for _x, _y in zip(_res, _t):
             _fw_attach(_x, _y)
         return _res
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if split_size.__class__ in _TENSOR_TYPES:
         _ks |= split_size._ks
     if dim.__class__ in _TENSOR_TYPES:
@@ -1306,6 +1696,7 @@ def split_Tensor(self, split_size, dim=0):
         _k = _OP_split_Tensor._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_split_Tensor._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, split_size, dim)
     _n = _new(SplitBackward0)
@@ -1313,7 +1704,7 @@ def split_Tensor(self, split_size, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _k(self, split_size, dim)
@@ -1332,16 +1723,11 @@ class SplitWithSizesBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             _r0 = cat(list(grads), dim)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1376,7 +1762,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     if _ANOMALY[0]:
         _record_anomaly(_n)
     _n.input_meta = []
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dim = dim
     _res = _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
@@ -1394,16 +1780,11 @@ class UnsafeViewBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.reshape(self_sym_sizes)
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1435,13 +1816,13 @@ def _unsafe_view(self, size):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1457,6 +1838,72 @@ def _unsafe_view(self, size):
 _self__unsafe_view = _unsafe_view   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class ReshapeAliasBackward0(_Node):
+    _op_name = 'aten::_reshape_alias'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            _r0 = grad.reshape(self_sym_sizes)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP__reshape_alias = getattr(_aten._reshape_alias, 'default')
+
+
+def _jvp__reshape_alias(_ts, self, size, stride, result):
+    _o = None
+    self_t = _z(_ts[0], self)
+    _o = self_t.reshape(size)
+    return _o
+
+
+def _reshape_alias(self, size, stride):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self__reshape_alias(self, size, stride)
+            _t = _jvp__reshape_alias(_ts, self, size, stride, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP__reshape_alias.redispatch(_below_ks((self, size, stride)), self, size, stride)
+    _n = _new(ReshapeAliasBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    _res = _OP__reshape_alias.redispatch(_below_ks((self, size, stride)), self, size, stride)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
+    return _res
+
+
+_self__reshape_alias = _reshape_alias   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class UnfoldBackward0(_Node):
     _op_name = 'aten::unfold'
     _complex = 'conj'
@@ -1464,20 +1911,15 @@ class UnfoldBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dimension = _n.s_dimension
             self = _n.s_self.unpack(_n)
             self_sym_sizes = _n.s_self_sym_sizes
             size = _n.s_size
             step = _n.s_step
             _r0 = grad.new_zeros(self_sym_sizes).index_add(dimension, (arange(grad.shape[dimension]).reshape(-1, 1) * step + arange(size)).reshape(-1), grad.movedim(-1, dimension + 1).flatten(dimension, dimension + 1)) if self.dim() else grad.sum().reshape(())
-        _out = []
-        _out.append(_r0)
-        return _out
+        return [_r0]
 
     def release_variables(_n):
         _n._released = True
@@ -1512,9 +1954,12 @@ def unfold(self, dimension, size, step):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _need = _g0
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if dimension.__class__ in _TENSOR_TYPES:
         _ks |= dimension._ks
     if size.__class__ in _TENSOR_TYPES:
@@ -1529,13 +1974,14 @@ def unfold(self, dimension, size, step):
         _k = _OP_unfold._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_unfold._resolve(_ks)
+    _need = _g0
     if not _need:
         return _k(self, dimension, size, step)
     _n = _new(UnfoldBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
         _n.s_dimension = dimension
     if _g0:
@@ -1549,7 +1995,7 @@ def unfold(self, dimension, size, step):
     _res = _k(self, dimension, size, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1572,11 +2018,8 @@ class SliceScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             end = _n.s_end
             src = _n.s_src.unpack(_n)
@@ -1584,18 +2027,13 @@ class SliceScatterBackward0(_Node):
             step = _n.s_step
             _r0 = slice_scatter(grad, zeros_like(src), dim, start, end, step)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             end = _n.s_end
             start = _n.s_start
             step = _n.s_step
             _r1 = grad.slice(dim, start, end, step)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1622,12 +2060,17 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if start.__class__ in _TENSOR_TYPES:
@@ -1644,13 +2087,14 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         _k = _OP_slice_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_slice_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, src, dim, start, end, step)
     _n = _new(SliceScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1664,7 +2108,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     _res = _k(self, src, dim, start, end, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1687,26 +2131,18 @@ class SelectScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index
             src = _n.s_src.unpack(_n)
             _r0 = select_scatter(grad, zeros_like(src), dim, index)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim = _n.s_dim
             index = _n.s_index
             _r1 = grad.select(dim, index)
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1733,12 +2169,17 @@ def select_scatter(self, src, dim, index):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if dim.__class__ in _TENSOR_TYPES:
         _ks |= dim._ks
     if index.__class__ in _TENSOR_TYPES:
@@ -1751,13 +2192,14 @@ def select_scatter(self, src, dim, index):
         _k = _OP_select_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_select_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, src, dim, index)
     _n = _new(SelectScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1767,7 +2209,7 @@ def select_scatter(self, src, dim, index):
     _res = _k(self, src, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1790,28 +2232,20 @@ class DiagonalScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             src = _n.s_src.unpack(_n)
             _r0 = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
             _r1 = grad.diagonal(offset, dim1, dim2).clone()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1838,12 +2272,17 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
-    _g1 = _getattr(src, '_requires_grad', False)
-    _need = _g0 or _g1
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
     if src.__class__ in _TENSOR_TYPES:
         _ks |= src._ks
+        _g1 = src._requires_grad
+    else:
+        _g1 = False
     if offset.__class__ in _TENSOR_TYPES:
         _ks |= offset._ks
     if dim1.__class__ in _TENSOR_TYPES:
@@ -1858,13 +2297,14 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         _k = _OP_diagonal_scatter._dispatch_cache[_ks]
     except KeyError:
         _k = _OP_diagonal_scatter._resolve(_ks)
+    _need = _g0 or _g1
     if not _need:
         return _k(self, src, offset, dim1, dim2)
     _n = _new(DiagonalScatterBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_dim1 = dim1
     if _g0 or _g1:
@@ -1876,7 +2316,7 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     _res = _k(self, src, offset, dim1, dim2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1899,28 +2339,20 @@ class AsStridedScatterBackward0(_Node):
     def apply(_n, grads):
         grad = grads[0]
         _e = _n.next_edges
-        _k = 0
         _r0 = None
-        _s0 = _k
-        _k += 1
-        if _e[_s0] is not None:
+        if _e[0] is not None:
             size = _n.s_size
             src = _n.s_src.unpack(_n)
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r0 = as_strided_scatter(grad.contiguous(), zeros_like(src), size, stride, storage_offset)
         _r1 = None
-        _s1 = _k
-        _k += 1
-        if _e[_s1] is not None:
+        if _e[1] is not None:
             size = _n.s_size
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r1 = grad.contiguous().as_strided(size, stride, storage_offset).clone()
-        _out = []
-        _out.append(_r0)
-        _out.append(_r1)
-        return _out
+        return [_r0, _r1]
 
     def release_variables(_n):
         _n._released = True
@@ -1956,7 +2388,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ((((_f, self._output_nr) if (_f := self.grad_fn) is not None and self._base is None else _gedge(self)) if _g0 else None), (((_f, src._output_nr) if (_f := src.grad_fn) is not None and src._base is None else _gedge(src)) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
     if _g0 or _g1:
         _n.s_size = size
     if _g0:
@@ -1968,7 +2400,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     _res = _OP_as_strided_scatter.redispatch(_below_ks((self, src, size, stride, storage_offset)), self, src, size, stride, storage_offset)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
-            _res._gfv = _res._version_counter.value
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

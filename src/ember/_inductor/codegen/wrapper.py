@@ -21,7 +21,7 @@ from ember._core.tensor_impl import TensorImpl
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
 from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
-from . import blas_calls
+from . import attention_calls, blas_calls, conv_calls
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
@@ -30,6 +30,10 @@ from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 PARALLEL_MIN_WORK = 1 << 21
 # mm/bmm externs BLAS can read in place are called from the C entry (blas_calls.py); False: from Python
 EXTERN_GEMM_IN_C = True
+# convolutions ember's direct kernel takes are called from the C entry (conv_calls.py); False: from Python
+EXTERN_CONV_IN_C = True
+# the fused attention and its backward are called from the C entry (attention_calls.py); False: from Python
+EXTERN_ATTENTION_IN_C = True
 
 
 class CompiledModule:
@@ -38,7 +42,7 @@ class CompiledModule:
     types and a fresh arena pool."""
 
     def __init__(self, c_source, py_source, entry_names, namespace, n_kernels, pointer_arrays=(), n_arenas=0,
-                 blas_bits=None):
+                 blas_bits=None, dconv=False, attention=False):
         self.c_source = c_source
         self.py_source = py_source
         self.entry_names = entry_names
@@ -47,11 +51,17 @@ class CompiledModule:
         self.pointer_arrays = tuple(pointer_arrays)
         self.n_arenas = n_arenas
         self.blas_bits = blas_bits       # the C calls cblas gemms of this integer width (blas_calls.py), or None
+        self.dconv = dconv               # the C calls ember's direct convolution (conv_calls.py)
+        self.attention = attention       # the C calls ember's attention row kernels (attention_calls.py)
 
     def load(self, lib):
         """Bind the C entries of the built library and return the `call` function."""
         if self.blas_bits is not None:
             blas_calls.bind(lib, self.blas_bits)
+        if getattr(self, "dconv", False):
+            conv_calls.bind(lib)
+        if getattr(self, "attention", False):
+            attention_calls.bind(lib)
         ns = dict(self.namespace)
         ns.update(_HELPERS)
         ns["_pool"] = [None] * self.n_arenas
@@ -92,7 +102,9 @@ def _view_of(t, size, stride, offset):
 
 def _index_error(code=1):
     """Raise what eager raises for the error flag a C entry returned (1: an index out of range, 2: an integer
-    division by zero)."""
+    division by zero, 3: a kernel the entry calls could not allocate its scratch memory)."""
+    if code == 3:
+        raise MemoryError("ember: a convolution in compiled code could not allocate its scratch buffers")
     if code == 2:
         raise RuntimeError("ZeroDivisionError")
     raise IndexError("index out of range in self")
@@ -192,8 +204,29 @@ def generate(graph, sched):
             if plan is not None:
                 gemms[b.name] = plan
 
+    # convolutions and attention the C entry calls (conv_calls.py, attention_calls.py): their results are
+    # buffers of the memory plan too (convolution_backward's and attention's MultiOutputs)
+    convs = {}
+    multis = {}
+    for b in graph.buffers:
+        if isinstance(b, MultiOutput):
+            multis.setdefault(b.kernel.name, []).append(b)
+    for b in graph.buffers:
+        if not isinstance(b, ExternKernel):
+            continue
+        plan = None
+        if EXTERN_CONV_IN_C and str(b.op) in conv_calls.CONV_OPS:
+            plan = conv_calls.conv_plan(b, multis.get(b.name, ()))
+        elif EXTERN_ATTENTION_IN_C and str(b.op) in attention_calls.ATTENTION_OPS:
+            plan = attention_calls.attention_plan(b, multis.get(b.name, ()))
+        if plan is not None:
+            convs[b.name] = plan
+    has_conv = any(isinstance(p, conv_calls.ConvPlan) for p in convs.values())
+    has_attention = any(isinstance(p, attention_calls.AttentionPlan) for p in convs.values())
+    conv_written = {w.name for plan in convs.values() for w in plan.written()}
+
     def in_arena(b):
-        return isinstance(b, ComputedBuffer) or b.name in gemms
+        return isinstance(b, ComputedBuffer) or b.name in gemms or b.name in conv_written
 
     # buffers the wrapper hands out as tensors keep their own storage
     keep = set()
@@ -205,7 +238,8 @@ def generate(graph, sched):
             for v in b.input_views():
                 if in_arena(v.buffer):
                     keep.add(v.buffer.name)          # a fallback op might return a view of its input
-    assign, slots = plan_memory(groups, graph.buffers, keep, also=gemms)
+    assign, slots = plan_memory(groups, graph.buffers, keep, also=set(gemms) | conv_written,
+                                written_by={n: [w.name for w in p.written()] for n, p in convs.items()})
     # storage per call: `scratch` for the buffers that die inside the call (one allocation, reused by the
     # memory plan), `kept` for the inputs of fallback ops, and one allocation per graph output, so that an
     # output the caller keeps (a loss, logits) holds nothing else alive (saved activations die after backward)
@@ -225,9 +259,13 @@ def generate(graph, sched):
 
     # C: kernels and entries
     c_parts = [PREAMBLE]
-    blas_bits = blas_calls.blas_int_bits() if gemms else None
-    if gemms:
+    blas_bits = blas_calls.blas_int_bits() if gemms or has_attention else None
+    if blas_bits is not None:
         c_parts.append(blas_calls.gemm_preamble(blas_bits))
+    if has_conv:
+        c_parts.append(conv_calls.preamble())
+    if has_attention:
+        c_parts.append(attention_calls.preamble())
     entries = []
     py = ["def call(*args):"]
     namespace = {}
@@ -283,7 +321,8 @@ def generate(graph, sched):
             return b.name
         return f"_view_of({b.name}, {lay.size!r}, {lay.stride!r}, {lay.offset - b.layout.offset})"
 
-    pending = []           # what the entry being built calls: (kernel name, KernelCodegen) or (None, GemmPlan)
+    pending = []           # what the entry being built calls: (kernel name, KernelCodegen), (None, GemmPlan)
+    #                        or ("conv", ConvPlan or AttentionPlan)
     n_kernels = 0
 
     def flush():
@@ -293,7 +332,8 @@ def generate(graph, sched):
         names = []
         calls = []
         for kname, kc in pending:
-            for n in ([a.name for a in kc.args.values()] if kname is not None else
+            for n in (kc.buffer_names() if kname == "conv" else
+                      [a.name for a in kc.args.values()] if kname is not None else
                       [kc.a.buffer.name, kc.b.buffer.name, kc.buf.name]):
                 if n not in names:
                     names.append(n)
@@ -302,6 +342,12 @@ def generate(graph, sched):
         read_sizes = "".join(f"    const int64_t {sym} = (int64_t)(intptr_t)p[{n_ptr + i}];\n"
                              for i, sym in enumerate(size_params))
         for kname, kc in pending:
+            if kname == "conv":
+                helpers, body = kc.c(f"{_GRAPH_IDS[0]}_{kc.buf.name}", lambda n: f"p[{names.index(n)}]",
+                                     lambda v: v.layout.offset - v.buffer.layout.offset, threads)
+                c_parts.append(helpers)
+                calls.append(body)
+                continue
             if kname is None:
                 calls.append(blas_calls.gemm_c(kc, *(f"p[{names.index(n)}]" for n in
                                                    (kc.a.buffer.name, kc.b.buffer.name, kc.buf.name)),
@@ -333,8 +379,9 @@ def generate(graph, sched):
         pointer_arrays.add(len(names))
         if profile:
             label = "+".join(sorted({n.buf.name for kname, kc in pending
-                                     for n in (kc.group.nodes if kname is not None else ())} |
-                                    {f"{kc.buf.name}={kc.buf.op}" for kname, kc in pending if kname is None}))
+                                     for n in (kc.group.nodes if kname not in (None, "conv") else ())} |
+                                    {f"{kc.buf.name}={kc.buf.op}" for kname, kc in pending
+                                     if kname in (None, "conv")}))
             namespace[f"_{ename}_label"] = f"graph{_GRAPH_IDS[0]} {ename}: {label}"
             py.append(f"    _{ename} = _timed(_{ename}_raw, _{ename}_label)")
         ptrs = [ptr_expr(n) for n in names[:n_ptr]] + list(size_params)
@@ -349,6 +396,13 @@ def generate(graph, sched):
             if profile:
                 flush()
             continue
+        if g.is_extern and g.nodes[0].buf.name in convs:
+            pending.append(("conv", convs[g.nodes[0].buf.name]))
+            if profile:
+                flush()
+            continue
+        if g.is_extern and g.nodes[0].buf.name in conv_written:
+            continue                 # a convolution_backward result the C call above wrote
         if g.is_extern:
             flush()
             b = g.nodes[0].buf
@@ -397,7 +451,7 @@ def generate(graph, sched):
     else:
         py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels,
-                          sorted(pointer_arrays), pool_index, blas_bits)
+                          sorted(pointer_arrays), pool_index, blas_bits, has_conv, has_attention)
 
 
 def _size_params(graph):

@@ -130,6 +130,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 r = func.decompose(*args, **kwargs)
             if r is not NotImplemented:
                 return r
+        if args and "inplace_view" in func.tags:
+            _keep_vals(self.tracer.graph, args[0])
         out = func(*args, **kwargs)
         proxy_args = map_aggregate(args, self._to_proxy_arg)
         proxy_kwargs = map_aggregate(_drop_default_kwargs(func, kwargs), self._to_proxy_arg)
@@ -247,6 +249,18 @@ def _is_composite_implicit(func):
                                           DispatchKey.CompositeExplicitAutogradNonFunctional))
 
 
+def _keep_vals(graph, t):
+    """squeeze_/transpose_ are about to change fake tensor t's geometry: the nodes whose val is t keep the geometry
+    they produced (a shallow copy of t as it is now; torch snapshots every val with detach())."""
+    snap = None
+    for n in graph.nodes:
+        if n.meta.get("val") is t:
+            if snap is None:
+                snap = object.__new__(type(t))
+                snap.__dict__.update(t.__dict__)
+            n.meta["val"] = snap
+
+
 def _snapshot(out):
     """What node.meta['val'] keeps: the fake tensor itself, or a meta tensor with a real result's geometry."""
     def one(t):
@@ -343,7 +357,8 @@ def _trace(f, args, decomposition_table, tracing_mode, allow_non_fake_inputs, re
     from ember.nn import Module
     flat_args, spec = _tree_flatten(list(args))
     tracer = PythonKeyTracer()
-    tracer.record_stack_traces = record_stack_traces
+    from ember.fx import config as fx_config
+    tracer.record_stack_traces = record_stack_traces and not fx_config.do_not_emit_stack_traces
     tracer.root = Module()
     tracer.graph = Graph(tracer_cls=PythonKeyTracer)
     fake_mode = None

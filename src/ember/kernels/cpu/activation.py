@@ -4,7 +4,8 @@ import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out
-from ..meta.activation import ACTIVATION_KINDS, gelu_backward_spec, glu_shape
+from ..meta.activation import ACTIVATION_KINDS, check_rrelu_with_noise, gelu_backward_spec, glu_shape
+from ..._random import _gen
 from ..meta.elementwise_math import unary_kind_dtype
 from .runtime.pool import split_run
 from .runtime import clib
@@ -339,3 +340,42 @@ def softshrink_backward(grad_output, self, lambd):
     shape, rdt = softshrink_backward_spec(grad_output, self)
     r = np.where(np.abs(self._np) <= lambd, 0, grad_output._np)
     return Tensor._wrap_np(np.array(np.broadcast_to(r, shape), dtype=rdt._np, order="C"), rdt)   # (0-d stays 0-d)
+
+
+# ------------------------------------------------------------------ rrelu_with_noise
+def _rrelu_train(a, lower, upper, generator):
+    """(output, noise) arrays: every element <= 0 gets its own slope drawn from U(lower, upper) (in C order, one
+    draw per such element, as torch's loop), the others slope 1. Computed at float32 for half types (opmath)."""
+    a = np.ascontiguousarray(a)
+    op = np.float64 if a.dtype == np.float64 else np.float32
+    neg = a <= 0
+    slopes = np.ones(a.shape, op)
+    count = int(np.count_nonzero(neg))
+    if count and float(lower) > float(upper):
+        raise RuntimeError("Expected from <= to to be true, but got false.  (Could this error message be improved?  "
+                           "If so, please report an enhancement request to PyTorch.)")
+    draws = _gen(generator).random(count)
+    slopes[neg] = (float(lower) + (float(upper) - float(lower)) * draws).astype(op)
+    with np.errstate(all="ignore"):
+        out = (a.astype(op) * slopes).astype(a.dtype)
+    return out, slopes.astype(a.dtype)
+
+
+def rrelu_with_noise(self, noise, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    """RReLU: random negative slopes in training (written into `noise`), their mean in eval (leaky_relu)."""
+    check_rrelu_with_noise(self, noise, training)
+    if not training:
+        return leaky_relu(self, (float(lower) + float(upper)) / 2)
+    out, slopes = _rrelu_train(self._np, lower, upper, generator)
+    noise._np[...] = slopes
+    return Tensor._wrap_fresh(out, self.dtype)
+
+
+def rrelu_with_noise_(self, noise, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    check_rrelu_with_noise(self, noise, training)
+    if not training:
+        return leaky_relu_(self, (float(lower) + float(upper)) / 2)
+    out, slopes = _rrelu_train(self._np, lower, upper, generator)
+    noise._np[...] = slopes
+    self._np[...] = out
+    return self

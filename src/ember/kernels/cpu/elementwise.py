@@ -6,6 +6,7 @@ from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor, check_out, np_of
 from .runtime import clib
+from .runtime.fp_errors import quiet
 from .runtime.pool import get_num_threads, run_parts
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
 
@@ -50,17 +51,25 @@ def make_binary(fn_np, kind, name, fast_uf=None):
                             return _wrap_fresh(_split_ufunc(fast_uf, a, other, fast_bool), rdt)
                         r = fast_uf(a, other)
                         return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
-                elif isinstance(other, Tensor) and other.dtype is self.dtype and (other._size == self._size
-                                                                                  or not other._size):
-                    # same shape, or a 0-d other (alpha + x[t, k]): numpy's result is torch's, contiguous
+                elif isinstance(other, Tensor) and other.dtype is self.dtype:
                     b = other._np
                     if (b is not None and b.flags.c_contiguous and self.dtype is not D.bool_
                             and (kind != TRUE_DIV or self.dtype.is_floating_point)):
                         rdt = D.bool_ if fast_bool else self.dtype
-                        if a.size >= SPLIT_ELEMS:
-                            return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool), rdt)
-                        r = fast_uf(a, b)       # a numpy scalar when both are 0-d
-                        return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
+                        if other._size == self._size or not other._size:
+                            # same shape, or a 0-d other (alpha + x[t, k]): numpy's result is torch's, contiguous
+                            if a.size >= SPLIT_ELEMS:
+                                return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool), rdt)
+                            r = fast_uf(a, b)       # a numpy scalar when both are 0-d
+                            return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
+                        # broadcasting contiguous operands ((1, K) + (K, K)): torch's result is contiguous too,
+                        # as numpy's is; shapes that do not broadcast get torch's error from binary_spec below
+                        try:
+                            r = fast_uf(a, b)
+                        except ValueError:
+                            r = None
+                        if r.__class__ is np.ndarray and r.flags.c_contiguous:
+                            return _wrap_fresh(r, rdt)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
         if rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.flags.c_contiguous:
@@ -314,35 +323,33 @@ def _div_mode(rounding_mode):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'") from None
 
 
-def _errs(f):
-    def g(*a, **k):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return f(*a, **k)
-    return g
+_quiet_dio = quiet(divide="ignore", invalid="ignore", over="ignore")
+_quiet_di = quiet(divide="ignore", invalid="ignore")
+_quiet_over = quiet(over="ignore")
 
 
 def div(self, other):
-    return _errs(_div_true[0])(self, other)
+    return _quiet_dio(_div_true[0], self, other)
 
 
 def div_(self, other):
-    return _errs(_div_true[1])(self, other)
+    return _quiet_dio(_div_true[1], self, other)
 
 
 def div_out(self, other, out):
-    return _errs(_div_true[2])(self, other, out)
+    return _quiet_dio(_div_true[2], self, other, out)
 
 
 def div_mode(self, other, rounding_mode=None):
-    return _errs(_div_mode(rounding_mode)[0])(self, other)
+    return _quiet_dio(_div_mode(rounding_mode)[0], self, other)
 
 
 def div_mode_(self, other, rounding_mode=None):
-    return _errs(_div_mode(rounding_mode)[1])(self, other)
+    return _quiet_dio(_div_mode(rounding_mode)[1], self, other)
 
 
 def div_mode_out(self, other, rounding_mode=None, out=None):
-    return _errs(_div_mode(rounding_mode)[2])(self, other, out)
+    return _quiet_dio(_div_mode(rounding_mode)[2], self, other, out)
 
 
 floor_divide, floor_divide_, floor_divide_out = _div_floor
@@ -366,8 +373,7 @@ def _pow(a, b, out):
         return
     if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        np.power(a, b, out=out, casting="unsafe")
+    _quiet_dio(np.power, a, b, out=out, casting="unsafe")
 
 
 pow, pow_, pow_out = make_binary(_pow, ARITH, "pow")
@@ -440,14 +446,16 @@ def make_unary(fn_np, kind, name, split=False):
 
 def _u(uf):
     def f(a, out):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            uf(a, out=out, casting="unsafe")
+        _quiet_dio(uf, a, out=out, casting="unsafe")
     return f
 
 
+def _rsqrt_np(a, out):
+    np.divide(1, np.sqrt(a), out=out, casting="unsafe")
+
+
 def _rsqrt(a, out):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(1, np.sqrt(a), out=out, casting="unsafe")
+    _quiet_di(_rsqrt_np, a, out)
 
 
 C_MIN_ELEMS = 1 << 12     # from here where/sigmoid/clamp on contiguous float32/64 run csrc/elementwise.c
@@ -476,8 +484,11 @@ def _c_run(name, sig, arrays, *args):
 def _sigmoid(a, out):
     if a.shape == out.shape and _c_run("sigmoid", "ppl", [a, out]):
         return
-    with np.errstate(over="ignore"):
-        np.divide(1, 1 + np.exp(-a), out=out, casting="unsafe")
+    _quiet_over(_sigmoid_np, a, out)
+
+
+def _sigmoid_np(a, out):
+    np.divide(1, 1 + np.exp(-a), out=out, casting="unsafe")
 
 
 def _abs(a, out):

@@ -44,17 +44,6 @@ def soft_margin_loss(self, target, reduction=1):
     return wrap(reduce(np.logaddexp(0, -t * x), reduction), dt)
 
 
-def kl_div(self, target, reduction=1, *, log_target=False):
-    x, t, dt = _pair(self, target, reduction, "kl_div")
-    if log_target:
-        loss = np.exp(t) * (t - x)
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            xlogy = np.where(t == 0, 0, t * np.log(t))
-        loss = np.where(np.isnan(t), np.nan, xlogy) - t * x
-    return wrap(reduce(loss, reduction), dt)
-
-
 def binary_cross_entropy(self, target, weight=None, reduction=1):
     x, t, dt = _pair(self, target, reduction, "binary_cross_entropy")
     if ((x < 0) | (x > 1)).any():

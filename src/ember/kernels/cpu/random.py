@@ -29,7 +29,15 @@ def _uniform(rng, shape, dt):
     if dt.is_complex:               # both parts drawn, as torch (view_as_real, then the real kernel)
         parts = rng.random((*shape, 2), dtype=np.float32 if dt._np == np.complex64 else np.float64)
         return parts[..., 0] + 1j * parts[..., 1]
+    if dt.name in _HALF_DIGITS:
+        # torch's uniform_real keeps as many random bits as the dtype's mantissa holds, so `from + u*(to-from)`
+        # rounds below `to` (a full-precision u would round up to `to` itself about once per 2**digits draws)
+        scale = float(1 << _HALF_DIGITS[dt.name])
+        return np.floor(rng.random(shape) * scale) / scale
     return rng.random(shape, dtype=np.float32 if dt._np == np.float32 else np.float64)
+
+
+_HALF_DIGITS = {"float16": 11, "bfloat16": 8}     # std::numeric_limits<T>::digits
 
 
 def _sample_normal(rng, mean, std, shape, dt):

@@ -215,10 +215,12 @@ def logsumexp_out(self, dim, keepdim=False, *, out):
 
 
 def norm_Scalar(self, p=2):
+    M_reduction.check_norm_dtype(self)
     return linalg_vector_norm(self, p)
 
 
 def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    M_reduction.check_norm_dtype(self)
     return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
 
 

@@ -21,6 +21,18 @@ from ..meta import rnn as M
 from .rnn import _sigmoid_
 from .runtime import clib
 from .runtime.arrays import acc, wrap
+from .runtime.clib import address as _addr
+from ..._core.tensor_impl import TensorImpl as _Tensor
+
+_wrap_fresh = _Tensor._wrap_fresh
+
+
+def _result(a, dtype, fresh=False):
+    """wrap(a, dtype, fresh) (a fresh contiguous tensor of `a`, copied unless it owns its data or `fresh`)
+    without its generality when `a` already has the dtype's numpy type: one of a layer's several results."""
+    if a.dtype == dtype._np:
+        return _wrap_fresh(a if a.flags.c_contiguous and (fresh or a.flags.owndata) else a.copy(), dtype)
+    return wrap(a, dtype, fresh)
 
 _C_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 
@@ -109,13 +121,13 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
             gh = np.matmul(hp, w_hh_t)
             hn = out[t]
             if lstm_c is not None:
-                lstm_c(z.ctypes.data, gh.ctypes.data, c.ctypes.data, c.strides[0] // c.itemsize, hn.ctypes.data,
+                lstm_c(_addr(z), _addr(gh), _addr(c), c.strides[0] // c.itemsize, _addr(hn),
                        n, h)
                 cn = z[:, 4]
             else:
                 cn = _lstm_step_np(z, gh.reshape(n, 4, h), c, hn)
             hp, c = hn, cn
-        cy = wrap(c, input.dtype)
+        cy = _result(c, input.dtype)
     else:
         ws = np.empty((L, n, 4, h), gates.dtype)
         b_hn = np.ascontiguousarray(b_hh[2]) if has_biases else None
@@ -124,14 +136,14 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
             gh = np.matmul(hp, w_hh_t)
             ho = out[t]
             if gru_c is not None:
-                gru_c(gates[t].ctypes.data, gh.ctypes.data, None if b_hn is None else b_hn.ctypes.data,
-                      hp.ctypes.data, ws[t].ctypes.data, ho.ctypes.data, n, h)
+                gru_c(_addr(gates[t]), _addr(gh), None if b_hn is None else _addr(b_hn),
+                      _addr(hp), _addr(ws[t]), _addr(ho), n, h)
             else:
                 _gru_step_np(gates[t], gh.reshape(n, 3, h), b_hn, hp, ws[t], ho)
             hp = ho
-        cy = wrap(np.empty((0,), out.dtype), input.dtype)
+        cy = _result(np.empty((0,), out.dtype), input.dtype)
     dt = input.dtype
-    return wrap(_unseq(out, reverse, batch_first), dt), wrap(hp, dt), cy, wrap(ws, dt, fresh=True)
+    return _result(_unseq(out, reverse, batch_first), dt), _result(hp, dt), cy, _result(ws, dt, fresh=True)
 
 
 def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output,
@@ -166,16 +178,16 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
         cx = np.ascontiguousarray(acc(cx_tmp), dtype)
         for t in range(L - 1, -1, -1):
             cp, stride = (cx, h) if t == 0 else (ws[t - 1, :, 4], 6 * h)
-            step(ws[t].ctypes.data, cp.ctypes.data, stride, None if go is None else go[t].ctypes.data, dh.ctypes.data,
-                 dc.ctypes.data, d[t].ctypes.data, n, h)
+            step(_addr(ws[t]), _addr(cp), stride, None if go is None else _addr(go[t]), _addr(dh),
+                 _addr(dc), _addr(d[t]), n, h)
             dh = np.matmul(d[t].reshape(n, 4 * h), w_hh)
         d_in = d_hid = d.reshape(L * n, 4 * h)
         grad_cx = dc
     elif step is not None:
         direct = np.empty((n, h), dtype)
         for t in range(L - 1, -1, -1):
-            step(ws[t].ctypes.data, h_prev[t].ctypes.data, None if go is None else go[t].ctypes.data, dh.ctypes.data,
-                 d[t].ctypes.data, direct.ctypes.data, n, h)
+            step(_addr(ws[t]), _addr(h_prev[t]), None if go is None else _addr(go[t]), _addr(dh),
+                 _addr(d[t]), _addr(direct), n, h)
             dh = np.matmul(d[t, :, :3].reshape(n, 3 * h), w_hh)
             dh += direct
         d_hid = d[:, :, :3].reshape(L * n, 3 * h)
@@ -248,6 +260,6 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
     else:
         grad_b_ih, grad_b_hh = np.zeros(tuple(weight3._size), dtype), np.zeros(tuple(weight4._size), dtype)
     dt = input.dtype
-    return (wrap(_unseq(grad_x, reverse, batch_first), dt), wrap(grad_w_ih, dt), wrap(grad_w_hh, dt),
-            wrap(grad_b_ih, dt), wrap(grad_b_hh, dt), wrap(dh, dt),
-            wrap(grad_cx, dt) if grad_cx is not None else wrap(np.zeros(tuple(cx_tmp._size), dtype), dt))
+    return (_result(_unseq(grad_x, reverse, batch_first), dt, fresh=True), _result(grad_w_ih, dt), _result(grad_w_hh, dt),
+            _result(grad_b_ih, dt), _result(grad_b_hh, dt), _result(dh, dt),
+            _result(grad_cx, dt) if grad_cx is not None else _result(np.zeros(tuple(cx_tmp._size), dtype), dt))

@@ -34,3 +34,37 @@ def prelu(self, weight):
                                f"{weight.numel()} and channel size = {self._size[1]}.")
         w = weight.reshape([-1] + [1] * (self.dim() - 2))
     return aten.where(self > 0, self, self * w)
+
+
+# ------------------------------------------------------------------ rrelu (Activation.cpp / RreLU)
+def _check_rrelu_bounds(lower, upper):
+    if float(lower) > float(upper):
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+
+
+def rrelu(self, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    """rrelu_with_noise with a fresh noise tensor: its grad_fn is RreluWithNoiseBackward0, as torch's."""
+    _check_rrelu_bounds(lower, upper)
+    noise = aten.empty_like.default(self, memory_format="contiguous_format")
+    return aten.rrelu_with_noise.default(self, noise, lower, upper, training, generator)
+
+
+def rrelu_(self, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    _check_rrelu_bounds(lower, upper)
+    noise = aten.empty_like.default(self, memory_format="contiguous_format")
+    return aten.rrelu_with_noise_.default(self, noise, lower, upper, training, generator)
+
+
+def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result):
+    """Training: the slopes drawn in the forward (`noise`, 1 where the input was positive); eval: leaky_relu's
+    backward at the mean slope. Written in ops, so it is differentiable again."""
+    if training:
+        return aten.mul.Tensor(noise, grad_output)
+    slope = (float(lower) + float(upper)) / 2
+    if self_is_result and slope < 0:
+        raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead. File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+                           "backward calculation with negative slope")
+    return aten.where.self(aten.gt.Scalar(self, 0), grad_output, aten.mul.Scalar(grad_output, slope))

@@ -297,7 +297,7 @@ def matmul(self, other):
     if d1 == 2 and d2 == 1:
         return aten.mv.default(self, other)
     if d1 == 1 and d2 == 2:
-        return aten.squeeze.dim(aten.mm.default(aten.unsqueeze.default(self, 0), other), 0)
+        return aten.squeeze_.dim(aten.mm.default(aten.unsqueeze.default(self, 0), other), 0)   # torch's in-place
     if d1 == 2 and d2 == 2:
         return aten.mm.default(self, other)
     if _should_fold(self, other):

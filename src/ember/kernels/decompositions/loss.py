@@ -202,9 +202,9 @@ def l1_loss(self, target, reduction=1):
 
 
 def kl_div(self, target, reduction=1, *, log_target=False):
-    """torch's composite (Loss.cpp), run when autograd records: exp(t) (t - x) or xlogy(t, t) - t x, then the
-    reduction, so the graph ends in torch's nodes (MulBackward0, SubBackward0, MeanBackward0, SumBackward0).
-    The op's CPU kernel computes calls without grad in one numpy pass."""
+    """torch's composite (Loss.cpp), the op's only kernel as in torch: exp(t) (t - x) or xlogy(t, t) - t x, then
+    the reduction, so the graph ends in torch's nodes (MulBackward0, SubBackward0, MeanBackward0, SumBackward0)
+    and the result dtype is the promoted one with or without grad."""
     if self.dtype.is_complex or target.dtype.is_complex:
         raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (self.dtype.is_floating_point and target.dtype.is_floating_point):

@@ -1,7 +1,6 @@
 """CompositeImplicitAutograd kernels of torch's statistics composites (ReduceOps.cpp: diff, nanmean;
 Sorting.cpp: quantile, nanquantile; Correlation.cpp: cov, corrcoef), written in aten ops so that autograd,
 meta tensors and tracing see the ops they are made of. torch's argument checks and messages."""
-import math
 import numbers
 import warnings
 
@@ -52,6 +51,9 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(self, q, dim, keepdim, interpolation, ignore_nan):
+    """torch's quantile_compute (Sorting.cpp), op for op: sort, view to (*out_shape, n), ranks, gather,
+    lerp_ in place, and the in-place squeeze_/unsqueeze_/transpose_ that put q's dim first (the nodes torch
+    records: SqueezeBackward4 on top)."""
     scalar_q = isinstance(q, numbers.Number) or q.dim() == 0
     if self.numel() == 0:
         raise RuntimeError("quantile() input tensor must be non-empty")
@@ -72,52 +74,54 @@ def _quantile(self, q, dim, keepdim, interpolation, ignore_nan):
         qa = q._np if getattr(q, "_np", None) is not None else None
         if qa is not None and qa.size and not ((qa >= 0).all() and (qa <= 1).all()):
             raise RuntimeError("quantile() q values must be in the range [0, 1]")
-    qv = aten.reshape.default(q, [-1])                                       # (Q,)
-    # the values to reduce, as (..., n) with the reduced dim last
-    if dim is None:
-        x = aten.reshape.default(self, [-1])
-        out_shape = [1] * self.dim() if keepdim else []
-    else:
-        d = wrap_dim(dim, self.dim())
-        x = aten.movedim.int(self, d, -1) if self.dim() else aten.reshape.default(self, [1])
+    nd = self.dim()
+    # the output shape (quantile_output_shape), then q's dim in front
+    if dim is not None and nd > 0:
+        d = wrap_dim(dim, nd)
         out_shape = list(self.shape)
-        if self.dim():
-            if keepdim:
-                out_shape[d] = 1
-            else:
-                del out_shape[d]
-    sorted_x = aten.sort.default(x, -1)[0]                                   # nans last
-    n = sorted_x.shape[-1]
-    nan = aten.isnan.default(sorted_x)
-    valid = aten.sum.dim_IntList(aten.logical_not.default(nan), [-1], True)  # (..., 1)
-    if ignore_nan:
-        last = aten.sub.Tensor(valid, 1).to(self.dtype)
+        if keepdim:
+            out_shape[d] = 1
+        else:
+            del out_shape[d]
     else:
-        last = aten.full_like.default(valid, n - 1, dtype=self.dtype)
-    ranks = aten.mul.Tensor(aten.unsqueeze.default(last, -1), qv)            # (..., 1, Q)
-    ranks = aten.reshape.default(ranks, list(last.shape[:-1]) + [qv.shape[0]])
+        out_shape = [1] * nd if keepdim else []
+    if dim is None:
+        sorted_x = aten.sort.default(aten.flatten.using_ints(self), -1)[0]
+    elif wrap_dim(dim, max(nd, 1)) == nd - 1:
+        sorted_x = aten.sort.default(self, -1)[0]
+    else:
+        moved = aten.transpose.int(aten.unsqueeze.default(self, -1), wrap_dim(dim, max(nd, 1)), -1)
+        sorted_x = aten.sort.default(moved, -1)[0]
+    out_shape.insert(0, q.numel())
+    n = sorted_x.shape[-1]
+    sorted_x = aten.view.default(sorted_x, out_shape[1:] + [n])
+    nan = aten.isnan.default(sorted_x)
+    if ignore_nan:
+        # ranks over the non-nan values; an all-nan row gets rank 0, so its quantile is nan
+        count = aten.sum.dim_IntList(aten.logical_not.default(nan), [-1], True)
+        ranks = aten.mul.Tensor(q, aten.sub.Tensor(count, 1))
+        ranks = aten.masked_fill.Scalar(ranks, aten.lt.Scalar(ranks, 0), 0)
+    else:
+        # a row with a nan gets the last rank: its quantile is the nan sorted last
+        ranks, has_nan = aten.broadcast_tensors.default([aten.mul.Tensor(q, n - 1),
+                                                         aten.any.dim(nan, -1, True)])
+        ranks = aten.masked_fill.Scalar(ranks, has_nan, n - 1)
     if interpolation == "lower":
         ranks = aten.floor.default(ranks)
     elif interpolation == "higher":
         ranks = aten.ceil.default(ranks)
     elif interpolation == "nearest":
         ranks = aten.round.default(ranks)
-    lo_i = aten.clamp.default(aten.floor.default(ranks), 0, max(n - 1, 0)).to(D.int64)
-    hi_i = aten.clamp.default(aten.ceil.default(ranks), 0, max(n - 1, 0)).to(D.int64)
-    lo = aten.gather.default(sorted_x, -1, lo_i)
-    hi = aten.gather.default(sorted_x, -1, hi_i)
-    if interpolation == "midpoint":
-        r = aten.lerp.Scalar(lo, hi, 0.5)
-    elif interpolation == "linear":
-        r = aten.lerp.Tensor(lo, hi, aten.sub.Tensor(ranks, aten.floor.default(ranks)))
-    else:
-        r = lo
-    # a row with a nan: quantile is nan; nanquantile only when every value is nan
-    bad = aten.eq.Scalar(valid, 0) if ignore_nan else aten.lt.Scalar(valid, n)
-    r = aten.where.self(bad, aten.full_like.default(r, math.nan), r)
-    # (..., Q) -> (Q, ...out_shape) or out_shape for a scalar q
-    r = aten.movedim.int(r, -1, 0)
-    return aten.reshape.default(r, out_shape if scalar_q else [qv.shape[0]] + out_shape)
+    ranks_below = aten._to_copy.default(ranks, dtype=D.int64)
+    values = aten.gather.default(sorted_x, -1, ranks_below)
+    if interpolation in ("linear", "midpoint"):
+        weights = (aten.full_like.default(ranks, 0.5) if interpolation == "midpoint"
+                   else aten.sub.Tensor(ranks, ranks_below))
+        above = aten.gather.default(sorted_x, -1, aten._to_copy.default(aten.ceil.default(ranks), dtype=D.int64))
+        aten.lerp_.Tensor(values, above, weights)
+    if scalar_q:
+        return aten.squeeze_.dim(values, -1)
+    return aten.squeeze_.dim(aten.transpose_.default(aten.unsqueeze_.default(values, 0), 0, -1), -1)
 
 
 def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):

@@ -1,7 +1,9 @@
 """CompositeImplicitAutograd decompositions of view and memory ops into other ember ops
 (torch's TensorShape.cpp / TensorConversions.cpp). They run through the dispatcher again, so
 autograd, modes and meta all see the underlying ops."""
-from ..._core.strides import _CONTIGUOUS, wrap_dim
+from ..._core.dispatch_keys import PYTHON_BIT
+from ..._core.strides import _CONTIGUOUS, is_contiguous, wrap_dim
+from ..._core.tls import state
 from ..common import _tname
 from ..meta.view import _fmt, _intlist, compute_stride, infer_size
 from ..._ops import ops
@@ -10,6 +12,12 @@ aten = ops.aten
 
 
 # ---------------------------------------------------------------- reshaping
+def is_tensor_subclass_like(t):
+    """torch's isTensorSubclassLike: a tensor subclass (the Python key) or any tensor while a dispatch mode is
+    active. Composites take their functional, plain-view route for those (no _reshape_alias, no in-place)."""
+    return bool((t._ks | state.include) & PYTHON_BIT)
+
+
 def reshape(self, shape):
     if self._np is not None and shape.__class__ is tuple:
         # a contiguous cpu tensor to a tuple of non-negative ints with its element count (ViewBackward0's
@@ -23,8 +31,14 @@ def reshape(self, shape):
             if n == self._np.size and n and self.stride() == _CONTIGUOUS.get(self._size):
                 return aten.view.default(self, shape)
     shape = infer_size(_intlist(shape), self.numel())
-    if compute_stride(self._size, self.stride(), shape) is not None:
-        return aten.view.default(self, shape)
+    st = compute_stride(self._size, self.stride(), shape)
+    if st is not None:
+        # torch: a contiguous tensor is viewed; any other viewable layout goes through _reshape_alias
+        # (ReshapeAliasBackward0), except for tensor subclasses and under a dispatch mode (isTensorSubclassLike),
+        # which see a plain view
+        if is_tensor_subclass_like(self) or is_contiguous(self._size, self.stride()):
+            return aten.view.default(self, shape)
+        return aten._reshape_alias.default(self, shape, st)
     return aten._unsafe_view.default(aten.clone.default(self, memory_format="contiguous_format"), shape)
 
 
@@ -132,6 +146,14 @@ def swapaxes(self, axis0, axis1):
 
 def swapdims(self, dim0, dim1):
     return aten.transpose.int(self, dim0, dim1)
+
+
+def swapaxes_(self, axis0, axis1):
+    return aten.transpose_.default(self, axis0, axis1)
+
+
+def swapdims_(self, dim0, dim1):
+    return aten.transpose_.default(self, dim0, dim1)
 
 
 def ravel(self):

@@ -2,6 +2,7 @@
 functionalization emits): each runs its view op and copies the result into fresh contiguous memory; the out=
 forms (torchgen's autogen `.out`) check that `out` has the result's dtype, resize it like
 at::native::resize_output and copy into it. One maker serves every op; the derivatives are the views' (native/derivatives/view_copy.yaml)."""
+from ..._core.tls import state
 from ..._ops import ops
 from ..common import c_type_name, resize_out
 
@@ -57,7 +58,16 @@ transpose_copy_int, transpose_copy_int_out = _make("transpose", "int")
 unbind_copy_int, unbind_copy_int_out = _make("unbind", "int")
 unfold_copy, unfold_copy_out = _make("unfold", "default")
 unsqueeze_copy, unsqueeze_copy_out = _make("unsqueeze", "default")
-view_as_complex_copy, view_as_complex_copy_out = _make("view_as_complex", "default")
+_view_as_complex_copy, view_as_complex_copy_out = _make("view_as_complex", "default")
 view_as_real_copy, view_as_real_copy_out = _make("view_as_real", "default")
 view_copy, view_copy_out = _make("view", "default")
 view_copy_dtype, view_copy_dtype_out = _make("view", "dtype")
+
+
+def view_as_complex_copy(self):
+    """torch has no complex derivative for view_as_complex_copy (it is not in GRADIENT_IMPLEMENTED_FOR_COMPLEX):
+    a result that would require grad is refused (throw_error_for_complex_autograd) rather than given a history."""
+    if self.requires_grad and state.grad_enabled:
+        raise RuntimeError("view_as_complex_copy does not support automatic differentiation for outputs with complex "
+                           "dtype.")
+    return _view_as_complex_copy(self)

@@ -125,3 +125,28 @@ def softshrink_backward_spec(grad_output, self):
 def softshrink_backward(grad_output, self, lambd):
     shape, rdt = softshrink_backward_spec(grad_output, self)
     return empty_tensor(shape, rdt, META, out_strides(shape, grad_output, self))
+
+
+# ------------------------------------------------------------------ rrelu_with_noise
+def check_rrelu_with_noise(self, noise, training):
+    """torch's checks, in its order: the noise shape, then the floating dtype (eval mode runs leaky_relu, so its
+    kernel is the one named) and, in training, the noise dtype. The bounds are checked by the cpu kernel only
+    when it draws a slope (torch's uniform distribution checks them; an input without elements <= 0 passes)."""
+    if tuple(self._size) != tuple(noise._size):
+        raise RuntimeError(f"noise tensor shape must match self tensor shape. Got self.shape = {list(self._size)} "
+                           f"noise.shape = {list(noise._size)}")
+    if not self.dtype.is_floating_point:
+        kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(self.dtype)}'")
+    if training and noise.dtype is not self.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(self.dtype)} but found {_tname(noise.dtype)}")
+
+
+def rrelu_with_noise(self, noise, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    check_rrelu_with_noise(self, noise, training)
+    return empty_tensor(self._size, self.dtype, META)
+
+
+def rrelu_with_noise_(self, noise, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    check_rrelu_with_noise(self, noise, training)
+    return self

@@ -17,8 +17,8 @@ def pointwise_spec(self, target, reduction, name="loss"):
     if name == "binary_cross_entropy_with_logits" and tuple(self._size) != tuple(target._size):
         raise ValueError(f"Target size ({_torch_size(target._size)}) must be the same as input size "
                          f"({_torch_size(self._size)})")
-    try:   # kl_div's formula starts from target, so torch names target "tensor a"
-        shape = broadcast_shapes(*((target._size, self._size) if name == "kl_div" else (self._size, target._size)))
+    try:
+        shape = broadcast_shapes(self._size, target._size)
     except RuntimeError as e:       # torch's TensorIterator message stops at the dimension
         raise RuntimeError(str(e).split(":")[0]) from None
     return (tuple(shape) if reduction == 0 else ()), self.dtype
@@ -80,9 +80,6 @@ l1_loss = pointwise("l1_loss")
 smooth_l1_loss = pointwise("smooth_l1_loss")
 huber_loss = pointwise("huber_loss")
 soft_margin_loss = pointwise("soft_margin_loss")
-kl_div = pointwise("kl_div")
-
-
 def binary_cross_entropy(self, target, weight=None, reduction=1):
     shape, dt = pointwise_spec(self, target, reduction, "binary_cross_entropy")
     return alloc(shape, dt, self.device)

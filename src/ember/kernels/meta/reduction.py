@@ -207,11 +207,21 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     return _t(reduce_spec(self, dim, keepdim, "linalg.vector_norm")[1], d)
 
 
+def check_norm_dtype(self):
+    """norm.Scalar / norm.ScalarOpt_dim / norm.out (and frobenius_norm through them): torch's own message; the
+    dtype= overloads leave the check to linalg.vector_norm."""
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_tname(self.dtype)} "
+                           "instead.")
+
+
 def norm_Scalar(self, p=2):
+    check_norm_dtype(self)
     return linalg_vector_norm(self, p)
 
 
 def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    check_norm_dtype(self)
     return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
 
 

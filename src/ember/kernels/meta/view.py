@@ -198,6 +198,12 @@ def as_strided(self, size, stride, storage_offset=None):
     return make_view(self, size, stride, off)
 
 
+def reshape_alias(self, size, stride):
+    """_reshape_alias: reshape's view of a tensor that is not contiguous but whose layout allows the new shape
+    (the strides come from compute_stride)."""
+    return as_strided(self, size, stride)
+
+
 def expand(self, size, implicit=False):
     size = _intlist(size)
     nd, ndt = len(size), self.dim()
@@ -392,7 +398,46 @@ def squeeze_dim(self, dim):
 
 
 def squeeze_dims(self, dim):
-    return _squeeze_dims(self, {wrap_dim(d, self.dim()) for d in _intlist(dim)})
+    seen = set()
+    for d in _intlist(dim):         # torch's dim_list_to_bitset: wrapped and checked in order
+        d = wrap_dim(d, self.dim())
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return _squeeze_dims(self, seen)
+
+
+# ---------------------------------------------------------------- in-place views (tag inplace_view)
+def _take_geometry(self, view):
+    """self becomes `view` (a view of self's storage): its sizes, strides and numpy view change in place."""
+    self._size, self._stride, self._offset, self._np = view._size, view.stride(), view._offset, view._np
+    return self
+
+
+def squeeze_(self):
+    return _take_geometry(self, squeeze(self))
+
+
+def squeeze_dim_(self, dim):
+    return _take_geometry(self, squeeze_dim(self, dim))
+
+
+def squeeze_dims_(self, dim):
+    return _take_geometry(self, squeeze_dims(self, dim))
+
+
+def unsqueeze_(self, dim):
+    return _take_geometry(self, unsqueeze(self, dim))
+
+
+def transpose_(self, dim0, dim1):
+    return _take_geometry(self, transpose(self, dim0, dim1))
+
+
+def t_(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return _take_geometry(self, t(self))
 
 
 def diagonal(self, offset=0, dim1=0, dim2=1):

@@ -18,6 +18,10 @@ from .norm import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .pool import *  # noqa: F401,F403
 from .softmax import *  # noqa: F401,F403
+from .. import grad  # noqa: F401,E402  (torch.nn.functional.grad is the module torch.nn.grad)
+from ..._tensor import Tensor  # noqa: F401,E402  (torch.nn.functional.Tensor)
+from ._common import assert_int_or_pair, boolean_dispatch  # noqa: F401,E402
+import ember as torch  # noqa: F401,E402  (torch.nn.functional.torch: the package itself)
 
 __all__ = [_n for _m in ('activation', 'attention', 'conv', 'distance', 'dropout', 'embedding', 'interpolate', 'linear', 'loss', 'norm', 'padding', 'pool', 'softmax') for _n in _sys.modules[__name__ + "." + _m].__all__]
 

@@ -138,16 +138,10 @@ def prelu(input, weight):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    if not training:
-        return leaky_relu(input, (lower + upper) / 2, inplace)
-    slopes = ember.empty(input.shape, dtype=input.dtype).uniform_(lower, upper)
-    out = ember.where(input >= 0, input, input * slopes)
-    if inplace:
-        with ember.no_grad():
-            input.copy_(out)
-        return input
-    return out
+    """Randomized leaky ReLU: in training each element <= 0 gets its own slope drawn from U(lower, upper), in eval
+    the slope is their mean (torch.rrelu / torch.rrelu_, one rrelu_with_noise op)."""
+    return ember.rrelu_(input, lower, upper, training) if inplace else ember.rrelu(input, lower, upper, training)
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return rrelu(input, lower, upper, training, True)
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return ember.rrelu_(input, lower, upper, training, generator)

@@ -1,6 +1,7 @@
 """nn.functional's resampling (torch/nn/functional.py interpolate, grid_sample, pixel_shuffle,
 pixel_unshuffle): picks the upsample_* op from the mode and input rank and resolves size / scale_factor /
-recompute_scale_factor the way torch does; channel_shuffle; affine_grid's argument checks."""
+recompute_scale_factor the way torch does; the deprecated upsample, upsample_nearest and upsample_bilinear (interpolate
+after torch's warning); channel_shuffle; affine_grid's argument checks."""
 import math
 import warnings
 
@@ -8,7 +9,7 @@ import ember
 from ..._ops import ops as _ops
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "grid_sample", "interpolate", "channel_shuffle", "native_channel_shuffle",
-           "affine_grid"]
+           "affine_grid", "upsample", "upsample_nearest", "upsample_bilinear"]
 
 
 def channel_shuffle(input, groups):
@@ -145,3 +146,22 @@ def affine_grid(theta, size, align_corners=None):
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     return ember.affine_grid_generator(theta, list(size), align_corners)
+
+
+def _deprecated_upsample(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    _deprecated_upsample("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    _deprecated_upsample("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    _deprecated_upsample("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -8,7 +8,7 @@ from ..._arg_parser import _bad_arg
 from ..._tensor import Tensor
 from ..._core.dispatch_keys import AUTOGRAD_BIT, DispatchKey
 from ..._core.tensor_impl import TensorImpl
-from ..._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ...kernels.common import _tname
 from ...kernels.cpu import linalg_matmul as _cpu
 
@@ -38,7 +38,7 @@ def _direct(input, weight, bias):
         if b is None or b.dtype != x.dtype or b.shape != (w.shape[0],):
             return None
         ks |= bias._ks
-    if ks & AUTOGRAD_BIT:
+    if ks & AUTOGRAD_BIT and _GRAD_OFF:
         ks &= ~_tls._exclude
     if bias is None:
         if _mm_cache.get(ks) is not _cpu.mm:

@@ -1,10 +1,10 @@
-"""nn.functional's softmax family (torch/nn/functional.py softmax, softmin, log_softmax)."""
+"""nn.functional's softmax family (torch/nn/functional.py softmax, softmin, log_softmax, gumbel_softmax)."""
 import warnings
 
 
 import ember
 
-__all__ = ["softmax", "softmin", "log_softmax"]
+__all__ = ["softmax", "softmin", "log_softmax", "gumbel_softmax"]
 
 
 def _softmax_dim(name, ndim):
@@ -26,3 +26,17 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _softmax_dim("log_softmax", input.dim()) if dim is None else dim
     return ember.log_softmax(input, dim, dtype=dtype)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Softmax of (logits + Gumbel(0, 1) noise) / tau; `hard` gives the one-hot of its argmax in the forward with
+    the soft sample's gradient (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -ember.empty_like(logits, memory_format=ember.contiguous_format).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = ember.zeros_like(logits, memory_format=ember.contiguous_format).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -1,5 +1,5 @@
 from .module import Module  # noqa: F401
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
+from .container import Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .linear import Identity, Linear, Bilinear, LazyLinear  # noqa: F401
 from .lazy import LazyModuleMixin  # noqa: F401

@@ -1,6 +1,8 @@
 """BatchNorm1d/2d/3d (torch/nn/modules/batchnorm.py): running statistics with momentum (None = cumulative
 moving average), track_running_stats, affine; num_batches_tracked buffer (state_dict version 2); the Lazy forms
-(num_features from the first input) for batch and instance norm."""
+(num_features from the first input) for batch and instance norm; SyncBatchNorm (BatchNorm whenever there is nothing
+to synchronize: torch synchronizes only tensors on an accelerator, which ember does not have)."""
+import sys
 import ember
 from .. import functional as F
 from .. import init
@@ -8,7 +10,8 @@ from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -150,3 +153,52 @@ class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
 class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     cls_to_become = BatchNorm3d
     _check_input_dim = BatchNorm3d._check_input_dim
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm whose training statistics torch all-reduces across the process group. Synchronizing needs an
+    accelerator tensor, so on cpu this is torch's behaviour without a GPU: BatchNorm when no process group is
+    initialized (or in eval mode), torch's ValueError in training when one is."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype,
+                         bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
+        dist = sys.modules.get("ember.distributed")      # never imported: no process group can be initialized
+        if bn_training and self.training and dist is not None and dist.is_available() and dist.is_initialized():
+            raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Every BatchNorm*d in `module` replaced by a SyncBatchNorm sharing its parameters and buffers (a
+        BatchNorm given directly comes back as a new SyncBatchNorm)."""
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                with ember.no_grad():
+                    out.weight = module.weight
+                    out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return out

@@ -1,4 +1,5 @@
-"""Containers (torch/nn/modules/container.py): Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""Containers (torch/nn/modules/container.py): Container (the old one), Sequential, ModuleList, ModuleDict,
+ParameterList, ParameterDict."""
 import operator
 from collections import OrderedDict, abc as container_abcs
 from itertools import chain, islice
@@ -7,7 +8,16 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent, typename
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+
+
+class Container(Module):
+    """The old container: a Module whose keyword arguments become its submodules."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

@@ -23,7 +23,7 @@ from ..._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 
 _aten = _ops.aten
 
-__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 _LAYER_MODES = {"LSTM": 2, "GRU": 3}      # the modes of mkldnn_rnn_layer (torch's mkldnn numbers)

@@ -1,0 +1,232 @@
+"""torch/_inductor's extern fused attention (aten._scaled_dot_product_flash_attention_for_cpu and its backward)
+called from the generated C entry: cblas gemms and the row kernels of ember's fused attention
+(kernels/cpu/csrc/attention.c), with no return to Python in between.
+
+The C follows eager's kernels/cpu/attention.py per (batch, head) pair, whose scores (L x S) stay in the cache:
+- forward: s = q k^T (a gemm, k read transposed in place), then `attn_softmax_fwd` turns the rows into the scaled,
+  causal-masked softmax and their log-sum-exp, then out = p v;
+- backward: d = rowsum(dO * O), p = exp(scale q k^T - lse) (`attn_probs`), dv = p^T dO, dp = dO v^T,
+  ds = scale p (dp - d) (`attn_softmax_bwd`), dq = ds k, dk = ds^T q.
+q, k, v, dO and O are read in place through their strides (each (L, E) matrix needs a unit stride along E, as
+eager's (B, T, H, E)-ordered views have); the results are written with the strides of the graph's buffers. It
+applies without attn_mask and dropout (what the graph has when scaled_dot_product_attention takes the fused op),
+for float32/float64 with static sizes; everything else stays a Python extern call. The gemms are numpy's OpenBLAS
+(blas_calls.py binds them); the row kernels' addresses come from ember's attention library (`bind`).
+"""
+from ember._core import dtype as _dt
+
+from ..ir import BufferView, ExternKernel, MultiOutput
+from . import blas_calls
+
+ATTENTION_OPS = ("aten._scaled_dot_product_flash_attention_for_cpu.default",
+                 "aten._scaled_dot_product_flash_attention_for_cpu_backward.default")
+_CTYPE = {_dt.float32: "float", _dt.float64: "double"}
+_SUFFIX = {_dt.float32: "f32", _dt.float64: "f64"}
+_ROW_FNS = ("attn_softmax_fwd", "attn_probs", "attn_softmax_bwd")
+
+
+def _library():
+    from ember.kernels.cpu.runtime import clib
+    if not clib.enabled():
+        return None
+    return clib.library("attention")
+
+
+def _static(lay):
+    return all(type(x) is int for x in lay.size + lay.stride + (lay.offset,))
+
+
+def _matrix_ok(lay, rows, cols):
+    """A (B, H, rows, cols) layout whose (rows, cols) matrices BLAS reads row by row: unit column stride."""
+    return (_static(lay) and len(lay.size) == 4 and tuple(lay.size[2:]) == (rows, cols) and
+            (cols <= 1 or lay.stride[3] == 1) and (rows <= 1 or lay.stride[2] >= max(1, cols)))
+
+
+class AttentionPlan:
+    """The attention extern `buf` as C statements of the entry (see the module docstring)."""
+
+    def __init__(self, buf, dtype, views, writes, dims, scale, causal, backward):
+        self.buf = buf
+        self.dtype = dtype
+        self.views = views            # operand name -> BufferView
+        self.writes = writes          # result name -> the MultiOutput it writes
+        self.B, self.H, self.L, self.S, self.E = dims
+        self.scale, self.causal, self.backward = scale, causal, backward
+
+    def buffer_names(self):
+        names = []
+        for v in self.views.values():
+            if v.buffer.name not in names:
+                names.append(v.buffer.name)
+        for b in self.writes.values():
+            if b.name not in names:
+                names.append(b.name)
+        return names
+
+    def written(self):
+        return list(self.writes.values())
+
+    def c(self, uid, ptr, base_offset, threads):
+        """(helper C, the entry's statements); ptr(buffer name) is the C expression of a buffer's first element,
+        base_offset(view) the element offset of a view from it."""
+        t = _CTYPE[self.dtype]
+        sfx = _SUFFIX[self.dtype]
+        gemm = "ember_sgemm" if self.dtype is _dt.float32 else "ember_dgemm"
+        B, H, L, S, E = self.B, self.H, self.L, self.S, self.E
+        mats = {}
+        for name, v in self.views.items():
+            st = v.layout.stride
+            mats[name] = (f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})", st)
+        for name, b in self.writes.items():
+            mats[name] = (f"(({t}*){ptr(b.name)})", b.layout.stride)      # (ptr: at its first element)
+
+        def at(name, rest=""):
+            base, st = mats[name]
+            return f"{base} + b * {st[0]} + h * {st[1]}{rest}"
+
+        def ld(name):
+            return mats[name][1][2] if len(mats[name][1]) > 2 else 1
+
+        def mm(ta, tb, m, n, k, a, lda, b_, ldb, c, ldc):
+            ta = blas_calls.TRANS if ta else blas_calls.NO_TRANS
+            tb = blas_calls.TRANS if tb else blas_calls.NO_TRANS
+            return (f"            {gemm}({blas_calls.ROW_MAJOR}, {ta}, {tb}, {m}, {n}, {k}, 1.0, {a}, {lda}, {b_}, "
+                    f"{ldb}, 0.0, {c}, {ldc});")
+        causal = 1 if self.causal else 0
+        head = f"    /* {self.buf.name} = {self.buf.op}: gemms and ember's attention row kernels */\n    {{\n"
+        work = ["s"] + (["dp", "d", "lse_c"] if self.backward else ["lse_r"])
+        sizes = {"s": L * S, "dp": L * S, "d": L, "lse_c": L, "lse_r": L}
+        lines = [f"        {t}* {w} = ({t}*)malloc({sizes[w]} * sizeof({t}));" for w in work]
+        ok = " && ".join(work)
+        lines.append(f"        if (!({ok})) ember_index_error = 3;")
+        lines.append(f"        else for (int64_t b = 0; b < {B}; b++) for (int64_t h = 0; h < {H}; h++) {{")
+        if not self.backward:
+            lines += [mm(False, True, L, S, E, at("q"), ld("q"), at("k"), ld("k"), "s", S),
+                      f"            ember_attn_softmax_fwd_{sfx}(s, lse_r, {L}, {S}, {L}, 0, {self.scale!r}, {causal});",
+                      f"            for (int64_t i = 0; i < {L}; i++) ({at('lse')})[i * {mats['lse'][1][2]}] = lse_r[i];",
+                      mm(False, False, L, E, S, "s", S, at("v"), ld("v"), at("out"), ld("out"))]
+        else:
+            go_st, o_st = mats["go"][1], mats["o"][1]
+            lse_st = mats["lse"][1]
+            lines += [f"            for (int64_t i = 0; i < {L}; i++) {{",
+                      f"                const {t}* gr = {at('go')} + i * {go_st[2]};",
+                      f"                const {t}* orow = {at('o')} + i * {o_st[2]};",
+                      f"                {t} acc = 0;",
+                      f"                for (int64_t e = 0; e < {E}; e++) acc += gr[e] * orow[e];",
+                      "                d[i] = acc;",
+                      f"                lse_c[i] = ({at('lse')})[i * {lse_st[2]}];",
+                      "            }",
+                      mm(False, True, L, S, E, at("q"), ld("q"), at("k"), ld("k"), "s", S),
+                      f"            ember_attn_probs_{sfx}(s, lse_c, {L}, {S}, {L}, 0, {self.scale!r}, {causal});",
+                      mm(True, False, S, E, L, "s", S, at("go"), ld("go"), at("gv"), ld("gv")),
+                      mm(False, True, L, S, E, at("go"), ld("go"), at("v"), ld("v"), "dp", S),
+                      f"            ember_attn_softmax_bwd_{sfx}(s, dp, d, {L}, {S}, {L}, 0, {self.scale!r}, {causal});",
+                      mm(False, False, L, E, S, "dp", S, at("k"), ld("k"), at("gq"), ld("gq")),
+                      mm(True, False, S, E, L, "dp", S, at("q"), ld("q"), at("gk"), ld("gk"))]
+        lines.append("        }")
+        lines += [f"        free({w});" for w in work]
+        return "", head + "\n".join(lines) + "\n    }"
+
+
+def attention_plan(buf, multi_outputs=()):
+    """An AttentionPlan when the extern `buf` can run from C, else None; `multi_outputs` are the graph's
+    MultiOutput buffers that read it."""
+    if not isinstance(buf, ExternKernel) or buf.has_tensor_result or str(buf.op) not in ATTENTION_OPS:
+        return None
+    if blas_calls.blas_int_bits() is None or _library() is None:
+        return None
+    backward = str(buf.op) == ATTENTION_OPS[1]
+    kwargs = dict(buf.kwargs)
+    scale = kwargs.pop("scale", None)
+    if kwargs.pop("attn_mask", None) is not None or kwargs:
+        return None
+    args = list(buf.args)
+    if backward:
+        if len(args) != 8:
+            return None
+        go, q, k, v, o, lse, dropout_p, causal = args
+        views = {"go": go, "q": q, "k": k, "v": v, "o": o, "lse": lse}
+        results = ("gq", "gk", "gv")
+    else:
+        if len(args) == 3:
+            args += [0.0, False]
+        elif len(args) == 4:
+            args += [False]
+        if len(args) != 5:
+            return None
+        q, k, v, dropout_p, causal = args
+        views = {"q": q, "k": k, "v": v}
+        results = ("out", "lse")
+    if dropout_p != 0 or type(causal) is not bool or any(not isinstance(x, BufferView) for x in views.values()):
+        return None
+    dtype = q.buffer.dtype
+    if dtype not in _CTYPE or any(x.buffer.dtype is not dtype or x.layout.dtype is not dtype for x in views.values()):
+        return None
+    if len(q.layout.size) != 4 or not _static(q.layout) or not _static(k.layout):
+        return None
+    B, H, L, E = q.layout.size
+    S = k.layout.size[2]
+    if min(B, H, L, S, E) < 1 or tuple(k.layout.size) != (B, H, S, E) or tuple(v.layout.size) != (B, H, S, E):
+        return None
+    if not (_matrix_ok(q.layout, L, E) and _matrix_ok(k.layout, S, E) and _matrix_ok(v.layout, S, E)):
+        return None
+    if backward:
+        if not (_matrix_ok(go.layout, L, E) and _matrix_ok(o.layout, L, E)):
+            return None
+        if not _static(lse.layout) or tuple(lse.layout.size) != (B, H, L):
+            return None
+    if scale is None:
+        scale = 1.0 / E ** 0.5
+    elif type(scale) not in (int, float):
+        return None
+    writes = dict.fromkeys(results)
+    for mo in multi_outputs:
+        if not isinstance(mo, MultiOutput) or mo.kernel is not buf or len(mo.path) != 1 or \
+                not 0 <= mo.path[0] < len(results):
+            return None
+        name = results[mo.path[0]]
+        if writes[name] is not None or mo.layout.dtype is not dtype:
+            return None
+        lay = mo.layout
+        if name == "lse":
+            if not _static(lay) or tuple(lay.size) != (B, H, L):
+                return None
+        elif not _matrix_ok(lay, S if name in ("gk", "gv") else L, E):
+            return None
+        writes[name] = mo
+    if any(b is None for b in writes.values()):
+        return None                      # (the graph makes a MultiOutput of every tensor result)
+    return AttentionPlan(buf, dtype, views, writes, (B, H, L, S, E), float(scale), causal, backward)
+
+
+def preamble():
+    """C declarations of the attention row kernels' pointers and `ember_set_attention`, which the loader calls."""
+    lines = ["/* ember's attention row kernels (kernels/cpu/csrc/attention.c): set by the loader "
+             "(codegen/attention_calls.py) */", "#include <stdlib.h>"]
+    names = []
+    for sfx, t in (("f32", "float"), ("f64", "double")):
+        lines.append(f"static void (*ember_attn_softmax_fwd_{sfx})({t}*, {t}*, int64_t, int64_t, int64_t, int64_t, "
+                     "double, int);")
+        lines.append(f"static void (*ember_attn_probs_{sfx})({t}*, const {t}*, int64_t, int64_t, int64_t, int64_t, "
+                     "double, int);")
+        lines.append(f"static void (*ember_attn_softmax_bwd_{sfx})(const {t}*, {t}*, const {t}*, int64_t, int64_t, "
+                     "int64_t, int64_t, double, int);")
+        names += [f"ember_{fn}_{sfx}" for fn in _ROW_FNS]
+    body = "".join(f"    *(void**)&{nm} = f[{i}];\n" for i, nm in enumerate(names))
+    lines.append(f"void ember_set_attention(void** f)\n{{\n{body}}}")
+    return "\n".join(lines) + "\n"
+
+
+def bind(lib):
+    """Give a loaded library the addresses of the attention row kernels (RuntimeError when they are missing)."""
+    import ctypes
+    att = _library()
+    if att is None:
+        raise RuntimeError("ember._inductor: the generated C calls ember's attention row kernels (attention.c), "
+                           "which are not available in this process")
+    names = [f"{fn}_{sfx}" for sfx in ("f32", "f64") for fn in _ROW_FNS]
+    addrs = (ctypes.c_void_p * len(names))(*(ctypes.cast(getattr(att, nm), ctypes.c_void_p).value for nm in names))
+    fn = lib["ember_set_attention"]
+    fn.argtypes = [ctypes.c_void_p]
+    fn.restype = None
+    fn(ctypes.cast(addrs, ctypes.c_void_p))

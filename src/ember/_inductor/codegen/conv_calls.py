@@ -1,0 +1,386 @@
+"""torch/_inductor's extern convolutions (aten.convolution, aten.convolution_backward) called from the generated C
+entry: ember's direct stride-1 convolution (kernels/cpu/csrc/dconv.c) with no return to Python in between.
+
+A convolution extern whose eager kernel would take conv_direct's path (float32/float64, stride 1, few channels:
+`conv_direct.usable` decides, with the limits eager uses) becomes C statements of the graph's entry
+(`conv_plan` decides, `ConvPlan.c` writes them):
+- forward: the weight is rearranged into dconv's (groups, K, mpad) layout (and the bias padded) in scratch memory,
+  then `dconv_fwd` runs over the images, split over `config.threads()` threads as eager splits them over its pool;
+- convolution_backward, grad_input: a forward convolution of the output gradient padded by dilation*(K-1) - pad
+  with the kernel flipped and its channel axes swapped (eager's conv_direct.input_grad);
+- convolution_backward, grad_weight: `dconv_wgrad` into one zeroed block per thread, summed in order and cropped
+  (eager's conv_direct.weight_grad). dconv declines an input holding inf or NaN (its thrown-away grid positions
+  would leak them into other taps); the entry then computes that gradient with a plain loop over the real
+  positions, which forms the same products as eager's im2col fallback.
+The results are eager's bit for bit (the same C, the same split of the images). A bias gradient requested from
+convolution_backward itself (inductor's decompositions give it as a separate sum), a transposed or strided
+convolution, symbolic sizes and non-contiguous operands stay Python extern calls. The results are buffers of the
+memory plan; convolution_backward's MultiOutput buffers are written by the call itself.
+
+The library's functions are given to the loaded module by `bind` (`ember_set_dconv`), as blas_calls does for
+the gemms.
+"""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+
+from ember._core import dtype as _dt
+
+from ..ir import BufferView, ExternKernel, MultiOutput
+
+CONV_OPS = ("aten.convolution.default", "aten.convolution_backward.default")
+_SUFFIX = {_dt.float32: "f32", _dt.float64: "f64"}
+_CTYPE = {_dt.float32: "float", _dt.float64: "double"}
+
+
+def _library():
+    """ember's loaded dconv library, or None (no C compiler, C kernels off)."""
+    from ember.kernels.cpu.runtime import clib
+    if not clib.enabled():
+        return None
+    return clib.library("dconv")
+
+
+def _ints(xs, d):
+    xs = tuple(xs)
+    if len(xs) == 1 and d > 1:
+        xs = xs * d
+    if len(xs) != d or any(type(x) is not int for x in xs):
+        return None
+    return xs
+
+
+def _static_contiguous(view):
+    lay = view.layout
+    return all(type(x) is int for x in lay.size + lay.stride + (lay.offset,)) and lay.is_contiguous()
+
+
+class _Fwd:
+    """One dconv_fwd run: y (n, groups*m, *out) = x (n, c, *S) by the rearranged weight (see ConvPlan.c)."""
+
+    def __init__(self, x, y, w, b, n, c, groups, m, kern, in_sp, out, pd, dl, flipped):
+        from ember.kernels.cpu import conv_direct
+        from ember.kernels.cpu.conv_im2col import geometry
+        self.x, self.y, self.w, self.b = x, y, w, b          # names of the operands (b: None)
+        self.n, self.c, self.groups, self.m = n, c, groups, m
+        self.mb, self.mpad = conv_direct._block(m)
+        self.taps = math.prod(kern)
+        self.k = c // groups * self.taps                     # rows of the rearranged weight per group
+        self.flipped = flipped                               # the input gradient's flipped, swapped kernel
+        self.geo = [int(v) for v in geometry(in_sp, kern, out, (1,) * len(kern), pd, dl)]
+        self.xs, self.ys = c * math.prod(in_sp), groups * m * math.prod(out)
+        self.work = n * self.ys * self.k
+        self.min_work = conv_direct._MIN_WORK
+
+
+class _WGrad:
+    """One dconv_wgrad run: gw (groups*m, cg, *K) of x (n, c, *S) and the output gradient go (n, groups*m, *O)."""
+
+    def __init__(self, x, go, gw, n, c, groups, m, kern, in_sp, out, pd, dl):
+        from ember.kernels.cpu import conv_direct
+        from ember.kernels.cpu.conv_im2col import geometry
+        self.x, self.go, self.gw = x, go, gw
+        self.n, self.c, self.groups, self.m = n, c, groups, m
+        self.k = c // groups * math.prod(kern)
+        self.mpad, self.kpad = -(-m // 3) * 3, -(-self.k // 3) * 3     # multiples of dconv.c's WM, WK
+        self.geo = [int(v) for v in geometry(in_sp, kern, out, (1,) * len(kern), pd, dl)]
+        self.xs, self.gs = c * math.prod(in_sp), groups * m * math.prod(out)
+        self.work = n * math.prod(out) * m * groups * self.k
+        self.min_work = conv_direct._MIN_WORK
+        self.kern, self.in_sp, self.out, self.pd, self.dl = kern, in_sp, out, pd, dl
+
+
+class ConvPlan:
+    """The convolution (or convolution_backward) extern `buf` as C statements of the entry."""
+
+    def __init__(self, buf, dtype, views, writes, runs):
+        self.buf = buf
+        self.dtype = dtype
+        self.views = views        # operand name -> BufferView it reads
+        self.writes = writes      # result name -> the Buffer (the extern, or a MultiOutput) it writes
+        self.runs = runs          # _Fwd / _WGrad, in order
+
+    def buffer_names(self):
+        """The buffers whose addresses the entry passes: the operands read, then those written."""
+        names = []
+        for v in self.views.values():
+            if v.buffer.name not in names:
+                names.append(v.buffer.name)
+        for b in self.writes.values():
+            if b.name not in names:
+                names.append(b.name)
+        return names
+
+    def written(self):
+        return list(self.writes.values())
+
+    def c(self, uid, ptr, base_offset, threads):
+        """(helper C functions, the entry's statements) for this call; ptr(buffer name) is the C expression of a
+        buffer's first element, base_offset(view) the element offset of a view from it."""
+        t = _CTYPE[self.dtype]
+        sfx = _SUFFIX[self.dtype]
+        addr = {}
+        for name, v in self.views.items():
+            addr[name] = f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})"
+        for name, b in self.writes.items():
+            addr[name] = f"(({t}*){ptr(b.name)})"
+        helpers, body = [], [f"    /* {self.buf.name} = {self.buf.op}: ember's direct convolution (dconv.c) */"]
+        for i, run in enumerate(self.runs):
+            fn = f"ember_conv{uid}_{i}"
+            if isinstance(run, _Fwd):
+                h, b = _fwd_c(run, fn, t, sfx, addr, threads)
+            else:
+                h, b = _wgrad_c(run, fn, t, sfx, addr, threads)
+            helpers.append(h)
+            body += ["    {", b, "    }"]
+        return "".join(helpers), "\n".join(body)
+
+
+def _parts(run, threads):
+    """How many chunks of images the run is split into (eager's conv_direct._split)."""
+    return min(threads, run.n) if threads > 1 and run.work >= run.min_work else 1
+
+
+def _geo(run):
+    return "{" + ", ".join(str(v) for v in run.geo) + "}"
+
+
+def _fwd_c(run, fn, t, sfx, addr, threads):
+    parts = _parts(run, threads)
+    task = (f"static void {fn}_task(void** p, int64_t lo, int64_t hi)\n{{\n"
+            f"    for (int64_t j = lo; j < hi; j++) {{\n"
+            f"        const int64_t i0 = {run.n} * j / {parts}, i1 = {run.n} * (j + 1) / {parts};\n"
+            f"        if (i1 > i0 && ember_dconv_fwd_{sfx}((const {t}*)p[0] + i0 * {run.xs}, ({t}*)p[1] + i0 * "
+            f"{run.ys}, (const {t}*)p[2], (const {t}*)p[3], (const int64_t*)p[4], {run.c}, {run.groups}, "
+            f"{run.m}, {run.mpad}, i1 - i0, {run.mb}) < 0)\n"
+            f"            ember_index_error = 3;\n    }}\n}}\n")
+    g, m, k, mpad, taps = run.groups, run.m, run.k, run.mpad, run.taps
+    w = addr[run.w]
+    if run.flipped:       # w (groups*og, m, *K): tap (o, s) of row j is w[g*og + o, j, K-1-s]
+        og = k // taps
+        src = f"{w}[((g * {og} + kk / {taps}) * {m} + j) * {taps} + ({taps - 1} - kk % {taps})]"
+    else:                 # w (groups*m, k): row j, tap kk
+        src = f"{w}[(g * {m} + j) * {k} + kk]"
+    lines = [f"        /* {run.y}: dconv_fwd of {run.n} images, {parts} part(s) */",
+             f"        static const int64_t geo[18] = {_geo(run)};",
+             f"        {t}* wt = ({t}*)calloc({g * k * mpad}, sizeof({t}));",
+             f"        {t}* bias = {f'({t}*)calloc({g * mpad}, sizeof({t}))' if run.b else 'NULL'};",
+             f"        if (!wt{' || !bias' if run.b else ''}) ember_index_error = 3;",
+             "        else {",
+             f"            for (int64_t g = 0; g < {g}; g++)",
+             f"                for (int64_t kk = 0; kk < {k}; kk++)",
+             f"                    for (int64_t j = 0; j < {m}; j++)",
+             f"                        wt[(g * {k} + kk) * {mpad} + j] = {src};"]
+    if run.b:
+        lines += [f"            for (int64_t g = 0; g < {g}; g++)",
+                  f"                for (int64_t j = 0; j < {m}; j++) bias[g * {mpad} + j] = {addr[run.b]}[g * {m} + j];"]
+    lines += [f"            void* cp[5] = {{(void*){addr[run.x]}, (void*){addr[run.y]}, wt, bias, (void*)geo}};",
+              (f"            ember_parallel({fn}_task, cp, {parts}, {parts});" if parts > 1 else
+               f"            {fn}_task(cp, 0, 1);"),
+              "        }",
+              "        free(wt);",
+              "        free(bias);"]
+    return task, "\n".join(lines)
+
+
+def _wgrad_c(run, fn, t, sfx, addr, threads):
+    parts = _parts(run, threads)
+    block = run.groups * run.mpad * run.kpad
+    task = (f"static void {fn}_task(void** p, int64_t lo, int64_t hi)\n{{\n"
+            f"    for (int64_t j = lo; j < hi; j++) {{\n"
+            f"        const int64_t i0 = {run.n} * j / {parts}, i1 = {run.n} * (j + 1) / {parts};\n"
+            f"        if (i1 <= i0) continue;\n"
+            f"        const int rc = ember_dconv_wgrad_{sfx}((const {t}*)p[0] + i0 * {run.xs}, (const {t}*)p[1] + "
+            f"i0 * {run.gs}, ({t}*)p[2] + j * {block}, (const int64_t*)p[3], {run.c}, {run.groups}, {run.m}, "
+            f"{run.mpad}, {run.kpad}, i1 - i0);\n"
+            f"        if (rc < 0) ember_index_error = 3;\n"
+            f"        else if (rc > 0) *(volatile int*)p[4] = 1;\n    }}\n}}\n")
+    g, m, k, mpad, kpad = run.groups, run.m, run.k, run.mpad, run.kpad
+    gw = addr[run.gw]
+    total = g * m * k
+    lines = [f"        /* {run.gw}: dconv_wgrad of {run.n} images, {parts} part(s) */",
+             f"        static const int64_t geo[18] = {_geo(run)};",
+             f"        {t}* parts = ({t}*)calloc({parts * block}, sizeof({t}));",
+             f"        {t}* gw = {gw};",
+             "        int declined = 0;",
+             "        if (!parts || !gw) ember_index_error = 3;",
+             "        else {",
+             f"            void* cp[5] = {{(void*){addr[run.x]}, (void*){addr[run.go]}, parts, (void*)geo, &declined}};",
+             (f"            ember_parallel({fn}_task, cp, {parts}, {parts});" if parts > 1 else
+              f"            {fn}_task(cp, 0, 1);"),
+             "            if (!declined) {",
+             f"                for (int64_t g = 0; g < {g}; g++)",
+             f"                    for (int64_t j = 0; j < {m}; j++)",
+             f"                        for (int64_t kk = 0; kk < {k}; kk++) {{",
+             f"                            {t} s = parts[(g * {mpad} + j) * {kpad} + kk];",
+             *([f"                            for (int64_t q = 1; q < {parts}; q++) "
+                f"s += parts[q * {block} + (g * {mpad} + j) * {kpad} + kk];"] if parts > 1 else []),
+             f"                            gw[(g * {m} + j) * {k} + kk] = s;",
+             "                        }",
+             "            } else {",
+             _wgrad_plain(run, t, addr),
+             "            }",
+             "        }",
+             "        free(parts);"]
+    return task, "\n".join(lines)
+
+
+def _wgrad_plain(run, t, addr):
+    """C of the weight gradient as a plain sum over the real output positions (inputs holding inf or NaN)."""
+    D, H, W, KD, KH, KW, OD, OH, OW = run.geo[:9]
+    PD, PH, PW, DD, DH, DW = run.geo[12:18]
+    cg = run.c // run.groups
+    x, go = addr[run.x], addr[run.go]
+    ind = "                "
+    return "\n".join([
+        f"{ind}for (int64_t g = 0; g < {run.groups}; g++) for (int64_t j = 0; j < {run.m}; j++)",
+        f"{ind}for (int64_t ci = 0; ci < {cg}; ci++) for (int64_t a = 0; a < {KD}; a++)",
+        f"{ind}for (int64_t b = 0; b < {KH}; b++) for (int64_t e = 0; e < {KW}; e++) {{",
+        f"{ind}    {t} s = 0;",
+        f"{ind}    for (int64_t i = 0; i < {run.n}; i++) for (int64_t od = 0; od < {OD}; od++) {{",
+        f"{ind}        const int64_t id = od + a * {DD} - {PD};",
+        f"{ind}        if (id < 0 || id >= {D}) continue;",
+        f"{ind}        for (int64_t oh = 0; oh < {OH}; oh++) {{",
+        f"{ind}            const int64_t ih = oh + b * {DH} - {PH};",
+        f"{ind}            if (ih < 0 || ih >= {H}) continue;",
+        f"{ind}            for (int64_t ow = 0; ow < {OW}; ow++) {{",
+        f"{ind}                const int64_t iw = ow + e * {DW} - {PW};",
+        f"{ind}                if (iw < 0 || iw >= {W}) continue;",
+        f"{ind}                s += {go}[((i * {run.groups} + g) * {run.m} + j) * {OD * OH * OW} + "
+        f"(od * {OH} + oh) * {OW} + ow] * {x}[(i * {run.c} + g * {cg} + ci) * {D * H * W} + (id * {H} + ih) * {W} + iw];",
+        f"{ind}            }}",
+        f"{ind}        }}",
+        f"{ind}    }}",
+        f"{ind}    gw[(g * {run.m} + j) * {run.k} + (ci * {KD} + a) * {KH * KW} + b * {KW} + e] = s;",
+        f"{ind}}}"])
+
+
+def _shape(view, dtype):
+    return SimpleNamespace(dtype=np.dtype(dtype._np), shape=tuple(view.layout.size))
+
+
+def conv_plan(buf, multi_outputs=()):
+    """A ConvPlan when the extern `buf` can run from C, else None. `multi_outputs`: the MultiOutput buffers of
+    the graph that read `buf` (convolution_backward's results)."""
+    if not isinstance(buf, ExternKernel) or buf.kwargs or str(buf.op) not in CONV_OPS:
+        return None
+    if _library() is None:
+        return None
+    from ember.kernels.cpu import conv_direct
+    op = str(buf.op)
+    if op == "aten.convolution.default":
+        if len(buf.args) != 9 or not buf.has_tensor_result:
+            return None
+        x, w, b, stride, padding, dilation, transposed, _, groups = buf.args
+        go = None
+    else:
+        if len(buf.args) != 11 or buf.has_tensor_result:
+            return None
+        go, x, w, _, stride, padding, dilation, transposed, _, groups, mask = buf.args
+        b = None
+        if len(mask) != 3 or mask[2] or not (mask[0] or mask[1]):
+            return None
+    views = [v for v in (x, w, b, go) if v is not None]
+    if transposed or type(groups) is not int or groups < 1 or any(not isinstance(v, BufferView) for v in views):
+        return None
+    dtype = x.buffer.dtype
+    if dtype not in _SUFFIX or any(v.buffer.dtype is not dtype or v.layout.dtype is not dtype for v in views):
+        return None
+    if not all(_static_contiguous(v) for v in views):
+        return None
+    d = len(w.layout.size) - 2
+    if not 1 <= d <= 3 or len(x.layout.size) != d + 2:
+        return None
+    st, pd, dl = _ints(stride, d), _ints(padding, d), _ints(dilation, d)
+    if st is None or pd is None or dl is None or any(s != 1 for s in st):
+        return None
+    n, c = x.layout.size[:2]
+    wshape = tuple(w.layout.size)
+    in_sp, kern = tuple(x.layout.size[2:]), wshape[2:]
+    cout = wshape[0]
+    if n < 1 or c % groups or cout % groups or wshape[1] != c // groups:
+        return None
+    out = tuple(in_sp[i] + 2 * pd[i] - dl[i] * (kern[i] - 1) for i in range(d))
+    if b is not None and tuple(b.layout.size) != (cout,):
+        return None
+    xs = _shape(x, dtype)
+    if op == "aten.convolution.default":
+        if tuple(buf.layout.size) != (n, cout) + out or not buf.layout.is_contiguous() or buf.layout.offset:
+            return None
+        if not conv_direct.usable(xs, wshape, st, pd, dl, groups, out):
+            return None
+        run = _Fwd("x", "y", "w", "b" if b is not None else None, n, c, groups, cout // groups, kern, in_sp, out,
+                   pd, dl, False)
+        named = {"x": x, "w": w}
+        if b is not None:
+            named["b"] = b
+        return ConvPlan(buf, dtype, named, {"y": buf}, [run])
+    if tuple(go.layout.size) != (n, cout) + out:
+        return None
+    by_path = {}
+    for mo in multi_outputs:
+        if not isinstance(mo, MultiOutput) or mo.kernel is not buf or len(mo.path) != 1 or mo.path[0] in by_path:
+            return None
+        lay = mo.layout
+        if not lay.is_contiguous() or lay.offset or lay.dtype is not dtype:
+            return None
+        by_path[mo.path[0]] = mo
+    if 2 in by_path or any(p not in (0, 1) or not mask[p] for p in by_path):
+        return None
+    runs, writes = [], {}
+    if mask[0]:
+        pd2 = tuple(dl[i] * (kern[i] - 1) - pd[i] for i in range(d))
+        swapped = (c, cout // groups) + kern                 # the convolution the input gradient runs
+        if min(pd2) < 0 or not conv_direct.usable(_shape(go, dtype), swapped, st, pd2, dl, groups, in_sp,
+                                                  conv_direct.GRAD_INPUT_LIMIT):
+            return None
+        gi = by_path.get(0)
+        if gi is None or tuple(gi.layout.size) != (n, c) + in_sp:
+            return None
+        runs.append(_Fwd("go", "gi", "w", None, n, cout, groups, c // groups, kern, out, in_sp, pd2, dl, True))
+        writes["gi"] = gi
+    if mask[1]:
+        if not conv_direct.usable(xs, wshape, st, pd, dl, groups, out, conv_direct.GRAD_WEIGHT_LIMIT):
+            return None
+        gw = by_path.get(1)
+        if gw is None or tuple(gw.layout.size) != wshape:
+            return None
+        runs.append(_WGrad("x", "go", "gw", n, c, groups, cout // groups, kern, in_sp, out, pd, dl))
+        writes["gw"] = gw
+    return ConvPlan(buf, dtype, {"go": go, "x": x, "w": w}, writes, runs)
+
+
+def preamble():
+    """C declarations of dconv's function pointers and `ember_set_dconv`, which the loader calls."""
+    sig = ("int (*)(const {t}*, {t}*, const {t}*, const {t}*, const int64_t*, int64_t, int64_t, int64_t, int64_t, "
+           "int64_t, int64_t)")
+    wsig = "int (*)(const {t}*, const {t}*, {t}*, const int64_t*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t)"
+    lines = ["/* ember's direct convolution (kernels/cpu/csrc/dconv.c): set by the loader (codegen/conv_calls.py) */",
+             "#include <stdlib.h>"]
+    names = []
+    for sfx, t in (("f32", "float"), ("f64", "double")):
+        for kind, s in (("fwd", sig), ("wgrad", wsig)):
+            decl = s.format(t=t).replace("(*)", f"(*ember_dconv_{kind}_{sfx})", 1)
+            lines.append(f"static {decl};")
+            names.append(f"ember_dconv_{kind}_{sfx}")
+    body = "".join(f"    *(void**)&{nm} = f[{i}];\n" for i, nm in enumerate(names))
+    lines.append(f"void ember_set_dconv(void** f)\n{{\n{body}}}")
+    return "\n".join(lines) + "\n"
+
+
+_BIND_NAMES = ("dconv_fwd_f32", "dconv_wgrad_f32", "dconv_fwd_f64", "dconv_wgrad_f64")
+
+
+def bind(lib):
+    """Give a loaded library the addresses of dconv's functions (RuntimeError when ember's dconv is not there)."""
+    import ctypes
+    dconv = _library()
+    if dconv is None:
+        raise RuntimeError("ember._inductor: the generated C calls ember's direct convolution (dconv.c), "
+                           "which is not available in this process")
+    addrs = (ctypes.c_void_p * 4)(*(ctypes.cast(getattr(dconv, nm), ctypes.c_void_p).value for nm in _BIND_NAMES))
+    fn = lib["ember_set_dconv"]
+    fn.argtypes = [ctypes.c_void_p]
+    fn.restype = None
+    fn(ctypes.cast(addrs, ctypes.c_void_p))

@@ -1,0 +1,40 @@
+"""numpy's floating-point error state around the cpu kernels' ufunc calls (torch reports no floating-point
+exceptions: numpy's overflow / divide-by-zero / invalid warnings must stay quiet), at a fraction of
+np.errstate's cost.
+
+Entering `np.errstate(...)` builds numpy's error-state object from its keywords every time: about 3 us, three
+times a small tensor's whole `exp`. `quiet(**settings)` returns `run(fn, *args, **kwargs)`, which calls fn under
+the same state: it builds that object once for the numpy state it finds (settings left out keep their current
+values, as with np.errstate) and then only sets and resets numpy's context variable. On a numpy without that
+variable (1.x) it is np.errstate itself.
+"""
+import numpy as np
+
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _STATE, _make_extobj
+except ImportError:          # pragma: no cover - numpy 1.x
+    _STATE = _make_extobj = None
+
+
+def quiet(**settings):
+    """run(fn, *args, **kwargs): fn(*args, **kwargs) with np.errstate(**settings) in effect."""
+    if _STATE is None:       # pragma: no cover - numpy 1.x
+        def run(fn, *args, **kwargs):
+            with np.errstate(**settings):
+                return fn(*args, **kwargs)
+        return run
+    get, set_state, reset = _STATE.get, _STATE.set, _STATE.reset
+    last = [(None, None)]     # (the state found, the state made from it): one entry, read and replaced whole
+
+    def run(fn, *args, **kwargs):
+        cur = get()
+        found, made = last[0]
+        if found is not cur:
+            made = _make_extobj(**settings)      # from `cur`, the current state
+            last[0] = (cur, made)
+        token = set_state(made)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            reset(token)
+    return run
