@@ -188,8 +188,8 @@ def test_meta_views_have_no_data():
 
 
 @pytest.mark.parity
-# (torch's detach and view.dtype make views that are not differentiable: _is_view() False; ember's are views)
-@pytest.mark.parametrize("name", sorted(set(VIEW_CASES) - {"detach", "view_dtype_same", "view_dtype_smaller",
+# (torch's view.dtype makes a view that is not differentiable: _is_view() False; ember's is a view)
+@pytest.mark.parametrize("name", sorted(set(VIEW_CASES) - {"view_dtype_same", "view_dtype_smaller",
                                                            "view_dtype_bigger"}))
 def test_view_marks_match_torch(name):
     # the ADInplaceOrView step: _base (the root of the input's views) and the shared version counter, whether the
@@ -211,11 +211,11 @@ def test_view_marks_match_torch(name):
 
 
 @pytest.mark.parity
-@pytest.mark.parametrize("name", sorted(set(VIEW_CASES) - {"view_transposed_ok", "detach", "view_dtype_same",
+@pytest.mark.parametrize("name", sorted(set(VIEW_CASES) - {"view_transposed_ok", "view_dtype_same",
                                                            "view_dtype_smaller", "view_dtype_bigger"}))
 def test_view_in_no_grad_of_a_tensor_needing_grad_refuses_in_place(name):
     # (view_transposed_ok: a view of a no_grad view does not inherit the flag yet, torch's propagate_creation_meta;
-    # detach, view.dtype: see test_view_marks_match_torch)
+    # view.dtype: see test_view_marks_match_torch)
     torch = pytest.importorskip("torch")
     shape, fn = VIEW_CASES[name]
     raised = []

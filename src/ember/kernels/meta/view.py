@@ -8,7 +8,7 @@ from ..._core.symint import SymInt, size_int
 from ..._core.storage import UntypedStorage
 from ..._core.strides import (_CONTIGUOUS, contiguous_strides, dense_strides_like, is_non_overlapping_and_dense,
                               numel, wrap_dim)
-from ..._core.tensor_impl import TensorImpl as Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor, _np_view
 from ..._fallbacks import _mark_view
 from ..common import _tname, empty_tensor
 
@@ -21,8 +21,13 @@ def make_view(t, size, stride, offset=None, dtype=None, arr=None):
     """A tensor over t's storage with the given geometry (the one constructor every view uses).
     `arr`: the numpy view of the result's elements when the caller has it from t's (see _from_storage);
     then the geometry is t's own ints, or ints computed from them."""
-    if arr is not None and (dtype is None or dtype is t.dtype):
-        return _cpu_view(t, t._offset if offset is None else offset, size, stride, arr)
+    if t._np is not None and (dtype is None or dtype is t.dtype):
+        off = t._offset if offset is None else offset
+        if arr is None:
+            st = t._storage
+            size, stride = tuple(map(int, size)), tuple(map(int, stride))
+            arr = _np_view((t.untyped_storage() if st is None else st)._data, off, size, stride, t.dtype)
+        return _cpu_view(t, off, size, stride, arr)
     return Tensor._from_storage(t.untyped_storage(), t._offset if offset is None else offset,
                                 size, stride, dtype or t.dtype, arr)
 
@@ -112,18 +117,18 @@ def _int_shape(size, n):
 
 def view(self, size):
     a = self._np
-    if a is not None and size.__class__ is tuple and a.size:
+    if a is not None and size.__class__ is tuple and (n_in := a.size):
         # a cpu tensor with int sizes viewed as a tuple of ints: infer_size and the contiguity test without the
         # general conversions (a model's q.view(B, T, nh, hs) on every call). _CONTIGUOUS is contiguous_strides'
         # cache: a shape not in it yet takes the general path, which enters it.
         shape, n = size, 1
         for d in size:
             if d.__class__ is not int or d < 0:
-                shape = _int_shape(size, a.size)      # a -1 to infer (or not ints: None)
-                n = -1 if shape is None else a.size
+                shape = _int_shape(size, n_in)      # a -1 to infer (or not ints: None)
+                n = -1 if shape is None else n_in
                 break
             n *= d
-        if n == a.size and (self._stride or self.stride()) == _CONTIGUOUS.get(self._size):
+        if n == n_in and (self._stride or self.stride()) == _CONTIGUOUS.get(self._size):
             st = _CONTIGUOUS.get(shape)
             if st is not None:
                 return _cpu_view(self, self._offset, shape, st, a.reshape(shape))
@@ -232,6 +237,19 @@ def expand(self, size, implicit=False):
 
 
 def transpose(self, dim0, dim1):
+    a = self._np
+    size = self._size
+    nd = len(size)
+    if a is not None and dim0.__class__ is int and dim1.__class__ is int and -nd <= dim0 < nd and -nd <= dim1 < nd:
+        # a cpu tensor's q.transpose(1, 2), k.transpose(-2, -1) on every call: the general path's geometry from
+        # the input's tuples, without its wrap_dim calls
+        d0 = dim0 + nd if dim0 < 0 else dim0
+        d1 = dim1 + nd if dim1 < 0 else dim1
+        if d0 != d1:
+            size, st = list(size), list(self._stride or self.stride())
+            size[d0], size[d1] = size[d1], size[d0]
+            st[d0], st[d1] = st[d1], st[d0]
+            return _cpu_view(self, self._offset, size, st, a.swapaxes(d0, d1))
     nd = self.dim()
     d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
     size, st = list(self._size), list(self.stride())
