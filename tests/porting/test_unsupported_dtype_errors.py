@@ -50,3 +50,26 @@ def test_int64_average_pools_divide_toward_zero(d, kw):
     want = getattr(torch.nn.functional, f"avg_pool{d}d")(torch.tensor([[data]]), 2, **kw)
     got = getattr(ember.nn.functional, f"avg_pool{d}d")(ember.tensor([[data]]), 2, **kw)
     assert got.dtype == ember.int64 and got.tolist() == want.tolist()
+
+
+COMPLEX_REFUSED = ["gelu", "mish", "softplus", "elu", "selu", "celu", "leaky_relu", "hardsigmoid", "hardswish",
+                   "logsigmoid", "hardshrink", "glu"]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", COMPLEX_REFUSED + ["silu", "sigmoid", "tanh", "softsign"])
+def test_activation_on_complex_refused_or_computed_like_torch(name):
+    """torch's CPU kernels of these activations have no complex version ("leaky_relu_cpu" not implemented for
+    'ComplexFloat'); ember computed them on the real part or on both parts. silu, sigmoid, tanh and softsign do
+    take complex input in both."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (torch, ember):
+        x = lib.tensor([1 + 1j, -2 - 0.5j], dtype=lib.complex64)
+        arg = lib.cat([x, x]) if name == "glu" else x
+        try:
+            r = getattr(lib.nn.functional, name)(arg)
+            got.append(("ok", str(r.dtype).split(".")[-1], [complex(v) for v in r.detach().numpy().round(5)]))
+        except NotImplementedError as e:
+            got.append(("NotImplementedError", str(e)))
+    assert got[0] == got[1]

@@ -23,6 +23,10 @@ UNARY_KINDS.update({n: "bool" for n in "isnan isinf isfinite isposinf isneginf s
 UNARY_KINDS["square"] = "square"
 # the kernel torch's "not implemented for 'Long'" message names, where it is not "<op>_cpu"
 _FLOAT_ONLY_KERNEL = {"gelu": "GeluKernelImpl", "selu": "elu_cpu", "celu": "elu_cpu"}
+# float_only ops whose torch CPU kernel has no complex version either ("leaky_relu_cpu" not implemented for
+# 'ComplexFloat'); silu keeps complex, as torch's does
+_REAL_ONLY = frozenset("gelu mish softplus elu selu celu leaky_relu hardsigmoid hardswish log_sigmoid hardshrink "
+                       "glu".split())
 
 
 def unary_out_rule(kind, name):
@@ -46,7 +50,7 @@ def unary_kind_dtype(x, kind, name="op"):
     if kind == "square":
         return D.int64 if d is D.bool_ else d
     if kind == "float_only":
-        if not (d.is_floating_point or d.is_complex):
+        if not (d.is_floating_point or d.is_complex) or (d.is_complex and name in _REAL_ONLY):
             raise NotImplementedError(f"\"{_FLOAT_ONLY_KERNEL.get(name, name + '_cpu')}\" not implemented for "
                                       f"'{_tname(d)}'")
         return d
