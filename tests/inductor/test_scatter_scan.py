@@ -23,19 +23,19 @@ def _fallbacks(c):
     return out
 
 
-def _check_fwd_bwd(fn, *args, no_fallback=True):
+def _check_fwd_bwd(fn, *args, no_fallback=True, rtol=1e-5):
     """Compiled forward and the gradients of the float inputs equal eager's; nothing but externs by design."""
     eager_args = [a.detach().clone().requires_grad_(a.dtype.is_floating_point) for a in args]
     comp_args = [a.detach().clone().requires_grad_(a.dtype.is_floating_point) for a in args]
     c = Compiled(fn)
     got = c(*comp_args)
     want = fn(*eager_args)
-    assert_close(got, want, rtol=1e-5, atol=1e-6, equal_nan=True)
+    assert_close(got, want, rtol=rtol, atol=1e-6, equal_nan=True)
     got.sum().backward()
     want.sum().backward()
     for g, w in zip(comp_args, eager_args):
         if w.grad is not None:
-            assert_close(g.grad, w.grad, rtol=1e-5, atol=1e-6)
+            assert_close(g.grad, w.grad, rtol=rtol, atol=1e-6)
     if no_fallback:
         from ember._inductor.lowering import EXTERN_OPS
         assert not {k for k in _fallbacks(c) if k not in EXTERN_OPS}, _fallbacks(c)
@@ -113,7 +113,9 @@ def test_avg_pool2d_backward(kw):
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_cumsum_cumprod(dim):
     x = ember.randn(4, 5, 6) * 0.5 + 1
-    c = _check_fwd_bwd(lambda t: t.cumsum(dim) * 2 + t.cumprod(dim), x)
+    # float32: cumprod's backward (a reversed cumsum of products over the output) is summed in another order by
+    # the fused kernel than by eager's numpy calls, a few ulps apart (1.05e-5 relative was seen on one draw)
+    c = _check_fwd_bwd(lambda t: t.cumsum(dim) * 2 + t.cumprod(dim), x, rtol=1e-4)
     assert "cumsum" in c.source() and "cumprod" in c.source()
 
 
