@@ -85,6 +85,8 @@ def missing(names):
                     getattr(mod, n)
                 except AttributeError:
                     gone.append(n)
+                except ImportError:
+                    pass    # present, but needs an optional package (tensorboard, as in torch)
         out[ns] = gone
     return out
 
