@@ -119,12 +119,174 @@ def test_non_finite_input_weight_gradient_equals_eager():
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-5)   # NaN where eager has NaN
 
 
-def test_strided_convolution_stays_a_python_call():
+def _gemm_calls(src, sfx="f32"):
+    """im2col runs the C calls (the preamble declares the function pointer once)."""
+    return src.count(f"ember_im2col_batch_{sfx}(x + s") + src.count(f"ember_col2im_batch_{sfx}(cols")
+
+
+def _exact(f, tensors, grad_of=None):
+    """f compiled and eager on copies of `tensors`: equal losses (the generated sum adds its thousands of terms in
+    its own order: within 1e-3 absolute) and bit-equal gradients (of the tensors at positions `grad_of`, all by default). Returns the
+    Compiled."""
+    grad_of = range(len(tensors)) if grad_of is None else grad_of
+    a = [t.clone().requires_grad_(i in grad_of) for i, t in enumerate(tensors)]
+    b = [t.clone().requires_grad_(i in grad_of) for i, t in enumerate(tensors)]
+    c = Compiled(f)
+    out = c(*a)
+    ref = f(*b)
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-6, atol=1e-3)
+    out.backward()
+    ref.backward()
+    for i in grad_of:
+        np.testing.assert_array_equal(a[i].grad.numpy(), b[i].grad.numpy())
+    return c
+
+
+def _linear_loss(conv, **kw):
+    """(conv(x, w) * g).sum(): the convolution's output gradient is g itself, so its backward is compared alone."""
+    def f(x, w, g):
+        return (conv(x, w, **kw) * g).sum()
+    return f
+
+
+@pytest.mark.parametrize("case", ["stride2", "stride_groups_dilation", "conv1d", "conv3d", "channels"])
+def test_im2col_convolution_runs_in_c_and_equals_eager(case):
+    """Strided (a ResNet downsampling conv) and many-channel convolutions: eager's im2col + gemm path, from C, bit
+    for bit (the same im2col.c, the same cblas gemms on the same operands, eager's image chunks)."""
+    conv, kw = F.conv2d, {}
+    if case == "stride2":
+        xs, ws, kw = (2, 8, 12, 12), (16, 8, 3, 3), {"stride": 2, "padding": 1}
+    elif case == "stride_groups_dilation":
+        xs, ws, kw = (3, 4, 11, 10), (6, 2, 3, 2), {"stride": (2, 3), "padding": (1, 2), "dilation": (2, 1),
+                                                    "groups": 2}
+    elif case == "conv1d":
+        conv, xs, ws, kw = F.conv1d, (3, 4, 20), (5, 4, 3), {"stride": 3}
+    elif case == "conv3d":
+        conv, xs, ws, kw = F.conv3d, (2, 2, 5, 6, 7), (3, 2, 2, 3, 2), {"stride": 2, "padding": 1}
+    else:                                  # stride 1 beyond conv_direct's limits: eager's im2col too
+        xs, ws, kw = (2, 80, 6, 6), (96, 80, 3, 3), {"padding": 1}
+    x, w = _t(*xs), _t(*ws, seed=1)
+    g = _t(*F.conv2d(x, w, **kw).shape if conv is F.conv2d else conv(x, w, **kw).shape, seed=2)
+    c = _exact(_linear_loss(conv, **kw), [x, w, g], grad_of=(0, 1))
+    fwd, bwd = c.modules
+    for m in c.modules:
+        assert _python_calls(m) == []
+        assert len(m.entry_names) == 1
+    assert _gemm_calls(fwd.c_source) == 1 and "ember_dconv_fwd_f32(" not in fwd.c_source
+    assert "ember_col2im_batch_f32(cols" in bwd.c_source       # both gradients: one im2col pass (eager's backward)
+
+
+def test_forward_with_bias_and_float64_equals_eager():
+    x, w, b = _t(3, 6, 9, 9, dtype=np.float64), _t(4, 6, 3, 3, dtype=np.float64, seed=1), _t(4, dtype=np.float64,
+                                                                                              seed=2)
+
+    def f(x, w, b):
+        return F.conv2d(x, w, b, stride=2)
+
+    c = Compiled(f)
+    with ember.no_grad():
+        got, ref = c(x, w, b), f(x, w, b)
+    np.testing.assert_array_equal(got.numpy(), ref.numpy())
+    assert _python_calls(c.modules[0]) == []
+    assert _gemm_calls(c.source(), "f64") == 1
+
+
+@pytest.mark.parametrize("which", ["input", "weight"])
+def test_one_gradient_of_a_strided_convolution(which):
+    x, w = _t(2, 3, 10, 10), _t(4, 3, 3, 3, seed=1)
+    g = _t(2, 4, 4, 4, seed=2)
+    c = _exact(_linear_loss(F.conv2d, stride=2), [x, w, g], grad_of=(0,) if which == "input" else (1,))
+    bwd = c.modules[1]
+    assert _python_calls(bwd) == []
+    if which == "input":
+        assert "ember_col2im_batch_f32(cols" in bwd.c_source and "ember_im2col_batch_f32(x + s" not in bwd.c_source
+    else:
+        assert "ember_im2col_batch_f32(x + s" in bwd.c_source and "ember_col2im_batch_f32(cols" not in bwd.c_source
+
+
+def test_parts_over_threads_equal_eager():
+    """Eager shares the images out over its pool and sums per-part weight gradients: the entry runs the same
+    parts (on one BLAS thread each) and sums them in the same order."""
+    x, w = _t(4, 64, 8, 8), _t(64, 64, 3, 3, seed=1)
+    g = _t(4, 64, 4, 4, seed=2)
+    with config.patch({"cpp.threads": 2}):
+        c = _exact(_linear_loss(F.conv2d, stride=2, padding=1), [x, w, g], grad_of=(0, 1))
+    src = c.source()
+    assert "ember_parallel(ember_conv" in src
+    assert "2 part(s)" in src
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_expanded_scalar_gradient(stride):
+    """conv(x).sum().backward(): the output gradient is a 0-stride expanded scalar, copied in C (as eager's
+    np.ascontiguousarray) before the convolution's backward runs."""
     x, w = _t(2, 3, 9, 9), _t(4, 3, 3, 3, seed=1)
 
     def f(x, w):
-        return F.conv2d(x, w, stride=2).sum()
+        return F.conv2d(x, w, stride=stride, padding=1).sum()
+
+    c = _check(f, [x, w], 1e-5)
+    bwd = c.modules[1]
+    assert _python_calls(bwd) == []
+    assert "go_c = (float*)malloc(" in bwd.c_source                      # the contiguous copy of the gradient
+    a, b = x.clone().requires_grad_(), w.clone().requires_grad_()
+    f(a, b).backward()
+    c2, d = x.clone().requires_grad_(), w.clone().requires_grad_()
+    c(c2, d).backward()
+    np.testing.assert_array_equal(c2.grad.numpy(), a.grad.numpy())
+    np.testing.assert_array_equal(d.grad.numpy(), b.grad.numpy())
+
+
+def test_non_finite_values_propagate_as_in_eager():
+    xs = np.random.default_rng(0).standard_normal((2, 3, 9, 9)).astype(np.float32)
+    xs[0, 1, 4, 4] = np.inf
+    xs[1, 0, 2, 6] = np.nan
+    x, w, g = ember.tensor(xs), _t(4, 3, 3, 3, seed=1), _t(2, 4, 4, 4, seed=2)
+    c = _exact(_linear_loss(F.conv2d, stride=2), [x, w, g], grad_of=(1,))    # (NaN where eager has NaN)
+    assert all(_python_calls(m) == [] for m in c.modules)
+    b = w.clone().requires_grad_()
+    _linear_loss(F.conv2d, stride=2)(x, b, g).backward()
+    assert np.isnan(b.grad.numpy()).any() and np.isfinite(b.grad.numpy()).any()
+
+
+def test_transposed_convolution_stays_a_python_call():
+    x, w = _t(2, 3, 5, 5), _t(3, 4, 3, 3, seed=1)
+
+    def f(x, w):
+        return F.conv_transpose2d(x, w, stride=2).sum()
 
     c = _check(f, [x, w], 1e-5)
     assert any("aten.convolution.default" in ln for m in c.modules for ln in _python_calls(m))
-    assert "ember_dconv" not in c.source()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("case", ["stride2_bias", "channels", "sum"])
+def test_parity_with_torch(case):
+    """Compiled forward and gradients against torch's (float32: within 1e-4 relative, OpenBLAS and oneDNN/MKL
+    sum in different orders)."""
+    torch = pytest.importorskip("torch")
+    if case == "channels":
+        xs, ws, kw = (2, 80, 6, 6), (96, 80, 3, 3), {"padding": 1}
+    else:
+        xs, ws, kw = (3, 8, 13, 11), (16, 8, 3, 3), {"stride": 2, "padding": 1}
+    arrays = [np.random.default_rng(i).standard_normal(s).astype(np.float32)
+              for i, s in enumerate((xs, ws, ws[:1]))]
+
+    def f(lib):
+        def loss(x, w, b):
+            y = lib.nn.functional.conv2d(x, w, b, **kw)
+            return y.sum() if case == "sum" else (y.tanh() * y).sum()
+        return loss
+
+    e = [ember.tensor(a).requires_grad_() for a in arrays]
+    t = [torch.tensor(a).requires_grad_() for a in arrays]
+    c = Compiled(f(ember))
+    out = c(*e)
+    out.backward()
+    ref = f(torch)(*t)
+    ref.backward()
+    assert all(_python_calls(m) == [] for m in c.modules)
+    np.testing.assert_allclose(out.item(), ref.item(), rtol=1e-4)
+    for a, b in zip(e, t):
+        scale = np.abs(b.grad.numpy()).max()
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5 * scale)

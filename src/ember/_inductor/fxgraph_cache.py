@@ -21,8 +21,8 @@ import tempfile
 
 from ember._dynamo.utils import counters
 
-_FORMAT = 4                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
-#                             4: dconv (convolutions called from C)
+_FORMAT = 5                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
+#                             4: dconv (convolutions called from C); 5: im2col convolutions called from C
 
 
 def cache_dir():

@@ -1,9 +1,10 @@
 """torch/_inductor's extern convolutions (aten.convolution, aten.convolution_backward) called from the generated C
-entry: ember's direct stride-1 convolution (kernels/cpu/csrc/dconv.c) with no return to Python in between.
+entry: ember's direct stride-1 convolution (kernels/cpu/csrc/dconv.c), or eager's im2col + gemm path
+(conv_gemm_calls.py), with no return to Python in between.
 
-A convolution extern whose eager kernel would take conv_direct's path (float32/float64, stride 1, few channels:
-`conv_direct.usable` decides, with the limits eager uses) becomes C statements of the graph's entry
-(`conv_plan` decides, `ConvPlan.c` writes them):
+Each result takes the path eager's kernels/cpu/conv.py takes: dconv where `conv_direct.usable` says so (float32/
+float64, stride 1, few channels, with the limits eager uses), else im2col + cblas gemm (strided convolutions, a
+ResNet's downsampling, many channels); `conv_plan` decides, `ConvPlan.c` writes the statements. The dconv runs:
 - forward: the weight is rearranged into dconv's (groups, K, mpad) layout (and the bias padded) in scratch memory,
   then `dconv_fwd` runs over the images, split over `config.threads()` threads as eager splits them over its pool;
 - convolution_backward, grad_input: a forward convolution of the output gradient padded by dilation*(K-1) - pad
@@ -12,13 +13,15 @@ A convolution extern whose eager kernel would take conv_direct's path (float32/f
   (eager's conv_direct.weight_grad). dconv declines an input holding inf or NaN (its thrown-away grid positions
   would leak them into other taps); the entry then computes that gradient with a plain loop over the real
   positions, which forms the same products as eager's im2col fallback.
-The results are eager's bit for bit (the same C, the same split of the images). A bias gradient requested from
-convolution_backward itself (inductor's decompositions give it as a separate sum), a transposed or strided
-convolution, symbolic sizes and non-contiguous operands stay Python extern calls. The results are buffers of the
-memory plan; convolution_backward's MultiOutput buffers are written by the call itself.
+An operand that is not contiguous (the 0-stride expanded gradient of `conv(x).sum()`, a strided view) is first
+copied into contiguous scratch memory, as eager's np.ascontiguousarray copies it. The results are eager's bit for
+bit (the same C and gemms, the same split of the images). A bias gradient requested from convolution_backward
+itself (inductor's decompositions give it as a separate sum), a transposed convolution and symbolic sizes stay
+Python extern calls. The results are buffers of the memory plan; convolution_backward's MultiOutput buffers are
+written by the call itself.
 
-The library's functions are given to the loaded module by `bind` (`ember_set_dconv`), as blas_calls does for
-the gemms.
+The library's functions are given to the loaded module by `bind` (`ember_set_dconv`, `ember_set_im2col`), as
+blas_calls does for the gemms.
 """
 import math
 from types import SimpleNamespace
@@ -28,6 +31,8 @@ import numpy as np
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
+from . import conv_gemm_calls
+from .conv_gemm_calls import GemmConv
 
 CONV_OPS = ("aten.convolution.default", "aten.convolution_backward.default")
 _SUFFIX = {_dt.float32: "f32", _dt.float64: "f64"}
@@ -51,9 +56,9 @@ def _ints(xs, d):
     return xs
 
 
-def _static_contiguous(view):
+def _static(view):
     lay = view.layout
-    return all(type(x) is int for x in lay.size + lay.stride + (lay.offset,)) and lay.is_contiguous()
+    return all(type(x) is int for x in lay.size + lay.stride + (lay.offset,))
 
 
 class _Fwd:
@@ -115,26 +120,66 @@ class ConvPlan:
     def written(self):
         return list(self.writes.values())
 
+    @property
+    def needs_blas(self):
+        """The entry calls cblas gemms for this plan (an im2col run)."""
+        return any(isinstance(r, GemmConv) for r in self.runs)
+
     def c(self, uid, ptr, base_offset, threads):
         """(helper C functions, the entry's statements) for this call; ptr(buffer name) is the C expression of a
         buffer's first element, base_offset(view) the element offset of a view from it."""
         t = _CTYPE[self.dtype]
         sfx = _SUFFIX[self.dtype]
         addr = {}
+        copies, frees = [], []
         for name, v in self.views.items():
-            addr[name] = f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})"
+            src = f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})"
+            if v.layout.is_contiguous():
+                addr[name] = src
+            else:                # a strided or expanded operand (a sum's 0-stride gradient): a contiguous copy
+                addr[name] = f"{name}_c"
+                copies.append(_copy_c(f"{name}_c", src, v.layout, t))
+                frees.append(f"    free({name}_c);")
         for name, b in self.writes.items():
             addr[name] = f"(({t}*){ptr(b.name)})"
-        helpers, body = [], [f"    /* {self.buf.name} = {self.buf.op}: ember's direct convolution (dconv.c) */"]
+        helpers, body = [], [f"    /* {self.buf.name} = {self.buf.op}: ember's direct convolution (dconv.c) "
+                             "or im2col + gemm */"]
+        body += copies
+        if copies:
+            body.append("    if (!ember_index_error) {")
         for i, run in enumerate(self.runs):
             fn = f"ember_conv{uid}_{i}"
-            if isinstance(run, _Fwd):
+            if isinstance(run, GemmConv):
+                h, b = conv_gemm_calls.c(run, fn, t, sfx, addr.__getitem__)
+            elif isinstance(run, _Fwd):
                 h, b = _fwd_c(run, fn, t, sfx, addr, threads)
             else:
                 h, b = _wgrad_c(run, fn, t, sfx, addr, threads)
             helpers.append(h)
             body += ["    {", b, "    }"]
+        if copies:
+            body.append("    }")
+        body += frees
         return "".join(helpers), "\n".join(body)
+
+
+def _copy_c(name, src, lay, t):
+    """C declaring `name`, a malloc'ed contiguous copy of the static strided view `src` (element strides of
+    `lay`); an allocation failure sets the entry's error flag and leaves `name` NULL."""
+    size, stride = lay.size, lay.stride
+    total = math.prod(size)
+    lines = [f"    {t}* {name} = ({t}*)malloc({max(total, 1)} * sizeof({t}));",
+             f"    if (!{name}) ember_index_error = 3;",
+             "    else {",
+             f"        {t}* d_ = {name};"]
+    ind = "        "
+    for i, n in enumerate(size):
+        lines.append(f"{ind}for (int64_t i{i} = 0; i{i} < {n}; i{i}++)")
+        ind += "    "
+    off = " + ".join(f"i{i} * {st}" for i, st in enumerate(stride) if st) or "0"
+    lines.append(f"{ind}*d_++ = {src}[{off}];")
+    lines.append("    }")
+    return "\n".join(lines)
 
 
 def _parts(run, threads):
@@ -260,9 +305,13 @@ def _shape(view, dtype):
     return SimpleNamespace(dtype=np.dtype(dtype._np), shape=tuple(view.layout.size))
 
 
-def conv_plan(buf, multi_outputs=()):
+def conv_plan(buf, multi_outputs=(), threads=None):
     """A ConvPlan when the extern `buf` can run from C, else None. `multi_outputs`: the MultiOutput buffers of
-    the graph that read `buf` (convolution_backward's results)."""
+    the graph that read `buf` (convolution_backward's results); `threads`: what eager's pool splits over
+    (config.threads() when None)."""
+    if threads is None:
+        from .. import config
+        threads = config.threads()
     if not isinstance(buf, ExternKernel) or buf.kwargs or str(buf.op) not in CONV_OPS:
         return None
     if _library() is None:
@@ -287,34 +336,47 @@ def conv_plan(buf, multi_outputs=()):
     dtype = x.buffer.dtype
     if dtype not in _SUFFIX or any(v.buffer.dtype is not dtype or v.layout.dtype is not dtype for v in views):
         return None
-    if not all(_static_contiguous(v) for v in views):
+    if not all(_static(v) for v in views):
         return None
     d = len(w.layout.size) - 2
     if not 1 <= d <= 3 or len(x.layout.size) != d + 2:
         return None
     st, pd, dl = _ints(stride, d), _ints(padding, d), _ints(dilation, d)
-    if st is None or pd is None or dl is None or any(s != 1 for s in st):
+    if st is None or pd is None or dl is None or min(st) < 1 or min(dl) < 1 or min(pd) < 0:
         return None
     n, c = x.layout.size[:2]
     wshape = tuple(w.layout.size)
     in_sp, kern = tuple(x.layout.size[2:]), wshape[2:]
     cout = wshape[0]
-    if n < 1 or c % groups or cout % groups or wshape[1] != c // groups:
+    if n < 1 or c % groups or cout % groups or wshape[1] != c // groups or min(wshape) < 1:
         return None
-    out = tuple(in_sp[i] + 2 * pd[i] - dl[i] * (kern[i] - 1) for i in range(d))
+    out = tuple((in_sp[i] + 2 * pd[i] - dl[i] * (kern[i] - 1) - 1) // st[i] + 1 for i in range(d))
+    if min(out) < 1 or min(in_sp) < 1:
+        return None
     if b is not None and tuple(b.layout.size) != (cout,):
         return None
     xs = _shape(x, dtype)
+    og = cout // groups
+    itemsize = np.dtype(dtype._np).itemsize
+
+    def gemm_run(kind, **names):
+        if not conv_gemm_calls.runs_ok():
+            return None
+        return GemmConv(kind, n, c, groups, og, kern, in_sp, out, st, pd, dl, itemsize, threads, names)
+
     if op == "aten.convolution.default":
         if tuple(buf.layout.size) != (n, cout) + out or not buf.layout.is_contiguous() or buf.layout.offset:
             return None
-        if not conv_direct.usable(xs, wshape, st, pd, dl, groups, out):
-            return None
-        run = _Fwd("x", "y", "w", "b" if b is not None else None, n, c, groups, cout // groups, kern, in_sp, out,
-                   pd, dl, False)
         named = {"x": x, "w": w}
         if b is not None:
             named["b"] = b
+        if conv_direct.usable(xs, wshape, st, pd, dl, groups, out):
+            run = _Fwd("x", "y", "w", "b" if b is not None else None, n, c, groups, og, kern, in_sp, out,
+                       pd, dl, False)
+        else:
+            run = gemm_run("fwd", **{r: r for r in ("x", "w", "b", "y") if r in named or r == "y"})
+            if run is None:
+                return None
         return ConvPlan(buf, dtype, named, {"y": buf}, [run])
     if tuple(go.layout.size) != (n, cout) + out:
         return None
@@ -328,27 +390,39 @@ def conv_plan(buf, multi_outputs=()):
         by_path[mo.path[0]] = mo
     if 2 in by_path or any(p not in (0, 1) or not mask[p] for p in by_path):
         return None
+    gi, gw = by_path.get(0), by_path.get(1)
+    if mask[0] and (gi is None or tuple(gi.layout.size) != (n, c) + in_sp):
+        return None
+    if mask[1] and (gw is None or tuple(gw.layout.size) != wshape):
+        return None
     runs, writes = [], {}
     if mask[0]:
-        pd2 = tuple(dl[i] * (kern[i] - 1) - pd[i] for i in range(d))
-        swapped = (c, cout // groups) + kern                 # the convolution the input gradient runs
-        if min(pd2) < 0 or not conv_direct.usable(_shape(go, dtype), swapped, st, pd2, dl, groups, in_sp,
-                                                  conv_direct.GRAD_INPUT_LIMIT):
-            return None
-        gi = by_path.get(0)
-        if gi is None or tuple(gi.layout.size) != (n, c) + in_sp:
-            return None
-        runs.append(_Fwd("go", "gi", "w", None, n, cout, groups, c // groups, kern, out, in_sp, pd2, dl, True))
         writes["gi"] = gi
     if mask[1]:
-        if not conv_direct.usable(xs, wshape, st, pd, dl, groups, out, conv_direct.GRAD_WEIGHT_LIMIT):
-            return None
-        gw = by_path.get(1)
-        if gw is None or tuple(gw.layout.size) != wshape:
-            return None
-        runs.append(_WGrad("x", "go", "gw", n, c, groups, cout // groups, kern, in_sp, out, pd, dl))
         writes["gw"] = gw
-    return ConvPlan(buf, dtype, {"go": go, "x": x, "w": w}, writes, runs)
+    named = {"go": go, "x": x, "w": w}
+    # eager's kernels/cpu/conv.py convolution_backward: dconv for what conv_direct.usable takes, else im2col
+    # (both gradients in one im2col pass when both are wanted and dconv does not take the weight gradient)
+    wgrad_direct = conv_direct.usable(xs, wshape, st, pd, dl, groups, out, conv_direct.GRAD_WEIGHT_LIMIT)
+    if mask[0] and mask[1] and not wgrad_direct:
+        run = gemm_run("both", x="x", w="w", go="go", gi="gi", gw="gw")
+        return None if run is None else ConvPlan(buf, dtype, named, writes, [run])
+    if mask[0]:
+        pd2 = tuple(dl[i] * (kern[i] - 1) - pd[i] for i in range(d))
+        swapped = (c, og) + kern                             # the convolution the input gradient runs
+        if min(pd2) >= 0 and conv_direct.usable(_shape(go, dtype), swapped, st, pd2, dl, groups, in_sp,
+                                                conv_direct.GRAD_INPUT_LIMIT):
+            runs.append(_Fwd("go", "gi", "w", None, n, cout, groups, c // groups, kern, out, in_sp, pd2, dl, True))
+        else:
+            runs.append(gemm_run("gi", w="w", go="go", gi="gi"))
+    if mask[1]:
+        if wgrad_direct:
+            runs.append(_WGrad("x", "go", "gw", n, c, groups, og, kern, in_sp, out, pd, dl))
+        else:
+            runs.append(gemm_run("gw", x="x", go="go", gw="gw"))
+    if any(r is None for r in runs):
+        return None
+    return ConvPlan(buf, dtype, named, writes, runs)
 
 
 def preamble():
@@ -366,7 +440,7 @@ def preamble():
             names.append(f"ember_dconv_{kind}_{sfx}")
     body = "".join(f"    *(void**)&{nm} = f[{i}];\n" for i, nm in enumerate(names))
     lines.append(f"void ember_set_dconv(void** f)\n{{\n{body}}}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + conv_gemm_calls.preamble()
 
 
 _BIND_NAMES = ("dconv_fwd_f32", "dconv_wgrad_f32", "dconv_fwd_f64", "dconv_wgrad_f64")
@@ -384,3 +458,4 @@ def bind(lib):
     fn.argtypes = [ctypes.c_void_p]
     fn.restype = None
     fn(ctypes.cast(addrs, ctypes.c_void_p))
+    conv_gemm_calls.bind(lib)

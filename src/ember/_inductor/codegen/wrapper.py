@@ -259,7 +259,8 @@ def generate(graph, sched):
 
     # C: kernels and entries
     c_parts = [PREAMBLE]
-    blas_bits = blas_calls.blas_int_bits() if gemms or has_attention else None
+    needs_blas = gemms or has_attention or any(getattr(p, "needs_blas", False) for p in convs.values())
+    blas_bits = blas_calls.blas_int_bits() if needs_blas else None
     if blas_bits is not None:
         c_parts.append(blas_calls.gemm_preamble(blas_bits))
     if has_conv:
