@@ -47,8 +47,8 @@ def _inplace_or_view_fallback(op, below):
     if DispatchKey.CompositeImplicitAutograd in kernels and not any(
             k in kernels for k in (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.CompositeExplicitAutograd)):
         return None   # a decomposition: the ops it calls do their own version/view bookkeeping
-    if op._entry.qualname == "aten::detach":
-        return _detach_kernel(op, below)
+    if op._entry.qualname in ("aten::detach", "aten::view.dtype"):
+        return _detach_kernel(op, below)   # the views torch makes non-differentiable (derivatives: no output)
     schema = op._schema
     # torch bumps the written arguments the op returns (rrelu_with_noise writes `noise` without a bump; an out=
     # form returning `()` bumps nothing here: its kernel's own copy_ into each output does)
@@ -96,8 +96,8 @@ def _inplace_or_view_fallback(op, below):
 
 
 def _detach_kernel(op, below):
-    """detach's result shares its input's storage and version counter but is not a view of it (torch's
-    non-differentiable view: `_base` stays None), so `x.detach().requires_grad_()` is a new leaf."""
+    """detach's (and view.dtype's) result shares its input's storage and version counter but is not a view of it
+    (torch's non-differentiable view: `_base` stays None), so `x.detach().requires_grad_()` is a new leaf."""
     cache = op._dispatch_cache
 
     def kernel(*args, **kwargs):
