@@ -2,7 +2,7 @@
 
 - Python: hands the call to the innermost TorchDispatchMode.
 - ADInplaceOrView: after running the op below, bumps the version counter of every argument the
-  schema marks written (`Tensor(a!)`), and marks every returned alias (`Tensor(a)`) as a view of
+  schema marks written (`Tensor(a!)`) that the op returns, and marks every returned alias (`Tensor(a)`) as a view of
   its input: `_base` set, version counter shared (torch's ADInplaceOrView kernels, generated from
   the same annotations).
 - BackendSelect: factories with no tensor input pick CPU or Meta from their `device` argument.
@@ -47,10 +47,14 @@ def _inplace_or_view_fallback(op, below):
     if DispatchKey.CompositeImplicitAutograd in kernels and not any(
             k in kernels for k in (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.CompositeExplicitAutograd)):
         return None   # a decomposition: the ops it calls do their own version/view bookkeeping
-    if op._entry.qualname == "aten::detach":
-        return _detach_kernel(op, below)
+    if op._entry.qualname in ("aten::detach", "aten::view.dtype"):
+        return _detach_kernel(op, below)   # the views torch makes non-differentiable (derivatives: no output)
     schema = op._schema
-    written = [_arg_getter(schema, a.name) for a in schema.arguments.flat_all if a.is_write]
+    # torch bumps the written arguments the op returns (rrelu_with_noise writes `noise` without a bump; an out=
+    # form returning `()` bumps nothing here: its kernel's own copy_ into each output does)
+    returned = {r.annotation.alias_set[0] for r in schema.returns if r.annotation is not None and r.annotation.alias_set}
+    written = [_arg_getter(schema, a.name) for a in schema.arguments.flat_all
+               if a.is_write and a.annotation.alias_set and a.annotation.alias_set[0] in returned]
     alias_of = {}
     for a in schema.arguments.flat_all:
         if a.annotation is not None and not a.annotation.is_write and a.annotation.alias_set:
@@ -92,8 +96,8 @@ def _inplace_or_view_fallback(op, below):
 
 
 def _detach_kernel(op, below):
-    """detach's result shares its input's storage and version counter but is not a view of it (torch's
-    non-differentiable view: `_base` stays None), so `x.detach().requires_grad_()` is a new leaf."""
+    """detach's (and view.dtype's) result shares its input's storage and version counter but is not a view of it
+    (torch's non-differentiable view: `_base` stays None), so `x.detach().requires_grad_()` is a new leaf."""
     cache = op._dispatch_cache
 
     def kernel(*args, **kwargs):

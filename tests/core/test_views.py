@@ -188,9 +188,7 @@ def test_meta_views_have_no_data():
 
 
 @pytest.mark.parity
-# (torch's view.dtype makes a view that is not differentiable: _is_view() False; ember's is a view)
-@pytest.mark.parametrize("name", sorted(set(VIEW_CASES) - {"view_dtype_same", "view_dtype_smaller",
-                                                           "view_dtype_bigger"}))
+@pytest.mark.parametrize("name", sorted(VIEW_CASES))
 def test_view_marks_match_torch(name):
     # the ADInplaceOrView step: _base (the root of the input's views) and the shared version counter, whether the
     # kernel below and that step run as two calls or as one (kernels/meta/view.py's `_as_view` twins)
@@ -230,6 +228,31 @@ def test_view_in_no_grad_of_a_tensor_needing_grad_refuses_in_place(name):
             except RuntimeError as e:
                 raised.append("no_grad mode" in str(e))
     assert raised[:len(raised) // 2] == raised[len(raised) // 2:]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int16", "uint8", "float64", "complex64"])
+@pytest.mark.parametrize("grad", [False, True])
+def test_view_dtype_is_a_non_differentiable_view_as_torch(dtype, grad):
+    # torch's view.dtype: storage and version counter shared, but `_base` None and `_is_view()` False (as detach);
+    # a view of it has it as its base; writes through it reach the input and bump the shared version
+    torch = pytest.importorskip("torch")
+    out = []
+    for m in (ember, torch):
+        x = m.arange(8, dtype=m.float32).reshape(2, 4)
+        if grad:
+            x = x.requires_grad_().clone()
+        y = x.view(getattr(m, dtype))
+        z = y[:1]
+        rec = [y.shape, y.stride(), y.storage_offset(), y._is_view(), y._base is None, y.requires_grad,
+               y.grad_fn is None, z._base is y, z._is_view(), x._version, y._version]
+        with m.no_grad():
+            y.zero_()
+        rec += [x.tolist(), x._version, y._version, z._version]
+        s = x[:, 1:3].view(getattr(m, dtype)) if m.float32.itemsize >= getattr(m, dtype).itemsize else None
+        rec += [] if s is None else [s._base is None, s.shape, s.storage_offset()]
+        out.append([tuple(r) if r.__class__.__name__ == "Size" else r for r in rec])
+    assert out[0] == out[1]
 
 
 def test_fused_view_kernels_match_their_plain_kernels():

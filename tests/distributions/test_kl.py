@@ -152,3 +152,31 @@ def test_kl_through_equal_transforms(name, same):
 
 
 U = RNG.uniform(0.1, 0.9, S)
+
+
+def _ambiguous_kl(lib):
+    """kl_divergence(A, B) where (A, Normal) and (Normal, B) are both registered and neither is more specific:
+    the (value, warnings) it gives; the registrations are removed again."""
+    import warnings
+    D = lib.distributions
+    A = type("A", (D.Normal,), {})
+    B = type("B", (D.Normal,), {})
+    D.kl.register_kl(A, D.Normal)(lambda p, q: lib.tensor(1.0))
+    D.kl.register_kl(D.Normal, B)(lambda p, q: lib.tensor(2.0))
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            first = D.kl_divergence(A(0.0, 1.0), B(0.0, 1.0)).item()
+            D.kl_divergence(A(0.0, 1.0), B(0.0, 1.0))     # memoized: no second warning
+            exact = D.kl_divergence(A(0.0, 1.0), D.Normal(0.0, 1.0)).item()
+        return first, exact, [(x.category, str(x.message)) for x in w]
+    finally:
+        del D.kl._KL_REGISTRY[A, D.Normal], D.kl._KL_REGISTRY[D.Normal, B]
+        D.kl._KL_MEMOIZE.clear()
+
+
+def test_ambiguous_kl_warns_as_torch():
+    import torch.distributions  # noqa: F401
+    import ember.distributions  # noqa: F401
+    assert _ambiguous_kl(ember) == _ambiguous_kl(torch)
+    assert _ambiguous_kl(ember)[2] == [(RuntimeWarning, "Ambiguous kl_divergence(A, B). Please register_kl(A, B)")]

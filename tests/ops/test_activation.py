@@ -184,7 +184,26 @@ def test_rrelu_with_noise_op_writes_the_noise_as_torch():
         y = x.clone()
         noise3 = L.full((2, 3), 7.0)
         s = L.ops.aten.rrelu_with_noise_.default(y, noise3, 0.5, 0.5, True)
-        out.append((r.tolist(), noise.tolist(), e.tolist(), noise2.tolist(), s is y, y.tolist(), noise3.tolist()))
+        out.append((r.tolist(), noise.tolist(), e.tolist(), noise2.tolist(), s is y, y.tolist(), noise3.tolist(),
+                    # the noise is written without a version bump (only the returned self is bumped)
+                    noise._version, noise2._version, noise3._version, y._version))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("training", [False, True])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_rrelu_bumps_the_version_of_its_input_only_in_place_as_torch(training, inplace):
+    out = []
+    for L in (torch, ember):
+        x = L.tensor(_RX, dtype=L.float32)
+        y = L.nn.functional.rrelu(x, training=training, inplace=inplace)
+        m = L.nn.RReLU(inplace=inplace).train(training)
+        x2 = L.tensor(_RX, dtype=L.float32)
+        y2 = m(x2)
+        x3 = L.tensor(_RX, dtype=L.float32)
+        L.rrelu_(x3, training=training)
+        out.append((x._version, y._version, y is x, x2._version, y2._version, y2 is x2, x3._version))
     assert out[0] == out[1]
 
 

@@ -2,6 +2,7 @@
 The closed forms of the pairs torch has (its formulas), infinite KL where q's support misses part of p's, and
 the Bregman-divergence KL between two members of one exponential family."""
 import math
+import warnings
 
 import ember
 
@@ -45,13 +46,36 @@ def register_kl(type_p, type_q):
     return decorator
 
 
+class _Match:
+    """A registered (p, q) pair ordered as torch orders them: one pair is below another when each of its types is
+    a subclass of the other's, compared left to right up to the first that differs (a partial order)."""
+    __slots__ = ["types"]
+
+    def __init__(self, *types):
+        self.types = types
+
+    def __lt__(self, other):
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
+
+
 def _dispatch_kl(type_p, type_q):
-    """The registered pair most specific for (type_p, type_q) along both MROs."""
-    matches = [(sp, sq) for sp in type_p.__mro__ for sq in type_q.__mro__ if (sp, sq) in _KL_REGISTRY]
+    """The registered pair most specific for (type_p, type_q): the least match ordered p first, which must be the
+    least ordered q first too, else torch's RuntimeWarning naming the pair to register (and the p-first one wins)."""
+    matches = [(sp, sq) for sp, sq in _KL_REGISTRY if issubclass(type_p, sp) and issubclass(type_q, sq)]
     if not matches:
         return NotImplemented
-    rank = {(sp, sq): (type_p.__mro__.index(sp), type_q.__mro__.index(sq)) for sp, sq in matches}
-    return _KL_REGISTRY[min(matches, key=lambda m: rank[m])]
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
+    left_fun = _KL_REGISTRY[left_p, left_q]
+    if left_fun is not _KL_REGISTRY[right_p, right_q]:
+        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+                      f"Please register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning)
+    return left_fun
 
 
 def kl_divergence(p, q):
