@@ -417,6 +417,9 @@ class OpOverloadPacket:
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._ns}.{self.__name__}')>"
 
+    def __str__(self):
+        return f"{self._ns}.{self.__name__}"        # torch's: "aten.mm" (FlopCounterMode's table prints it)
+
 
 _PACKETS = {}
 
