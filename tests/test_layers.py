@@ -26,7 +26,8 @@ PKG = os.path.join(SRC, "ember")
 
 # Layers, lowest first. A module belongs to the layer of its longest matching prefix.
 LAYERS = [
-    ("core", ["ember._core", "ember._grad_mode", "ember._dtype_info", "ember.version", "ember._numeric_flags"]),
+    ("core", ["ember._core", "ember._grad_mode", "ember._dtype_info", "ember.version", "ember._numeric_flags",
+              "ember.torch_version"]),
     ("dispatch", ["ember._dispatch"]),
     ("ops", ["ember._ops", "ember._schema", "ember._arg_parser", "ember._fallbacks", "ember._math_bits", "ember.library",
              "ember._random"]),
@@ -37,7 +38,8 @@ LAYERS = [
                 "ember.functional", "ember.linalg", "ember.func", "ember._tensor_types", "ember.fft", "ember.special"]),
     ("nn", ["ember.nn", "ember.optim", "ember.utils", "ember.utils.data", "ember.utils.checkpoint", "ember.amp",
             "ember.distributions",
-            "ember.cuda", "ember.backends", "ember.cpu", "ember.accelerator", "ember.random"]),
+            "ember.cuda", "ember.backends", "ember.cpu", "ember.accelerator", "ember.random", "ember.profiler",
+            "ember.multiprocessing", "ember.types"]),
     ("serialization", ["ember.serialization", "ember.utils.safetensors"]),
     ("compiler", ["ember.fx", "ember._dynamo", "ember._functorch", "ember._inductor", "ember.compiler", "ember._decomp",
                   "ember._subclasses", "ember.jit", "ember.onnx"]),

@@ -123,20 +123,36 @@ def clear_dispatch_caches():
 
 
 _observer = None   # fn(op) -> None or an end callback; see set_dispatch_observer
+_observer_args = False
 
 
-def set_dispatch_observer(fn):
+def set_dispatch_observer(fn, with_args=False):
     """Call ``fn(op)`` before every OpOverload call (``fn`` may return a callable, called when the op
-    returns or raises); None removes it. Off by default: the observer is woven into the kernels the
-    dispatch caches hold, which are rebuilt here, so calls pay nothing when none is installed.
-    Used by tools/overload_coverage.py."""
-    global _observer
+    returns or raises); None removes it. With ``with_args`` the call is ``fn(op, args, kwargs)`` and the
+    callable gets the op's result (None when it raised). Off by default: the observer is woven into the
+    kernels the dispatch caches hold, which are rebuilt here, so calls pay nothing when none is installed.
+    A redispatch (autograd handing the call to the backend) is observed again, nested in the first call.
+    Used by tools/overload_coverage.py and the profiler (ember.autograd.profiler)."""
+    global _observer, _observer_args
     _observer = fn
+    _observer_args = bool(with_args)
     clear_dispatch_caches()
 
 
 def _observed(op, kernel):
     observer = _observer
+    if _observer_args:
+        def run_with_args(*args, **kwargs):
+            end = observer(op, args, kwargs)
+            if end is None:
+                return kernel(*args, **kwargs)
+            out = None
+            try:
+                out = kernel(*args, **kwargs)
+                return out
+            finally:
+                end(out)
+        return run_with_args
 
     def run(*args, **kwargs):
         end = observer(op)
@@ -400,6 +416,9 @@ class OpOverloadPacket:
 
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._ns}.{self.__name__}')>"
+
+    def __str__(self):
+        return f"{self._ns}.{self.__name__}"        # torch's: "aten.mm" (FlopCounterMode's table prints it)
 
 
 _PACKETS = {}

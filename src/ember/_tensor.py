@@ -259,6 +259,8 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return new
 
     def __dlpack__(self, stream=None, **kwargs):
+        if self.requires_grad:      # torch's check: the exported buffer would escape autograd
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         return self.numpy(force=True).__dlpack__(**kwargs) if kwargs else self.numpy(force=True).__dlpack__()
 
     def __dlpack_device__(self):

@@ -173,10 +173,47 @@ def from_numpy(ndarray):
     return t
 
 
+class _Capsule:
+    """A bare DLPack capsule (the legacy `to_dlpack` result) presented as an exporter, for np.from_dlpack."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)       # kDLCPU: the only device a capsule ember can read lives on
+
+
 def from_dlpack(ext):
+    """A tensor sharing the memory of `ext` (an object with __dlpack__, e.g. a torch or numpy array, or a
+    DLPack capsule), without a copy."""
     if isinstance(ext, Tensor):
         return ext
+    if type(ext).__name__ == "PyCapsule":
+        return from_numpy(_writable(np.from_dlpack(_Capsule(ext))))
+    if not hasattr(ext, "__dlpack__"):
+        raise TypeError(f"from_dlpack expects an object with __dlpack__ or a DLPack capsule, got "
+                        f"{type(ext).__name__}")
     return from_numpy(np.from_dlpack(ext))
+
+
+def _writable(arr):
+    """numpy marks an array read from a legacy (unversioned) capsule read-only, which has no flag for it;
+    torch's tensor from such a capsule is writable: the same memory as a writable array (holding `arr`)."""
+    if arr.flags.writeable or arr.size == 0:
+        return arr
+    import ctypes
+    lo = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides) if s < 0)
+    hi = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides) if s > 0) + arr.itemsize
+    start = arr.ctypes.data + lo
+
+    class _Buffer(ctypes.c_char * (hi - lo)):
+        pass
+    buf = _Buffer.from_address(start)
+    buf.owner = arr                         # the capsule's memory lives as long as this array
+    return np.ndarray(arr.shape, arr.dtype, buffer=buf, offset=-lo, strides=arr.strides)
 
 
 # ------------------------------------------------------------------ views returning tuples

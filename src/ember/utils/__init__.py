@@ -2,7 +2,8 @@
 path _python_dispatch), set_module; submodules load lazily."""
 import importlib as _importlib
 
-_SUBMODULES = ("data", "checkpoint", "safetensors", "tensorboard", "_python_dispatch", "hooks")
+_SUBMODULES = ("data", "checkpoint", "safetensors", "tensorboard", "_python_dispatch", "hooks", "benchmark",
+               "flop_counter", "module_tracker", "dlpack")
 
 
 def set_module(obj, mod):
@@ -13,6 +14,9 @@ def set_module(obj, mod):
 
 
 def __getattr__(name):
+    if name == "swap_tensors":
+        from ._swap import swap_tensors
+        return swap_tensors
     if name in _SUBMODULES:
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod

@@ -4,6 +4,7 @@
 import numpy as np
 
 import ember
+from ... import _ops
 from ..._arg_parser import _bad_arg
 from ..._tensor import Tensor
 from ..._core.dispatch_keys import AUTOGRAD_BIT, DispatchKey
@@ -69,9 +70,9 @@ def linear(input, weight, bias=None):
         raise _bad_arg("linear", "weight", 2, "Tensor", weight)
     if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
         raise _bad_arg("linear", "bias", 3, "Tensor", bias)
-    if _tls._include & _AUTOCAST_CPU_BIT:
+    if _tls._include & _AUTOCAST_CPU_BIT or _ops._observer is not None:
         # under autocast, linear itself is on the lower-precision list: its weight (a leaf) is cast, and
-        # cached for the region, before the transpose
+        # cached for the region, before the transpose; an observer (the profiler) sees aten::linear as in torch
         return ember._nn.linear(input, weight, bias)
     out = _direct(input, weight, bias)
     if out is not None:
