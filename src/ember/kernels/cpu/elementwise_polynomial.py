@@ -18,8 +18,28 @@ import numpy as np
 from ..meta import elementwise_polynomial as M
 from ..meta.elementwise_common import FLOAT_OUT
 from .elementwise import make_binary
+from .runtime import clib
 
 _INT64_MIN = np.iinfo(np.int64).min
+
+
+_LIBM_NAMES = {np.arccos: "acos", np.cos: "cos", np.sin: "sin"}
+_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+
+
+def _libm(f, v):
+    """f(v) (np.arccos, np.cos or np.sin) by libm's scalar function of v's dtype (csrc/libm.c: acosf, cosf, sinf
+    as torch calls them): numpy's own float32/float64 versions take vectorised paths that differ by an ulp
+    between AVX2 and AVX-512 machines, an error the trigonometric form multiplies by n. Without a C compiler,
+    an 80-bit long double evaluation rounded to v's dtype (the same bits on every CPU; within an ulp of libm)."""
+    v = np.ascontiguousarray(v)
+    fn = clib.kernel("libm", f"{_LIBM_NAMES[f]}_{_SUFFIX[v.dtype]}", "ppl")
+    if fn is None:
+        return f(v.astype(np.longdouble)).astype(v.dtype)
+    out = np.empty_like(v)
+    if v.size:
+        fn(v.ctypes.data, out.ctypes.data, v.size)
+    return out
 
 
 def _degree(n, dt):
@@ -97,21 +117,21 @@ def _chebyshev(x, n, kind, shifted):
     threshold = {"t": 6, "u": 8, "v": 8, "w": 8}[kind] if not shifted else {"t": 6, "u": 6, "v": 6, "w": 4}[kind]
     trig = c.todo & (n > threshold) & (np.abs(y) < T(1))
     if trig.any():
-        t = np.arccos(np.where(trig, y, T(0)))
+        t = _libm(np.arccos, np.where(trig, y, T(0)))
         if kind == "t":
-            c.set(trig, np.cos(nf * t))
+            c.set(trig, _libm(np.cos, nf * t))
         elif kind == "u":
-            s = np.sin(t)
+            s = _libm(np.sin, t)
             n1 = (n + 1).astype(x.dtype)
-            c.set(trig & (s != T(0)), np.sin(n1 * t) / np.where(s != T(0), s, T(1)))
-            c.set(trig, n1 * np.cos(n1 * t) / y)
+            c.set(trig & (s != T(0)), _libm(np.sin, n1 * t) / np.where(s != T(0), s, T(1)))
+            c.set(trig, n1 * _libm(np.cos, n1 * t) / y)
         elif kind == "v":
-            half = np.sin(t / T(2)) != T(1)
-            c.set(trig & half, np.cos((nf + T(0.5)) * t) / np.cos(t / T(2)))
+            half = _libm(np.sin, t / T(2)) != T(1)
+            c.set(trig & half, _libm(np.cos, (nf + T(0.5)) * t) / _libm(np.cos, t / T(2)))
             c.set(trig, sign * two_n1)
         else:
-            half = np.cos(t / T(2)) != T(1)
-            c.set(trig & half, np.sin((nf + T(0.5)) * t) / np.where(half, np.sin(t / T(2)), T(1)))
+            half = _libm(np.cos, t / T(2)) != T(1)
+            c.set(trig & half, _libm(np.sin, (nf + T(0.5)) * t) / np.where(half, _libm(np.sin, t / T(2)), T(1)))
             if not shifted:
                 c.set(trig & (x > T(0)), two_n1)
             c.set(trig, sign)

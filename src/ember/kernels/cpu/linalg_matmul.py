@@ -51,7 +51,8 @@ def _mm_fast(self, other):
     """The product of two float32/float64 matrices of one dtype whose shapes fit: `ndarray.dot`'s fresh
     c-contiguous result wrapped as it is (no spec, no cast, no copy); None for every other case. For 2-D
     arrays dot is numpy's matrix product by the same BLAS calls as np.matmul (gemm, syrk for x @ x.T), bit for
-    bit the same result (tests/core/test_matmul.py), at half the call's cost (an 8x8 product in ~2.5 us)."""
+    bit the same result for C- or Fortran-ordered operands (tests/core/test_matmul.py; an operand with a non-unit
+    inner stride may differ in the last bits, by CPU), at half the call's cost (an 8x8 product in ~2.5 us)."""
     dt = self.dtype
     if dt is other.dtype and (dt is _F32 or dt is _F64):
         sa, sb = self._size, other._size
