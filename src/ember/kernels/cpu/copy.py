@@ -18,7 +18,7 @@ def _copyto(dst, src):
     if src.__class__ is np.ndarray and src.dtype == dst.dtype:
         np.copyto(dst, src)         # nothing to warn about: no catch_warnings (five Python calls per copy)
         return
-    if (src.__class__ is np.ndarray and src.size >= flat.MIN_ELEMS and src.shape == dst.shape
+    if (src.__class__ is np.ndarray and src.size >= flat.MIN_ELEMS and flat.splits() and src.shape == dst.shape
             and src.flags.c_contiguous and dst.flags.c_contiguous and dst.dtype in _TO
             and not np.may_share_memory(src, dst) and flat.run(_TO[dst.dtype], [src, dst])):
         return                      # a big float32 <-> float64 cast on ember's C pool

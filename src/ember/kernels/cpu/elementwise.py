@@ -56,7 +56,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None):
                 if oc in _SCALARS:
                     if self.dtype.is_floating_point:
                         rdt = D.bool_ if fast_bool else self.dtype
-                        if c_name is not None and a.size >= _C_MIN and -_EXACT <= other <= _EXACT:
+                        if c_name is not None and a.size >= _C_MIN and -_EXACT <= other <= _EXACT and _splits():
                             r = np.empty(a.shape, np.bool_ if fast_bool else a.dtype)
                             if flat.run(c_s, [a, r], other):
                                 return _wrap_fresh(r, rdt)
@@ -71,7 +71,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None):
                         rdt = D.bool_ if fast_bool else self.dtype
                         if other._size == self._size or not other._size:
                             # same shape, or a 0-d other (alpha + x[t, k]): numpy's result is torch's, contiguous
-                            if c_name is not None and a.size >= _C_MIN:
+                            if c_name is not None and a.size >= _C_MIN and _splits():
                                 r = np.empty(a.shape, np.bool_ if fast_bool else a.dtype)
                                 if flat.run(c_name, [a, b, r]) if b.ndim else flat.run(c_s, [a, r], float(b)):
                                     return _wrap_fresh(r, rdt)
@@ -104,7 +104,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None):
     def inplace(self, other):
         if c_name is not None and not fast_bool:
             a = getattr(self, "_np", None)
-            if a is not None and a.size >= _C_MIN and a.dtype in _FLAT and a.flags.c_contiguous:
+            if a is not None and a.size >= _C_MIN and a.dtype in _FLAT and a.flags.c_contiguous and _splits():
                 oc = other.__class__
                 if oc in _SCALARS:
                     if -_EXACT <= other <= _EXACT and flat.run(c_s, [a, a], other):
@@ -146,6 +146,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None):
 
 
 _C_MIN = flat.MIN_ELEMS
+_splits = flat.splits
 _C_MIN_MATH = flat.MIN_ELEMS_MATH
 _FLAT = (np.dtype(np.float32), np.dtype(np.float64))
 _BOOL = np.dtype(np.bool_)
@@ -169,7 +170,7 @@ def _c_binary(c_name, c_s, c_r, a, b, t, to_bool):
     """t = a op b by csrc/elementwise_flat.c when t is big, c-contiguous, a and b are arrays of t's shape
     in the kernel's float dtype (one may be a number), and t aliases an input only exactly. t's dtype is the
     inputs' (bool for a comparison, `to_bool`); True when done, False when nothing was written."""
-    if t.size < _C_MIN or not t.flags.c_contiguous:
+    if t.size < _C_MIN or not t.flags.c_contiguous or not _splits():
         return False
     a, b = _c_operand(a, t), _c_operand(b, t)
     if a is None or b is None:
@@ -483,7 +484,8 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN):
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         if a.flags.c_contiguous:
             r = np.empty(self._size, rdt._np)
-            if c_name is not None and a.size >= c_min and a.dtype == r.dtype and flat.run(c_name, [a, r]):
+            if (c_name is not None and a.size >= c_min and a.dtype == r.dtype and (c_min < _C_MIN or _splits())
+                    and flat.run(c_name, [a, r])):
                 return _wrap_fresh(r, rdt)
             if split and a.size >= SPLIT_ELEMS and a.dtype.kind == "f" and r.dtype == a.dtype:
                 split_flat(fn_np, [a.reshape(-1), r.reshape(-1)])
@@ -497,7 +499,8 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN):
     def inplace(self):
         check_unary_inplace(self, kind, name)
         a = self._np
-        if c_name is not None and a.size >= c_min and a.flags.c_contiguous and flat.run(c_name, [a, a]):
+        if (c_name is not None and a.size >= c_min and a.flags.c_contiguous and (c_min < _C_MIN or _splits())
+                and flat.run(c_name, [a, a])):
             return self
         if split and a.size >= SPLIT_ELEMS and a.dtype.kind == "f" and a.flags.c_contiguous:
             flat_a = a.reshape(-1)
@@ -512,6 +515,7 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN):
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         t = out._np
         if (c_name is not None and a.size >= c_min and t.dtype == a.dtype and t.shape == a.shape
+                and (c_min < _C_MIN or _splits())
                 and a.flags.c_contiguous and t.flags.c_contiguous and not flat.overlaps(t, a)
                 and flat.run(c_name, [a, t])):
             return out

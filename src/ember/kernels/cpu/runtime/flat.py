@@ -11,9 +11,13 @@ a split never waits for a worker whose core is busy elsewhere (see that file). P
 hands a part to a sleeping Python thread that must take the GIL first: on 2 loaded cores a 1M-element
 float add ran slower split that way than on one thread.
 
-Sizes: below MIN_ELEMS numpy's one call is cheaper than the foreign call (a ctypes call with ten
-arguments costs ~2 us); torch runs an elementwise op on one thread below 32768 elements (its grain),
-ember's pool splits from GRAIN elements too.
+Sizes: torch runs an elementwise op on one thread up to 32768 elements (its grain). The arithmetic, comparison
+and other one-instruction kernels are no faster than numpy's loops on one thread and their foreign call costs
+~3 us more, so they run here only when the op will be split (`splits()`: from MIN_ELEMS, two chunks, with more
+than one thread); exp / sigmoid / where / clamp beat numpy on one thread too, and run from MIN_ELEMS_MATH.
+So does tanh, although on one thread it is slower than numpy's loop (1M float32: 627 us against 380; its exp
+and division cost more than numpy's polynomial pieces; torch's took 2700 here): its float32 bits differ from
+numpy's, and a result must not depend on the thread count.
 """
 import ctypes
 
@@ -23,8 +27,8 @@ from . import clib
 from .pool import get_num_threads
 
 GRAIN = 32768           # elements: the smallest chunk a thread takes (torch's internal::GRAIN_SIZE)
-MIN_ELEMS = 32768       # from here the arithmetic and comparison kernels run in C (numpy below)
-MIN_ELEMS_MATH = 4096   # exp / tanh / sigmoid / where: C beats numpy's loops from here on one thread too
+MIN_ELEMS = 2 * GRAIN   # from here, with more than one thread, the arithmetic and comparison kernels run in C
+MIN_ELEMS_MATH = 4096   # exp / tanh / sigmoid / where / clamp run in C from here, on one thread too
 _ALIGN = 64             # chunk boundaries at multiples of 64 elements (whole cache lines and SIMD vectors)
 
 _SFX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -57,6 +61,11 @@ def kernel(name, dtype):
                 a = 0
         _ADDR[key] = a
     return a
+
+
+def splits():
+    """Whether ember's pool has more than one thread (torch.set_num_threads)."""
+    return get_num_threads() > 1
 
 
 def _grain(n, k):
