@@ -1,80 +1,105 @@
-"""Large elementwise ops (issue 18): GB/s of float32 add/mul/div/relu/exp/tanh and their in-place forms on 1M and
-4M elements, ember and torch side by side in one process, as JSON.
+"""Large elementwise ops (issue 18): GB/s of float32 binary, scalar, comparison, unary, where, cast, in-place and
+out= ops on 1M and 4M elements, ember and torch side by side in one process, as JSON.
 
-    python benchmarks/elementwise_bandwidth.py [--threads N] [--sizes 1048576,4194304] [--out results.json]
+    python benchmarks/elementwise_bandwidth.py [--threads N] [--sizes 1048576,4194304] [--reps 60] [--out f.json]
 
-Both libraries get N intra-op threads (default 2): ember shares a big float op out over its pool from
-kernels/cpu/elementwise.py's SPLIT_ELEMS elements, torch over its OpenMP threads. GB/s counts the bytes an op must
-move (inputs read plus the result written; an in-place op reads and writes its target) over the median wall time
-(statistics of `_harness.median`): on a machine shared with other jobs wall time mostly measures waiting for a
-core, so only a quiet run says how close ember is to torch. `ember_parts` is how many parts the last ember call
-handed to the pool (1: it ran on the calling thread).
+Both libraries get N intra-op threads (default 2): ember runs these ops on its C pool (kernels/cpu/runtime/flat.py,
+csrc/parallel.c) from 32768 elements, torch on its OpenMP threads. GB/s counts the bytes an op must move (inputs
+read plus the result written; an in-place op reads and writes its target). The two libraries' calls alternate
+within each round so both see the same load; a row gives GB/s from the fastest call (`*_gb_s`, what the machine
+allows when both cores are free) and from the median call (`*_gb_s_med`, what a loaded machine gives). On a
+machine shared with other jobs only a quiet run says how close ember is to torch: the load average is recorded.
+`ember_joined` is the fraction of ember's calls in which a pool worker took part (0: the caller did every chunk
+because the other core was busy elsewhere).
 """
 import argparse
 import json
+import os
+import statistics
 import sys
+import time
 
 import numpy as np
 
-from _harness import median, threads_arg
+from _harness import threads_arg  # noqa: F401  (puts src/ on sys.path)
 
-OPS = {   # name: (function of (lib, a, b), arrays moved per element)
-    "add": (lambda lib, a, b: a + b, 3),
-    "mul": (lambda lib, a, b: a * b, 3),
-    "div": (lambda lib, a, b: a / b, 3),
-    "mul_scalar": (lambda lib, a, b: a * 0.5, 2),
-    "relu": (lambda lib, a, b: lib.relu(a), 2),
-    "exp": (lambda lib, a, b: a.exp(), 2),
-    "tanh": (lambda lib, a, b: a.tanh(), 2),
-    "add_": (lambda lib, a, b: a.add_(b), 3),
-    "relu_": (lambda lib, a, b: a.relu_(), 2),
+OPS = {   # name: (function of (lib, a, b, o), bytes moved per element with float32 inputs)
+    "add": (lambda lib, a, b, o: a + b, 12),
+    "sub": (lambda lib, a, b, o: a - b, 12),
+    "mul": (lambda lib, a, b, o: a * b, 12),
+    "div": (lambda lib, a, b, o: a / b, 12),
+    "mul_scalar": (lambda lib, a, b, o: a * 0.5, 8),
+    "gt": (lambda lib, a, b, o: a > b, 9),
+    "where": (lambda lib, a, b, o: lib.where(o, a, b), 13),          # o: a bool mask here
+    "relu": (lambda lib, a, b, o: lib.relu(a), 8),
+    "exp": (lambda lib, a, b, o: a.exp(), 8),
+    "tanh": (lambda lib, a, b, o: a.tanh(), 8),
+    "sigmoid": (lambda lib, a, b, o: a.sigmoid(), 8),
+    "to_float64": (lambda lib, a, b, o: a.to(lib.float64), 12),
+    "add_": (lambda lib, a, b, o: a.add_(b), 12),
+    "mul_scalar_": (lambda lib, a, b, o: a.mul_(1.0), 8),
+    "relu_": (lambda lib, a, b, o: a.relu_(), 8),
+    "add_out": (lambda lib, a, b, o: lib.add(a, b, out=o), 12),
 }
 
 
-def _count_parts():
-    """Wraps ember's elementwise run_parts to record how many parts each split call used."""
-    from ember.kernels.cpu import elementwise
-    from ember.kernels.cpu.runtime import pool
-    seen = []
-
-    def counting(fn, k):
-        seen.append(k)
-        pool.run_parts(fn, k)
-    elementwise.run_parts = counting
-    return seen
+def _operands(lib, name, a_np, b_np):
+    a, b = lib.from_numpy(a_np.copy()), lib.from_numpy(b_np.copy())
+    o = lib.from_numpy(np.empty_like(a_np))
+    if name == "add_":            # keep the values bounded over many in-place calls
+        b = lib.from_numpy(np.zeros_like(b_np))
+    if name == "where":
+        o = lib.from_numpy(a_np > 0)
+    return a, b, o
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--threads", type=int, default=threads_arg(2))
+    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--sizes", default=f"{1 << 20},{1 << 22}")
-    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--reps", type=int, default=60)
+    ap.add_argument("--ops", default=",".join(OPS))
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     import ember
     import torch
+    try:
+        from ember.kernels.cpu.runtime.flat import last_threads
+    except ImportError:         # an ember before the C pool (comparing with an older checkout)
+        def last_threads():
+            return 0
     torch.set_num_threads(args.threads)
     ember.set_num_threads(args.threads)
-    parts = _count_parts()
     rng = np.random.default_rng(0)
-    results = {"threads": args.threads}
+    results = {"threads": args.threads, "load_before": [round(x, 2) for x in os.getloadavg()]}
     for n in (int(s) for s in args.sizes.split(",")):
         a_np = rng.standard_normal(n).astype(np.float32)
         b_np = rng.uniform(0.5, 2.0, n).astype(np.float32)
-        for name, (fn, arrays) in OPS.items():
+        for name in args.ops.split(","):
+            fn, nbytes = OPS[name]
+            libs = {"torch": torch, "ember": ember}
+            ops = {k: _operands(lib, name, a_np, b_np) for k, lib in libs.items()}
+            times = {k: [] for k in libs}
+            joined = 0
+            for k, lib in libs.items():
+                fn(lib, *ops[k])            # warm-up (ember builds its C kernels on first use)
+            for _ in range(args.reps):
+                for k, lib in libs.items():
+                    t = time.perf_counter()
+                    fn(lib, *ops[k])
+                    times[k].append(time.perf_counter() - t)
+                    if k == "ember":
+                        joined += last_threads() > 1
             row = {}
-            for libname, lib in (("torch", torch), ("ember", ember)):
-                a, b = lib.from_numpy(a_np.copy()), lib.from_numpy(b_np.copy())
-                if name == "add_":       # keep the values bounded over many in-place calls
-                    b = lib.from_numpy(np.zeros(n, np.float32))
-                del parts[:]
-                ms = median(lambda: fn(lib, a, b), reps=args.reps, inner=5)
-                row[f"{libname}_gb_s"] = round(arrays * 4 * n / (ms * 1e-3) / 1e9, 1)
-                if libname == "ember":
-                    row["ember_parts"] = parts[-1] if parts else 1
+            for k in libs:
+                row[f"{k}_gb_s"] = round(nbytes * n / min(times[k]) / 1e9, 1)
+                row[f"{k}_gb_s_med"] = round(nbytes * n / statistics.median(times[k]) / 1e9, 1)
             row["ratio"] = round(row["ember_gb_s"] / row["torch_gb_s"], 2)
+            row["ratio_med"] = round(row["ember_gb_s_med"] / row["torch_gb_s_med"], 2)
+            row["ember_joined"] = round(joined / args.reps, 2)
             results[f"{name}_{n}"] = row
-            print(name, n, json.dumps(row), file=sys.stderr)
+            print(f"{name}_{n}", json.dumps(row), file=sys.stderr)
+    results["load_after"] = [round(x, 2) for x in os.getloadavg()]
     text = json.dumps(results, indent=2)
     print(text)
     if args.out:

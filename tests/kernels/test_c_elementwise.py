@@ -1,4 +1,4 @@
-"""where / sigmoid / clamp on large contiguous float tensors, which run csrc/elementwise.c (a branchless blend,
+"""where / sigmoid / clamp on large contiguous float tensors, which run csrc/elementwise_flat.c (a branchless blend,
 a one-pass sigmoid, a one-pass clamp): against torch and against ember's own numpy path, with NaN and inf."""
 import numpy as np
 import pytest

@@ -132,15 +132,23 @@ def test_large_binary_ops_split_over_the_pool_match_numpy():
 
 
 def _split_counting(monkeypatch):
-    """Counts the parts the elementwise kernels hand to the pool (run_parts calls, parts per call)."""
+    """Counts the splits the elementwise kernels ask for, as the threads per split: Python's pool (run_parts
+    calls, parts per call) and ember's C pool (runtime/flat.py: calls with more than one chunk and thread)."""
     from ember.kernels.cpu import elementwise
-    from ember.kernels.cpu.runtime import pool
+    from ember.kernels.cpu.runtime import flat, pool
     calls = []
 
     def counting(fn, k):
         calls.append(k)
         pool.run_parts(fn, k)
     monkeypatch.setattr(elementwise, "run_parts", counting)
+    par = flat._parallel_for()
+    if par is not None:
+        def counting_c(fn, p0, p1, p2, p3, s0, s1, n, grain, k):
+            if k > 1 and n > grain:
+                calls.append(k)
+            return par(fn, p0, p1, p2, p3, s0, s1, n, grain, k)
+        monkeypatch.setattr(flat, "_PAR", [counting_c])
     return calls
 
 
@@ -193,12 +201,13 @@ def test_big_elementwise_ops_split_bit_identical_to_one_thread(monkeypatch, dtyp
 
 def test_small_and_integer_elementwise_ops_do_not_split(monkeypatch):
     from ember.kernels.cpu.elementwise import SPLIT_ELEMS
+    from ember.kernels.cpu.runtime import flat
     calls = _split_counting(monkeypatch)
     old = ember.get_num_threads()
     ember.set_num_threads(2)
     try:
-        x = ember.ones(SPLIT_ELEMS - 1)
-        (x + x, x.exp(), ember.relu(x), x / 2, x.add_(1), x.exp_())
+        x = ember.ones(min(SPLIT_ELEMS, flat.GRAIN) - 1)       # below both pools' thresholds
+        (x + x, x.exp(), ember.relu(x), x / 2, x.add_(1), x.exp_(), x > 0, x.tanh(), ember.where(x > 0, x, x))
         assert calls == []
         i = ember.ones(2 * SPLIT_ELEMS, dtype=ember.int32)
         r = i / i                               # true division of ints: torch's float32, not numpy's float64

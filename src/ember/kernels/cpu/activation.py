@@ -8,7 +8,7 @@ from ..meta.activation import ACTIVATION_KINDS, check_rrelu_with_noise, gelu_bac
 from ..._random import _gen
 from ..meta.elementwise_math import unary_kind_dtype
 from .runtime.pool import split_run
-from .runtime import clib
+from .runtime import clib, flat
 from . import activation_gelu
 from .elementwise_math import make_unary_p
 from .elementwise_special import erf
@@ -255,6 +255,8 @@ def relu_into(x, y):
     if x.size < MIN_ELEMS or x.dtype != y.dtype or x.shape != y.shape or not (
             x.flags.c_contiguous and y.flags.c_contiguous):
         return False
+    if flat.run("relu", [x, y]):         # ember's C pool (runtime/flat.py); below: relu.c on Python's pool
+        return True
     f = _fn("relu", x.dtype, "ppl")
     if f is None:
         return False

@@ -8,6 +8,9 @@ from ..._core.device import as_device
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
 from ..meta import copy as M
+from .runtime import flat
+
+_TO = {np.dtype(np.float32): "to_f32", np.dtype(np.float64): "to_f64"}
 
 
 def _copyto(dst, src):
@@ -15,6 +18,10 @@ def _copyto(dst, src):
     if src.__class__ is np.ndarray and src.dtype == dst.dtype:
         np.copyto(dst, src)         # nothing to warn about: no catch_warnings (five Python calls per copy)
         return
+    if (src.__class__ is np.ndarray and src.size >= flat.MIN_ELEMS and flat.splits() and src.shape == dst.shape
+            and src.flags.c_contiguous and dst.flags.c_contiguous and dst.dtype in _TO
+            and not np.may_share_memory(src, dst) and flat.run(_TO[dst.dtype], [src, dst])):
+        return                      # a big float32 <-> float64 cast on ember's C pool
     with warnings.catch_warnings():       # complex -> real and NaN -> int casts warn in numpy, not in torch
         warnings.simplefilter("ignore")
         np.copyto(dst, src, casting="unsafe")

@@ -5,7 +5,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor, check_out, np_of
-from .runtime import clib
+from .runtime import flat
 from .runtime.fp_errors import quiet
 from .runtime.pool import get_num_threads, run_parts
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
@@ -27,17 +27,26 @@ def _alloc(shape, dt, *operands):
 
 _wrap_fresh = Tensor._wrap_fresh
 _SCALARS = (int, float)
+_quiet_all = quiet(all="ignore")
+_quiet_dio = quiet(divide="ignore", invalid="ignore", over="ignore")
+_quiet_di = quiet(divide="ignore", invalid="ignore")
+_quiet_over = quiet(over="ignore")
 
 
-def make_binary(fn_np, kind, name, fast_uf=None):
+def make_binary(fn_np, kind, name, fast_uf=None, c_name=None):
     """(functional, inplace, out) kernels for a binary op computing `fn_np(a, b, out)`.
 
     `fast_uf`, when given, is a numpy ufunc used directly in the common case (same dtype and
     shape, contiguous; or a floating tensor with a Python int/float), where numpy's own result
-    dtype and layout already equal torch's.
+    dtype and layout already equal torch's. `c_name`: the op's kernels in csrc/elementwise_flat.c
+    (`<c_name>`, `<c_name>_s` with a number, `<c_name>_r` with a number first), which run big float32 /
+    float64 operands of one layout on ember's C pool (runtime/flat.py).
     """
     fast_bool = kind == COMPARE
     split_inplace = fast_uf is not None and (kind == ARITH or kind == TRUE_DIV)
+    c_s = c_r = None
+    if c_name is not None:
+        c_s, c_r = c_name + "_s", c_name + "_r"
 
     def functional(self, other):
         if fast_uf is not None:
@@ -47,6 +56,10 @@ def make_binary(fn_np, kind, name, fast_uf=None):
                 if oc in _SCALARS:
                     if self.dtype.is_floating_point:
                         rdt = D.bool_ if fast_bool else self.dtype
+                        if c_name is not None and a.size >= _C_MIN and -_EXACT <= other <= _EXACT and _splits():
+                            r = np.empty(a.shape, np.bool_ if fast_bool else a.dtype)
+                            if flat.run(c_s, [a, r], other):
+                                return _wrap_fresh(r, rdt)
                         if a.size >= SPLIT_ELEMS:
                             return _wrap_fresh(_split_ufunc(fast_uf, a, other, fast_bool), rdt)
                         r = fast_uf(a, other)
@@ -58,6 +71,10 @@ def make_binary(fn_np, kind, name, fast_uf=None):
                         rdt = D.bool_ if fast_bool else self.dtype
                         if other._size == self._size or not other._size:
                             # same shape, or a 0-d other (alpha + x[t, k]): numpy's result is torch's, contiguous
+                            if c_name is not None and a.size >= _C_MIN and _splits():
+                                r = np.empty(a.shape, np.bool_ if fast_bool else a.dtype)
+                                if flat.run(c_name, [a, b, r]) if b.ndim else flat.run(c_s, [a, r], float(b)):
+                                    return _wrap_fresh(r, rdt)
                             if a.size >= SPLIT_ELEMS:
                                 return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool), rdt)
                             r = fast_uf(a, b)       # a numpy scalar when both are 0-d
@@ -72,6 +89,10 @@ def make_binary(fn_np, kind, name, fast_uf=None):
                             return _wrap_fresh(r, rdt)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
+        if c_name is not None and (rdt is cdt or fast_bool) and cdt._np in _FLAT:
+            r = np.empty(shape, rdt._np)
+            if _c_binary(c_name, c_s, c_r, a, b, r, fast_bool):
+                return _wrap_fresh(r, rdt)
         if rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.flags.c_contiguous:
             r = np.empty(shape, rdt._np)
             fn_np(a, b, r)
@@ -81,6 +102,18 @@ def make_binary(fn_np, kind, name, fast_uf=None):
         return out
 
     def inplace(self, other):
+        if c_name is not None and not fast_bool:
+            a = getattr(self, "_np", None)
+            if a is not None and a.size >= _C_MIN and a.dtype in _FLAT and a.flags.c_contiguous and _splits():
+                oc = other.__class__
+                if oc in _SCALARS:
+                    if -_EXACT <= other <= _EXACT and flat.run(c_s, [a, a], other):
+                        return self
+                elif isinstance(other, Tensor) and other._np is not None and other._np.dtype == a.dtype:
+                    b = other._np
+                    if (b.shape == a.shape and b.flags.c_contiguous and not flat.overlaps(a, b)
+                            and flat.run(c_name, [a, b, a])):
+                        return self
         if split_inplace:
             a = getattr(self, "_np", None)
             if (a is not None and a.size >= SPLIT_ELEMS and a.flags.c_contiguous and self.dtype.is_floating_point
@@ -95,17 +128,64 @@ def make_binary(fn_np, kind, name, fast_uf=None):
                         return self
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         check_inplace(self, shape, rdt, name)
-        _write(self, fn_np, _operand(self, cdt), _operand(other, cdt), cdt)
+        a, b = _operand(self, cdt), _operand(other, cdt)
+        if c_name is None or cdt._np not in _FLAT or not _c_binary(c_name, c_s, c_r, a, b, self._np, fast_bool):
+            _write(self, fn_np, a, b, cdt)
         return self
 
     def out_variant(self, other, out):
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         check_out(out, shape, rdt, name)
-        _write(out, fn_np, _operand(self, cdt), _operand(other, cdt), cdt)
+        a, b = _operand(self, cdt), _operand(other, cdt)
+        if c_name is None or cdt._np not in _FLAT or not _c_binary(c_name, c_s, c_r, a, b, out._np, fast_bool):
+            _write(out, fn_np, a, b, cdt)
         return out
 
     functional.__name__, inplace.__name__, out_variant.__name__ = name, name + "_", name + "_out"
     return functional, inplace, out_variant
+
+
+_C_MIN = flat.MIN_ELEMS
+_splits = flat.splits
+_C_MIN_MATH = flat.MIN_ELEMS_MATH
+_FLAT = (np.dtype(np.float32), np.dtype(np.float64))
+_BOOL = np.dtype(np.bool_)
+_EXACT = 1 << 53           # a Python int beyond this is not passed to C as a double (numpy keeps its semantics)
+
+
+def _c_operand(x, t):
+    """x as the C kernels take it beside output t: a c-contiguous array of t's shape, or a Python number
+    (a 0-d array gives its value); None when it does not fit."""
+    c = x.__class__
+    if c is np.ndarray:
+        if x.ndim == 0:
+            return x[()].item() if x.dtype.kind == "f" else None
+        return x if x.shape == t.shape and x.flags.c_contiguous else None
+    if c is float or (c is int and -_EXACT <= x <= _EXACT):
+        return x
+    return None
+
+
+def _c_binary(c_name, c_s, c_r, a, b, t, to_bool):
+    """t = a op b by csrc/elementwise_flat.c when t is big, c-contiguous, a and b are arrays of t's shape
+    in the kernel's float dtype (one may be a number), and t aliases an input only exactly. t's dtype is the
+    inputs' (bool for a comparison, `to_bool`); True when done, False when nothing was written."""
+    if t.size < _C_MIN or not t.flags.c_contiguous or not _splits():
+        return False
+    a, b = _c_operand(a, t), _c_operand(b, t)
+    if a is None or b is None:
+        return False
+    x = a if a.__class__ is np.ndarray else b
+    if x.__class__ is not np.ndarray:
+        return False
+    dt = x.dtype
+    if dt not in _FLAT or t.dtype != (_BOOL if to_bool else dt):
+        return False
+    if a is x:
+        if b.__class__ is np.ndarray:
+            return b.dtype == dt and not flat.overlaps(t, a, b) and flat.run(c_name, [a, b, t])
+        return not flat.overlaps(t, a) and flat.run(c_s, [a, t], b)
+    return not flat.overlaps(t, b) and flat.run(c_r, [b, t], a)
 
 
 SPLIT_ELEMS = 1 << 18      # from here a float elementwise op is shared out over the pool (memory-bound: a 1M
@@ -135,8 +215,7 @@ def _quiet(uf):
     one-thread path is quiet too). The errstate is set inside each part: pool threads do not see the
     caller's."""
     def part(*args, out):
-        with np.errstate(all="ignore"):
-            uf(*args, out=out)
+        _quiet_all(uf, *args, out=out)
     return part
 
 
@@ -228,8 +307,8 @@ def _bool_sub_check(self, other):
                                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
-_add_f, _add_i, _add_o = make_binary(_ufunc2(np.add), ARITH, "add", np.add)
-_sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub", np.subtract)
+_add_f, _add_i, _add_o = make_binary(_ufunc2(np.add), ARITH, "add", np.add, "add")
+_sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub", np.subtract, "sub")
 
 
 def add(self, other, alpha=1):
@@ -281,10 +360,10 @@ def rsub(self, other, alpha=1):
     return sub(other, self, alpha=alpha)
 
 
-mul, mul_, mul_out = make_binary(_ufunc2(np.multiply), ARITH, "mul", np.multiply)
+mul, mul_, mul_out = make_binary(_ufunc2(np.multiply), ARITH, "mul", np.multiply, "mul")
 
 
-_div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div", np.true_divide)
+_div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div", np.true_divide, "div")
 
 
 def _int_div_check(b):
@@ -300,15 +379,13 @@ def _trunc_div(a, b, out):
         fix = (np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
         np.add(q, fix, out=out, casting="unsafe")
     else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            np.trunc(np.true_divide(a, b), out=out, casting="unsafe")
+        np.trunc(_quiet_di(np.true_divide, a, b), out=out, casting="unsafe")
 
 
 def _floor_div(a, b, out):
     if np.issubdtype(out.dtype, np.integer):
         _int_div_check(b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.floor_divide(a, b, out=out, casting="unsafe")
+    _quiet_di(np.floor_divide, a, b, out=out, casting="unsafe")
 
 
 _div_trunc = make_binary(_trunc_div, ARITH, "div")
@@ -323,9 +400,6 @@ def _div_mode(rounding_mode):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'") from None
 
 
-_quiet_dio = quiet(divide="ignore", invalid="ignore", over="ignore")
-_quiet_di = quiet(divide="ignore", invalid="ignore")
-_quiet_over = quiet(over="ignore")
 
 
 def div(self, other):
@@ -360,8 +434,7 @@ def _rem(a, b, out):
         raise RuntimeError("\"remainder_cpu\" not implemented for 'Bool'")
     if np.issubdtype(out.dtype, np.integer):
         _int_div_check(b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.remainder(a, b, out=out, casting="unsafe")
+    _quiet_di(np.remainder, a, b, out=out, casting="unsafe")
 
 
 remainder, remainder_, remainder_out = make_binary(_rem, ARITH, "remainder")
@@ -378,12 +451,12 @@ def _pow(a, b, out):
 
 pow, pow_, pow_out = make_binary(_pow, ARITH, "pow")
 
-eq, eq_, eq_out = make_binary(_ufunc2(np.equal), COMPARE, "eq", np.equal)
-ne, ne_, ne_out = make_binary(_ufunc2(np.not_equal), COMPARE, "ne", np.not_equal)
-lt, lt_, lt_out = make_binary(_ufunc2(np.less), COMPARE, "lt", np.less)
-le, le_, le_out = make_binary(_ufunc2(np.less_equal), COMPARE, "le", np.less_equal)
-gt, gt_, gt_out = make_binary(_ufunc2(np.greater), COMPARE, "gt", np.greater)
-ge, ge_, ge_out = make_binary(_ufunc2(np.greater_equal), COMPARE, "ge", np.greater_equal)
+eq, eq_, eq_out = make_binary(_ufunc2(np.equal), COMPARE, "eq", np.equal, "eq")
+ne, ne_, ne_out = make_binary(_ufunc2(np.not_equal), COMPARE, "ne", np.not_equal, "ne")
+lt, lt_, lt_out = make_binary(_ufunc2(np.less), COMPARE, "lt", np.less, "lt")
+le, le_, le_out = make_binary(_ufunc2(np.less_equal), COMPARE, "le", np.less_equal, "le")
+gt, gt_, gt_out = make_binary(_ufunc2(np.greater), COMPARE, "gt", np.greater, "gt")
+ge, ge_, ge_out = make_binary(_ufunc2(np.greater_equal), COMPARE, "ge", np.greater_equal, "ge")
 
 
 def _logical(uf):
@@ -401,14 +474,19 @@ bitwise_xor, bitwise_xor_, bitwise_xor_out = make_binary(_ufunc2(np.bitwise_xor)
 
 
 # ---------------------------------------------------------------- unary
-def make_unary(fn_np, kind, name, split=False):
+def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN):
     """(functional, inplace, out) kernels for a same-shape op computing `fn_np(a, out)`. `split`: fn_np is
-    purely elementwise (and sets its own errstate), so big float inputs are shared out over the pool."""
+    purely elementwise (and sets its own errstate), so big float inputs are shared out over the pool.
+    `c_name`: csrc/elementwise_flat.c's kernel for the op, run on ember's C pool for c-contiguous float32 /
+    float64 tensors of at least `c_min` elements (a dtype without that kernel keeps the numpy path)."""
     def functional(self):
         rdt = unary_dtype(self, kind)
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         if a.flags.c_contiguous:
             r = np.empty(self._size, rdt._np)
+            if (c_name is not None and a.size >= c_min and a.dtype == r.dtype and (c_min < _C_MIN or _splits())
+                    and flat.run(c_name, [a, r])):
+                return _wrap_fresh(r, rdt)
             if split and a.size >= SPLIT_ELEMS and a.dtype.kind == "f" and r.dtype == a.dtype:
                 split_flat(fn_np, [a.reshape(-1), r.reshape(-1)])
             else:
@@ -421,9 +499,12 @@ def make_unary(fn_np, kind, name, split=False):
     def inplace(self):
         check_unary_inplace(self, kind, name)
         a = self._np
+        if (c_name is not None and a.size >= c_min and a.flags.c_contiguous and (c_min < _C_MIN or _splits())
+                and flat.run(c_name, [a, a])):
+            return self
         if split and a.size >= SPLIT_ELEMS and a.dtype.kind == "f" and a.flags.c_contiguous:
-            flat = a.reshape(-1)
-            split_flat(fn_np, [flat, flat])
+            flat_a = a.reshape(-1)
+            split_flat(fn_np, [flat_a, flat_a])
         else:
             fn_np(a, a)
         return self
@@ -432,12 +513,18 @@ def make_unary(fn_np, kind, name, split=False):
         rdt = unary_dtype(self, kind)
         check_out(out, self._size, rdt, name, unary_out_rule(kind, self))
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
-        if out._np.dtype == rdt._np:
-            fn_np(a, out._np)
+        t = out._np
+        if (c_name is not None and a.size >= c_min and t.dtype == a.dtype and t.shape == a.shape
+                and (c_min < _C_MIN or _splits())
+                and a.flags.c_contiguous and t.flags.c_contiguous and not flat.overlaps(t, a)
+                and flat.run(c_name, [a, t])):
+            return out
+        if t.dtype == rdt._np:
+            fn_np(a, t)
         else:
             tmp = np.empty(self._size, rdt._np)
             fn_np(a, tmp)
-            np.copyto(out._np, tmp, casting="unsafe")
+            np.copyto(t, tmp, casting="unsafe")
         return out
 
     functional.__name__, inplace.__name__, out_variant.__name__ = name, name + "_", name + "_out"
@@ -458,31 +545,26 @@ def _rsqrt(a, out):
     _quiet_di(_rsqrt_np, a, out)
 
 
-C_MIN_ELEMS = 1 << 12     # from here where/sigmoid/clamp on contiguous float32/64 run csrc/elementwise.c
-_C_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+C_MIN_ELEMS = 1 << 12     # from here where/sigmoid/clamp on contiguous float32/64 run csrc/elementwise_flat.c
 
 
-def _c_run(name, sig, arrays, *args):
-    """The C kernel `name` of csrc/elementwise.c over flat views of `arrays` (c-contiguous, one size, the
-    last one written; the others of its float dtype, except a leading bool mask), chunks shared out over
-    the pool from SPLIT_ELEMS elements. False (nothing done) below C_MIN_ELEMS or without C."""
+def _c_run(name, arrays, *args):
+    """The kernel `name` of csrc/elementwise_flat.c over `arrays` (c-contiguous, one size, the last one
+    written; the others of its float dtype, except a leading bool mask) on ember's C pool (runtime/flat.py).
+    False (nothing done) below C_MIN_ELEMS or without C."""
     o = arrays[-1]
-    sfx = _C_SUFFIX.get(o.dtype)
-    if sfx is None or o.size < C_MIN_ELEMS:
+    if o.dtype not in _FLAT or o.size < C_MIN_ELEMS:
         return False
     for a in arrays:
         if not a.flags.c_contiguous or a.size != o.size or (a.dtype != o.dtype and a.dtype != np.bool_):
             return False
-    f = clib.kernel("elementwise", f"{name}_{sfx}", sig)
-    if f is None:
+    if flat.overlaps(o, *arrays[:-1]):
         return False
-    flat = [a.reshape(-1).view(np.uint8) if a.dtype == np.bool_ else a.reshape(-1) for a in arrays]
-    clib.c_rows(f, flat, *args, min_elems=SPLIT_ELEMS)
-    return True
+    return flat.run(name, arrays, *args, dtype=o.dtype)
 
 
 def _sigmoid(a, out):
-    if a.shape == out.shape and _c_run("sigmoid", "ppl", [a, out]):
+    if a.shape == out.shape and _c_run("sigmoid", [a, out]):
         return
     _quiet_over(_sigmoid_np, a, out)
 
@@ -509,15 +591,15 @@ def _logical_not(a, out):
     np.logical_not(a, out=out, casting="unsafe")
 
 
-abs, abs_, abs_out = make_unary(_abs, ABS, "abs", split=True)
-exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp", split=True)
+abs, abs_, abs_out = make_unary(_abs, ABS, "abs", split=True, c_name="abs")
+exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp", split=True, c_name="exp", c_min=_C_MIN_MATH)
 log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log", split=True)
-sqrt, sqrt_, sqrt_out = make_unary(_u(np.sqrt), FLOAT_OUT, "sqrt", split=True)
+sqrt, sqrt_, sqrt_out = make_unary(_u(np.sqrt), FLOAT_OUT, "sqrt", split=True, c_name="sqrt")
 rsqrt, rsqrt_, rsqrt_out = make_unary(_rsqrt, FLOAT_OUT, "rsqrt", split=True)
 sin, sin_, sin_out = make_unary(_u(np.sin), FLOAT_OUT, "sin", split=True)
 cos, cos_, cos_out = make_unary(_u(np.cos), FLOAT_OUT, "cos", split=True)
-tanh, tanh_, tanh_out = make_unary(_u(np.tanh), FLOAT_OUT, "tanh", split=True)
-sigmoid, sigmoid_, sigmoid_out = make_unary(_sigmoid, FLOAT_OUT, "sigmoid")
+tanh, tanh_, tanh_out = make_unary(_u(np.tanh), FLOAT_OUT, "tanh", split=True, c_name="tanh", c_min=_C_MIN_MATH)
+sigmoid, sigmoid_, sigmoid_out = make_unary(_sigmoid, FLOAT_OUT, "sigmoid", c_name="sigmoid", c_min=_C_MIN_MATH)
 bitwise_not, bitwise_not_, bitwise_not_out = make_unary(_bitwise_not, ARITH, "bitwise_not")
 logical_not, logical_not_, logical_not_out = make_unary(_logical_not, LOGICAL, "logical_not")
 
@@ -547,14 +629,14 @@ def _c_clamp(self, lo, hi):
             not (hi is None or hi.__class__ is float or hi.__class__ is int) or (lo is None and hi is None):
         return None
     a = self._np
-    if a is None or a.size < C_MIN_ELEMS or a.dtype not in _C_SUFFIX:
+    if a is None or a.size < C_MIN_ELEMS or a.dtype not in _FLAT:
         return None
     lo = -np.inf if lo is None else float(lo)
     hi = np.inf if hi is None else float(hi)
     if lo != lo or hi != hi:
         return None
     r = np.empty(a.shape, a.dtype)
-    return _wrap_fresh(r, self.dtype) if _c_run("clamp", "ppldd", [a, r], lo, hi) else None
+    return _wrap_fresh(r, self.dtype) if _c_run("clamp", [a, r], lo, hi) else None
 
 
 def clamp(self, min=None, max=None):
@@ -608,7 +690,7 @@ def where(condition, self, other):
     if (isinstance(self, Tensor) and isinstance(other, Tensor) and self.dtype is dt and other.dtype is dt
             and self._size == shape and other._size == shape and condition._size == shape):
         r = np.empty(shape, dt._np)
-        if _c_run("where", "ppppl", [condition._np, self._np, other._np, r]):
+        if _c_run("where", [condition._np, self._np, other._np, r]):
             return _wrap_fresh(r, dt)
     out = _alloc(shape, dt, self, other)
     np.copyto(out._np, np.where(condition._np, _operand(self, dt), _operand(other, dt)), casting="unsafe")
@@ -622,4 +704,4 @@ def _neg(a, out):
     np.negative(a, out=out)
 
 
-neg, neg_, neg_out = make_unary(_neg, ARITH, "neg", split=True)
+neg, neg_, neg_out = make_unary(_neg, ARITH, "neg", split=True, c_name="neg")

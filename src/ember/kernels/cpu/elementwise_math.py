@@ -10,14 +10,19 @@ from .elementwise import make_binary, _alloc, _ufunc2
 from . import elementwise_special
 from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype, unary_out_rule
 from ..out_rules import same_dtype
+from .runtime.fp_errors import quiet
 
 _wrap_fresh = Tensor._wrap_fresh
 
 
+_quiet_all = quiet(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+_quiet_dio = quiet(divide="ignore", invalid="ignore", over="ignore")
+_quiet_di = quiet(divide="ignore", invalid="ignore")
+
+
 def _quiet(f):
     def g(*a, **k):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-            return f(*a, **k)
+        return _quiet_all(f, *a, **k)
     return g
 
 
@@ -158,14 +163,12 @@ def signbit_out(self, *, out):
 def _fmod(a, b, out):
     if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.fmod(a, b, out=out, casting="unsafe")
+    _quiet_di(np.fmod, a, b, out=out, casting="unsafe")
 
 
 def _quiet2(uf):
     def f(a, b, out):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            uf(a, b, out=out, casting="unsafe")
+        _quiet_dio(uf, a, b, out=out, casting="unsafe")
     return f
 
 
@@ -320,8 +323,7 @@ def _float_only(uf, name):
     def f(a, b, out):
         if out.dtype.kind not in "fc":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tn(out)}'")
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-            uf(a, b, out=out, casting="unsafe")
+        _quiet_all(uf, a, b, out=out, casting="unsafe")
     return f
 
 

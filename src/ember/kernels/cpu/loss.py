@@ -5,6 +5,9 @@ from ..meta import loss as M
 from .runtime.arrays import acc, reduce, wrap
 from .runtime import clib
 from .runtime.clib import c_rows, c_suffix
+from .runtime.fp_errors import quiet
+
+_quiet_di = quiet(divide="ignore", invalid="ignore")
 
 
 def _pair(self, target, reduction, name):
@@ -86,8 +89,7 @@ def _nll(x, t, weight, reduction, ignore_index, dt):
     s = losses.sum(dtype=x.dtype)
     if reduction == 2:
         return s, total
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return s / total, total
+    return _quiet_di(np.true_divide, s, total), total
 
 
 def _nll_c_args(x, weight, name, sig):
@@ -118,8 +120,7 @@ def _nll_c(x3, t, weight, reduction, ignore_index):
     s, total = x3.dtype.type(sums[0]), x3.dtype.type(sums[1])
     if reduction == 2:
         return s, total
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return s / total, total
+    return _quiet_di(np.true_divide, s, total), total
 
 
 def nll_loss_forward(self, target, weight, reduction, ignore_index):

@@ -14,13 +14,15 @@ from ..meta.softmax import softmax_spec
 from .runtime import clib
 from .runtime.clib import c_rows, c_suffix
 from .runtime.rowblocks import row_dot, row_sum, run_rows
+from .runtime.fp_errors import quiet
+
+_quiet_dio = quiet(invalid="ignore", divide="ignore", over="ignore")
 
 
 def _forward(xc, oc, d, log):
     if xc.size == 0:
         return
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        _forward_rows(xc, oc, d, log)
+    _quiet_dio(_forward_rows, xc, oc, d, log)
 
 
 def _sum(a, d):

@@ -1,0 +1,209 @@
+/* ember's C thread pool for flat elementwise kernels (the counterpart of ATen's at::parallel_for over an
+   OpenMP team): `ember_parallel_for(fn, p0, p1, p2, p3, s0, s1, n, grain, nthreads)` runs
+   fn(p, s, begin, end) over [0, n) in chunks of `grain` elements on the calling thread and up to
+   nthreads - 1 worker pthreads, and returns when every chunk is done.
+
+   Why not the Python pool (runtime/pool.py): a Python worker sleeps on a lock, wakes through the scheduler
+   and must take the GIL before its numpy call; on 2 busy cores that hand-off cost more than the second core
+   gave back (a 1M-element float add ran slower on 2 threads than on 1). Here:
+   - workers spin for a short while (EP_SPIN_NS) after each job before they sleep on a condition variable,
+     so a run of big ops finds them awake, as OpenMP's spinning threads are;
+   - chunks are claimed one at a time from an atomic counter, by the caller as well: when a worker is not
+     running (its core busy with another process), the caller does the work itself, so a split op never
+     costs much more than the one-thread loop;
+   - no Python, no GIL: ctypes has released it for the call.
+
+   One job at a time: a second thread that calls in while a job runs (the pool busy) runs its job inline.
+   Fork safety (DataLoader workers): a pthread_atfork child handler forgets the parent's workers (they do not
+   exist in the child) and re-initialises the locks, so a forked child starts its own workers on first use
+   and never waits on a parent's thread. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#define EP_MAX_WORKERS 63
+#define EP_CLOSED (1ull << 31)
+#define EP_SPIN_NS 200000          /* how long an idle worker spins before it sleeps: 0.2 ms */
+#define EP_WAIT_NS 1000000         /* how long the caller spins for a late chunk before it yields */
+
+typedef void (*ep_fn)(void *const *p, const double *s, int64_t begin, int64_t end);
+
+static struct {
+    pthread_mutex_t busy;          /* held by the thread that runs a job */
+    pthread_mutex_t mu;            /* sleeping workers wait on cv under mu */
+    pthread_cond_t cv;
+    int started;                   /* workers started (each runs ep_worker forever) */
+    int atfork;                    /* the atfork handler is registered */
+    _Atomic uint64_t gen;          /* job generation: a worker takes part in a job when it changes */
+    _Atomic int sleeping;          /* workers asleep on cv */
+    _Atomic int64_t next;          /* next chunk to claim */
+    _Atomic uint64_t ticket;       /* (job generation << 32) | closed << 31 | workers that joined the job */
+    _Atomic int left;              /* joined workers that have left the job */
+    /* the job, written by the caller before gen is bumped */
+    ep_fn fn;
+    void *p[4];
+    double s[2];
+    int64_t n, grain, nchunks;
+    int nworkers;                  /* workers allowed to take part (nthreads - 1) */
+} P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static inline void ep_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static int64_t ep_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void ep_chunks(void) {
+    const int64_t nchunks = P.nchunks, grain = P.grain, n = P.n;
+    const ep_fn fn = P.fn;
+    for (;;) {
+        int64_t c = atomic_fetch_add_explicit(&P.next, 1, memory_order_relaxed);
+        if (c >= nchunks)
+            return;
+        int64_t b = c * grain, e = b + grain < n ? b + grain : n;
+        fn(P.p, P.s, b, e);
+    }
+}
+
+/* A worker joins job g unless the caller has closed it (finished every chunk): a worker that wakes late
+   is not waited for. The job's fields are stable from here until it leaves. */
+static int ep_join(uint32_t g, int index) {
+    uint64_t t = atomic_load(&P.ticket);
+    for (;;) {
+        if ((uint32_t)(t >> 32) != g || (t & EP_CLOSED) || index >= P.nworkers)
+            return 0;
+        if (atomic_compare_exchange_weak(&P.ticket, &t, t + 1))
+            return 1;
+    }
+}
+
+static void *ep_worker(void *arg) {
+    const int index = (int)(intptr_t)arg;
+    uint64_t seen = atomic_load(&P.gen);
+    for (;;) {
+        uint64_t g = atomic_load_explicit(&P.gen, memory_order_acquire);
+        if (g == seen) {
+            int64_t t0 = ep_now_ns();
+            int spins = 0;
+            while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
+                ep_pause();
+                if (++spins == 256) {
+                    spins = 0;
+                    if (ep_now_ns() - t0 > EP_SPIN_NS)
+                        break;
+                }
+            }
+            if (g == seen) {
+                pthread_mutex_lock(&P.mu);
+                atomic_fetch_add(&P.sleeping, 1);
+                while ((g = atomic_load(&P.gen)) == seen)
+                    pthread_cond_wait(&P.cv, &P.mu);
+                atomic_fetch_sub(&P.sleeping, 1);
+                pthread_mutex_unlock(&P.mu);
+            }
+        }
+        seen = g;
+        if (index < EP_MAX_WORKERS && ep_join((uint32_t)g, index)) {
+            ep_chunks();
+            atomic_fetch_add_explicit(&P.left, 1, memory_order_release);
+        }
+    }
+    return 0;
+}
+
+static void ep_after_fork_child(void) {
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    P.busy = m;
+    P.mu = m;
+    P.cv = c;
+    P.started = 0;                 /* the parent's workers do not exist here */
+    atomic_store(&P.sleeping, 0);
+}
+
+static int ep_start(int want) {
+    if (!P.atfork) {
+        if (pthread_atfork(0, 0, ep_after_fork_child) != 0)
+            return 0;
+        P.atfork = 1;
+    }
+    while (P.started < want) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 1 << 16);
+        int rc = pthread_create(&t, &attr, ep_worker, (void *)(intptr_t)P.started);
+        pthread_attr_destroy(&attr);
+        if (rc != 0)
+            break;
+        P.started++;
+    }
+    return P.started;
+}
+
+/* Runs fn over [0, n) in chunks of `grain` on up to `nthreads` threads (the caller included). Returns how
+   many threads were allowed to take part (1: it ran inline). */
+int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double s0, double s1, int64_t n,
+                       int64_t grain, int nthreads) {
+    ep_fn f = (ep_fn)fn;
+    void *p[4] = {p0, p1, p2, p3};
+    double s[2] = {s0, s1};
+    if (grain < 1)
+        grain = 1;
+    int64_t nchunks = (n + grain - 1) / grain;
+    if (nthreads > EP_MAX_WORKERS + 1)
+        nthreads = EP_MAX_WORKERS + 1;
+    if (nthreads < 2 || nchunks < 2 || pthread_mutex_trylock(&P.busy) != 0) {
+        f(p, s, 0, n);
+        return 1;
+    }
+    int workers = ep_start(nthreads - 1 < nchunks - 1 ? nthreads - 1 : (int)(nchunks - 1));
+    if (workers < 1) {
+        pthread_mutex_unlock(&P.busy);
+        f(p, s, 0, n);
+        return 1;
+    }
+    P.fn = f;
+    P.p[0] = p0; P.p[1] = p1; P.p[2] = p2; P.p[3] = p3;
+    P.s[0] = s0; P.s[1] = s1;
+    P.n = n; P.grain = grain; P.nchunks = nchunks;
+    P.nworkers = workers;
+    atomic_store_explicit(&P.next, 0, memory_order_relaxed);
+    atomic_store_explicit(&P.left, 0, memory_order_relaxed);
+    uint64_t g = atomic_load(&P.gen) + 1;
+    atomic_store(&P.ticket, (uint64_t)(uint32_t)g << 32);
+    atomic_store(&P.gen, g);                          /* publishes the job (sequentially consistent) */
+    if (atomic_load(&P.sleeping) > 0) {
+        pthread_mutex_lock(&P.mu);
+        pthread_cond_broadcast(&P.cv);
+        pthread_mutex_unlock(&P.mu);
+    }
+    ep_chunks();
+    /* every chunk is claimed: close the job to latecomers, then wait for the workers that joined it (their
+       chunks finished, and none reads the job's fields once the next job starts writing them) */
+    int joined = (int)(atomic_fetch_or(&P.ticket, EP_CLOSED) & (EP_CLOSED - 1));
+    int64_t t0 = 0;
+    for (int spins = 0; atomic_load_explicit(&P.left, memory_order_acquire) < joined;) {
+        ep_pause();
+        if (++spins == 256) {      /* a chunk takes microseconds: spin, yield only when a worker lost its core */
+            spins = 0;
+            int64_t t = ep_now_ns();
+            if (!t0)
+                t0 = t;
+            else if (t - t0 > EP_WAIT_NS)
+                sched_yield();
+        }
+    }
+    pthread_mutex_unlock(&P.busy);
+    return joined + 1;
+}

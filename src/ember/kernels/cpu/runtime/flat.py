@@ -1,0 +1,121 @@
+"""Flat elementwise kernels on ember's C thread pool, the counterpart of ATen's `at::parallel_for` running
+the vectorised loops of `native/cpu/BinaryOpsKernel.cpp` and `UnaryOpsKernel.cpp` over a TensorIterator's
+contiguous range.
+
+`run(name, arrays, s0)` runs the kernel `<name>_<f32|f64>` of csrc/elementwise_flat.c over c-contiguous
+arrays of one size (inputs first, the output last; `s0` a Python-number operand) and returns False, having
+done nothing, when C is unavailable or the kernel does not exist for that dtype (the caller keeps its numpy
+path). csrc/parallel.c shares the elements out in chunks of at least GRAIN over up to get_num_threads()
+threads: C workers that spin briefly between jobs and need no GIL, with the caller claiming chunks too, so
+a split never waits for a worker whose core is busy elsewhere (see that file). Python's pool (pool.py)
+hands a part to a sleeping Python thread that must take the GIL first: on 2 loaded cores a 1M-element
+float add ran slower split that way than on one thread.
+
+Sizes: torch runs an elementwise op on one thread up to 32768 elements (its grain). The arithmetic, comparison
+and other one-instruction kernels are no faster than numpy's loops on one thread and their foreign call costs
+~3 us more, so they run here only when the op will be split (`splits()`: from MIN_ELEMS, two chunks, with more
+than one thread); exp / sigmoid / where / clamp beat numpy on one thread too, and run from MIN_ELEMS_MATH.
+So does tanh, although on one thread it is slower than numpy's loop (1M float32: 627 us against 380; its exp
+and division cost more than numpy's polynomial pieces; torch's took 2700 here): its float32 bits differ from
+numpy's, and a result must not depend on the thread count.
+"""
+import ctypes
+
+import numpy as np
+
+from . import clib
+from .pool import get_num_threads
+
+GRAIN = 32768           # elements: the smallest chunk a thread takes (torch's internal::GRAIN_SIZE)
+MIN_ELEMS = 2 * GRAIN   # from here, with more than one thread, the arithmetic and comparison kernels run in C
+MIN_ELEMS_MATH = 4096   # exp / tanh / sigmoid / where / clamp run in C from here, on one thread too
+_ALIGN = 64             # chunk boundaries at multiples of 64 elements (whole cache lines and SIMD vectors)
+
+_SFX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+_ADDR = {}              # (name, dtype) -> kernel address, or 0 when there is none
+_PAR = [None]
+_LAST = [1]             # threads that took part in the last split (benchmarks read it through last_threads())
+
+
+def _parallel_for():
+    f = _PAR[0]
+    if f is None:
+        f = clib.kernel("parallel", "ember_parallel_for", "pppppddlli", "i")
+        if f is not None:
+            _PAR[0] = f
+    return f
+
+
+def kernel(name, dtype):
+    """The address of csrc/elementwise_flat.c's `<name>_<f32|f64>` (the suffix: the input dtype `dtype`), or 0."""
+    key = (name, dtype)
+    a = _ADDR.get(key)
+    if a is None:
+        a = 0
+        sfx = _SFX.get(dtype)
+        lib = clib.library("elementwise_flat") if sfx is not None and clib.enabled() else None
+        if lib is not None:
+            try:
+                a = ctypes.cast(lib[f"{name}_{sfx}"], ctypes.c_void_p).value or 0
+            except AttributeError:
+                a = 0
+        _ADDR[key] = a
+    return a
+
+
+def splits():
+    """Whether ember's pool has more than one thread (torch.set_num_threads)."""
+    return get_num_threads() > 1
+
+
+def _grain(n, k):
+    """At least GRAIN elements a chunk, about 4 chunks a thread (a late thread finds work left), 64-aligned."""
+    g = max(GRAIN, n // (4 * k))
+    return (g + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+_address = clib.address
+
+
+def run(name, arrays, s0=0.0, s1=0.0, dtype=None):
+    """Kernel `name` for `dtype` (default: the first array's) over c-contiguous same-size arrays (inputs,
+    then the output; bool arrays are bytes). True when done, False (nothing written) when C is off or there
+    is no such kernel; the caller has checked layout, sizes and overlap."""
+    dt = arrays[0].dtype if dtype is None else dtype
+    fn = _ADDR.get((name, dt))
+    if fn is None:
+        fn = kernel(name, dt)
+    if not fn:
+        return False
+    return run_address(fn, arrays, arrays[-1].size, s0, s1)
+
+
+def run_address(fn, arrays, n, s0=0.0, s1=0.0):
+    """The kernel at address fn over n elements of `arrays` (at most 4, the output last)."""
+    par = _PAR[0] or _parallel_for()
+    if par is None:
+        return False
+    if n:
+        k = get_num_threads()
+        p = [_address(a) for a in arrays] + [None] * (4 - len(arrays))
+        if len(arrays) == 2:        # unary / scalar kernels read p[0] and write p[2]
+            p = [p[0], None, p[1], None]
+        elif len(arrays) == 3:
+            p[3] = None
+        _LAST[0] = par(fn, p[0], p[1], p[2], p[3], s0, s1, n, _grain(n, k), k)
+    return True
+
+
+def last_threads():
+    """How many threads took part in the last kernel run here (1: the caller alone)."""
+    return _LAST[0]
+
+
+def overlaps(out, *inputs):
+    """True when out shares memory with an input other than by being that very array (same data, same
+    layout): the flat kernels read element i before they write it, so only an exact alias is safe."""
+    for a in inputs:
+        if a.__class__ is np.ndarray and np.may_share_memory(out, a):
+            if not (_address(a) == _address(out) and a.strides == out.strides and a.shape == out.shape):
+                return True
+    return False

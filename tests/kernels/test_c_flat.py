@@ -1,0 +1,252 @@
+"""Big elementwise ops on ember's C pool (csrc/parallel.c + csrc/elementwise_flat.c, runtime/flat.py): the same
+values as numpy's loops (bit for bit for + - * /, comparisons, neg, abs, sqrt, relu, where, casts), exp / tanh /
+sigmoid of float32 within a few ulp of the exact value, torch's results at its float32 tolerance; in-place, out=,
+aliasing, partial overlap, number operands; the pool with concurrent callers and in a forked child."""
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import ember
+from ember.kernels.cpu.runtime import clib, flat
+
+pytestmark = pytest.mark.skipif(not clib.enabled() or flat.kernel("add", np.dtype(np.float32)) == 0,
+                                reason="C kernels unavailable")
+
+N = 5 * flat.GRAIN + 13            # several chunks, not a multiple of any vector width
+
+
+def _data(dtype, seed=0, n=N):
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal(n) * 4).astype(dtype)
+    b = (rng.standard_normal(n) * 4).astype(dtype)
+    specials = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-40 if dtype == np.float32 else 1e-310, -1.5]
+    a[:8] = specials
+    b[:8] = specials[::-1]
+    a[8:16] = b[8:16]               # equal pairs for the comparisons
+    return a, b
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    old = ember.get_num_threads()
+    ember.set_num_threads(request.param)
+    yield request.param
+    ember.set_num_threads(old)
+
+
+BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "eq": np.equal,
+          "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
+
+
+def _same(got, want, msg=""):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, msg
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8), err_msg=msg)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_binary_ops_bit_identical_to_numpy(threads, dtype):
+    a, b = _data(dtype)
+    x, y = ember.from_numpy(a.copy()), ember.from_numpy(b.copy())
+    with np.errstate(all="ignore"):
+        for name, uf in BINARY.items():
+            _same(getattr(ember, name)(x, y).numpy(), uf(a, b), name)
+            _same(getattr(ember, name)(x, 0.3).numpy(), uf(a, dtype(0.3)), name + " scalar")
+            _same(getattr(ember, name)(x, 3).numpy(), uf(a, dtype(3)), name + " int scalar")
+            _same(getattr(ember, name)(x, ember.tensor(2.5, dtype=x.dtype)).numpy(), uf(a, dtype(2.5)), name + " 0-d")
+        _same((1.5 - x).numpy(), dtype(1.5) - a, "rsub")
+        _same((2.0 / x).numpy(), dtype(2.0) / a, "rdiv")
+        _same(ember.sub(x, y, alpha=2).numpy(), a - b * dtype(2), "sub alpha")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_inplace_out_and_aliasing(threads, dtype):
+    a, b = _data(dtype)
+    with np.errstate(all="ignore"):
+        for name, uf in (("add", np.add), ("mul", np.multiply), ("div", np.divide), ("sub", np.subtract)):
+            x = ember.from_numpy(a.copy())
+            getattr(x, name + "_")(ember.from_numpy(b))
+            _same(x.numpy(), uf(a, b), name + "_")
+            x = ember.from_numpy(a.copy())
+            getattr(x, name + "_")(0.75)
+            _same(x.numpy(), uf(a, dtype(0.75)), name + "_ scalar")
+            x = ember.from_numpy(a.copy())
+            getattr(x, name + "_")(x)                    # an exact alias
+            _same(x.numpy(), uf(a, a), name + "_ self")
+            out = ember.empty(N, dtype=x.dtype)
+            r = getattr(ember, name)(ember.from_numpy(a), ember.from_numpy(b), out=out)
+            assert r is out
+            _same(out.numpy(), uf(a, b), name + " out=")
+            x, y = ember.from_numpy(a.copy()), ember.from_numpy(b.copy())
+            getattr(ember, name)(x, y, out=y)               # out= aliasing an input exactly
+            _same(y.numpy(), uf(a, b), name + " out=input")
+        # partial overlap: x[1:] += x[:-1] reads elements the op has written (numpy buffers; so must ember)
+        x = ember.from_numpy(a.copy())
+        x[1:].add_(x[:-1])
+        want = a.copy()
+        want[1:] += a[:-1].copy()
+        _same(x.numpy(), want, "overlap")
+        out = ember.empty(N, dtype=ember.bool)
+        ember.gt(ember.from_numpy(a), ember.from_numpy(b), out=out)
+        _same(out.numpy(), a > b, "gt out=")
+        x = ember.from_numpy(a.copy())
+        x.gt_(ember.from_numpy(b))                          # a comparison in place keeps x's dtype
+        _same(x.numpy(), (a > b).astype(dtype), "gt_")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unary_where_clamp_and_casts_bit_identical_to_numpy(threads, dtype):
+    a, b = _data(dtype)
+    x = ember.from_numpy(a.copy())
+    with np.errstate(all="ignore"):
+        _same((-x).numpy(), -a, "neg")
+        _same(x.abs().numpy(), np.abs(a), "abs")
+        _same(x.sqrt().numpy(), np.sqrt(a), "sqrt")
+        _same(ember.relu(x).numpy(), np.where(a < 0, dtype(0), a), "relu")
+        m = a > b
+        _same(ember.where(ember.from_numpy(m), x, ember.from_numpy(b)).numpy(), np.where(m, a, b), "where")
+        _same(x.clamp(-1, 2).numpy(), np.minimum(np.maximum(a, dtype(-1)), dtype(2)), "clamp")
+        other = np.float64 if dtype == np.float32 else np.float32
+        _same(x.to(getattr(ember, np.dtype(other).name)).numpy(), a.astype(other), "cast")
+        y = ember.from_numpy(a.copy())
+        y.neg_()
+        _same(y.numpy(), -a, "neg_")
+        y.abs_()
+        _same(y.numpy(), np.abs(a), "abs_")
+        out = ember.empty(N, dtype=x.dtype)
+        ember.sqrt(x, out=out)
+        _same(out.numpy(), np.sqrt(a), "sqrt out=")
+
+
+def _ulps(got, exact):
+    """|got - exact| in units of the float32 spacing at the exact value (finite, non-tiny results)."""
+    with np.errstate(over="ignore"):
+        ref32 = exact.astype(np.float32)
+    keep = np.isfinite(ref32) & (np.abs(ref32) > 1e-30)
+    return np.abs(got[keep].astype(np.float64) - exact[keep]) / np.spacing(np.abs(ref32[keep]))
+
+
+MATH = {"exp": (np.exp, 1.0), "tanh": (np.tanh, 2.0), "sigmoid": (lambda v: 1 / (1 + np.exp(-v)), 3.0)}
+
+
+@pytest.mark.parametrize("name", list(MATH))
+def test_float32_math_within_a_few_ulp(threads, name):
+    """The documented accuracy of csrc/elementwise_flat.c's exp / tanh / sigmoid over float32's range that
+    matters (every 2^-14 step over [-20, 20] and beyond; exp up to its overflow), with the special values."""
+    fn, ulp = MATH[name]
+    hi = 88.5 if name == "exp" else 20.0
+    x = np.concatenate([np.arange(-hi, hi, 2.0 ** -14, dtype=np.float32),
+                        np.float32([0.0, -0.0, 1e-30, -1e-40, 5e-8, -3e-4, 100.0, -100.0, 1e30, -1e30])])
+    got = getattr(ember.from_numpy(x), name)().numpy()
+    with np.errstate(all="ignore"):
+        exact = fn(x.astype(np.float64))
+    assert _ulps(got, exact).max() <= ulp
+    special = np.float32([np.nan, np.inf, -np.inf, 0.0, -0.0])
+    s = getattr(ember.from_numpy(np.concatenate([special, x[:N]])), name)().numpy()[:5]
+    with np.errstate(all="ignore"):
+        want = fn(special.astype(np.float64)).astype(np.float32)
+    _same(s, want, name + " specials")     # inf, 0 and the sign of zero exactly; NaN stays NaN
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "exp_", "tanh_", "sigmoid_"])
+def test_float32_math_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    a, _ = _data(np.float32)
+    got = getattr(ember.from_numpy(a.copy()), name)().numpy()
+    want = getattr(torch.from_numpy(a.copy()), name)().numpy()
+    np.testing.assert_allclose(got, want, rtol=1.3e-6, atol=1e-5, equal_nan=True)
+    np.testing.assert_array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
+
+
+@pytest.mark.parity
+def test_big_ops_match_torch_dtypes_and_values():
+    torch = pytest.importorskip("torch")
+    a, b = _data(np.float32)
+    for fn in (lambda L, x, y: x + y, lambda L, x, y: x * 0.5, lambda L, x, y: x > y, lambda L, x, y: 1 - x,
+               lambda L, x, y: L.where(x > 0, x, y), lambda L, x, y: x.to(L.float64), lambda L, x, y: x / y,
+               lambda L, x, y: L.relu(x), lambda L, x, y: x.clone().add_(y), lambda L, x, y: x.clone().mul_(3)):
+        got = fn(ember, ember.from_numpy(a.copy()), ember.from_numpy(b.copy()))
+        want = fn(torch, torch.from_numpy(a.copy()), torch.from_numpy(b.copy()))
+        assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_layouts_the_pool_does_not_take_stay_correct(threads):
+    """Non-contiguous, broadcast, mixed-dtype, integer and float16 operands keep their numpy paths."""
+    a, b = _data(np.float32, n=2 * N)
+    x, y = ember.from_numpy(a.copy()), ember.from_numpy(b.copy())
+    _same((x[::2] + y[::2]).numpy(), a[::2] + b[::2])
+    _same((x.view(-1, 2) * y[:2]).numpy(), a.reshape(-1, 2) * b[:2])
+    _same((x + y.double()).numpy(), a.astype(np.float64) + b.astype(np.float64))
+    i = ember.arange(N, dtype=ember.int32)
+    _same((i * 3 + 1).numpy(), np.arange(N, dtype=np.int32) * 3 + 1)
+    _same((i > 7).numpy(), np.arange(N) > 7)
+    h = x.half()
+    _same((h + h).numpy(), a.astype(np.float16) + a.astype(np.float16))
+    _same((x + 2 ** 60).numpy(), a + np.float32(2 ** 60))    # an int beyond 2^53 keeps numpy's path
+
+
+def test_concurrent_callers_and_thread_counts():
+    """Two Python threads running big ops at once (one takes the pool, the other runs inline) both get
+    the right results; a pool sized 1 never splits."""
+    a, b = _data(np.float32, n=4 * N)
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    errors = []
+
+    def work(seed):
+        x, y = ember.from_numpy(a * seed), ember.from_numpy(b)
+        for _ in range(30):
+            if not np.array_equal((x + y).numpy(), a * seed + b, equal_nan=True):
+                errors.append(seed)
+    try:
+        ts = [threading.Thread(target=work, args=(s,)) for s in (1, 2, 3)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert errors == []
+        ember.set_num_threads(1)
+        ember.from_numpy(a).exp()                        # exp runs in C on one thread too
+        assert flat.last_threads() == 1
+    finally:
+        ember.set_num_threads(old)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_child_runs_big_ops_on_its_own_workers():
+    """After the parent's pool has run (its workers exist and spin), a forked child's big ops start the
+    child's own workers and finish: the child never waits on a thread that fork did not copy."""
+    a, b = _data(np.float32, n=4 * N)
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        for _ in range(5):
+            (ember.from_numpy(a) + ember.from_numpy(b)).exp()
+        pid = os.fork()
+        if pid == 0:                                     # the child: exit status says whether it worked
+            ok = False
+            try:
+                for _ in range(20):
+                    r = (ember.from_numpy(a) * ember.from_numpy(b)).numpy()
+                ok = np.array_equal(r, a * b, equal_nan=True)
+            finally:
+                os._exit(0 if ok else 1)
+        deadline = time.time() + 60
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.time() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                pytest.fail("the forked child hung in ember's C pool")
+            time.sleep(0.05)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        _same((ember.from_numpy(a) + ember.from_numpy(b)).numpy(), a + b)   # the parent's pool still works
+    finally:
+        ember.set_num_threads(old)
