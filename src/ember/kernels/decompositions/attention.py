@@ -31,9 +31,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     elif attn_mask is not None and attn_mask.dtype.name == "bool":
         bias = aten.zeros.default(list(attn_mask._size), dtype=attn.dtype, device=query.device)
         attn_mask = aten.masked_fill.Scalar(bias, aten.logical_not.default(attn_mask), float("-inf"))
+    dead = None
     if attn_mask is not None:
         attn = aten.add.Tensor(attn, attn_mask)
+        # torch's math path takes _safe_softmax: a row whose scores are all -inf (fully masked) gives zeros and
+        # passes no gradient, where a plain softmax gives NaN (the row is zeroed before it too, so no NaN
+        # reaches the backward)
+        dead = aten.all.dim(aten.eq.Scalar(attn, float("-inf")), -1, True)
+        zero = aten.zeros.default([], dtype=attn.dtype, device=query.device)
+        attn = aten.where.self(dead, zero, attn)
     attn = aten._softmax.default(attn, -1, False)
+    if dead is not None:
+        attn = aten.where.self(dead, zero, attn)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return _matmul(attn, value)
