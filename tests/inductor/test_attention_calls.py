@@ -87,3 +87,116 @@ def test_inference_without_logsumexp_output():
         ref = f(x, w)
     np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
     assert all(_python_calls(m) == [] for m in c.modules)
+
+
+def _masked_case(kind, seed=0):
+    """q, k, v (2, 3, 6, 4) arrays and an attn_mask array whose query row 2 is fully masked (head 1 of image 0
+    only, for the 4-d masks)."""
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.standard_normal((2, 3, 6, 4)).astype(np.float32) for _ in range(3))
+    if kind == "bool":                        # (L, S), True = attend
+        m = rng.random((6, 6)) > 0.3
+        m[2] = False
+    elif kind == "bool_bcast":                # (B, 1, 1, S) key padding
+        m = rng.random((2, 1, 1, 6)) > 0.4
+        m[1] = False
+    else:                                     # additive (B, H, L, S) with -inf entries
+        m = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+        m[rng.random(m.shape) > 0.7] = -np.inf
+        m[0, 1, 2] = -np.inf
+    return q, k, v, m
+
+
+def _sdpa_loss(lib, causal=False):
+    def f(q, k, v, m, g):
+        y = lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal)
+        return (y * g).sum(), y
+    return f
+
+
+def _run_masked(lib, arrays, compiled=False, causal=False):
+    q, k, v, m = arrays
+    ts = [lib.tensor(a).requires_grad_() for a in (q, k, v)]
+    mt = None if m is None else lib.tensor(m)
+    g = lib.tensor(np.random.default_rng(9).standard_normal(q.shape).astype(np.float32))
+    f = _sdpa_loss(lib, causal)
+    c = Compiled(f) if compiled else None
+    loss, y = (c or f)(*ts, mt, g)
+    loss.backward()
+    return c, y.detach().numpy(), [t.grad.numpy() for t in ts]
+
+
+@pytest.mark.parametrize("kind", ["bool", "bool_bcast", "additive"])
+def test_masked_attention_runs_in_c_and_equals_eager(kind):
+    """scaled_dot_product_attention with an attn_mask takes the math path (matmul, masked softmax, matmul): its
+    gemms and the safe softmax (a fully masked row gives zeros, as torch's _safe_softmax) run in the C entry.
+    Within 1e-5 of eager (the generated softmax and sums round differently from eager's kernels)."""
+    arrays = _masked_case(kind)
+    c, y, grads = _run_masked(ember, arrays, compiled=True)
+    _, y_ref, grads_ref = _run_masked(ember, arrays)
+    assert len(c.modules) == 2
+    for m in c.modules:
+        assert _python_calls(m) == []
+        assert len(m.entry_names) == 1
+    assert np.isfinite(y).all() and all(np.isfinite(gr).all() for gr in grads)
+    np.testing.assert_allclose(y, y_ref, rtol=1e-5, atol=1e-6)
+    for a, b in zip(grads, grads_ref):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    row = y[0, 1, 2] if kind == "additive" else (y[1] if kind == "bool_bcast" else y[:, :, 2])
+    assert (row == 0).all()                                  # the fully masked rows
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("kind", ["bool", "bool_bcast", "additive", "causal", "nan"])
+def test_parity_masked_attention_with_torch(kind):
+    """Compiled values and gradients against torch's (fully masked rows: zeros and no gradient; a NaN in q: NaN
+    in its rows, as torch's math backend gives: torch's CPU flash kernel, its default here, gives that row zeros
+    in the forward, as if fully masked, and NaN gradients)."""
+    torch = pytest.importorskip("torch")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    q, k, v, m = _masked_case("bool" if kind in ("causal", "nan") else kind)
+    causal = kind == "causal"
+    if kind in ("causal", "nan"):
+        m = None
+    if kind == "nan":
+        q[1, 0, 3, 2] = np.nan
+    c, y, grads = _run_masked(ember, (q, k, v, m), compiled=True, causal=causal)
+    if kind == "nan":
+        with sdpa_kernel(SDPBackend.MATH):
+            _, y_t, grads_t = _run_masked(torch, (q, k, v, m), causal=causal)
+    else:
+        _, y_t, grads_t = _run_masked(torch, (q, k, v, m), causal=causal)
+    assert all(_python_calls(mod) == [] for mod in c.modules)
+    np.testing.assert_allclose(y, y_t, rtol=1e-5, atol=1e-6)           # (NaN where torch has NaN)
+    for a, b in zip(grads, grads_t):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    if kind == "nan":
+        assert np.isnan(y[1, 0, 3]).all() and not np.isnan(y[0]).any()
+
+
+@pytest.mark.parity
+def test_expanded_scalar_gradient_of_fused_attention():
+    """attention(...).sum().backward(): the output gradient is a 0-stride expanded scalar, copied in C into a
+    matrix BLAS reads (eager's matmul reads it through numpy) before the backward runs."""
+    q, k, v, _ = _masked_case("bool", seed=3)
+
+    def run(lib, compiled):
+        ts = [lib.tensor(a).requires_grad_() for a in (q, k, v)]
+
+        def f(q, k, v):
+            return lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).sum()
+        c = Compiled(f) if compiled else None
+        (c or f)(*ts).backward()
+        return c, [t.grad.numpy() for t in ts]
+
+    c, grads = run(ember, True)
+    _, ref = run(ember, False)
+    bwd = c.modules[1]
+    assert _python_calls(bwd) == [] and "go_c = (float*)malloc(" in bwd.c_source
+    assert "ember_attn_softmax_bwd_f32(" in bwd.c_source
+    for a, b in zip(grads, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    torch = pytest.importorskip("torch")
+    _, tgrads = run(torch, False)
+    for a, b in zip(grads, tgrads):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

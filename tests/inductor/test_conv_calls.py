@@ -149,12 +149,14 @@ def _linear_loss(conv, **kw):
     return f
 
 
-@pytest.mark.parametrize("case", ["stride2", "stride_groups_dilation", "conv1d", "conv3d", "channels"])
+@pytest.mark.parametrize("case", ["stride2", "stride_groups_dilation", "conv1d", "conv3d", "channels", "float64"])
 def test_im2col_convolution_runs_in_c_and_equals_eager(case):
     """Strided (a ResNet downsampling conv) and many-channel convolutions: eager's im2col + gemm path, from C, bit
     for bit (the same im2col.c, the same cblas gemms on the same operands, eager's image chunks)."""
-    conv, kw = F.conv2d, {}
-    if case == "stride2":
+    conv, kw, dt = F.conv2d, {}, np.float32
+    if case == "float64":
+        xs, ws, kw, dt = (3, 5, 9, 8), (7, 5, 2, 3), {"stride": 2, "padding": (1, 0)}, np.float64
+    elif case == "stride2":
         xs, ws, kw = (2, 8, 12, 12), (16, 8, 3, 3), {"stride": 2, "padding": 1}
     elif case == "stride_groups_dilation":
         xs, ws, kw = (3, 4, 11, 10), (6, 2, 3, 2), {"stride": (2, 3), "padding": (1, 2), "dilation": (2, 1),
@@ -165,15 +167,16 @@ def test_im2col_convolution_runs_in_c_and_equals_eager(case):
         conv, xs, ws, kw = F.conv3d, (2, 2, 5, 6, 7), (3, 2, 2, 3, 2), {"stride": 2, "padding": 1}
     else:                                  # stride 1 beyond conv_direct's limits: eager's im2col too
         xs, ws, kw = (2, 80, 6, 6), (96, 80, 3, 3), {"padding": 1}
-    x, w = _t(*xs), _t(*ws, seed=1)
-    g = _t(*F.conv2d(x, w, **kw).shape if conv is F.conv2d else conv(x, w, **kw).shape, seed=2)
+    x, w = _t(*xs, dtype=dt), _t(*ws, dtype=dt, seed=1)
+    g = _t(*conv(x, w, **kw).shape, dtype=dt, seed=2)
     c = _exact(_linear_loss(conv, **kw), [x, w, g], grad_of=(0, 1))
     fwd, bwd = c.modules
     for m in c.modules:
         assert _python_calls(m) == []
         assert len(m.entry_names) == 1
-    assert _gemm_calls(fwd.c_source) == 1 and "ember_dconv_fwd_f32(" not in fwd.c_source
-    assert "ember_col2im_batch_f32(cols" in bwd.c_source       # both gradients: one im2col pass (eager's backward)
+    sfx = "f64" if dt is np.float64 else "f32"
+    assert _gemm_calls(fwd.c_source, sfx) == 1 and f"ember_dconv_fwd_{sfx}(" not in fwd.c_source
+    assert f"ember_col2im_batch_{sfx}(cols" in bwd.c_source    # both gradients: one im2col pass (eager's backward)
 
 
 def test_forward_with_bias_and_float64_equals_eager():

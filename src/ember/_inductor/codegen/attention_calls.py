@@ -10,13 +10,18 @@ The C follows eager's kernels/cpu/attention.py per (batch, head) pair, whose sco
 q, k, v, dO and O are read in place through their strides (each (L, E) matrix needs a unit stride along E, as
 eager's (B, T, H, E)-ordered views have); the results are written with the strides of the graph's buffers. It
 applies without attn_mask and dropout (what the graph has when scaled_dot_product_attention takes the fused op),
-for float32/float64 with static sizes; everything else stays a Python extern call. The gemms are numpy's OpenBLAS
+for float32/float64 with static sizes; everything else stays a Python extern call. With an attn_mask
+scaled_dot_product_attention takes the math path instead (kernels/decompositions/attention.py: matmul, the mask
+added, torch's safe softmax that gives a fully masked row zeros, matmul), whose gemms (blas_calls.py) and
+generated kernels run in the entry too: a masked attention has no Python call either. The gemms are numpy's OpenBLAS
 (blas_calls.py binds them); the row kernels' addresses come from ember's attention library (`bind`).
 """
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
+from ..index import contiguous_strides
 from . import blas_calls
+from .conv_calls import _copy_c
 
 ATTENTION_OPS = ("aten._scaled_dot_product_flash_attention_for_cpu.default",
                  "aten._scaled_dot_product_flash_attention_for_cpu_backward.default")
@@ -74,9 +79,16 @@ class AttentionPlan:
         gemm = "ember_sgemm" if self.dtype is _dt.float32 else "ember_dgemm"
         B, H, L, S, E = self.B, self.H, self.L, self.S, self.E
         mats = {}
+        copies, frees = [], []
         for name, v in self.views.items():
             st = v.layout.stride
-            mats[name] = (f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})", st)
+            src = f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})"
+            if name != "lse" and not _matrix_ok(v.layout, *v.layout.size[2:]):
+                # (the 0-stride expanded gradient of `attention(...).sum()`): a contiguous copy BLAS can read
+                copies.append(_copy_c(f"{name}_c", src, v.layout, t))
+                frees.append(f"    free({name}_c);")
+                src, st = f"{name}_c", contiguous_strides(v.layout.size)
+            mats[name] = (src, st)
         for name, b in self.writes.items():
             mats[name] = (f"(({t}*){ptr(b.name)})", b.layout.stride)      # (ptr: at its first element)
 
@@ -93,7 +105,10 @@ class AttentionPlan:
             return (f"            {gemm}({blas_calls.ROW_MAJOR}, {ta}, {tb}, {m}, {n}, {k}, 1.0, {a}, {lda}, {b_}, "
                     f"{ldb}, 0.0, {c}, {ldc});")
         causal = 1 if self.causal else 0
-        head = f"    /* {self.buf.name} = {self.buf.op}: gemms and ember's attention row kernels */\n    {{\n"
+        head = f"    /* {self.buf.name} = {self.buf.op}: gemms and ember's attention row kernels */\n"
+        if copies:
+            head += "\n".join(copies) + "\n    if (!ember_index_error) "
+        head += "    {\n"
         work = ["s"] + (["dp", "d", "lse_c"] if self.backward else ["lse_r"])
         sizes = {"s": L * S, "dp": L * S, "d": L, "lse_c": L, "lse_r": L}
         lines = [f"        {t}* {w} = ({t}*)malloc({sizes[w]} * sizeof({t}));" for w in work]
@@ -125,7 +140,7 @@ class AttentionPlan:
                       mm(True, False, S, E, L, "dp", S, at("q"), ld("q"), at("gk"), ld("gk"))]
         lines.append("        }")
         lines += [f"        free({w});" for w in work]
-        return "", head + "\n".join(lines) + "\n    }"
+        return "", head + "\n".join(lines) + "\n    }" + "".join("\n" + f for f in frees)
 
 
 def attention_plan(buf, multi_outputs=()):
@@ -168,10 +183,12 @@ def attention_plan(buf, multi_outputs=()):
     S = k.layout.size[2]
     if min(B, H, L, S, E) < 1 or tuple(k.layout.size) != (B, H, S, E) or tuple(v.layout.size) != (B, H, S, E):
         return None
-    if not (_matrix_ok(q.layout, L, E) and _matrix_ok(k.layout, S, E) and _matrix_ok(v.layout, S, E)):
+    # an operand BLAS cannot read in place (no unit stride along E, an expanded gradient) is copied first
+    if not (_static(q.layout) and _static(k.layout) and _static(v.layout)):
         return None
     if backward:
-        if not (_matrix_ok(go.layout, L, E) and _matrix_ok(o.layout, L, E)):
+        if not (_static(go.layout) and _static(o.layout)) or tuple(go.layout.size) != (B, H, L, E) or \
+                tuple(o.layout.size) != (B, H, L, E):
             return None
         if not _static(lse.layout) or tuple(lse.layout.size) != (B, H, L):
             return None

@@ -31,9 +31,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     elif attn_mask is not None and attn_mask.dtype.name == "bool":
         bias = aten.zeros.default(list(attn_mask._size), dtype=attn.dtype, device=query.device)
         attn_mask = aten.masked_fill.Scalar(bias, aten.logical_not.default(attn_mask), float("-inf"))
+    dead = None
     if attn_mask is not None:
-        attn = aten.add.Tensor(attn, attn_mask)
+        # torch's math path takes _safe_softmax: a query row whose scores are all -inf (fully masked) gives zeros
+        # and passes no gradient, where a plain softmax gives NaN. The dead rows are found on the mask, in its own
+        # (broadcast) shape, and their bias zeroed, so no NaN reaches the softmax or its backward; their
+        # probabilities are zeroed after it (one pass over the scores where a check of the scores takes three; a
+        # row whose scores are all -inf from infinite inputs, not from the mask, stays NaN)
+        dead = aten.all.dim(aten.eq.Scalar(attn_mask, float("-inf")), -1, True)
+        zero = aten.zeros.default([], dtype=attn.dtype, device=query.device)
+        attn = aten.add.Tensor(attn, aten.where.self(dead, zero, attn_mask))
     attn = aten._softmax.default(attn, -1, False)
+    if dead is not None:
+        attn = aten.where.self(dead, zero, attn)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return _matmul(attn, value)
