@@ -67,6 +67,26 @@ def test_transposed_operands_and_gradients_equal_eager(dtype):
     assert f"{blas_calls.TRANS}," in src
 
 
+
+def test_a_returned_permuted_operand_is_computed_once():
+    # t is a transposed pointwise value that the matmul reads (its base is computed in its own order and
+    # read with a transpose flag) and the graph returns (as saved q, k, v are): the output is a view of that
+    # buffer, with eager's strides, not a second kernel computing the same values
+    x, w = _t(6, 5), _t(6, 7, seed=1)
+
+    def f(x, w):
+        t = (x * 2 + 1).t()
+        return t @ w, t
+
+    c = Compiled(f)
+    with ember.no_grad():
+        got, got_t = c(x, w)
+    ref, ref_t = f(x, w)
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(got_t.numpy(), ref_t.numpy())
+    assert got_t.stride() == ref_t.stride() == (1, 5)
+    assert c.kernels() == [1]
+
 def test_bmm_with_batch_strides_equals_eager():
     a = _t(3, 4, 5)
     b = _t(3, 6, 5, seed=1)

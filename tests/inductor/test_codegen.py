@@ -230,3 +230,16 @@ def test_arenas_are_reused_only_when_nothing_holds_them():
     fourth = f(x - 1)                       # a view keeps the arena alive too
     assert_close(view, ((x * 2 + 1).exp() * 3)[10:20])
     assert_close(fourth, ((x - 1) * 2 + 1).exp() * 3)
+
+
+def test_arenas_start_at_64_byte_boundaries():
+    # every arena (and so every slot of the memory plan, laid out at multiples of 64 bytes) starts at a
+    # cache-line boundary in every process, whatever malloc returned
+    f = ember.compile(lambda x, y: ((x * 2 + 1).exp(), (y - 1).sin(), x[:3] * 5))
+    for n in (1000, 20_000, 70_001):
+        x, y = ember.randn(n), ember.randn(n + 5)
+        outs = f(x, y)
+        for t in outs:
+            assert t.numpy().ctypes.data % 64 == 0
+        assert_close(outs[1], (y - 1).sin())
+        assert_close(outs[2], x[:3] * 5)

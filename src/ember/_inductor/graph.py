@@ -86,6 +86,21 @@ class GraphLowering:
             return permute(self.realize_input(src), dims)
         return self.realize(x)
 
+    def _realized_base(self, x):
+        """True when x is a permuted Pointwise whose base (through nested permutes) is a Pointwise that has a
+        buffer already: realize_input(x) then gives a view of that buffer, computing nothing again."""
+        base = getattr(x, "permuted", None)
+        if not isinstance(x, Pointwise) or base is None:
+            return False
+        src = base[0]
+        while isinstance(src, Pointwise) and getattr(src, "permuted", None) is not None:
+            src = src.permuted[0]
+        if not isinstance(src, Pointwise):
+            return False
+        layout = Layout.contiguous(src.get_size(), src.get_dtype())
+        done = self._realized.get((id(src), tuple(layout.size), tuple(layout.stride), layout.offset, layout.dtype))
+        return done is not None and done[0] is src
+
     def add_reduction(self, red, dtype):
         buf = ComputedBuffer(self.new_name(), Layout.contiguous(red.size, dtype), red)
         self.buffers.append(buf)
@@ -299,7 +314,11 @@ class GraphLowering:
                     # a value written into an input early (_mutate_early): the output is a tensor of its own (AOT
                     # hands out the input itself where the output aliases it), copied from the stored value
                     x = self.realize(x, _dense_layout(meta))
-                if isinstance(x, Pointwise):
+                if isinstance(x, Pointwise) and self._realized_base(x):
+                    # a permuted value whose base an extern call already reads (the q, k and v that attention
+                    # reads and the backward gets saved): the permuted view of that buffer, not a second copy
+                    x = self.realize_input(x)
+                elif isinstance(x, Pointwise):
                     x = self.realize(x, _dense_layout(meta))
                 elif isinstance(x, BufferView) and isinstance(x.buffer, InputBuffer) and \
                         x.layout.stride != tuple(meta.stride()):
