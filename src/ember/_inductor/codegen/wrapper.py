@@ -116,13 +116,26 @@ def _arena(pool, addrs, i, nbytes):
     ours), else a new one that replaces it in the pool (`addrs[i]` keeps its address, read once). Fresh memory costs a page fault per 4 kB on first touch (about 1.5 ms per
     MB on this class of machine, more than the kernels writing it), so reusing it is what makes a compiled
     step cheaper than eager's; a tensor the caller still holds is never overwritten, and a call re-entered
-    while the arena is in use gets its own."""
+    while the arena is in use gets its own.
+
+    The arena is a view starting at a multiple of _ARENA_ALIGN bytes of a slightly larger array (malloc
+    gives 16-byte alignment, so without it every arena, and with it every slot the memory plan lays out at
+    multiples of 64 bytes, started at an address that differed between processes). Tensors made over the
+    view hold its owner (numpy points a view's base at the array owning the memory), so "nothing holds it"
+    is: the view is referenced only by the pool and us, and its owner only by the view."""
     a = pool[i]
-    if a is not None and _getrefcount(a) == 3 and a.size >= nbytes:   # pool[i], `a`, getrefcount's argument
+    if (a is not None and _getrefcount(a) == 3 and _getrefcount(a.base) == 2   # pool[i], `a`, the argument;
+            and a.size >= nbytes):                                             # the view's base, the argument
         return a, addrs[i]
-    a = pool[i] = np.empty(nbytes, np.uint8)
+    owner = np.empty(nbytes + _ARENA_ALIGN, np.uint8)
+    skip = -_addr(owner) % _ARENA_ALIGN
+    a = pool[i] = owner[skip:skip + nbytes]
+    del owner
     p = addrs[i] = _addr(a)
     return a, p
+
+
+_ARENA_ALIGN = 64           # bytes: a cache line, an AVX-512 vector (what BLAS and the vector loops prefer)
 
 
 _getrefcount = sys.getrefcount
