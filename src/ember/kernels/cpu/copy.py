@@ -72,6 +72,7 @@ def resize_(self, size, memory_format=None):
 
 def fill_(self, value):
     M.check_fill_value(value)
+    M.check_fill_overlap(self, value)
     v = value._np if isinstance(value, Tensor) else value
     if isinstance(value, Tensor) and value._np is None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")

@@ -141,8 +141,16 @@ def check_fill_value(value):
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
 
 
+def check_fill_overlap(self, value):
+    """fill_.Tensor is copy_ of the 0-dim value (torch), which refuses a destination with internal overlap
+    (an expanded tensor); fill_.Scalar writes through it."""
+    if isinstance(value, Tensor) and value.device == self.device:
+        check_no_internal_overlap(self)
+
+
 def fill_(self, value):
     check_fill_value(value)
+    check_fill_overlap(self, value)
     return self
 
 
