@@ -60,10 +60,13 @@ finally:
     del _gc, _gc_was_enabled
 
 half, float, double, long, int, short, cfloat, cdouble = float16, float32, float64, int64, int32, int16, complex64, complex128  # noqa: A001
-strided = "strided"
-contiguous_format = "contiguous_format"
-preserve_format = "preserve_format"
-channels_last = "channels_last"
+from ._core.memory_format import memory_format, layout, MEMORY_FORMATS as _MF, LAYOUTS as _LAYOUTS  # noqa: E402
+contiguous_format, preserve_format, channels_last, channels_last_3d, legacy_contiguous_format = (
+    _MF["contiguous_format"], _MF["preserve_format"], _MF["channels_last"], _MF["channels_last_3d"],
+    _MF["legacy_contiguous_format"])
+strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn, jagged = (
+    _LAYOUTS["strided"], _LAYOUTS["sparse_coo"], _LAYOUTS["sparse_csr"], _LAYOUTS["sparse_csc"],
+    _LAYOUTS["sparse_bsr"], _LAYOUTS["sparse_bsc"], _LAYOUTS["_mkldnn"], _LAYOUTS["jagged"])
 __version__ = "0.1.0"
 pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None
 

@@ -94,12 +94,17 @@ def _is_dtype(v):
 # ------------------------------------------------------------------ torch's error messages
 
 
-def _typename(v):
+def _tp_name(v):
+    """What torch's messages print for a value's type (its C type's tp_name): the class name, `ember.`-qualified for
+    ember's own C-level types (dtype, device, Size, memory_format, layout), numpy's scalars `numpy.`-qualified."""
+    t = type(v)
     if isinstance(v, _Tensor):
-        return "Tensor"
-    if isinstance(v, (list, tuple)):
-        return f"{type(v).__name__} of [{', '.join(_typename(x) for x in v)}]"
-    return type(v).__name__
+        return "Tensor" if t.__name__ in ("Tensor", "TensorImpl") else t.__name__
+    if t.__module__ == "numpy":
+        return "numpy." + t.__name__
+    if t.__module__.startswith("ember._core") or t.__module__ == "ember" and t.__name__ in ("memory_format", "layout"):
+        return "ember." + t.__name__
+    return t.__name__
 
 
 def _argtype(v):
@@ -110,11 +115,93 @@ def _argtype(v):
     return f"numpy.{t.__name__}" if t.__module__ == "numpy" else t.__name__
 
 
+# torch/csrc/utils/invalid_arguments.cpp: the "invalid combination of arguments" message. Each signature string is
+# parsed back the way torch parses it (split at ", ", the type before the last space), quirks included: a
+# defaulted parameter "bool keepdim = False" reads as type "bool keepdim =" named "False", and "*" counts as a
+# parameter, so a "didn't match because" line follows only the signatures whose piece count is the call's.
+
+def _parse_option(sig):
+    """(arguments [(name, type, nullable)], variadic) of one printed signature."""
+    if sig == "no arguments":
+        return [], False
+    inner = sig[1:-1]
+    arguments = []
+    for arg in inner.split(", "):
+        start, nullable = 0, False
+        if arg[start:start + 1] == "#":
+            start += 1
+        if arg[start:start + 1] == "[":
+            nullable, start = True, start + 1
+            arg = arg[:len(arg) - len(" or None]")]
+        end = arg.rfind(" ")
+        name = arg[end + 1:]
+        if "..." in arg and end >= 0:
+            end -= 4
+        arguments.append((name, arg[start:] if end < start else arg[start:end], nullable))
+    return arguments, "..." in inner
+
+
+def _type_matches(type_name, nullable, v):
+    if nullable and v is None:
+        return True
+    tp = _tp_name(v)
+    if type_name == "float":
+        return tp in ("float", "int", "long")
+    if type_name == "int":
+        return tp in ("int", "long")
+    return tp == type_name
+
+
+def _seq_desc(v):
+    tps = ", ".join(_tp_name(x) for x in v)
+    if isinstance(v, tuple):
+        return f"tuple of ({tps}{',' if len(v) == 1 else ''})"
+    return f"list of [{tps}]"
+
+
+def _formatted_arg_desc(arguments, variadic, args, kwargs):
+    """The call's types, the ones not fitting this signature between '!' marks (torch's colour-free form)."""
+    parts = []
+    for i in range(len(args) + len(kwargs)):
+        is_kw = i >= len(args)
+        name = arguments[i][0] if i < len(arguments) else ""
+        v = kwargs.get(name) if is_kw else args[i]
+        if i < len(arguments):
+            ok = _type_matches(arguments[i][1], arguments[i][2], v)
+        else:
+            ok = variadic and bool(arguments) and _type_matches(arguments[-1][1], arguments[-1][2], v)
+        d = _seq_desc(v) if isinstance(v, (tuple, list)) else _tp_name(v)
+        d = (name + "=" if is_kw else "") + d
+        parts.append(d if ok else f"!{d}!")
+    return "(" + ", ".join(parts) + (", " if not args and kwargs else "") + ")"
+
+
+def _unmatched_kwargs(arguments, kwargs):
+    start = max(len(arguments) - len(kwargs), 0)
+    names = {a[0] for a in arguments[start:]}
+    return [k for k in kwargs if k not in names]
+
+
 def _no_match(name, args, kwargs, sigs, method):
-    got = ", ".join([_typename(a) for a in (args[1:] if method else args)] +
-                    [f"{k}={_typename(v)}" for k, v in kwargs.items()])
-    expected = "\n".join(" * " + s for s in sigs)
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{expected}")
+    """torch's TypeError for a call matching none of an op's signatures (`args` include self for a method)."""
+    if method:
+        args = args[1:]
+    args = list(args)
+    got = "(" + ", ".join([_tp_name(a) for a in args] + [f"{k}={_tp_name(v)}" for k, v in kwargs.items()])
+    got += (", " if not args and kwargs else "") + ")"
+    msg = [f"{name}() received an invalid combination of arguments - got {got}, but expected one of:\n"]
+    for sig in sigs:
+        msg.append(f" * {sig}\n")
+        arguments, variadic = _parse_option(sig)
+        n = len(args) + len(kwargs)
+        if n == len(arguments) or variadic and n > len(arguments):
+            bad = _unmatched_kwargs(arguments, kwargs) if kwargs else []
+            if bad:
+                msg.append("      didn't match because some of the keywords were incorrect: " + ", ".join(bad) + "\n")
+            else:
+                msg.append("      didn't match because some of the arguments have invalid types: "
+                           + _formatted_arg_desc(arguments, variadic, args, kwargs) + "\n")
+    return TypeError("".join(msg))
 
 
 _NO_DEFAULT = object()

@@ -102,6 +102,6 @@ def test_shape_prop_records_metadata():
         if n.op == "call_module" and n.target == "attn.c_attn":
             tm = n.meta["tensor_meta"]
             assert tuple(tm.shape) == (2, 8, 48) and tm.dtype == ember.float32
-            assert tm.stride == (384, 48, 1) and tm.memory_format == "contiguous_format"
+            assert tm.stride == (384, 48, 1) and tm.memory_format is ember.contiguous_format
     split = next(n for n in gm.graph.nodes if n.op == "call_method" and n.target == "split")
     assert len(split.meta["tensor_meta"]) == 3 and split.meta["type"] is tuple

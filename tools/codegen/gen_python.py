@@ -108,7 +108,7 @@ class Overload:
                 continue
             ps.append(f"{_human_type(x.type)} {x.name}" + _human_default(x))
         kw = [f"{_human_type(x.type)} {x.name}" + _human_default(x) for x in self.kwonly]
-        if self.out_fn:
+        if self.out_fn and not self.method:     # (torch's Tensor methods take no out=)
             kw.append(("tuple of Tensors" if len(self.out_names) > 1 or "[]" in str(self.out_fn.func.arguments.out[0].type)
                        else "Tensor") + " out = None")
         if kw:
@@ -632,6 +632,73 @@ def _result_wrapper(f):
     return rt
 
 
+def _torch_type_str(t):
+    """torchgen's argument_type_str: the C++-ish type name its Python signatures are sorted by."""
+    if isinstance(t, OptionalType):
+        return _torch_type_str(t.elem) + "?"
+    if isinstance(t, ListType):
+        e, size = str(t.elem), "" if t.size is None else f"[{t.size}]"
+        names = {"bool": f"::std::array<bool,{t.size}>", "int": "IntArrayRef" + size, "SymInt": "SymIntArrayRef" + size,
+                 "Tensor": "TensorList" + size, "Scalar": "ScalarList" + size,
+                 "Tensor?": "c10::List<::std::optional<Tensor>>", "Dimname": "DimnameList" + size}
+        return names.get(e, f"ArrayRef<{_torch_type_str(t.elem)}>")
+    n = str(t)
+    return {"int": "int64_t", "float": "double", "str": "c10::string_view"}.get(n, n)
+
+
+def _torch_overload_order(ovs):
+    """The order torch lists a binding's signatures in (torchgen's sort_overloads): sorted by signature text, then
+    a topological sort putting an overload whose parameter types are each the same or "smaller" (Scalar below
+    Tensor, int[] below int, ...) after the one it is smaller than. Display only: binding tries exact fits first."""
+    def arg_str(x, ov):
+        name = "input" if x.name == "self" and str(x.type) in ("Tensor", "Scalar") and not ov.method else x.name
+        d = "" if x.default is None else "=" + {"[]": "None"}.get(x.default, x.default)
+        return f"{_torch_type_str(x.type)} {name}{d}"
+
+    def sig_str(ov):
+        a = ov.fn.func.arguments
+        pos = [x for x in a.flat_positional if not (ov.method and x.name == "self")]
+        kw = list(a.flat_kwarg_only) + (list(ov.out_fn.func.arguments.out) if ov.out_fn else [])
+        formals = [arg_str(x, ov) for x in pos] + (["*"] if kw else []) + [arg_str(x, ov) for x in kw]
+        return f"{ov.fn.func.name.name.base}({', '.join(formals)})"
+
+    def types(ov):
+        a = ov.fn.func.arguments
+        return [str(x.type) for x in a.flat_positional if not (ov.method and x.name == "self")] + [
+            str(x.type) for x in a.flat_kwarg_only]
+
+    def arg_smaller(t1, t2):
+        return (t1 == "Scalar" and t2 == "Tensor" or t1 == "Scalar?" and t2 == "Tensor?"
+                or "Dimname" in t1 and "Dimname" not in t2 or t1 == "int[]" and t2 in ("int", "int?")
+                or t1 == "Tensor[]" and "[]" in t2 or t1 == "SymInt[]" and t2 == "int[]"
+                or t1 in ("SymInt", "int") and t2 == "Tensor")
+
+    def smaller(o1, o2):
+        a1, a2 = types(o1), types(o2)
+        if len(a1) != len(a2):
+            return False
+        return all(x == y or arg_smaller(x, y) for x, y in zip(a1, a2)) and a1 != a2
+
+    order = sorted(range(len(ovs)), key=lambda i: sig_str(ovs[i]))
+    larger = {}
+    for i1 in order:
+        for i2 in order:
+            if smaller(ovs[i1], ovs[i2]):
+                larger.setdefault(i1, set()).add(i2)
+    if not larger:
+        return order
+    out = [i for i in order if i not in larger]
+    for idx in range(len(order)):
+        i = out[idx]
+        for j in sorted(larger, key=order.index):
+            if j in larger:
+                larger[j].discard(i)
+                if not larger[j]:
+                    del larger[j]
+                    out.append(j)
+    return out
+
+
 def _emit_group(pyname, defname, ovs, lines, method):
     if len(ovs) == 1:
         ov = ovs[0]
@@ -662,7 +729,7 @@ def _emit_group(pyname, defname, ovs, lines, method):
         lines.append("")
         errs.append(f"({ov.arity()[0]}, {ov.arity()[1]}, {e})")
         errs += [f"({ov.arity()[0]}, {ov.arity()[1]}, None)"] * len(ov.twins)   # torch has a signature per twin
-    sigs = tuple(ov.human() for ov in ovs)
+    sigs = tuple(ovs[i].human() for i in _torch_overload_order(ovs))
     lines.append(f"_{defname}_errs = ({', '.join(errs)},)")
     lines.append(f"_{defname}_ovs = ({', '.join(entries)},)")
     lines.append(f"_{defname}_sigs = {sigs!r}")

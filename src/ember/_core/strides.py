@@ -65,6 +65,20 @@ def is_channels_last(shape, strides):
     return is_contiguous(tuple(shape[p] for p in perm), tuple(strides[p] for p in perm)) and not is_contiguous(shape, strides)
 
 
+def is_channels_last_contiguous(shape, strides, ndim):
+    """torch's compute_channels_last_contiguous_2d/_3d: a rank-`ndim` (4 or 5) tensor whose strides are dense in
+    the order channels, then the spatial dims last to first, then batch (size-1 dims take any stride)."""
+    if len(shape) != ndim:
+        return False
+    expected = 1
+    for d in (1,) + tuple(range(ndim - 1, 1, -1)) + (0,):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
 def is_non_overlapping_and_dense(shape, strides):
     if len(shape) == 1:
         return shape[0] < 2 or strides[0] == 1

@@ -18,8 +18,10 @@ from .dispatch_keys import AUTOGRAD_BIT, CONJ_BIT, CPU_BIT, INPLACE_OR_VIEW_BIT,
 from .size import Size
 from .storage import UntypedStorage
 from .symint import size_int
-from .strides import contiguous_strides, is_contiguous, is_channels_last, is_non_overlapping_and_dense, wrap_dim
+from .strides import (contiguous_strides, is_contiguous, is_channels_last_contiguous,
+                      is_non_overlapping_and_dense, wrap_dim)
 from .tls import state as _tls
+from .memory_format import LAYOUTS, format_name
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
 _new = object.__new__
@@ -304,7 +306,7 @@ class TensorImpl:
     is_sparse = False
     is_quantized = False
     is_nested = False
-    layout = "strided"
+    layout = LAYOUTS["strided"]
 
     def get_device(self):
         return -1
@@ -338,8 +340,9 @@ class TensorImpl:
         return a
 
     def is_contiguous(self, memory_format=None):
-        if memory_format in ("channels_last",) or getattr(memory_format, "name", None) == "channels_last":
-            return is_channels_last(self._size, self.stride())
+        name = format_name(memory_format)
+        if name == "channels_last" or name == "channels_last_3d":
+            return is_channels_last_contiguous(self._size, self.stride(), 4 if name == "channels_last" else 5)
         return is_contiguous(self._size, self.stride())
 
     def is_non_overlapping_and_dense(self):

@@ -1827,7 +1827,7 @@ def _fill__e1(input, value):
 
 _fill__errs = ((2, 2, _fill__e0), (2, 2, _fill__e1),)
 _fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
-_fill__sigs = ('(Tensor input, Number value)', '(Tensor input, Tensor value)')
+_fill__sigs = ('(Tensor input, Tensor value)', '(Tensor input, Number value)')
 
 def fill_(*args, **kwargs):
     best = None
@@ -1907,7 +1907,7 @@ def _fill_e1(input, value):
 
 _fill_errs = ((2, 2, _fill_e0), (2, 2, _fill_e1),)
 _fill_ovs = ((_fill_c0, _fill_b0), (_fill_c1, _fill_b1),)
-_fill_sigs = ('(Tensor input, Number value)', '(Tensor input, Tensor value)')
+_fill_sigs = ('(Tensor input, Tensor value)', '(Tensor input, Number value)')
 
 def fill(*args, **kwargs):
     best = None
@@ -3025,7 +3025,7 @@ def _logspace_e1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
 
 _logspace_errs = ((3, 10, _logspace_e0), (3, 9, _logspace_e1), (3, 9, None), (3, 9, None),)
 _logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
-_logspace_sigs = ('(Number start, Number end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Tensor start, Tensor end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
+_logspace_sigs = ('(Tensor start, Tensor end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Number start, Number end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def logspace(*args, **kwargs):
     best = None
@@ -4239,7 +4239,7 @@ def _clamp_e1(input, min=None, max=None, *, out=None):
 
 _clamp_errs = ((1, 4, _clamp_e0), (1, 4, _clamp_e1),)
 _clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
-_clamp_sigs = ('(Tensor input, Number min = None, Number max = None, *, Tensor out = None)', '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)')
+_clamp_sigs = ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)', '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')
 
 def clamp(*args, **kwargs):
     best = None
@@ -4334,7 +4334,7 @@ def _clamp__e1(input, min=None, max=None):
 
 _clamp__errs = ((1, 3, _clamp__e0), (1, 3, _clamp__e1),)
 _clamp__ovs = ((_clamp__c0, _clamp__b0), (_clamp__c1, _clamp__b1),)
-_clamp__sigs = ('(Tensor input, Number min = None, Number max = None)', '(Tensor input, Tensor min = None, Tensor max = None)')
+_clamp__sigs = ('(Tensor input, Tensor min = None, Tensor max = None)', '(Tensor input, Number min = None, Number max = None)')
 
 def clamp_(*args, **kwargs):
     best = None
@@ -4422,7 +4422,7 @@ def _clamp_min_e1(input, min, *, out=None):
 
 _clamp_min_errs = ((2, 3, _clamp_min_e0), (2, 3, _clamp_min_e1),)
 _clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0), (_clamp_min_c1, _clamp_min_b1),)
-_clamp_min_sigs = ('(Tensor input, Number min, *, Tensor out = None)', '(Tensor input, Tensor min, *, Tensor out = None)')
+_clamp_min_sigs = ('(Tensor input, Tensor min, *, Tensor out = None)', '(Tensor input, Number min, *, Tensor out = None)')
 
 def clamp_min(*args, **kwargs):
     best = None
@@ -4510,7 +4510,7 @@ def _clamp_max_e1(input, max, *, out=None):
 
 _clamp_max_errs = ((2, 3, _clamp_max_e0), (2, 3, _clamp_max_e1),)
 _clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0), (_clamp_max_c1, _clamp_max_b1),)
-_clamp_max_sigs = ('(Tensor input, Number max, *, Tensor out = None)', '(Tensor input, Tensor max, *, Tensor out = None)')
+_clamp_max_sigs = ('(Tensor input, Tensor max, *, Tensor out = None)', '(Tensor input, Number max, *, Tensor out = None)')
 
 def clamp_max(*args, **kwargs):
     best = None
@@ -4606,7 +4606,7 @@ def _where_e1(condition):
 
 _where_errs = ((3, 4, _where_e0), (3, 4, None), (3, 4, None), (3, 4, None), (1, 1, _where_e1),)
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
-_where_sigs = ('(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)', '(Tensor condition)')
+_where_sigs = ('(Tensor condition)', '(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)')
 
 def where(*args, **kwargs):
     best = None
@@ -5574,7 +5574,7 @@ def _lerp_e1(input, end, weight, *, out=None):
 
 _lerp_errs = ((3, 4, _lerp_e0), (3, 4, _lerp_e1),)
 _lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
-_lerp_sigs = ('(Tensor input, Tensor end, Number weight, *, Tensor out = None)', '(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)')
+_lerp_sigs = ('(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)', '(Tensor input, Tensor end, Number weight, *, Tensor out = None)')
 
 def lerp(*args, **kwargs):
     best = None
@@ -5845,7 +5845,7 @@ def _isin_e2(element, test_elements, *, assume_unique=False, invert=False, out=N
 
 _isin_errs = ((2, 5, _isin_e0), (2, 5, _isin_e1), (2, 5, _isin_e2),)
 _isin_ovs = ((_isin_c0, _isin_b0), (_isin_c1, _isin_b1), (_isin_c2, _isin_b2),)
-_isin_sigs = ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)')
+_isin_sigs = ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)')
 
 def isin(*args, **kwargs):
     best = None
@@ -6013,7 +6013,7 @@ def _clamp_min__e1(input, min):
 
 _clamp_min__errs = ((2, 2, _clamp_min__e0), (2, 2, _clamp_min__e1),)
 _clamp_min__ovs = ((_clamp_min__c0, _clamp_min__b0), (_clamp_min__c1, _clamp_min__b1),)
-_clamp_min__sigs = ('(Tensor input, Number min)', '(Tensor input, Tensor min)')
+_clamp_min__sigs = ('(Tensor input, Tensor min)', '(Tensor input, Number min)')
 
 def clamp_min_(*args, **kwargs):
     best = None
@@ -6093,7 +6093,7 @@ def _clamp_max__e1(input, max):
 
 _clamp_max__errs = ((2, 2, _clamp_max__e0), (2, 2, _clamp_max__e1),)
 _clamp_max__ovs = ((_clamp_max__c0, _clamp_max__b0), (_clamp_max__c1, _clamp_max__b1),)
-_clamp_max__sigs = ('(Tensor input, Number max)', '(Tensor input, Tensor max)')
+_clamp_max__sigs = ('(Tensor input, Tensor max)', '(Tensor input, Number max)')
 
 def clamp_max_(*args, **kwargs):
     best = None
@@ -6742,7 +6742,7 @@ def _clip_e1(input, min=None, max=None, *, out=None):
 
 _clip_errs = ((1, 4, _clip_e0), (1, 4, _clip_e1),)
 _clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
-_clip_sigs = ('(Tensor input, Number min = None, Number max = None, *, Tensor out = None)', '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)')
+_clip_sigs = ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)', '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')
 
 def clip(*args, **kwargs):
     best = None
@@ -6837,7 +6837,7 @@ def _clip__e1(input, min=None, max=None):
 
 _clip__errs = ((1, 3, _clip__e0), (1, 3, _clip__e1),)
 _clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
-_clip__sigs = ('(Tensor input, Number min = None, Number max = None)', '(Tensor input, Tensor min = None, Tensor max = None)')
+_clip__sigs = ('(Tensor input, Tensor min = None, Tensor max = None)', '(Tensor input, Number min = None, Number max = None)')
 
 def clip_(*args, **kwargs):
     best = None
@@ -7521,7 +7521,7 @@ def _embedding_bag_e1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
 
 _embedding_bag_errs = ((3, 8, _embedding_bag_e0), (9, 9, _embedding_bag_e1),)
 _embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1, _embedding_bag_b1),)
-_embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor per_sample_weights = None, bool include_last_offset = False)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor per_sample_weights, bool include_last_offset, int padding_idx)')
+_embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor per_sample_weights, bool include_last_offset, int padding_idx)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor per_sample_weights = None, bool include_last_offset = False)')
 
 def embedding_bag(*args, **kwargs):
     best = None
@@ -7826,7 +7826,7 @@ def _scatter_e3(input, dim, index, value, *, reduce, out=None):
 
 _scatter_errs = ((4, 5, _scatter_e0), (4, 5, _scatter_e1), (5, 6, _scatter_e2), (5, 6, _scatter_e3),)
 _scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatter_c2, _scatter_b2), (_scatter_c3, _scatter_b3),)
-_scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')
+_scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')
 
 def scatter(*args, **kwargs):
     best = None
@@ -8055,7 +8055,7 @@ def _index_fill_e1(input, dim, index, value):
 
 _index_fill_errs = ((4, 4, _index_fill_e0), (4, 4, _index_fill_e1),)
 _index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fill_b1),)
-_index_fill_sigs = ('(Tensor input, int dim, Tensor index, Number value)', '(Tensor input, int dim, Tensor index, Tensor value)')
+_index_fill_sigs = ('(Tensor input, int dim, Tensor index, Tensor value)', '(Tensor input, int dim, Tensor index, Number value)')
 
 def index_fill(*args, **kwargs):
     best = None
@@ -8145,7 +8145,7 @@ def _masked_fill_e1(input, mask, value):
 
 _masked_fill_errs = ((3, 3, _masked_fill_e0), (3, 3, _masked_fill_e1),)
 _masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _masked_fill_b1),)
-_masked_fill_sigs = ('(Tensor input, Tensor mask, Number value)', '(Tensor input, Tensor mask, Tensor value)')
+_masked_fill_sigs = ('(Tensor input, Tensor mask, Tensor value)', '(Tensor input, Tensor mask, Number value)')
 
 def masked_fill(*args, **kwargs):
     best = None
@@ -9641,7 +9641,7 @@ def __ctc_loss_e1(log_probs, targets, input_lengths, target_lengths, blank=0, ze
 
 __ctc_loss_errs = ((4, 6, __ctc_loss_e0), (4, 6, __ctc_loss_e1),)
 __ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1),)
-__ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, bool zero_infinity = False)')
+__ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)')
 
 def _ctc_loss(*args, **kwargs):
     best = None
@@ -10470,7 +10470,7 @@ def _rand_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
 
 _rand_errs = ((1, 7, _rand_e0), (2, 8, _rand_e1),)
 _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
-_rand_sigs = ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
+_rand_sigs = ('(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def rand(*args, **kwargs):
     best = None
@@ -10617,7 +10617,7 @@ def _randn_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
 
 _randn_errs = ((1, 7, _randn_e0), (2, 8, _randn_e1),)
 _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
-_randn_sigs = ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
+_randn_sigs = ('(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randn(*args, **kwargs):
     best = None
@@ -10786,7 +10786,7 @@ def _randint_e3(low, high, size, *, generator, dtype='long', layout=None, device
 
 _randint_errs = ((2, 8, _randint_e0), (3, 9, _randint_e1), (3, 9, _randint_e2), (4, 10, _randint_e3),)
 _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
-_randint_sigs = ('(int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
+_randint_sigs = ('(int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randint(*args, **kwargs):
     best = None
@@ -10873,7 +10873,7 @@ def _randperm_e1(n, *, generator, dtype='long', layout=None, device=None, pin_me
 
 _randperm_errs = ((1, 7, _randperm_e0), (2, 8, _randperm_e1),)
 _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
-_randperm_sigs = ('(int n, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
+_randperm_sigs = ('(int n, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randperm(*args, **kwargs):
     best = None
@@ -10952,7 +10952,7 @@ def _rand_like_e1(input, *, generator, dtype=None, layout=None, device=None, pin
 
 _rand_like_errs = ((1, 7, _rand_like_e0), (2, 8, _rand_like_e1),)
 _rand_like_ovs = ((_rand_like_c0, _rand_like_b0), (_rand_like_c1, _rand_like_b1),)
-_rand_like_sigs = ('(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
+_rand_like_sigs = ('(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def rand_like(*args, **kwargs):
     best = None
@@ -11031,7 +11031,7 @@ def _randn_like_e1(input, *, generator, dtype=None, layout=None, device=None, pi
 
 _randn_like_errs = ((1, 7, _randn_like_e0), (2, 8, _randn_like_e1),)
 _randn_like_ovs = ((_randn_like_c0, _randn_like_b0), (_randn_like_c1, _randn_like_b1),)
-_randn_like_sigs = ('(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
+_randn_like_sigs = ('(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randn_like(*args, **kwargs):
     best = None
@@ -11184,7 +11184,7 @@ def _randint_like_e3(input, low, high, *, generator, dtype=None, layout=None, de
 
 _randint_like_errs = ((2, 8, _randint_like_e0), (3, 9, _randint_like_e1), (3, 9, _randint_like_e2), (4, 10, _randint_like_e3),)
 _randint_like_ovs = ((_randint_like_c0, _randint_like_b0), (_randint_like_c1, _randint_like_b1), (_randint_like_c2, _randint_like_b2), (_randint_like_c3, _randint_like_b3),)
-_randint_like_sigs = ('(Tensor input, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
+_randint_like_sigs = ('(Tensor input, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randint_like(*args, **kwargs):
     best = None
@@ -11422,7 +11422,7 @@ def _normal_e3(mean, std, size, *, generator=None, dtype=None, layout=None, devi
 
 _normal_errs = ((1, 4, _normal_e0), (2, 4, _normal_e1), (2, 4, _normal_e2), (3, 10, _normal_e3),)
 _normal_ovs = ((_normal_c0, _normal_b0), (_normal_c1, _normal_b1), (_normal_c2, _normal_b2), (_normal_c3, _normal_b3),)
-_normal_sigs = ('(Tensor mean, float std = 1, *, ember.Generator generator = None, Tensor out = None)', '(float mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(Tensor mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(float mean, float std, tuple of ints size, *, ember.Generator generator = None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
+_normal_sigs = ('(Tensor mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(Tensor mean, float std = 1, *, ember.Generator generator = None, Tensor out = None)', '(float mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(float mean, float std, tuple of ints size, *, ember.Generator generator = None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def normal(*args, **kwargs):
     best = None
@@ -11921,7 +11921,7 @@ def _max_e2(input, other, *, out=None):
 
 _max_errs = ((1, 2, _max_e0), (2, 4, _max_e1), (2, 3, _max_e2),)
 _max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1), (_max_c2, _max_b2),)
-_max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
+_max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def max(*args, **kwargs):
     best = None
@@ -12032,7 +12032,7 @@ def _min_e2(input, other, *, out=None):
 
 _min_errs = ((1, 2, _min_e0), (2, 4, _min_e1), (2, 3, _min_e2),)
 _min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1), (_min_c2, _min_b2),)
-_min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor input, Tensor other, *, Tensor out = None)')
+_min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def min(*args, **kwargs):
     best = None
@@ -12183,7 +12183,7 @@ def _all_e2(input, dim=None, keepdim=False, *, out=None):
 
 _all_errs = ((1, 2, _all_e0), (2, 4, _all_e1), (1, 4, _all_e2),)
 _all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
-_all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
+_all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def all(*args, **kwargs):
     best = None
@@ -12294,7 +12294,7 @@ def _any_e2(input, dim=None, keepdim=False, *, out=None):
 
 _any_errs = ((1, 2, _any_e0), (2, 4, _any_e1), (1, 4, _any_e2),)
 _any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
-_any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
+_any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def any(*args, **kwargs):
     best = None
@@ -12410,7 +12410,7 @@ def _var_e2(input, dim=None, *, correction=None, keepdim=False, out=None):
 
 _var_errs = ((1, 2, _var_e0), (2, 5, _var_e1), (1, 5, _var_e2),)
 _var_ovs = ((_var_c0, _var_b0), (_var_c1, _var_b1), (_var_c2, _var_b2),)
-_var_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
+_var_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)', '(Tensor input, bool unbiased = True)')
 
 def var(*args, **kwargs):
     best = None
@@ -12526,7 +12526,7 @@ def _std_e2(input, dim=None, *, correction=None, keepdim=False, out=None):
 
 _std_errs = ((1, 2, _std_e0), (2, 5, _std_e1), (1, 5, _std_e2),)
 _std_ovs = ((_std_c0, _std_b0), (_std_c1, _std_b1), (_std_c2, _std_b2),)
-_std_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
+_std_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)', '(Tensor input, bool unbiased = True)')
 
 def std(*args, **kwargs):
     best = None
@@ -12634,7 +12634,7 @@ def _var_mean_e2(input, dim=None, *, correction=None, keepdim=False):
 
 _var_mean_errs = ((1, 2, _var_mean_e0), (2, 4, _var_mean_e1), (1, 4, _var_mean_e2),)
 _var_mean_ovs = ((_var_mean_c0, _var_mean_b0), (_var_mean_c1, _var_mean_b1), (_var_mean_c2, _var_mean_b2),)
-_var_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)')
+_var_mean_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(Tensor input, bool unbiased = True)')
 
 def var_mean(*args, **kwargs):
     best = None
@@ -12742,7 +12742,7 @@ def _std_mean_e2(input, dim=None, *, correction=None, keepdim=False):
 
 _std_mean_errs = ((1, 2, _std_mean_e0), (2, 4, _std_mean_e1), (1, 4, _std_mean_e2),)
 _std_mean_ovs = ((_std_mean_c0, _std_mean_b0), (_std_mean_c1, _std_mean_b1), (_std_mean_c2, _std_mean_b2),)
-_std_mean_sigs = ('(Tensor input, bool unbiased = True)', '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)')
+_std_mean_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(Tensor input, bool unbiased = True)')
 
 def std_mean(*args, **kwargs):
     best = None
@@ -12903,7 +12903,7 @@ def _norm_e3(input, p, *, dtype):
 
 _norm_errs = ((1, 2, _norm_e0), (3, 5, _norm_e1), (5, 6, _norm_e2), (3, 3, _norm_e3),)
 _norm_ovs = ((_norm_c0, _norm_b0), (_norm_c1, _norm_b1), (_norm_c2, _norm_b2), (_norm_c3, _norm_b3),)
-_norm_sigs = ('(Tensor input, Number p = 2)', '(Tensor input, Number p, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype, Tensor out = None)', '(Tensor input, Number p, *, ember.dtype dtype)')
+_norm_sigs = ('(Tensor input, Number p = 2)', '(Tensor input, Number p, *, ember.dtype dtype)', '(Tensor input, Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype, Tensor out = None)', '(Tensor input, Number p, tuple of ints dim, bool keepdim = False, *, Tensor out = None)')
 
 def norm(*args, **kwargs):
     best = None
@@ -12975,7 +12975,7 @@ def _count_nonzero_e1(input, dim=None):
 
 _count_nonzero_errs = ((2, 2, _count_nonzero_e0), (1, 2, _count_nonzero_e1),)
 _count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0), (_count_nonzero_c1, _count_nonzero_b1),)
-_count_nonzero_sigs = ('(Tensor input, tuple of ints dim)', '(Tensor input, int dim = None)')
+_count_nonzero_sigs = ('(Tensor input, int dim = None)', '(Tensor input, tuple of ints dim)')
 
 def count_nonzero(*args, **kwargs):
     best = None
@@ -13290,7 +13290,7 @@ def _nuclear_norm_e1(input, dim, keepdim=False, *, out=None):
 
 _nuclear_norm_errs = ((1, 3, _nuclear_norm_e0), (2, 4, _nuclear_norm_e1),)
 _nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0), (_nuclear_norm_c1, _nuclear_norm_b1),)
-_nuclear_norm_sigs = ('(Tensor input, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)')
+_nuclear_norm_sigs = ('(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, bool keepdim = False, *, Tensor out = None)')
 
 def nuclear_norm(*args, **kwargs):
     best = None
@@ -13589,7 +13589,7 @@ def _trapz_e1(y, *, dx=1.0, dim=-1):
 
 _trapz_errs = ((2, 3, _trapz_e0), (1, 3, _trapz_e1),)
 _trapz_ovs = ((_trapz_c0, _trapz_b0), (_trapz_c1, _trapz_b1),)
-_trapz_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, float dx = 1, int dim = -1)')
+_trapz_sigs = ('(Tensor y, *, float dx = 1, int dim = -1)', '(Tensor y, Tensor x, *, int dim = -1)')
 
 def trapz(*args, **kwargs):
     best = None
@@ -14317,7 +14317,7 @@ def _repeat_interleave_e2(input, repeats, dim=None, *, output_size=None):
 
 _repeat_interleave_errs = ((1, 2, _repeat_interleave_e0), (2, 4, _repeat_interleave_e1), (2, 4, _repeat_interleave_e2),)
 _repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repeat_interleave_c1, _repeat_interleave_b1), (_repeat_interleave_c2, _repeat_interleave_b2),)
-_repeat_interleave_sigs = ('(Tensor repeats, *, int output_size = None)', '(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)', '(Tensor input, int repeats, int dim = None, *, int output_size = None)')
+_repeat_interleave_sigs = ('(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)', '(Tensor repeats, *, int output_size = None)', '(Tensor input, int repeats, int dim = None, *, int output_size = None)')
 
 def repeat_interleave(*args, **kwargs):
     best = None
@@ -14895,7 +14895,7 @@ def _sort_e1(input, *, stable, dim=-1, descending=False, out=None):
 
 _sort_errs = ((1, 4, _sort_e0), (2, 5, _sort_e1),)
 _sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
-_sort_sigs = ('(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)', '(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)')
+_sort_sigs = ('(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)', '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)')
 
 def sort(*args, **kwargs):
     best = None
@@ -14983,7 +14983,7 @@ def _argsort_e1(input, *, stable, dim=-1, descending=False, out=None):
 
 _argsort_errs = ((1, 3, _argsort_e0), (2, 5, _argsort_e1),)
 _argsort_ovs = ((_argsort_c0, _argsort_b0), (_argsort_c1, _argsort_b1),)
-_argsort_sigs = ('(Tensor input, int dim = -1, bool descending = False)', '(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
+_argsort_sigs = ('(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)', '(Tensor input, int dim = -1, bool descending = False)')
 
 def argsort(*args, **kwargs):
     best = None
@@ -15552,7 +15552,7 @@ def _movedim_e1(input, source, destination):
 
 _movedim_errs = ((3, 3, _movedim_e0), (3, 3, _movedim_e1),)
 _movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
-_movedim_sigs = ('(Tensor input, tuple of ints source, tuple of ints destination)', '(Tensor input, int source, int destination)')
+_movedim_sigs = ('(Tensor input, int source, int destination)', '(Tensor input, tuple of ints source, tuple of ints destination)')
 
 def movedim(*args, **kwargs):
     best = None
@@ -15634,7 +15634,7 @@ def _moveaxis_e1(input, source, destination):
 
 _moveaxis_errs = ((3, 3, _moveaxis_e0), (3, 3, _moveaxis_e1),)
 _moveaxis_ovs = ((_moveaxis_c0, _moveaxis_b0), (_moveaxis_c1, _moveaxis_b1),)
-_moveaxis_sigs = ('(Tensor input, tuple of ints source, tuple of ints destination)', '(Tensor input, int source, int destination)')
+_moveaxis_sigs = ('(Tensor input, int source, int destination)', '(Tensor input, tuple of ints source, tuple of ints destination)')
 
 def moveaxis(*args, **kwargs):
     best = None
@@ -15792,7 +15792,7 @@ def _tensor_split_e2(input, tensor_indices_or_sections, dim=0):
 
 _tensor_split_errs = ((2, 3, _tensor_split_e0), (2, 3, _tensor_split_e1), (2, 3, _tensor_split_e2),)
 _tensor_split_ovs = ((_tensor_split_c0, _tensor_split_b0), (_tensor_split_c1, _tensor_split_b1), (_tensor_split_c2, _tensor_split_b2),)
-_tensor_split_sigs = ('(Tensor input, int sections, int dim = 0)', '(Tensor input, tuple of ints indices, int dim = 0)', '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)')
+_tensor_split_sigs = ('(Tensor input, tuple of ints indices, int dim = 0)', '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)', '(Tensor input, int sections, int dim = 0)')
 
 def tensor_split(*args, **kwargs):
     best = None
@@ -16621,7 +16621,7 @@ def _view_copy_e1(input, dtype, *, out=None):
 
 _view_copy_errs = ((2, 3, _view_copy_e0), (2, 3, _view_copy_e1),)
 _view_copy_ovs = ((_view_copy_c0, _view_copy_b0), (_view_copy_c1, _view_copy_b1),)
-_view_copy_sigs = ('(Tensor input, tuple of ints size, *, Tensor out = None)', '(Tensor input, ember.dtype dtype, *, Tensor out = None)')
+_view_copy_sigs = ('(Tensor input, ember.dtype dtype, *, Tensor out = None)', '(Tensor input, tuple of ints size, *, Tensor out = None)')
 
 def view_copy(*args, **kwargs):
     best = None

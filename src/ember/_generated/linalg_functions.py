@@ -485,7 +485,7 @@ def _linalg_pinv_e3(input, rcond, hermitian=False, *, out=None):
 
 _linalg_pinv_errs = ((1, 5, _linalg_pinv_e0), (1, 5, _linalg_pinv_e1), (2, 4, _linalg_pinv_e2), (2, 4, _linalg_pinv_e3),)
 _linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linalg_pinv_b1), (_linalg_pinv_c2, _linalg_pinv_b2), (_linalg_pinv_c3, _linalg_pinv_b3),)
-_linalg_pinv_sigs = ('(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)')
+_linalg_pinv_sigs = ('(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_pinv(*args, **kwargs):
     best = None
@@ -653,7 +653,7 @@ def _linalg_matrix_rank_e3(input, tol, hermitian=False, *, out=None):
 
 _linalg_matrix_rank_errs = ((1, 5, _linalg_matrix_rank_e0), (1, 5, _linalg_matrix_rank_e1), (2, 4, _linalg_matrix_rank_e2), (2, 4, _linalg_matrix_rank_e3),)
 _linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_linalg_matrix_rank_c1, _linalg_matrix_rank_b1), (_linalg_matrix_rank_c2, _linalg_matrix_rank_b2), (_linalg_matrix_rank_c3, _linalg_matrix_rank_b3),)
-_linalg_matrix_rank_sigs = ('(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)')
+_linalg_matrix_rank_sigs = ('(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_matrix_rank(*args, **kwargs):
     best = None

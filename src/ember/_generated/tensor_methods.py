@@ -1022,7 +1022,7 @@ def __m_fill__e1(self, value):
 
 __m_fill__errs = ((1, 1, __m_fill__e0), (1, 1, __m_fill__e1),)
 __m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
-__m_fill__sigs = ('(Number value)', '(Tensor value)')
+__m_fill__sigs = ('(Tensor value)', '(Number value)')
 
 def _m_fill_(*args, **kwargs):
     best = None
@@ -1333,7 +1333,7 @@ def __m_div_e1(self, other, *, rounding_mode, out=None):
 
 __m_div_errs = ((1, 2, __m_div_e0), (2, 3, __m_div_e1),)
 __m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
-__m_div_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str rounding_mode, Tensor out = None)')
+__m_div_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_div(*args, **kwargs):
     best = None
@@ -1456,7 +1456,7 @@ def _m_floor_divide_(self, other):
             return _k(self, other)
     return _op_floor_divide__default(self, other)
 
-__m_remainder_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_remainder_sigs = ('(Tensor other)', '(Number other)')
 def _m_remainder(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('remainder', ((other, _NO_DEFAULT),), (('out', out, None),), __m_remainder_sigs)
@@ -1491,7 +1491,7 @@ def _m_remainder_(self, other):
             return _k(self, other)
     return _op_remainder__Tensor(self, other)
 
-__m_float_power_sigs = ('(Tensor exponent, *, Tensor out = None)', '(Number exponent, *, Tensor out = None)')
+__m_float_power_sigs = ('(Tensor exponent)', '(Number exponent)')
 def _m_float_power(self, exponent, *, out=None):
     if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
         raise _no_match_named('float_power', ((exponent, _NO_DEFAULT),), (('out', out, None),), __m_float_power_sigs)
@@ -1557,7 +1557,7 @@ def __m_float_power__e1(self, exponent):
 
 __m_float_power__errs = ((1, 1, __m_float_power__e0), (1, 1, __m_float_power__e1),)
 __m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_power__c1, __m_float_power__b1),)
-__m_float_power__sigs = ('(Number exponent)', '(Tensor exponent)')
+__m_float_power__sigs = ('(Tensor exponent)', '(Number exponent)')
 
 def _m_float_power_(*args, **kwargs):
     best = None
@@ -1583,7 +1583,7 @@ def _m_float_power_(*args, **kwargs):
                 raise _e from None
     raise _no_match('float_power_', args, kwargs, __m_float_power__sigs, True)
 
-__m_pow_sigs = ('(Tensor exponent, *, Tensor out = None)', '(Number exponent)')
+__m_pow_sigs = ('(Tensor exponent)', '(Number exponent)')
 def _m_pow(self, exponent, *, out=None):
     if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
         raise _no_match_named('pow', ((exponent, _NO_DEFAULT),), (('out', out, None),), __m_pow_sigs)
@@ -1648,7 +1648,7 @@ def __m_pow__e1(self, exponent):
 
 __m_pow__errs = ((1, 1, __m_pow__e0), (1, 1, __m_pow__e1),)
 __m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
-__m_pow__sigs = ('(Number exponent)', '(Tensor exponent)')
+__m_pow__sigs = ('(Tensor exponent)', '(Number exponent)')
 
 def _m_pow_(*args, **kwargs):
     best = None
@@ -1674,7 +1674,7 @@ def _m_pow_(*args, **kwargs):
                 raise _e from None
     raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
 
-__m_eq_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_eq_sigs = ('(Tensor other)', '(Number other)')
 def _m_eq(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('eq', ((other, _NO_DEFAULT),), (('out', out, None),), __m_eq_sigs)
@@ -1709,7 +1709,7 @@ def _m_eq_(self, other):
             return _k(self, other)
     return _op_eq__Tensor(self, other)
 
-__m_ne_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_ne_sigs = ('(Tensor other)', '(Number other)')
 def _m_ne(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('ne', ((other, _NO_DEFAULT),), (('out', out, None),), __m_ne_sigs)
@@ -1744,7 +1744,7 @@ def _m_ne_(self, other):
             return _k(self, other)
     return _op_ne__Tensor(self, other)
 
-__m_lt_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_lt_sigs = ('(Tensor other)', '(Number other)')
 def _m_lt(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('lt', ((other, _NO_DEFAULT),), (('out', out, None),), __m_lt_sigs)
@@ -1779,7 +1779,7 @@ def _m_lt_(self, other):
             return _k(self, other)
     return _op_lt__Tensor(self, other)
 
-__m_le_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_le_sigs = ('(Tensor other)', '(Number other)')
 def _m_le(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('le', ((other, _NO_DEFAULT),), (('out', out, None),), __m_le_sigs)
@@ -1814,7 +1814,7 @@ def _m_le_(self, other):
             return _k(self, other)
     return _op_le__Tensor(self, other)
 
-__m_gt_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_gt_sigs = ('(Tensor other)', '(Number other)')
 def _m_gt(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('gt', ((other, _NO_DEFAULT),), (('out', out, None),), __m_gt_sigs)
@@ -1849,7 +1849,7 @@ def _m_gt_(self, other):
             return _k(self, other)
     return _op_gt__Tensor(self, other)
 
-__m_ge_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_ge_sigs = ('(Tensor other)', '(Number other)')
 def _m_ge(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('ge', ((other, _NO_DEFAULT),), (('out', out, None),), __m_ge_sigs)
@@ -1962,7 +1962,7 @@ def _m_logical_xor_(self, other):
             return _k(self, other)
     return _op_logical_xor__default(self, other)
 
-__m_bitwise_and_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_bitwise_and_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_and(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('bitwise_and', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_and_sigs)
@@ -1997,7 +1997,7 @@ def _m_bitwise_and_(self, other):
             return _k(self, other)
     return _op_bitwise_and__Tensor(self, other)
 
-__m_bitwise_or_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_bitwise_or_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_or(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('bitwise_or', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_or_sigs)
@@ -2032,7 +2032,7 @@ def _m_bitwise_or_(self, other):
             return _k(self, other)
     return _op_bitwise_or__Tensor(self, other)
 
-__m_bitwise_xor_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_bitwise_xor_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_xor(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('bitwise_xor', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_xor_sigs)
@@ -2375,7 +2375,7 @@ def __m_clamp_e1(self, min=None, max=None, *, out=None):
 
 __m_clamp_errs = ((0, 3, __m_clamp_e0), (0, 3, __m_clamp_e1),)
 __m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
-__m_clamp_sigs = ('(Number min = None, Number max = None, *, Tensor out = None)', '(Tensor min = None, Tensor max = None, *, Tensor out = None)')
+__m_clamp_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clamp(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -2463,7 +2463,7 @@ def __m_clamp__e1(self, min=None, max=None):
 
 __m_clamp__errs = ((0, 2, __m_clamp__e0), (0, 2, __m_clamp__e1),)
 __m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1),)
-__m_clamp__sigs = ('(Number min = None, Number max = None)', '(Tensor min = None, Tensor max = None)')
+__m_clamp__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clamp_(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -2544,7 +2544,7 @@ def __m_clamp_min_e1(self, min, *, out=None):
 
 __m_clamp_min_errs = ((1, 2, __m_clamp_min_e0), (1, 2, __m_clamp_min_e1),)
 __m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __m_clamp_min_b1),)
-__m_clamp_min_sigs = ('(Number min, *, Tensor out = None)', '(Tensor min, *, Tensor out = None)')
+__m_clamp_min_sigs = ('(Tensor min)', '(Number min)')
 
 def _m_clamp_min(*args, **kwargs):
     best = None
@@ -2623,7 +2623,7 @@ def __m_clamp_max_e1(self, max, *, out=None):
 
 __m_clamp_max_errs = ((1, 2, __m_clamp_max_e0), (1, 2, __m_clamp_max_e1),)
 __m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __m_clamp_max_b1),)
-__m_clamp_max_sigs = ('(Number max, *, Tensor out = None)', '(Tensor max, *, Tensor out = None)')
+__m_clamp_max_sigs = ('(Tensor max)', '(Number max)')
 
 def _m_clamp_max(*args, **kwargs):
     best = None
@@ -2649,7 +2649,7 @@ def _m_clamp_max(*args, **kwargs):
                 raise _e from None
     raise _no_match('clamp_max', args, kwargs, __m_clamp_max_sigs, True)
 
-__m_where_sigs = ('(Tensor condition, Tensor other, *, Tensor out = None)', '(Tensor condition, Number other)')
+__m_where_sigs = ('(Tensor condition, Tensor other)', '(Tensor condition, Number other)')
 def _m_where(self, condition, other, *, out=None):
     if condition.__class__ not in _TENSOR_TYPES:
         raise _no_match_named('where', ((condition, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), __m_where_sigs)
@@ -2934,7 +2934,7 @@ def __m_round_e1(self, *, decimals, out=None):
 
 __m_round_errs = ((0, 1, __m_round_e0), (1, 2, __m_round_e1),)
 __m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
-__m_round_sigs = ('(*, Tensor out = None)', '(*, int decimals, Tensor out = None)')
+__m_round_sigs = ('()', '(*, int decimals)')
 
 def _m_round(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -3528,7 +3528,7 @@ def __m_lerp_e1(self, end, weight, *, out=None):
 
 __m_lerp_errs = ((2, 3, __m_lerp_e0), (2, 3, __m_lerp_e1),)
 __m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
-__m_lerp_sigs = ('(Tensor end, Number weight, *, Tensor out = None)', '(Tensor end, Tensor weight, *, Tensor out = None)')
+__m_lerp_sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
 def _m_lerp(*args, **kwargs):
     best = None
@@ -3609,7 +3609,7 @@ def __m_lerp__e1(self, end, weight):
 
 __m_lerp__errs = ((2, 2, __m_lerp__e0), (2, 2, __m_lerp__e1),)
 __m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
-__m_lerp__sigs = ('(Tensor end, Number weight)', '(Tensor end, Tensor weight)')
+__m_lerp__sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
 def _m_lerp_(*args, **kwargs):
     best = None
@@ -3635,7 +3635,7 @@ def _m_lerp_(*args, **kwargs):
                 raise _e from None
     raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
 
-__m_fmod_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
+__m_fmod_sigs = ('(Tensor other)', '(Number other)')
 def _m_fmod(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('fmod', ((other, _NO_DEFAULT),), (('out', out, None),), __m_fmod_sigs)
@@ -3671,7 +3671,7 @@ def _m_fmod_(self, other):
             return _k(self, other)
     return _op_fmod__Tensor(self, other)
 
-__m_copysign_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
+__m_copysign_sigs = ('(Tensor other)', '(Number other)')
 def _m_copysign(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('copysign', ((other, _NO_DEFAULT),), (('out', out, None),), __m_copysign_sigs)
@@ -3906,7 +3906,7 @@ def __m_clamp_min__e1(self, min):
 
 __m_clamp_min__errs = ((1, 1, __m_clamp_min__e0), (1, 1, __m_clamp_min__e1),)
 __m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0), (__m_clamp_min__c1, __m_clamp_min__b1),)
-__m_clamp_min__sigs = ('(Number min)', '(Tensor min)')
+__m_clamp_min__sigs = ('(Tensor min)', '(Number min)')
 
 def _m_clamp_min_(*args, **kwargs):
     best = None
@@ -3977,7 +3977,7 @@ def __m_clamp_max__e1(self, max):
 
 __m_clamp_max__errs = ((1, 1, __m_clamp_max__e0), (1, 1, __m_clamp_max__e1),)
 __m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0), (__m_clamp_max__c1, __m_clamp_max__b1),)
-__m_clamp_max__sigs = ('(Number max)', '(Tensor max)')
+__m_clamp_max__sigs = ('(Tensor max)', '(Number max)')
 
 def _m_clamp_max_(*args, **kwargs):
     best = None
@@ -4159,7 +4159,7 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
         raise _bad_arg('addcdiv_', 'value', None, 'Number', value)
     return _op_addcdiv__default(self, tensor1, tensor2, value=value)
 
-__m_xlogy_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
+__m_xlogy_sigs = ('(Tensor other)', '(Number other)')
 def _m_xlogy(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('xlogy', ((other, _NO_DEFAULT),), (('out', out, None),), __m_xlogy_sigs)
@@ -4327,7 +4327,7 @@ def _m_frexp(self, *, out=None):
             return _rt_frexp(*_k(self))
     return _rt_frexp(*_op_frexp_Tensor(self))
 
-__m_bitwise_left_shift_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
+__m_bitwise_left_shift_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_left_shift(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('bitwise_left_shift', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_left_shift_sigs)
@@ -4363,7 +4363,7 @@ def _m_bitwise_left_shift_(self, other):
             return _k(self, other)
     return _op_bitwise_left_shift__Tensor(self, other)
 
-__m_bitwise_right_shift_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other, *, Tensor out = None)')
+__m_bitwise_right_shift_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_right_shift(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('bitwise_right_shift', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_right_shift_sigs)
@@ -4613,7 +4613,7 @@ def __m_clip_e1(self, min=None, max=None, *, out=None):
 
 __m_clip_errs = ((0, 3, __m_clip_e0), (0, 3, __m_clip_e1),)
 __m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
-__m_clip_sigs = ('(Number min = None, Number max = None, *, Tensor out = None)', '(Tensor min = None, Tensor max = None, *, Tensor out = None)')
+__m_clip_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clip(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -4701,7 +4701,7 @@ def __m_clip__e1(self, min=None, max=None):
 
 __m_clip__errs = ((0, 2, __m_clip__e0), (0, 2, __m_clip__e1),)
 __m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
-__m_clip__sigs = ('(Number min = None, Number max = None)', '(Tensor min = None, Tensor max = None)')
+__m_clip__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clip_(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -4795,7 +4795,7 @@ def __m_subtract_e1(self, other, alpha=1):
 
 __m_subtract_errs = ((1, 3, __m_subtract_e0), (1, 2, __m_subtract_e1),)
 __m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_subtract_b1),)
-__m_subtract_sigs = ('(Tensor other, *, Number alpha = 1, Tensor out = None)', '(Number other, Number alpha = 1)')
+__m_subtract_sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
 def _m_subtract(*args, **kwargs):
     best = None
@@ -4996,7 +4996,7 @@ def __m_divide_e1(self, other, *, rounding_mode, out=None):
 
 __m_divide_errs = ((1, 2, __m_divide_e0), (2, 3, __m_divide_e1),)
 __m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1),)
-__m_divide_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str rounding_mode, Tensor out = None)')
+__m_divide_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_divide(*args, **kwargs):
     best = None
@@ -5050,7 +5050,7 @@ def _m_multiply(self, other, *, out=None):
             return _k(self, other)
     return _op_multiply_Tensor(self, other)
 
-__m_greater_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_greater_sigs = ('(Tensor other)', '(Number other)')
 def _m_greater(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('greater', ((other, _NO_DEFAULT),), (('out', out, None),), __m_greater_sigs)
@@ -5070,7 +5070,7 @@ def _m_greater(self, other, *, out=None):
             return _k(self, other)
     return _op_greater_Tensor(self, other)
 
-__m_greater_equal_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_greater_equal_sigs = ('(Tensor other)', '(Number other)')
 def _m_greater_equal(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('greater_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_greater_equal_sigs)
@@ -5090,7 +5090,7 @@ def _m_greater_equal(self, other, *, out=None):
             return _k(self, other)
     return _op_greater_equal_Tensor(self, other)
 
-__m_less_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_less_sigs = ('(Tensor other)', '(Number other)')
 def _m_less(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('less', ((other, _NO_DEFAULT),), (('out', out, None),), __m_less_sigs)
@@ -5110,7 +5110,7 @@ def _m_less(self, other, *, out=None):
             return _k(self, other)
     return _op_less_Tensor(self, other)
 
-__m_less_equal_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_less_equal_sigs = ('(Tensor other)', '(Number other)')
 def _m_less_equal(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('less_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_less_equal_sigs)
@@ -5130,7 +5130,7 @@ def _m_less_equal(self, other, *, out=None):
             return _k(self, other)
     return _op_less_equal_Tensor(self, other)
 
-__m_not_equal_sigs = ('(Tensor other, *, Tensor out = None)', '(Number other)')
+__m_not_equal_sigs = ('(Tensor other)', '(Number other)')
 def _m_not_equal(self, other, *, out=None):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _no_match_named('not_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_not_equal_sigs)
@@ -5498,7 +5498,7 @@ def __m_scatter_e3(self, dim, index, value, *, reduce, out=None):
 
 __m_scatter_errs = ((3, 4, __m_scatter_e0), (3, 4, __m_scatter_e1), (4, 5, __m_scatter_e2), (4, 5, __m_scatter_e3),)
 __m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatter_b1), (__m_scatter_c2, __m_scatter_b2), (__m_scatter_c3, __m_scatter_b3),)
-__m_scatter_sigs = ('(int dim, Tensor index, Tensor src, *, Tensor out = None)', '(int dim, Tensor index, Number value, *, Tensor out = None)', '(int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')
+__m_scatter_sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
 def _m_scatter(*args, **kwargs):
     best = None
@@ -5645,7 +5645,7 @@ def __m_scatter__e3(self, dim, index, value, *, reduce):
 
 __m_scatter__errs = ((3, 3, __m_scatter__e0), (3, 3, __m_scatter__e1), (4, 4, __m_scatter__e2), (4, 4, __m_scatter__e3),)
 __m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_scatter__b1), (__m_scatter__c2, __m_scatter__b2), (__m_scatter__c3, __m_scatter__b3),)
-__m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value, *, str reduce)')
+__m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
 def _m_scatter_(*args, **kwargs):
     best = None
@@ -5937,7 +5937,7 @@ def __m_index_fill_e1(self, dim, index, value):
 
 __m_index_fill_errs = ((3, 3, __m_index_fill_e0), (3, 3, __m_index_fill_e1),)
 __m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
-__m_index_fill_sigs = ('(int dim, Tensor index, Number value)', '(int dim, Tensor index, Tensor value)')
+__m_index_fill_sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
 def _m_index_fill(*args, **kwargs):
     best = None
@@ -6030,7 +6030,7 @@ def __m_index_fill__e1(self, dim, index, value):
 
 __m_index_fill__errs = ((3, 3, __m_index_fill__e0), (3, 3, __m_index_fill__e1),)
 __m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
-__m_index_fill__sigs = ('(int dim, Tensor index, Number value)', '(int dim, Tensor index, Tensor value)')
+__m_index_fill__sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
 def _m_index_fill_(*args, **kwargs):
     best = None
@@ -6111,7 +6111,7 @@ def __m_masked_fill_e1(self, mask, value):
 
 __m_masked_fill_errs = ((2, 2, __m_masked_fill_e0), (2, 2, __m_masked_fill_e1),)
 __m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
-__m_masked_fill_sigs = ('(Tensor mask, Number value)', '(Tensor mask, Tensor value)')
+__m_masked_fill_sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
 def _m_masked_fill(*args, **kwargs):
     best = None
@@ -6192,7 +6192,7 @@ def __m_masked_fill__e1(self, mask, value):
 
 __m_masked_fill__errs = ((2, 2, __m_masked_fill__e0), (2, 2, __m_masked_fill__e1),)
 __m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
-__m_masked_fill__sigs = ('(Tensor mask, Number value)', '(Tensor mask, Tensor value)')
+__m_masked_fill__sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
 def _m_masked_fill_(*args, **kwargs):
     best = None
@@ -7140,7 +7140,7 @@ def __m_random__e2(self, *, generator=None):
 
 __m_random__errs = ((2, 3, __m_random__e0), (1, 2, __m_random__e1), (0, 1, __m_random__e2),)
 __m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
-__m_random__sigs = ('(int from, int to, *, ember.Generator generator = None)', '(int to, *, ember.Generator generator = None)', '(*, ember.Generator generator = None)')
+__m_random__sigs = ('(*, ember.Generator generator = None)', '(int from, int to, *, ember.Generator generator = None)', '(int to, *, ember.Generator generator = None)')
 
 def _m_random_(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -7228,7 +7228,7 @@ def __m_bernoulli_e1(self, p, *, generator=None):
 
 __m_bernoulli_errs = ((0, 2, __m_bernoulli_e0), (1, 2, __m_bernoulli_e1),)
 __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
-__m_bernoulli_sigs = ('(*, ember.Generator generator = None, Tensor out = None)', '(float p, *, ember.Generator generator = None)')
+__m_bernoulli_sigs = ('(*, ember.Generator generator = None)', '(float p, *, ember.Generator generator = None)')
 
 def _m_bernoulli(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -7391,7 +7391,7 @@ def __m_sum_e1(self, dim, keepdim=False, *, dtype=None, out=None):
 
 __m_sum_errs = ((0, 1, __m_sum_e0), (1, 4, __m_sum_e1),)
 __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
-__m_sum_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
+__m_sum_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_sum(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -7474,7 +7474,7 @@ def __m_mean_e1(self, dim, keepdim=False, *, dtype=None, out=None):
 
 __m_mean_errs = ((0, 2, __m_mean_e0), (1, 4, __m_mean_e1),)
 __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
-__m_mean_sigs = ('(*, ember.dtype dtype = None, Tensor out = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
+__m_mean_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_mean(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -7560,7 +7560,7 @@ def __m_prod_e1(self, dim, keepdim=False, *, dtype=None, out=None):
 
 __m_prod_errs = ((0, 1, __m_prod_e0), (1, 4, __m_prod_e1),)
 __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
-__m_prod_sigs = ('(*, ember.dtype dtype = None)', '(int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
+__m_prod_sigs = ('(*, ember.dtype dtype = None)', '(int dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_prod(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -7719,7 +7719,7 @@ def __m_max_e2(self, other, *, out=None):
 
 __m_max_errs = ((0, 1, __m_max_e0), (1, 3, __m_max_e1), (1, 2, __m_max_e2),)
 __m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, __m_max_b2),)
-__m_max_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor other, *, Tensor out = None)')
+__m_max_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
 def _m_max(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -7819,7 +7819,7 @@ def __m_min_e2(self, other, *, out=None):
 
 __m_min_errs = ((0, 1, __m_min_e0), (1, 3, __m_min_e1), (1, 2, __m_min_e2),)
 __m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, __m_min_b2),)
-__m_min_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor other, *, Tensor out = None)')
+__m_min_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
 def _m_min(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -7955,7 +7955,7 @@ def __m_all_e2(self, dim=None, keepdim=False, *, out=None):
 
 __m_all_errs = ((0, 1, __m_all_e0), (1, 3, __m_all_e1), (0, 3, __m_all_e2),)
 __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
-__m_all_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
+__m_all_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
 def _m_all(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8055,7 +8055,7 @@ def __m_any_e2(self, dim=None, keepdim=False, *, out=None):
 
 __m_any_errs = ((0, 1, __m_any_e0), (1, 3, __m_any_e1), (0, 3, __m_any_e2),)
 __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
-__m_any_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
+__m_any_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
 def _m_any(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8160,7 +8160,7 @@ def __m_var_e2(self, dim=None, *, correction=None, keepdim=False, out=None):
 
 __m_var_errs = ((0, 1, __m_var_e0), (1, 4, __m_var_e1), (0, 4, __m_var_e2),)
 __m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
-__m_var_sigs = ('(bool unbiased = True)', '(tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
+__m_var_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
 def _m_var(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8265,7 +8265,7 @@ def __m_std_e2(self, dim=None, *, correction=None, keepdim=False, out=None):
 
 __m_std_errs = ((0, 1, __m_std_e0), (1, 4, __m_std_e1), (0, 4, __m_std_e2),)
 __m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
-__m_std_sigs = ('(bool unbiased = True)', '(tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
+__m_std_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
 def _m_std(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8409,7 +8409,7 @@ def __m_norm_e3(self, p, *, dtype):
 
 __m_norm_errs = ((0, 1, __m_norm_e0), (2, 4, __m_norm_e1), (4, 5, __m_norm_e2), (2, 2, __m_norm_e3),)
 __m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
-__m_norm_sigs = ('(Number p = 2)', '(Number p, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', '(Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype, Tensor out = None)', '(Number p, *, ember.dtype dtype)')
+__m_norm_sigs = ('(Number p = 2)', '(Number p, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim = False)')
 
 def _m_norm(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8514,7 +8514,7 @@ def __m_count_nonzero_e1(self, dim=None):
 
 __m_count_nonzero_errs = ((1, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero_e1),)
 __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
-__m_count_nonzero_sigs = ('(tuple of ints dim)', '(int dim = None)')
+__m_count_nonzero_sigs = ('(int dim = None)', '(tuple of ints dim)')
 
 def _m_count_nonzero(*args, **kwargs):
     if not kwargs and len(args) > 1:
@@ -8596,7 +8596,7 @@ def __m_median_e1(self, dim, keepdim=False, *, out=None):
 
 __m_median_errs = ((0, 0, __m_median_e0), (1, 3, __m_median_e1),)
 __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
-__m_median_sigs = ('()', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)')
+__m_median_sigs = ('()', '(int dim, bool keepdim = False)')
 
 def _m_median(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8668,7 +8668,7 @@ def __m_nanmedian_e1(self, dim, keepdim=False, *, out=None):
 
 __m_nanmedian_errs = ((0, 0, __m_nanmedian_e0), (1, 3, __m_nanmedian_e1),)
 __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
-__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)')
+__m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
 
 def _m_nanmedian(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -8863,7 +8863,7 @@ def __m_histogram_e1(self, bins=100, *, range=None, weight=None, density=False, 
 
 __m_histogram_errs = ((1, 4, __m_histogram_e0), (0, 5, __m_histogram_e1),)
 __m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __m_histogram_b1),)
-__m_histogram_sigs = ('(Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)', '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = None)')
+__m_histogram_sigs = ('(Tensor bins, *, Tensor weight = None, bool density = False)', '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False)')
 
 def _m_histogram(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -9011,7 +9011,7 @@ def __m_quantile_e1(self, q, dim=None, keepdim=False, *, interpolation='linear',
 
 __m_quantile_errs = ((1, 5, __m_quantile_e0), (1, 5, __m_quantile_e1),)
 __m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
-__m_quantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
+__m_quantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
 def _m_quantile(*args, **kwargs):
     best = None
@@ -9099,7 +9099,7 @@ def __m_nanquantile_e1(self, q, dim=None, keepdim=False, *, interpolation='linea
 
 __m_nanquantile_errs = ((1, 5, __m_nanquantile_e0), (1, 5, __m_nanquantile_e1),)
 __m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
-__m_nanquantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
+__m_nanquantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
 def _m_nanquantile(*args, **kwargs):
     best = None
@@ -9727,7 +9727,7 @@ def __m_sort_e1(self, *, stable, dim=-1, descending=False, out=None):
 
 __m_sort_errs = ((0, 3, __m_sort_e0), (1, 4, __m_sort_e1),)
 __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
-__m_sort_sigs = ('(int dim = -1, bool descending = False, *, tuple of Tensors out = None)', '(*, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)')
+__m_sort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
 def _m_sort(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -9808,7 +9808,7 @@ def __m_argsort_e1(self, *, stable, dim=-1, descending=False, out=None):
 
 __m_argsort_errs = ((0, 2, __m_argsort_e0), (1, 4, __m_argsort_e1),)
 __m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
-__m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
+__m_argsort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
 def _m_argsort(*args, **kwargs):
     if not kwargs and len(args) == 1:
@@ -9965,7 +9965,7 @@ def __m_view_e1(self, dtype):
 
 __m_view_errs = ((1, 1, __m_view_e0), (1, 1, __m_view_e1),)
 __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
-__m_view_sigs = ('(tuple of ints size)', '(ember.dtype dtype)')
+__m_view_sigs = ('(ember.dtype dtype)', '(tuple of ints size)')
 
 def _m_view(*args, **kwargs):
     if not kwargs and len(args) > 1:
@@ -10630,7 +10630,7 @@ def __m_movedim_e1(self, source, destination):
 
 __m_movedim_errs = ((2, 2, __m_movedim_e0), (2, 2, __m_movedim_e1),)
 __m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
-__m_movedim_sigs = ('(tuple of ints source, tuple of ints destination)', '(int source, int destination)')
+__m_movedim_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
 def _m_movedim(*args, **kwargs):
     best = None
@@ -10703,7 +10703,7 @@ def __m_moveaxis_e1(self, source, destination):
 
 __m_moveaxis_errs = ((2, 2, __m_moveaxis_e0), (2, 2, __m_moveaxis_e1),)
 __m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0), (__m_moveaxis_c1, __m_moveaxis_b1),)
-__m_moveaxis_sigs = ('(tuple of ints source, tuple of ints destination)', '(int source, int destination)')
+__m_moveaxis_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
 def _m_moveaxis(*args, **kwargs):
     best = None
@@ -10842,7 +10842,7 @@ def __m_tensor_split_e2(self, tensor_indices_or_sections, dim=0):
 
 __m_tensor_split_errs = ((1, 2, __m_tensor_split_e0), (1, 2, __m_tensor_split_e1), (1, 2, __m_tensor_split_e2),)
 __m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0), (__m_tensor_split_c1, __m_tensor_split_b1), (__m_tensor_split_c2, __m_tensor_split_b2),)
-__m_tensor_split_sigs = ('(int sections, int dim = 0)', '(tuple of ints indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)')
+__m_tensor_split_sigs = ('(tuple of ints indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)', '(int sections, int dim = 0)')
 
 def _m_tensor_split(*args, **kwargs):
     best = None

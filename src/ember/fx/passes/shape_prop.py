@@ -16,13 +16,14 @@ class TensorMetadata(NamedTuple):
 
 
 def _extract_tensor_metadata(result):
+    import ember
     from ember._core.strides import is_channels_last, is_contiguous
     shape, stride = result.shape, result.stride()
     memory_format = None
     if is_contiguous(tuple(shape), tuple(stride)):
-        memory_format = "contiguous_format"
+        memory_format = ember.contiguous_format
     elif len(shape) == 4 and is_channels_last(tuple(shape), tuple(stride)):
-        memory_format = "channels_last"
+        memory_format = ember.channels_last
     return TensorMetadata(shape, result.dtype, result.requires_grad, stride, memory_format, False, {})
 
 

@@ -8,6 +8,7 @@ from ..._core.device import as_device
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
 from ..meta import copy as M
+from ..._core.memory_format import format_name
 from .runtime import flat
 
 _TO = {np.dtype(np.float32): "to_f32", np.dtype(np.float64): "to_f64"}
@@ -29,7 +30,7 @@ def _copyto(dst, src):
 
 def clone(self, memory_format=None):
     a = self._np
-    if a is not None and memory_format == "contiguous_format":
+    if a is not None and format_name(memory_format) == "contiguous_format":
         out = np.empty(a.shape, a.dtype)            # contiguous() of a strided cpu tensor: one copy, no geometry
         np.copyto(out, a)
         return Tensor._wrap_fresh(out, self.dtype)
@@ -53,7 +54,7 @@ def copy_(self, src, non_blocking=False):
 
 
 def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
-    if layout not in (None, "strided"):
+    if format_name(layout) not in (None, "strided"):
         raise RuntimeError(f"_to_copy(): layout {layout} is not supported (strided only)")
     dtype = as_dtype(dtype) or self.dtype
     dev = as_device(device) or self.device
@@ -78,6 +79,7 @@ def resize_(self, size, memory_format=None):
 
 def fill_(self, value):
     M.check_fill_value(value)
+    M.check_fill_overlap(self, value)
     v = value._np if isinstance(value, Tensor) else value
     if isinstance(value, Tensor) and value._np is None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")

@@ -3,6 +3,7 @@
 from ..._core.device import as_device
 from ..common import as_dtype
 from ..._ops import ops
+from ..._core.memory_format import format_name
 
 aten = ops.aten
 
@@ -16,7 +17,7 @@ def contiguous(self, memory_format="contiguous_format"):
 def _to_impl(self, dtype, device, copy, memory_format):
     dtype = as_dtype(dtype) or self.dtype
     device = as_device(device) or self.device
-    mf = memory_format or "preserve_format"
+    mf = format_name(memory_format) or "preserve_format"
     if (not copy and dtype is self.dtype and device.type == self.device.type
             and (mf == "preserve_format" or self.is_contiguous(memory_format=mf))):
         return self
@@ -37,6 +38,6 @@ def to_other(self, other, non_blocking=False, copy=False, memory_format=None):
 
 def to_dtype_layout(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, copy=False,
                     memory_format=None):
-    if layout not in (None, "strided"):
+    if format_name(layout) not in (None, "strided"):
         raise RuntimeError(f"to(): layout {layout} is not supported by ember (strided only)")
     return _to_impl(self, dtype, device, copy, memory_format)

@@ -7,6 +7,7 @@ from ..._core import dtype as D
 from ..._core.promotion import get_default_dtype
 from ..._ops import ops
 from ..common import c_type_name
+from ..._core.memory_format import format_name
 
 aten = ops.aten
 
@@ -35,15 +36,20 @@ def logspace_out(start, end, steps, base=10.0, *, out):
 
 
 # ---------------------------------------------------------------- window functions
+# c10's names of the layouts (TensorOptions printing)
+_C10_LAYOUT = {"strided": "Strided", "sparse_coo": "Sparse", "sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc",
+               "sparse_bsr": "SparseBsr", "sparse_bsc": "SparseBsc", "_mkldnn": "Mkldnn", "jagged": "Jagged"}
+
+
 def _options(dtype, layout):
     dt = "float (default)" if dtype is None else c_type_name(dtype)
-    lay = "Strided (default)" if layout is None else {"sparse_coo": "Sparse"}.get(str(layout), str(layout))
+    lay = "Strided (default)" if layout is None else _C10_LAYOUT.get(format_name(layout), str(layout))
     return (f"TensorOptions(dtype={dt}, device=cpu, layout={lay}, requires_grad=false (default), "
             f"pinned_memory=false, memory_format=(nullopt))")
 
 
 def _window_checks(name, window_length, dtype, layout):
-    if layout is not None and str(layout) not in ("strided", "torch.strided", "ember.strided"):
+    if layout is not None and format_name(layout) != "strided":
         raise RuntimeError(f"{name} is not implemented for sparse types, got: {_options(dtype, layout)}")
     if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"{name} expects floating point dtypes, got: {_options(dtype, layout)}")

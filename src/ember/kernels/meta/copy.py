@@ -5,6 +5,7 @@ from ..._core.device import META
 from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed)
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import broadcast_shapes, empty_tensor
+from ..._core.memory_format import format_name
 
 
 def channels_last_strides(shape):
@@ -31,8 +32,12 @@ def infer_dense_strides(shape, strides):
 
 def format_strides(t, memory_format):
     shape = t._size
+    memory_format = format_name(memory_format)
     if memory_format in ("channels_last",):
         return channels_last_strides(shape)
+    if memory_format == "channels_last_3d":
+        from .creation import memory_format_strides
+        return memory_format_strides(shape, memory_format)
     if memory_format in (None, "preserve_format"):
         st = t.stride()
         if is_non_overlapping_and_dense(shape, st):
@@ -45,7 +50,7 @@ def format_strides(t, memory_format):
 
 def to_copy_strides(t, memory_format):
     """_to_copy: preserve keeps the strides of a dense input, else suggests a format."""
-    if memory_format in (None, "preserve_format"):
+    if format_name(memory_format) in (None, "preserve_format"):
         st = t.stride()
         if is_non_overlapping_and_dense(t._size, st):
             return st
@@ -117,7 +122,7 @@ def resize_geometry(self, size, memory_format=None):
     size = tuple(int(s) for s in ([size] if isinstance(size, int) else size))
     if any(s < 0 for s in size):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
-    st = channels_last_strides(size) if memory_format == "channels_last" else contiguous_strides(size)
+    st = channels_last_strides(size) if format_name(memory_format) == "channels_last" else contiguous_strides(size)
     need = storage_nbytes_needed(size, st, self._offset, self.dtype.itemsize)
     return size, st, need
 
@@ -136,8 +141,16 @@ def check_fill_value(value):
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
 
 
+def check_fill_overlap(self, value):
+    """fill_.Tensor is copy_ of the 0-dim value (torch), which refuses a destination with internal overlap
+    (an expanded tensor); fill_.Scalar writes through it."""
+    if isinstance(value, Tensor) and value.device == self.device:
+        check_no_internal_overlap(self)
+
+
 def fill_(self, value):
     check_fill_value(value)
+    check_fill_overlap(self, value)
     return self
 
 

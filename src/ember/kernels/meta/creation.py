@@ -13,6 +13,7 @@ from ..._core.promotion import get_default_dtype
 from ..._core.strides import contiguous_strides, dense_strides_like
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
+from ..._core.memory_format import format_name
 
 
 # ------------------------------------------------------------------ shared helpers
@@ -41,6 +42,7 @@ def check_strides(shape, stride):
 
 
 def memory_format_strides(shape, memory_format):
+    memory_format = format_name(memory_format)
     if memory_format in (None, "contiguous_format"):
         return contiguous_strides(shape)
     if memory_format == "channels_last":
@@ -83,7 +85,7 @@ def like_spec(self, dtype=None, device=None, memory_format=None):
     dt = as_dtype(dtype) or self.dtype
     dev = as_device(device) or self.device
     shape = self._size
-    if memory_format in (None, "preserve_format"):
+    if format_name(memory_format) in (None, "preserve_format"):
         strides = dense_strides_like(shape, self.stride())
     else:
         strides = memory_format_strides(shape, memory_format)

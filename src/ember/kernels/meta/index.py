@@ -328,6 +328,12 @@ def masked_fill_check(self, mask, value, inplace):
         shape = bshape(self._size, mask._size)
         if shape != tuple(self._size):
             raise RuntimeError(f"output with shape {_fmt(self._size)} doesn't match the broadcast shape {_fmt(shape)}")
+        from .copy import has_internal_overlap
+        if has_internal_overlap(self):
+            import warnings
+            warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                          "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
+                          "scalar", UserWarning)
         return shape
     return bshape(mask._size, self._size)
 
@@ -590,8 +596,12 @@ def check_index_put(self, indices, values):
     if not ok:
         raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt_indexing(v)} cannot be broadcast to indexing result "
                            f"of shape {_fmt_indexing(shape)}")
-    from .copy import check_no_internal_overlap
-    check_no_internal_overlap(self)
+    from .copy import has_internal_overlap
+    if has_internal_overlap(self):      # torch writes anyway (each location gets one of its values)
+        import warnings
+        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
+                      "tensor", UserWarning)
     return entries, shape
 
 
