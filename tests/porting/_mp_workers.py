@@ -35,3 +35,11 @@ def double_in_place(q_in, q_out):
     t.mul_(2)
     q_out.put("ok")
     q_out.put(q_in.get())               # wait until the parent has looked, keeping the storage alive
+
+
+def hogwild_step(rank, model):
+    """One in-place update of a model whose parameters the parent shares (torch's mnist_hogwild pattern)."""
+    import ember
+    with ember.no_grad():
+        for p in model.parameters():
+            p.add_(rank + 1)

@@ -111,3 +111,35 @@ def test_namespace_matches_torch(torch):
     for name in ("spawn", "start_processes", "ProcessContext", "ProcessRaisedException", "ProcessExitedException"):
         assert hasattr(mp, name) and hasattr(tmp, name), name
     assert re.fullmatch(r"<bound method .*Queue.*>", repr(mp.Queue))
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_hogwild_shared_model(start_method):
+    """model.share_memory(), then processes updating it in place: the parent sees every update."""
+    model = ember.nn.Linear(2, 1)
+    with ember.no_grad():
+        model.weight.zero_()
+        model.bias.zero_()
+    view = model.weight[0]
+    assert not model.weight.is_shared()
+    assert model.share_memory() is model
+    assert model.weight.is_shared() and model.bias.is_shared()
+    assert model.weight.untyped_storage().is_shared()
+    ctx = mp.get_context(start_method)
+    procs = [ctx.Process(target=W.hogwild_step, args=(r, model)) for r in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert model.weight.tolist() == [[3.0, 3.0]] and model.bias.tolist() == [3.0]
+    assert view.tolist() == [3.0, 3.0]              # a view made before sharing follows the storage
+
+
+def test_share_memory_keeps_values_and_refuses_resize():
+    t = ember.arange(5.0)
+    assert t.share_memory_() is t and t.is_shared()
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    t.share_memory_()                               # already shared: nothing changes
+    with pytest.raises(RuntimeError):
+        t.untyped_storage().resize_(100)

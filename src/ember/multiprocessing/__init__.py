@@ -10,7 +10,8 @@ import multiprocessing
 
 from multiprocessing import *  # noqa: F401,F403
 
-from .reductions import _STRATEGIES, _set_strategy, _strategy, init_reductions
+from .._core import shared_memory as _shm
+from .reductions import init_reductions
 from .spawn import (ProcessContext, ProcessException, ProcessExitedException, ProcessRaisedException,  # noqa: F401
                     SpawnContext, spawn, start_processes)
 
@@ -21,15 +22,15 @@ __all__ += multiprocessing.__all__
 def set_sharing_strategy(new_strategy):
     """How tensors' memory is shared with other processes: "file_descriptor" (default on Linux) or
     "file_system" (see ember.multiprocessing.reductions)."""
-    _set_strategy(new_strategy)
+    _shm.set_strategy(new_strategy)
 
 
 def get_sharing_strategy():
-    return _strategy[0]
+    return _shm.strategy[0]
 
 
 def get_all_sharing_strategies():
-    return set(_STRATEGIES)
+    return set(_shm.STRATEGIES)
 
 
 init_reductions()
