@@ -263,6 +263,15 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
             raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         return self.numpy(force=True).__dlpack__(**kwargs) if kwargs else self.numpy(force=True).__dlpack__()
 
+    def share_memory_(self):
+        """Move the storage into shared memory (processes started afterwards, or sent the tensor, share it);
+        a no-op if it is already shared. Returns self."""
+        self.untyped_storage().share_memory_()
+        return self
+
+    def is_shared(self):
+        return self.untyped_storage().is_shared()
+
     def __dlpack_device__(self):
         return (1, 0)
 

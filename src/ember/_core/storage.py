@@ -119,6 +119,16 @@ class UntypedStorage:
     def nbytes(self):
         return self._nbytes
 
+    def share_memory_(self, *args, **kwargs):
+        """Move the bytes into memory other processes can map (no-op if already there); see shared_memory."""
+        from .shared_memory import share
+        share(self)
+        return self
+
+    def is_shared(self):
+        from .shared_memory import is_shared
+        return is_shared(self)
+
     def size(self):
         return self._nbytes
 

@@ -7,9 +7,10 @@ entry to exit with `time.perf_counter_ns`, nested in the event that was open whe
 observer (`ember._ops.set_dispatch_observer`); a redispatch of the same op below autograd, which the observer
 sees as a call nested in the first, is folded into it, as torch records one event per dispatcher call.
 
-What is not recorded: autograd's own engine events (torch's `autograd::engine::evaluate_function: ...` and
-the backward Node ranges), because ember's backward formulas are Python over tensors, not dispatcher calls;
-the ops a backward formula dispatches are recorded. Memory (`profile_memory=True`) is the bytes of the new
+While profiling, a pass-through dispatch mode is on, under which ember's backward formulas run as dispatcher
+ops (as they do for tracing), so the backward pass is recorded op by op (aten::mm, aten::t, ...) as torch's
+is. Not recorded: autograd's own engine ranges (torch's `autograd::engine::evaluate_function: AddmmBackward0`
+and the Node ranges inside them), since ember's engine does not report the nodes it runs. Memory (`profile_memory=True`) is the bytes of the new
 storages an op returns, given to the innermost op that returned them (the self column) and summed up the nesting.
 """
 import threading
@@ -18,6 +19,7 @@ import traceback
 from contextlib import ContextDecorator
 
 from .. import _ops
+from .._dispatch.modes import TorchDispatchMode
 from .profiler_util import EventList, FunctionEvent, FunctionEventAvg, _format_time  # noqa: F401
 
 __all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent",
@@ -111,6 +113,15 @@ def _user_stack():
     return out
 
 
+class _Visible(TorchDispatchMode):
+    """A pass-through dispatch mode, on while profiling: with a mode on, ember's autograd formulas and
+    engine run their steps as dispatcher ops (as they do for tracing) instead of on numpy directly, so the
+    backward pass is recorded op by op, as torch's profiler records it."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
 class _Frame:
     __slots__ = ("name", "op", "overload", "start", "children", "claimed", "shapes", "types", "strides",
                  "concrete", "ins", "stack", "annotation")
@@ -141,6 +152,7 @@ class _Recorder:
         self._t0 = time.perf_counter_ns()
         self.base_us = time.time_ns() / 1000.0
         self._prev_observer = None
+        self._mode = None
 
     def _stack(self):
         s = getattr(self._tls, "stack", None)
@@ -156,12 +168,17 @@ class _Recorder:
             _active = self
         self._prev_observer = (_ops._observer, _ops._observer_args)
         _ops.set_dispatch_observer(self._observe, with_args=True)
+        self._mode = _Visible()
+        self._mode.__enter__()
 
     def stop(self):
         global _active
         with _lock:
             if _active is self:
                 _active = None
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
         _ops.set_dispatch_observer(*self._prev_observer) if self._prev_observer[0] is not None \
             else _ops.set_dispatch_observer(None)
         # ranges still open (a record_function entered but not exited) end now

@@ -70,13 +70,15 @@ def linear(input, weight, bias=None):
         raise _bad_arg("linear", "weight", 2, "Tensor", weight)
     if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
         raise _bad_arg("linear", "bias", 3, "Tensor", bias)
-    if _tls._include & _AUTOCAST_CPU_BIT or _ops._observer is not None:
+    if _tls._include & _AUTOCAST_CPU_BIT:
         # under autocast, linear itself is on the lower-precision list: its weight (a leaf) is cast, and
-        # cached for the region, before the transpose; an observer (the profiler) sees aten::linear as in torch
+        # cached for the region, before the transpose
         return ember._nn.linear(input, weight, bias)
     out = _direct(input, weight, bias)
     if out is not None:
         return out
+    if _ops._observer is not None:      # (never with _direct's result) the profiler sees aten::linear as in torch
+        return ember._nn.linear(input, weight, bias)
     if bias is not None:
         if input.dtype is not weight.dtype and (input.dim() <= 2 or input.is_contiguous()):
             # torch runs these cases as one addmm, whose dtype check is what the user sees

@@ -439,7 +439,8 @@ class Module:
         return self._apply(convert)
 
     def share_memory(self):
-        return self
+        """Every parameter, gradient and buffer moved into shared memory (Tensor.share_memory_), in place."""
+        return self._apply(lambda t: t.share_memory_())
 
     # ------------------------------------------------------------------ hooks
     def register_full_backward_pre_hook(self, hook, prepend=False):
