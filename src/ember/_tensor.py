@@ -150,6 +150,11 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     def nonzero(self, *, as_tuple=False):
         return _functional.nonzero(self, as_tuple=as_tuple)
 
+    def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+             normalized=False, onesided=None, return_complex=None, align_to_window=None):
+        return _functional.stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                                return_complex, align_to_window)
+
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _functional.norm(self, p, dim, keepdim, dtype=dtype)
 

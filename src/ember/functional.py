@@ -35,7 +35,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "is_conj", "is_neg", "numel", "equal", "chain_matmul", "split_copy", "split_with_sizes_copy",
            "unbind_copy", "is_nonzero", "is_same_size", "is_signed", "is_inference", "typename", "unravel_index",
            "detach_", "real", "imag", "get_device", "is_storage", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
-           "gradient", "frombuffer", "empty_permuted"]
+           "gradient", "frombuffer", "empty_permuted", "stft"]
 
 has_lapack = has_spectral = True       # ember's numpy builds give both (torch's build flags)
 has_mkl = has_openmp = False           # no MKL or OpenMP in ember's kernels
@@ -841,3 +841,12 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     phys = _F.empty([size[p] for p in perm], dtype=dtype, device=device)
     out = phys.permute(*inverse) if perm else phys
     return out.requires_grad_() if requires_grad else out
+
+
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+         normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    """torch.stft (torch/functional.py): the short-time Fourier transform; the centred form pads the signal by
+    n_fft // 2 with pad_mode before aten's stft (kernels/decompositions/fft.py)."""
+    _ap.check_tensor("stft", "input", 1, input)
+    return ops.aten.stft.center(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
+                                onesided, return_complex, align_to_window)

@@ -29,8 +29,9 @@ NO_DOUBLE_BACKWARD = {
 
 
 def _f64(a):
-    return ember.tensor(a.tolist(), dtype=ember.float64, requires_grad=True) if a.ndim else \
-        ember.tensor(float(a), dtype=ember.float64, requires_grad=True)
+    dt = ember.complex128 if a.dtype.kind == "c" else ember.float64       # (istft's spectra)
+    return ember.tensor(a.tolist(), dtype=dt, requires_grad=True) if a.ndim else \
+        ember.tensor(a.item(), dtype=dt, requires_grad=True)
 
 
 def _db_fn(op, s, lib=None):

@@ -32,6 +32,8 @@ _op_cross_entropy_loss_default, _c_cross_entropy_loss_default = _lazy(_G, '_op_c
 _op_elu__default, _c_elu__default = _lazy(_G, '_op_elu__default', 'aten', 'elu_', 'default')
 _op_elu_default, _c_elu_default = _lazy(_G, '_op_elu_default', 'aten', 'elu', 'default')
 _op_elu_out, _c_elu_out = _lazy(_G, '_op_elu_out', 'aten', 'elu', 'out')
+_op_fractional_max_pool2d_default, _c_fractional_max_pool2d_default = _lazy(_G, '_op_fractional_max_pool2d_default', 'aten', 'fractional_max_pool2d', 'default')
+_op_fractional_max_pool3d_default, _c_fractional_max_pool3d_default = _lazy(_G, '_op_fractional_max_pool3d_default', 'aten', 'fractional_max_pool3d', 'default')
 _op_gelu__default, _c_gelu__default = _lazy(_G, '_op_gelu__default', 'aten', 'gelu_', 'default')
 _op_gelu_default, _c_gelu_default = _lazy(_G, '_op_gelu_default', 'aten', 'gelu', 'default')
 _op_gelu_out, _c_gelu_out = _lazy(_G, '_op_gelu_out', 'aten', 'gelu', 'out')
@@ -1246,4 +1248,26 @@ def adaptive_max_pool3d(input, output_size):
         raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
     return _op_adaptive_max_pool3d_default(input, output_size)
 
-__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'rrelu_with_noise_', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']
+def fractional_max_pool2d(input, kernel_size, output_size, random_samples):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fractional_max_pool2d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('fractional_max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(output_size):
+        raise _bad_arg('fractional_max_pool2d', 'output_size', 3, 'tuple of ints', output_size)
+    if random_samples.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fractional_max_pool2d', 'random_samples', 4, 'Tensor', random_samples)
+    return _op_fractional_max_pool2d_default(input, kernel_size, output_size, random_samples)
+
+def fractional_max_pool3d(input, kernel_size, output_size, random_samples):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fractional_max_pool3d', 'input', 1, 'Tensor', input)
+    if not _is_intlist(kernel_size):
+        raise _bad_arg('fractional_max_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+    if not _is_intlist(output_size):
+        raise _bad_arg('fractional_max_pool3d', 'output_size', 3, 'tuple of ints', output_size)
+    if random_samples.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('fractional_max_pool3d', 'random_samples', 4, 'Tensor', random_samples)
+    return _op_fractional_max_pool3d_default(input, kernel_size, output_size, random_samples)
+
+__all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool3d', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'rrelu_with_noise_', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']

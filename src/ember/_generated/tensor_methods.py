@@ -403,6 +403,7 @@ _op_isneginf_out, _c_isneginf_out = _lazy(_G, '_op_isneginf_out', 'aten', 'isneg
 _op_isposinf_default, _c_isposinf_default = _lazy(_G, '_op_isposinf_default', 'aten', 'isposinf', 'default')
 _op_isposinf_out, _c_isposinf_out = _lazy(_G, '_op_isposinf_out', 'aten', 'isposinf', 'out')
 _op_isreal_default, _c_isreal_default = _lazy(_G, '_op_isreal_default', 'aten', 'isreal', 'default')
+_op_istft_default, _c_istft_default = _lazy(_G, '_op_istft_default', 'aten', 'istft', 'default')
 _op_kron_default, _c_kron_default = _lazy(_G, '_op_kron_default', 'aten', 'kron', 'default')
 _op_kron_out, _c_kron_out = _lazy(_G, '_op_kron_out', 'aten', 'kron', 'out')
 _op_kthvalue_default, _c_kthvalue_default = _lazy(_G, '_op_kthvalue_default', 'aten', 'kthvalue', 'default')
@@ -5337,6 +5338,42 @@ def _m_igammac_(self, other):
         if _k is not None:
             return _k(self, other)
     return _op_igammac__default(self, other)
+
+def _m_istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
+    if n_fft.__class__ is not int and not _is_int(n_fft):
+        raise _bad_arg('istft', 'n_fft', 1, 'int', n_fft)
+    if hop_length is not None and hop_length.__class__ is not int and not _is_int(hop_length):
+        raise _bad_arg('istft', 'hop_length', 2, 'int', hop_length)
+    if win_length is not None and win_length.__class__ is not int and not _is_int(win_length):
+        raise _bad_arg('istft', 'win_length', 3, 'int', win_length)
+    if window is not None and window.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('istft', 'window', 4, 'Tensor', window)
+    if center.__class__ is not bool:
+        raise _bad_arg('istft', 'center', 5, 'bool', center)
+    if normalized.__class__ is not bool:
+        raise _bad_arg('istft', 'normalized', 6, 'bool', normalized)
+    if onesided is not None and onesided.__class__ is not bool:
+        raise _bad_arg('istft', 'onesided', 7, 'bool', onesided)
+    if length is not None and length.__class__ is not int and not _is_int(length):
+        raise _bad_arg('istft', 'length', 8, 'int', length)
+    if return_complex.__class__ is not bool:
+        raise _bad_arg('istft', 'return_complex', 9, 'bool', return_complex)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if n_fft.__class__ in _TENSOR_TYPES:
+        _ks |= n_fft._ks
+    if hop_length.__class__ in _TENSOR_TYPES:
+        _ks |= hop_length._ks
+    if win_length.__class__ in _TENSOR_TYPES:
+        _ks |= win_length._ks
+    if window.__class__ in _TENSOR_TYPES:
+        _ks |= window._ks
+    if length.__class__ in _TENSOR_TYPES:
+        _ks |= length._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_istft_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        if _k is not None:
+            return _k(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+    return _op_istft_default(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
 
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
     if dim.__class__ is not int and not _is_int(dim):
@@ -11589,6 +11626,7 @@ class TensorMethods:
     isneginf = _m_isneginf
     isposinf = _m_isposinf
     isreal = _m_isreal
+    istft = _m_istft
     kron = _m_kron
     kthvalue = _m_kthvalue
     lcm = _m_lcm

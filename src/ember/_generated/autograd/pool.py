@@ -1486,3 +1486,351 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
 
 
 _self_adaptive_max_pool3d_backward = adaptive_max_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class FractionalMaxPool2DBackward0(_Node):
+    _op_name = 'aten::fractional_max_pool2d'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            kernel_size = _n.s_kernel_size
+            output_size = _n.s_output_size
+            result1 = _n.s_result1.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = _aten.fractional_max_pool2d_backward.default(grad, self, kernel_size, output_size, result1)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_fractional_max_pool2d = getattr(_aten.fractional_max_pool2d, 'default')
+
+
+def _jvp_fractional_max_pool2d(_ts, self, kernel_size, output_size, random_samples, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.fractional_max_pool2d_backward.default(grad, self, kernel_size, output_size, result1), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def fractional_max_pool2d(self, kernel_size, output_size, random_samples):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_fractional_max_pool2d(self, kernel_size, output_size, random_samples)
+            _t = _jvp_fractional_max_pool2d(_ts, self, kernel_size, output_size, random_samples, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _no_rg(random_samples, 'random_samples', 'fractional_max_pool2d')
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_fractional_max_pool2d.redispatch(_below_ks((self, kernel_size, output_size, random_samples)), self, kernel_size, output_size, random_samples)
+    _n = _new(FractionalMaxPool2DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_kernel_size = kernel_size
+    if _g0:
+        _n.s_output_size = output_size
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_fractional_max_pool2d.redispatch(_below_ks((self, kernel_size, output_size, random_samples)), self, kernel_size, output_size, random_samples)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self_fractional_max_pool2d = fractional_max_pool2d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class FractionalMaxPool2DBackwardBackward0(_Node):
+    _op_name = 'aten::fractional_max_pool2d_backward'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            indices = _n.s_indices.unpack(_n)
+            _r0 = grad.flatten(-2).gather(-1, indices.flatten(-2)).view_as(indices)
+        _r1 = None
+        if _e[1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        return [_r0, _r1]
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_fractional_max_pool2d_backward = getattr(_aten.fractional_max_pool2d_backward, 'default')
+
+
+def _jvp_fractional_max_pool2d_backward(_ts, grad_output, self, kernel_size, output_size, indices, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad.flatten(-2).gather(-1, indices.flatten(-2)).view_as(indices), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, indices):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, indices)
+            _t = _jvp_fractional_max_pool2d_backward(_ts, grad_output, self, kernel_size, output_size, indices, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_fractional_max_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, output_size, indices)), grad_output, self, kernel_size, output_size, indices)
+    _n = _new(FractionalMaxPool2DBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+    if _g0:
+        _n.s_indices = _SV(indices)
+    if _g1:
+        _n.s_self = _SV(self)
+    _res = _OP_fractional_max_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, output_size, indices)), grad_output, self, kernel_size, output_size, indices)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
+    return _res
+
+
+_self_fractional_max_pool2d_backward = fractional_max_pool2d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class FractionalMaxPool3DBackward0(_Node):
+    _op_name = 'aten::fractional_max_pool3d'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            kernel_size = _n.s_kernel_size
+            output_size = _n.s_output_size
+            result1 = _n.s_result1.unpack(_n)
+            self = _n.s_self.unpack(_n)
+            _r0 = _aten.fractional_max_pool3d_backward.default(grad, self, kernel_size, output_size, result1)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_result1', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_fractional_max_pool3d = getattr(_aten.fractional_max_pool3d, 'default')
+
+
+def _jvp_fractional_max_pool3d(_ts, self, kernel_size, output_size, random_samples, result):
+    _o = None
+    _all = result
+    result0 = result[0]
+    result1 = result[1]
+    result = result[0]
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(_aten.fractional_max_pool3d_backward.default(grad, self, kernel_size, output_size, result1), self._size))
+            _tt.append(_ts[0])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def fractional_max_pool3d(self, kernel_size, output_size, random_samples):
+    if _FW[0] and _fw_has((self, )):
+        _ts = _fw_take((self, ))
+        try:
+            _res = _self_fractional_max_pool3d(self, kernel_size, output_size, random_samples)
+            _t = _jvp_fractional_max_pool3d(_ts, self, kernel_size, output_size, random_samples, _res)
+        finally:
+            _fw_restore()
+        _fw_attach(_res[0], _t)
+        return _res
+    _no_rg(random_samples, 'random_samples', 'fractional_max_pool3d')
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_fractional_max_pool3d.redispatch(_below_ks((self, kernel_size, output_size, random_samples)), self, kernel_size, output_size, random_samples)
+    _n = _new(FractionalMaxPool3DBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_kernel_size = kernel_size
+    if _g0:
+        _n.s_output_size = output_size
+    if _g0:
+        _n.s_self = _SV(self)
+    _res = _OP_fractional_max_pool3d.redispatch(_below_ks((self, kernel_size, output_size, random_samples)), self, kernel_size, output_size, random_samples)
+    for _x, _d in zip(_res, (True, False)):
+        if _d:
+            _set_history(_x, _n)
+        else:
+            _n._add_input_meta(_x)
+    _n.s_result1 = _SV(_res[1], True)
+    return _res
+
+
+_self_fractional_max_pool3d = fractional_max_pool3d   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
+class FractionalMaxPool3DBackwardBackward0(_Node):
+    _op_name = 'aten::fractional_max_pool3d_backward'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            indices = _n.s_indices.unpack(_n)
+            _r0 = grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices)
+        _r1 = None
+        if _e[1] is not None:
+            self = _n.s_self.unpack(_n)
+            _r1 = zeros_like(self)
+        return [_r0, _r1]
+
+    def release_variables(_n):
+        _n._released = True
+        _s = getattr(_n, 's_indices', None)
+        if _s is not None:
+            _s.release()
+        _s = getattr(_n, 's_self', None)
+        if _s is not None:
+            _s.release()
+
+
+_OP_fractional_max_pool3d_backward = getattr(_aten.fractional_max_pool3d_backward, 'default')
+
+
+def _jvp_fractional_max_pool3d_backward(_ts, grad_output, self, kernel_size, output_size, indices, result):
+    _o = None
+    _u = _fw_seed(result)
+    _gs, _tt = [], []
+    with _fw_enable_grad():
+        grad = _u
+        if _ts[0] is not None:
+            _gs.append(sum_to(grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices), grad_output._size))
+            _tt.append(_ts[0])
+        if _ts[1] is not None:
+            _gs.append(sum_to(zeros_like(self), self._size))
+            _tt.append(_ts[1])
+        _o = _fw_transpose(_gs, _u, _tt, result)
+    return _o
+
+
+def fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, indices):
+    if _FW[0] and _fw_has((grad_output, self, )):
+        _ts = _fw_take((grad_output, self, ))
+        try:
+            _res = _self_fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, indices)
+            _t = _jvp_fractional_max_pool3d_backward(_ts, grad_output, self, kernel_size, output_size, indices, _res)
+        finally:
+            _fw_restore()
+        return _fw_attach(_res, _t)
+    _g0 = _getattr(grad_output, '_requires_grad', False)
+    _g1 = _getattr(self, '_requires_grad', False)
+    _need = _g0 or _g1
+    if not _need:
+        return _OP_fractional_max_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, output_size, indices)), grad_output, self, kernel_size, output_size, indices)
+    _n = _new(FractionalMaxPool3DBackwardBackward0)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+    if _g0:
+        _n.s_indices = _SV(indices)
+    if _g1:
+        _n.s_self = _SV(self)
+    _res = _OP_fractional_max_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, output_size, indices)), grad_output, self, kernel_size, output_size, indices)
+    if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
+        if _res._base is not None:
+            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
+        _x = _res._ks
+        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        _res._output_nr = 0
+        _res.grad_fn = _n
+        _res._requires_grad = True
+        _res._ks = _x | _AUTOGRAD_BIT
+    else:
+        _n.input_meta = []
+        _set_history(_res, _n)
+    return _res
+
+
+_self_fractional_max_pool3d_backward = fractional_max_pool3d_backward   # the kernel, for its forward-AD re-entry (an argument may shadow its name)

@@ -9,7 +9,8 @@ __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg
            "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-           "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool3d"]
+           "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool3d", "fractional_max_pool2d",
+           "fractional_max_pool2d_with_indices", "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]
 
 
 def _stride(stride):
@@ -199,3 +200,46 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     vol = size[0] * size[1] * size[2]
     out = ember._nn.max_unpool2d(input.reshape(lead + [1, -1]), indices.reshape(lead + [1, -1]), [1, vol])
     return out.reshape(lead + list(size))
+
+
+def _fractional(input, kernel_size, output_size, output_ratio, _random_samples, d):
+    """torch's fractional_max_pool{2,3}d_with_indices: the output size from output_ratio when not given, and
+    one uniform sample per (batch, plane, spatial dim) unless _random_samples fixes them."""
+    name = f"fractional_max_pool{d}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if d == 2 and len(output_ratio) > 2:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = [output_ratio] * d if isinstance(output_ratio, (int, float)) else list(output_ratio)
+        if len(ratio) == 1:
+            ratio = ratio * d
+        output_size = [int(input.size(-d + i) * ratio[i]) for i in range(d)]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == d + 1 else input.size(0)
+        _random_samples = ember.rand(n_batch, input.size(-d - 1), d, dtype=input.dtype, device=input.device)
+    return getattr(ember._nn, name)(input, kernel_size, output_size, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """Fractional max pooling over the last two dims (Graham's): (output, indices)."""
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    out = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """Fractional max pooling over the last three dims: (output, indices)."""
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    out = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+    return out if return_indices else out[0]

@@ -21,3 +21,4 @@ from .padding import *  # noqa: F401,F403
 from .attention import MultiheadAttention  # noqa: F401
 from .transformer import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401

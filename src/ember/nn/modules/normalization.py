@@ -9,7 +9,7 @@ from ..parameter import Parameter
 from .batchnorm import _NormBase, _dims
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 def _shape(normalized_shape):
@@ -115,6 +115,43 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+def _cross_map_lrn2d(input, size, alpha, beta, k):
+    """torch's legacy CrossMapLRN2d (nn/modules/_functions.py, from Lua torch): input * scale ** -beta with
+    scale = k + alpha / size * (a sum of squares over channels). torch builds the sum with a running window
+    whose first channel, once in, never leaves: channel c sums squares over [lo, hi] plus channel 0 when
+    c > pre_pad, where pre_pad = (size - 1) // 2 + 1, hi = min(c + pre_pad - 1, C - 1) and lo = 0 for
+    c <= pre_pad, else c - pre_pad + 1. Written here in ops (prefix sums), so the gradient is the exact one of
+    that sum (torch's hand-written backward assumes a centred window and differs from it)."""
+    if input.dim() != 4:
+        raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+    channels = input.size(1)
+    pre_pad = int((size - 1) / 2 + 1)
+    sq = input * input
+    prefix = ember.cat([ember.zeros_like(sq[:, :1]), sq.cumsum(1)], 1)        # prefix[:, i] = sum sq[:, :i]
+    hi = [min(c + pre_pad - 1, channels - 1) + 1 for c in range(channels)]
+    lo = [0 if c <= pre_pad else c - pre_pad + 1 for c in range(channels)]
+    idx = lambda v: ember.tensor(v, dtype=ember.int64, device=input.device)  # noqa: E731
+    total = prefix.index_select(1, idx(hi)) - prefix.index_select(1, idx(lo))
+    first = ember.tensor([float(c > pre_pad) for c in range(channels)], dtype=input.dtype, device=input.device)
+    total = total + sq[:, :1] * first.view(1, -1, 1, 1)
+    scale = total * (alpha / size) + k
+    return input * scale.pow(-beta)
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalisation across channels of a 4-d input, in torch's legacy (Lua) form."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return _cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

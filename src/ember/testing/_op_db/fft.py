@@ -75,12 +75,67 @@ def _raw(kind):
     return f
 
 
+def _hann(n, dt):
+    return (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)).astype(dt)
+
+
+def _stft(op, dt):
+    """torch.stft: centred (reflect, constant) and not, a window shorter than n_fft, batched, real and complex
+    input, the deprecated real output (the one whose gradient the float tests check)."""
+    c = _complex((30,), dt, 5)
+    return [SampleInput(make((24,), dt), (8,), {"return_complex": True}, "centred"),
+            SampleInput(make((2, 20), dt, seed=1), (8, 3, 6), {"window": _hann(6, dt), "return_complex": False,
+                                                                "normalized": True}, "short-window"),
+            SampleInput(make((20,), dt, seed=2), (6,), {"hop_length": 2, "center": False, "window": _hann(6, dt),
+                                                        "return_complex": False}, "uncentred"),
+            SampleInput(make((2, 16), dt, seed=3), (5,), {"pad_mode": "constant", "onesided": False,
+                                                          "return_complex": False}, "twosided"),
+            SampleInput(make((22,), dt, seed=4), (8, 3, 6), {"window": _hann(6, dt), "center": False,
+                                                             "align_to_window": True, "return_complex": True},
+                        "aligned"),
+            SampleInput(c, (8,), {"window": _hann(8, dt)}, "complex"),
+            SampleInput(make((12,), dt), (8,), {}, "error-no-return-complex")]
+
+
+def _spectrum(x, n_fft, hop=None, win=None, window=None, center=True, onesided=True):
+    """torch.stft's result for the sample array x (numpy), the input of istft's samples."""
+    x = np.atleast_2d(x)
+    hop = hop or n_fft // 4
+    win = win or n_fft
+    w = np.ones(win) if window is None else window
+    left = (n_fft - win) // 2
+    w = np.pad(w, (left, n_fft - win - left))
+    if center:
+        x = np.pad(x, ((0, 0), (n_fft // 2, n_fft // 2)), mode="reflect")
+    n = 1 + (x.shape[1] - n_fft) // hop
+    frames = np.stack([x[:, i * hop:i * hop + n_fft] * w for i in range(n)], 1)
+    spec = np.fft.rfft(frames, axis=-1) if onesided else np.fft.fft(frames, axis=-1)
+    return np.ascontiguousarray(spec.transpose(0, 2, 1))
+
+
+def _istft(op, dt):
+    cdt = np.complex64 if dt == "float32" else np.complex128
+    x1, x2 = make((30,), dt), make((2, 24), dt, seed=1)
+    w8, w6 = _hann(8, dt), (_hann(6, dt) + 0.5).astype(dt)        # (w6: no zero at the edges, uncentred)
+    return [SampleInput(_spectrum(x1, 8, window=w8)[0].astype(cdt), (8,), {"window": w8}, "centred"),
+            SampleInput(_spectrum(x2, 8, 3, 6, w6, center=False).astype(cdt), (8, 3, 6),
+                        {"window": w6, "center": False, "normalized": True}, "short-window"),
+            SampleInput(_spectrum(x2, 8, window=w8, onesided=False).astype(cdt), (8,),
+                        {"window": w8, "onesided": False, "length": 20}, "twosided-length"),
+            SampleInput(_spectrum(x1, 8, window=w8, onesided=False)[0].astype(cdt), (8,),
+                        {"window": w8, "return_complex": True, "length": 40}, "complex-padded"),
+            SampleInput(_spectrum(x1, 8, window=w8)[0].astype(cdt), (10,), {}, "error-n-fft")]
+
+
 def _info(name, cases, ref):
     return OpInfo(f"fft.{name}", _samples(cases), ref=ref, dtypes=FFT_DTYPES, method_variant=False,
                   check_strides=False, aten_name=f"fft_{name}", rtol=1e-4, atol=1e-4)
 
 
 op_db = [
+    OpInfo("stft", _stft, dtypes=("float32", "float64"), check_strides=False, rtol=1e-4, atol=1e-4),
+    OpInfo("istft", _istft, dtypes=("float32", "float64"), check_strides=False, rtol=1e-4, atol=1e-4,
+           supports_meta=False),    # (its window-envelope check reads values: torch's has no meta either)
     _info("fft", _ONE_DIM, _ref(np.fft.fft, True)),
     _info("ifft", _ONE_DIM, _ref(np.fft.ifft, True)),
     _info("rfft", _ONE_DIM, _ref(np.fft.rfft, True)),

@@ -52,6 +52,26 @@ def _adaptive_avg2d(dt):
     return [S(A((1, 2, 5, 4), dt), (2, 3)), S(A((2, 3, 5), dt), (None, 2)), S(A((1, 1, 3, 3), dt), 5)]
 
 
+def _u(shape, dt, seed):
+    """Fractional pooling's _random_samples: uniform in [0, 1)."""
+    return np.random.default_rng(seed).random(shape).astype(dt)
+
+
+def _fractional2d(dt):
+    return [S(A((2, 3, 9, 8), dt), 2, output_size=(4, 5), _random_samples=_u((2, 3, 2), dt, 1)),
+            S(A((3, 7, 7), dt, seed=1), (3, 2), output_size=3, return_indices=True, _random_samples=_u((1, 3, 2), dt, 2)),
+            S(A((1, 2, 10, 6), dt, seed=2), 2, output_ratio=(0.5, 0.7), _random_samples=_u((1, 2, 2), dt, 3)),
+            S(A((2, 2, 5, 5), dt, seed=3), 3, output_size=4, _random_samples=_u((2, 2, 2), dt, 4))]
+
+
+def _fractional3d(dt):
+    return [S(A((2, 2, 6, 7, 5), dt), 2, output_size=(3, 4, 2), _random_samples=_u((2, 2, 3), dt, 1)),
+            S(A((3, 5, 6, 6), dt, seed=1), (2, 3, 2), output_size=3, return_indices=True,
+              _random_samples=_u((1, 3, 3), dt, 2)),
+            S(A((1, 2, 6, 6, 6), dt, seed=2), 2, output_ratio=0.5, _random_samples=_u((1, 2, 3), dt, 3)),
+            S(A((1, 1, 5, 5, 5), dt, seed=3), 3, output_size=3, _random_samples=_u((1, 1, 3), dt, 4))]   # refused
+
+
 op_db = [
     OpInfo("max_pool2d", _s(((2, 3, 7, 6), (2,), {}), ((3, 9, 9), (3, 2, 1), {"ceil_mode": True})),
            torch_name="nn.functional.max_pool2d"),
@@ -83,4 +103,6 @@ op_db = [
     _info("nn.functional.max_pool2d", _max_pool2d),
     _info("nn.functional.avg_pool2d", _avg_pool2d),
     _info("nn.functional.adaptive_avg_pool2d", _adaptive_avg2d),
+    _info("nn.functional.fractional_max_pool2d", _fractional2d),
+    _info("nn.functional.fractional_max_pool3d", _fractional3d),
 ]
