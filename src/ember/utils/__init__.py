@@ -1,5 +1,6 @@
 """ember.utils: helpers outside the core (data, checkpoint, safetensors, tensorboard, the dispatch-mode
-path _python_dispatch), set_module; submodules load lazily."""
+path _python_dispatch, benchmark, flop_counter, module_tracker, dlpack), set_module and swap_tensors;
+submodules load lazily."""
 import importlib as _importlib
 
 _SUBMODULES = ("data", "checkpoint", "safetensors", "tensorboard", "_python_dispatch", "hooks", "benchmark",
