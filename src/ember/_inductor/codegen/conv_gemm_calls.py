@@ -12,9 +12,10 @@ images (eager's chunks), with the same calls eager makes:
 - both (eager's conv_im2col.backward, taken when both are wanted and dconv does not take the weight gradient):
   one pass per chunk doing the two above with the columns built once.
 Eager shares the images out over its pool in `parts` ranges (conv_im2col.over_images) and sums per-part weight
-gradients; the entry runs the same ranges one after the other on the calling thread (OpenBLAS's own threads
-run each gemm) and sums the parts in eager's order, so the values are eager's bit for bit with the same gemm
-calls. Where numpy's matmul takes gemv or a dot instead (a size-1 matrix side: one output channel per group,
+gradients; the entry runs the same ranges (over `config.threads()` threads, ember's thread count unless
+cpp.threads says otherwise, with OpenBLAS held at one thread meanwhile as eager's single_blas holds it) and sums
+the parts in eager's order, so the values are eager's bit for bit with the same gemm calls. (OpenBLAS's count is
+process-wide: a BLAS call of another thread during those parts runs on one thread, as under eager's.) Where numpy's matmul takes gemv or a dot instead (a size-1 matrix side: one output channel per group,
 one output position, one column) the rounding may differ by float32 ulps.
 """
 import math
