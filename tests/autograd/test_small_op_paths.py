@@ -108,3 +108,22 @@ def test_broadcast_grad_under_create_graph_records_its_sum():
     assert g.requires_grad and g.shape == ()
     (gg,) = ember.autograd.grad(g, b)
     assert float(gg) == pytest.approx(2 * 6.0)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("values", [[1.0, 3.0, 3.0, 2.0], [1.0, float("nan"), 2.0, float("nan")], [5.0, -1.0, 0.5, 2.0]])
+@pytest.mark.parametrize("neg", [False, True])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_full_max_min_backward_matches_torch(values, neg, op):
+    """max() / min() over all elements: grad split evenly over the ties (NaN ones when the result is NaN),
+    also for an input carrying a lazy negation (ember's neg bit)."""
+    torch = pytest.importorskip("torch")
+    v = np.array(values, np.float32)
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(v, requires_grad=True)
+        y = x._neg_view() if neg else x
+        r = getattr(y, op)()
+        (r * 3).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
