@@ -1,7 +1,7 @@
 """Small-op training workloads (issue 18), ember vs torch eager in one run: median ms per train step, JSON out.
 
     python benchmarks/small_models.py [--steps 10] [--repeats 3] [--only crf,gru,transformer,lstmcell]
-                                      [--out results.json] [--threads 1] [--cpu-time]
+                                      [--out results.json] [--threads 1] [--cpu-time] [--gc-stats]
 
 These are the shapes of the third-party programs that ran 2-4.6x slower than torch: models small enough that a
 step is hundreds of tiny ops, so the per-op overhead of the eager path decides the speed.
@@ -24,6 +24,7 @@ numpy generator, so both libraries compute the same thing. Each library runs `--
 timed steps; the figure is the median over all timed steps, the ratio is ember / torch.
 """
 import argparse
+import gc
 import json
 import math
 import os
@@ -225,14 +226,36 @@ def lstmcell(lib):
 WORKLOADS = {"crf": crf, "gru": gru, "transformer": transformer, "lstmcell": lstmcell}
 
 
-def timed_steps(step, steps, warmup=2, clock=time.perf_counter):
+class GCStats:
+    """Python's cyclic garbage collections during the timed steps (gc.callbacks): how many of each generation
+    and the wall time they took. A step that allocates many GC-tracked objects (tensors, graph nodes) which
+    outlive the step's forward triggers collections that torch's C++ objects do not."""
+
+    def __init__(self):
+        self.count, self.ms, self._t0 = [0, 0, 0], 0.0, 0.0
+
+    def __call__(self, phase, info):
+        if phase == "start":
+            self._t0 = time.perf_counter()
+        else:
+            self.count[info["generation"]] += 1
+            self.ms += (time.perf_counter() - self._t0) * 1e3
+
+
+def timed_steps(step, steps, warmup=2, clock=time.perf_counter, gc_stats=None):
     for _ in range(warmup):
         step()
     out = []
-    for _ in range(steps):
-        t0 = clock()
-        step()
-        out.append((clock() - t0) * 1e3)
+    if gc_stats is not None:
+        gc.callbacks.append(gc_stats)
+    try:
+        for _ in range(steps):
+            t0 = clock()
+            step()
+            out.append((clock() - t0) * 1e3)
+    finally:
+        if gc_stats is not None:
+            gc.callbacks.remove(gc_stats)
     return out
 
 
@@ -246,6 +269,9 @@ def main(argv=None):
     ap.add_argument("--cpu-time", action="store_true",
                     help="time steps with the process's CPU time (on a loaded machine wall time mostly measures "
                          "waiting for a core) and add each library's minimum step (`*_min_ms`, `min_ratio`)")
+    ap.add_argument("--gc-stats", action="store_true",
+                    help="add each library's garbage collections per step (`*_gc`: generations 0, 1, 2) and the "
+                         "wall time they took per step (`*_gc_ms`)")
     args = ap.parse_args(argv)
     clock = time.process_time if args.cpu_time else time.perf_counter
     import ember
@@ -256,12 +282,13 @@ def main(argv=None):
     results = {}
     for name in args.only.split(","):
         steps = {lib_name: [] for lib_name, _ in libs}
+        gcs = {lib_name: GCStats() if args.gc_stats else None for lib_name, _ in libs}
         row = {}
         try:
             made = {lib_name: WORKLOADS[name](lib) for lib_name, lib in libs}
             for _ in range(args.repeats):        # alternate the libraries, so load changes hit both alike
                 for lib_name, _ in libs:
-                    steps[lib_name] += timed_steps(made[lib_name], args.steps, clock=clock)
+                    steps[lib_name] += timed_steps(made[lib_name], args.steps, clock=clock, gc_stats=gcs[lib_name])
         except Exception as exc:                 # noqa: BLE001 - report, keep going
             row["error"] = f"{type(exc).__name__}: {exc}"
         for lib_name, ts in steps.items():
@@ -269,6 +296,9 @@ def main(argv=None):
                 row[f"{lib_name}_ms"] = round(float(np.median(ts)), 3)
                 if args.cpu_time:
                     row[f"{lib_name}_min_ms"] = round(float(np.min(ts)), 3)
+                if gcs[lib_name] is not None:
+                    row[f"{lib_name}_gc"] = [round(c / len(ts), 2) for c in gcs[lib_name].count]
+                    row[f"{lib_name}_gc_ms"] = round(gcs[lib_name].ms / len(ts), 3)
         if "ember_ms" in row and "torch_ms" in row:
             row["ratio"] = round(row["ember_ms"] / row["torch_ms"], 2)
         if "ember_min_ms" in row and "torch_min_ms" in row:

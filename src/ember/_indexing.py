@@ -225,8 +225,38 @@ def _basic(self, index):
     return result
 
 
+def _int_tuple(self, index):
+    """x[i, j, ...] with plain ints only, each within range and no more of them than x has dims: one select
+    per int at dim 0 (as torch's applySelect: x[i, j] is select(select(x, 0, i), 0, j), two SelectBackward0
+    nodes when recorded), each dispatched through the select op's cache as `x[i]` is; None otherwise (the
+    general path then raises torch's errors)."""
+    size = self._size
+    if len(index) > len(size) or _KEYS_ACTIVE[0]:
+        return None
+    d = 0
+    for i in index:
+        if i.__class__ is not int:
+            return None
+        n = size[d]
+        if not -n <= i < n:
+            return None
+        d += 1
+    result = self
+    for i in index:
+        ks = result._ks
+        if ks & AUTOGRAD_BIT and _GRAD_OFF:
+            ks &= ~_tls._exclude
+        k = _select_cache.get(ks)
+        result = _select(result, 0, i) if k is None else k(result, 0, i)
+    return result
+
+
 def getitem(self, index):
     c = index.__class__
+    if c is tuple and index:
+        result = _int_tuple(self, index)
+        if result is not None:
+            return result
     if c is int:
         size = self._size          # x[i]: _basic's int case, without its frame
         if size and -size[0] <= index < size[0]:

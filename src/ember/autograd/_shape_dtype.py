@@ -11,6 +11,9 @@ from ._kernel import edge, set_history
 from .forward_ad import _FW, _attach
 from .graph import Node
 from .._core.strides import same_shape
+from .._core.dispatch_keys import CPU_BIT, INPLACE_OR_VIEW_BIT
+
+_PLAIN_CPU = CPU_BIT | INPLACE_OR_VIEW_BIT       # a cpu tensor's key set without autograd, math bits or modes
 
 __all__ = ["ExpandBackward0", "SumToSizeBackward0", "ToCopyBackward0", "expand_to", "sum_to", "to_dtype"]
 
@@ -69,6 +72,10 @@ def sum_to(g, shape):
     shape = tuple(shape)
     if same_shape(g._size, shape):
         return g
+    if g._ks == _PLAIN_CPU and not state.grad_enabled and not state.mode_stack and "_fw_tangent" not in g.__dict__:
+        r = _sum_to_plain(g, shape)
+        if r is not None:
+            return r
     lead = len(g._size) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g._size[i + lead] != 1)
     if state.mode_stack:
@@ -87,6 +94,31 @@ def sum_to(g, shape):
     if "_fw_tangent" in g.__dict__:
         return _fw_linear(out, g, lambda t: sum_to(t, shape))
     return out
+
+
+def _sum_to_plain(g, shape):
+    """sum_to of a plain cpu float tensor (no math bits, nothing records, no mode) to the shape of a broadcast
+    input: one numpy reduction into a fresh array of the grad's dtype; None when `shape` does not broadcast to
+    g's sizes (the caller's general path) or g's array is not of its dtype's numpy type."""
+    a = g._np
+    gs = g._size
+    lead = len(gs) - len(shape)
+    if lead < 0 or a is None or a.dtype != g.dtype._np:
+        return None
+    if not shape:
+        out = np.empty((), a.dtype)       # a grad of a 0-dim input: the whole sum, as a 0-dim array
+        np.add.reduce(a, axis=None, out=out)
+        return Tensor._wrap_fresh(out, g.dtype)
+    axes = list(range(lead))
+    for i, s in enumerate(shape):
+        n = gs[i + lead]
+        if s != n:
+            if s != 1:
+                return None
+            axes.append(i + lead)
+    out = np.empty(shape, a.dtype)
+    np.add.reduce(a, axis=tuple(axes), keepdims=True, out=out.reshape((1,) * lead + shape))
+    return Tensor._wrap_fresh(out, g.dtype)
 
 
 def expand_to(g, shape):

@@ -12,7 +12,7 @@ from .._core.tls import state
 from .._grad_mode import _set_enabled
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Tensor
 from . import anomaly_mode
-from ._shape_dtype import sum_to, to_dtype
+from ._shape_dtype import _PLAIN_CPU, _sum_to_plain, sum_to, to_dtype
 from .graph import AccumulateGrad, _clone_detached
 from .input_buffer import accumulate as _accumulate
 from .._core.strides import same_shape
@@ -244,18 +244,32 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                 valid = len(outs) == len(edges)
                 if valid:
                     try:
+                        j = -1
+                        copied = False
                         for e, g in zip(edges, outs):
+                            j += 1
                             if e is not None and g is not None:
                                 m = e[0].input_meta[e[1]]
                                 s = g._size
                                 ms = m[0]
-                                # a cpu tensor's sizes are ints: compared directly; others may hold SymInts,
-                                # compared by hash first (no guard on a symbolic size)
-                                if g.dtype is not m[1] or s is not ms and (
-                                        s != ms if g._np is not None else hash(s) != hash(ms) or s != ms) \
-                                        or g.__class__ not in _TENSOR_TYPES:
+                                if g.dtype is not m[1] or g.__class__ not in _TENSOR_TYPES:
                                     valid = False
                                     break
+                                # a cpu tensor's sizes are ints: compared directly; others may hold SymInts,
+                                # compared by hash first (no guard on a symbolic size)
+                                if s is not ms and (s != ms if g._np is not None else hash(s) != hash(ms) or s != ms):
+                                    # a broadcast input's grad summed down to its shape (torch's sum_to in
+                                    # validate_outputs), here when that is one numpy reduction
+                                    r = _sum_to_plain(g, ms) if (
+                                        g._ks == _PLAIN_CPU and not create_graph and not state.mode_stack
+                                        and "_fw_tangent" not in g.__dict__) else None
+                                    if r is None:
+                                        valid = False
+                                        break
+                                    if not copied:
+                                        outs = list(outs)       # (a list the node may hold stays as it is)
+                                        copied = True
+                                    outs[j] = r
                     except (TypeError, AttributeError):    # symbolic sizes, a non-tensor grad: the full check
                         valid = False
                 if not valid:

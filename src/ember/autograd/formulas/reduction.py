@@ -6,6 +6,7 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.tls import state as _state
+from ..._core.dispatch_keys import MATH_BITS
 from ._common import (_const, const_zeros_like, const_ones_like, const_sgn, masked_grad, expand_to, _aten, _zeros,
                       _dims, _dim_index, _needs_history)
 
@@ -90,12 +91,13 @@ def evenly_distribute_backward(grad, self, result):
     """grad / count at the elements equal to the extremum (NaN ones when it is NaN), zeros elsewhere: torch's
     zeros().masked_fill_(mask, grad / mask.sum()). In numpy when nothing is recorded (a full max() or min()
     in a Python loop, a CRF's forward algorithm: five dispatched ops otherwise)."""
-    s, g, r = self._logical_np(), grad._logical_np(), result._np
-    if (s is not None and g is not None and r is not None and s.dtype in _REAL_FLOAT and g.dtype == s.dtype
-            and g.ndim == 0 and not _state.mode_stack and not _needs_history(grad, self, result)
+    s, g, r = self._np, grad._np, result._np
+    if (s is not None and g is not None and r is not None and not (self._ks | grad._ks) & MATH_BITS
+            and g.ndim == 0 and s.dtype in _REAL_FLOAT and g.dtype == s.dtype and not _state.mode_stack
+            and (not _state.grad_enabled or not _needs_history(grad, self, result))
             and "_fw_tangent" not in grad.__dict__ and "_fw_tangent" not in self.__dict__
             and "_fw_tangent" not in result.__dict__):
-        mask = np.isnan(s) if np.isnan(r) else s == r
+        mask = s == r if r == r else np.isnan(s)
         out = np.zeros(s.shape, s.dtype)
         out[mask] = g / s.dtype.type(np.count_nonzero(mask))
         return Tensor._wrap_fresh(out, self.dtype)
