@@ -6,8 +6,12 @@
    Why not the Python pool (runtime/pool.py): a Python worker sleeps on a lock, wakes through the scheduler
    and must take the GIL before its numpy call; on 2 busy cores that hand-off cost more than the second core
    gave back (a 1M-element float add ran slower on 2 threads than on 1). Here:
-   - workers spin for a short while (EP_SPIN_NS) after each job before they sleep on a condition variable,
-     so a run of big ops finds them awake, as OpenMP's spinning threads are;
+   - workers spin for a short while after each job (EP_SPIN_NS of their own cpu time, so time spent
+     preempted by other processes does not use it up; GOMP counts spins rather than time for the same
+     reason) before they sleep on a condition variable, so a run of big ops finds them awake, as OpenMP's
+     spinning threads are. Kept short: a spinning worker takes a core from OpenBLAS's threads in a matmul
+     that follows. On a loaded machine a worker still misses many jobs (benchmarks/elementwise_bandwidth.py
+     reports how often one took part);
    - chunks are claimed one at a time from an atomic counter, by the caller as well: when a worker is not
      running (its core busy with another process), the caller does the work itself, so a split op never
      costs much more than the one-thread loop;
@@ -56,11 +60,16 @@ static inline void ep_pause(void) {
 #endif
 }
 
-static int64_t ep_now_ns(void) {
+static int64_t ep_clock_ns(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+static int64_t ep_now_ns(void) { return ep_clock_ns(CLOCK_MONOTONIC); }
+
+/* the worker's own cpu time: its spin budget is not used up while another process holds its core */
+static int64_t ep_cpu_ns(void) { return ep_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
 static void ep_chunks(void) {
     const int64_t nchunks = P.nchunks, grain = P.grain, n = P.n;
@@ -92,13 +101,13 @@ static void *ep_worker(void *arg) {
     for (;;) {
         uint64_t g = atomic_load_explicit(&P.gen, memory_order_acquire);
         if (g == seen) {
-            int64_t t0 = ep_now_ns();
+            int64_t t0 = ep_cpu_ns();
             int spins = 0;
             while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
                 ep_pause();
-                if (++spins == 256) {
+                if (++spins == 1024) {
                     spins = 0;
-                    if (ep_now_ns() - t0 > EP_SPIN_NS)
+                    if (ep_cpu_ns() - t0 > EP_SPIN_NS)
                         break;
                 }
             }
