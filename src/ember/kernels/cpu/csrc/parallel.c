@@ -12,9 +12,10 @@
      spinning threads are. Kept short: a spinning worker takes a core from OpenBLAS's threads in a matmul
      that follows. On a loaded machine a worker still misses many jobs (benchmarks/elementwise_bandwidth.py
      reports how often one took part);
-   - chunks are claimed one at a time from an atomic counter, by the caller as well: when a worker is not
-     running (its core busy with another process), the caller does the work itself, so a split op never
-     costs much more than the one-thread loop;
+   - each thread runs its own contiguous part first (the same elements each call: cache affinity), chunk
+     by chunk from an atomic counter, then claims the chunks left in the others' parts; the caller does the
+     same: when a worker is not running (its core busy with another process), the caller does its part
+     too, so a split op never costs much more than the one-thread loop;
    - no Python, no GIL: ctypes has released it for the call.
 
    One job at a time: a second thread that calls in while a job runs (the pool busy) runs its job inline.
@@ -43,7 +44,7 @@ static struct {
     int atfork;                    /* the atfork handler is registered */
     _Atomic uint64_t gen;          /* job generation: a worker takes part in a job when it changes */
     _Atomic int sleeping;          /* workers asleep on cv */
-    _Atomic int64_t next;          /* next chunk to claim */
+    struct { _Atomic int64_t v; char pad[56]; } next[EP_MAX_WORKERS + 1];   /* next chunk of each part */
     _Atomic uint64_t ticket;       /* (job generation << 32) | closed << 31 | workers that joined the job */
     _Atomic int left;              /* joined workers that have left the job */
     /* the job, written by the caller before gen is bumped */
@@ -52,6 +53,7 @@ static struct {
     double s[2];
     int64_t n, grain, nchunks;
     int nworkers;                  /* workers allowed to take part (nthreads - 1) */
+    int nparts;                    /* nworkers + 1 */
 } P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
 static inline void ep_pause(void) {
@@ -71,15 +73,26 @@ static int64_t ep_now_ns(void) { return ep_clock_ns(CLOCK_MONOTONIC); }
 /* the worker's own cpu time: its spin budget is not used up while another process holds its core */
 static int64_t ep_cpu_ns(void) { return ep_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
-static void ep_chunks(void) {
+/* The chunks are split into one contiguous part per thread (part 0 the caller's, part i + 1 worker i's): a
+   thread runs its own part first, front to back, then claims what is left of the others'. A run of ops over
+   the same tensors so gives each thread the same elements each time when all threads are running (what is
+   in its core's L2 cache from the last op: torch's static split has that affinity, a shared chunk counter
+   lost it: 1M-element in-place float ops ran at half torch's best GB/s), and a part whose thread is late
+   is done by the others. */
+static void ep_chunks(int me) {
     const int64_t nchunks = P.nchunks, grain = P.grain, n = P.n;
+    const int nparts = P.nparts;
     const ep_fn fn = P.fn;
-    for (;;) {
-        int64_t c = atomic_fetch_add_explicit(&P.next, 1, memory_order_relaxed);
-        if (c >= nchunks)
-            return;
-        int64_t b = c * grain, e = b + grain < n ? b + grain : n;
-        fn(P.p, P.s, b, e);
+    for (int r = 0; r < nparts; r++) {
+        const int q = (me + r) % nparts;
+        const int64_t end = (q + 1) * nchunks / nparts;
+        for (;;) {
+            int64_t c = atomic_fetch_add_explicit(&P.next[q].v, 1, memory_order_relaxed);
+            if (c >= end)
+                break;
+            int64_t b = c * grain, e = b + grain < n ? b + grain : n;
+            fn(P.p, P.s, b, e);
+        }
     }
 }
 
@@ -122,7 +135,7 @@ static void *ep_worker(void *arg) {
         }
         seen = g;
         if (index < EP_MAX_WORKERS && ep_join((uint32_t)g, index)) {
-            ep_chunks();
+            ep_chunks(index + 1);
             atomic_fetch_add_explicit(&P.left, 1, memory_order_release);
         }
     }
@@ -187,7 +200,9 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     P.s[0] = s0; P.s[1] = s1;
     P.n = n; P.grain = grain; P.nchunks = nchunks;
     P.nworkers = workers;
-    atomic_store_explicit(&P.next, 0, memory_order_relaxed);
+    P.nparts = workers + 1;
+    for (int q = 0; q <= workers; q++)
+        atomic_store_explicit(&P.next[q].v, q * nchunks / (workers + 1), memory_order_relaxed);
     atomic_store_explicit(&P.left, 0, memory_order_relaxed);
     uint64_t g = atomic_load(&P.gen) + 1;
     atomic_store(&P.ticket, (uint64_t)(uint32_t)g << 32);
@@ -197,7 +212,7 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
         pthread_cond_broadcast(&P.cv);
         pthread_mutex_unlock(&P.mu);
     }
-    ep_chunks();
+    ep_chunks(0);
     /* every chunk is claimed: close the job to latecomers, then wait for the workers that joined it (their
        chunks finished, and none reads the job's fields once the next job starts writing them) */
     int joined = (int)(atomic_fetch_or(&P.ticket, EP_CLOSED) & (EP_CLOSED - 1));
