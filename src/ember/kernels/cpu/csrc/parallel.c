@@ -6,11 +6,16 @@
    Why not the Python pool (runtime/pool.py): a Python worker sleeps on a lock, wakes through the scheduler
    and must take the GIL before its numpy call; on 2 busy cores that hand-off cost more than the second core
    gave back (a 1M-element float add ran slower on 2 threads than on 1). Here:
-   - workers spin for a short while (EP_SPIN_NS) after each job before they sleep on a condition variable,
-     so a run of big ops finds them awake, as OpenMP's spinning threads are;
-   - chunks are claimed one at a time from an atomic counter, by the caller as well: when a worker is not
-     running (its core busy with another process), the caller does the work itself, so a split op never
-     costs much more than the one-thread loop;
+   - workers spin for a short while after each job (EP_SPIN_NS of their own cpu time, so time spent
+     preempted by other processes does not use it up; GOMP counts spins rather than time for the same
+     reason) before they sleep on a condition variable, so a run of big ops finds them awake, as OpenMP's
+     spinning threads are. Kept short: a spinning worker takes a core from OpenBLAS's threads in a matmul
+     that follows. On a loaded machine a worker still misses many jobs (benchmarks/elementwise_bandwidth.py
+     reports how often one took part);
+   - each thread runs its own contiguous part first (the same elements each call: cache affinity), chunk
+     by chunk from an atomic counter, then claims the chunks left in the others' parts; the caller does the
+     same: when a worker is not running (its core busy with another process), the caller does its part
+     too, so a split op never costs much more than the one-thread loop;
    - no Python, no GIL: ctypes has released it for the call.
 
    One job at a time: a second thread that calls in while a job runs (the pool busy) runs its job inline.
@@ -39,7 +44,7 @@ static struct {
     int atfork;                    /* the atfork handler is registered */
     _Atomic uint64_t gen;          /* job generation: a worker takes part in a job when it changes */
     _Atomic int sleeping;          /* workers asleep on cv */
-    _Atomic int64_t next;          /* next chunk to claim */
+    struct { _Atomic int64_t v; char pad[56]; } next[EP_MAX_WORKERS + 1];   /* next chunk of each part */
     _Atomic uint64_t ticket;       /* (job generation << 32) | closed << 31 | workers that joined the job */
     _Atomic int left;              /* joined workers that have left the job */
     /* the job, written by the caller before gen is bumped */
@@ -48,6 +53,7 @@ static struct {
     double s[2];
     int64_t n, grain, nchunks;
     int nworkers;                  /* workers allowed to take part (nthreads - 1) */
+    int nparts;                    /* nworkers + 1 */
 } P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
 static inline void ep_pause(void) {
@@ -56,21 +62,37 @@ static inline void ep_pause(void) {
 #endif
 }
 
-static int64_t ep_now_ns(void) {
+static int64_t ep_clock_ns(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void ep_chunks(void) {
+static int64_t ep_now_ns(void) { return ep_clock_ns(CLOCK_MONOTONIC); }
+
+/* the worker's own cpu time: its spin budget is not used up while another process holds its core */
+static int64_t ep_cpu_ns(void) { return ep_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+/* The chunks are split into one contiguous part per thread (part 0 the caller's, part i + 1 worker i's): a
+   thread runs its own part first, front to back, then claims what is left of the others'. A run of ops over
+   the same tensors so gives each thread the same elements each time when all threads are running (what is
+   in its core's L2 cache from the last op: torch's static split has that affinity, a shared chunk counter
+   lost it: 1M-element in-place float ops ran at half torch's best GB/s), and a part whose thread is late
+   is done by the others. */
+static void ep_chunks(int me) {
     const int64_t nchunks = P.nchunks, grain = P.grain, n = P.n;
+    const int nparts = P.nparts;
     const ep_fn fn = P.fn;
-    for (;;) {
-        int64_t c = atomic_fetch_add_explicit(&P.next, 1, memory_order_relaxed);
-        if (c >= nchunks)
-            return;
-        int64_t b = c * grain, e = b + grain < n ? b + grain : n;
-        fn(P.p, P.s, b, e);
+    for (int r = 0; r < nparts; r++) {
+        const int q = (me + r) % nparts;
+        const int64_t end = (q + 1) * nchunks / nparts;
+        for (;;) {
+            int64_t c = atomic_fetch_add_explicit(&P.next[q].v, 1, memory_order_relaxed);
+            if (c >= end)
+                break;
+            int64_t b = c * grain, e = b + grain < n ? b + grain : n;
+            fn(P.p, P.s, b, e);
+        }
     }
 }
 
@@ -92,13 +114,13 @@ static void *ep_worker(void *arg) {
     for (;;) {
         uint64_t g = atomic_load_explicit(&P.gen, memory_order_acquire);
         if (g == seen) {
-            int64_t t0 = ep_now_ns();
+            int64_t t0 = ep_cpu_ns();
             int spins = 0;
             while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
                 ep_pause();
-                if (++spins == 256) {
+                if (++spins == 1024) {
                     spins = 0;
-                    if (ep_now_ns() - t0 > EP_SPIN_NS)
+                    if (ep_cpu_ns() - t0 > EP_SPIN_NS)
                         break;
                 }
             }
@@ -113,7 +135,7 @@ static void *ep_worker(void *arg) {
         }
         seen = g;
         if (index < EP_MAX_WORKERS && ep_join((uint32_t)g, index)) {
-            ep_chunks();
+            ep_chunks(index + 1);
             atomic_fetch_add_explicit(&P.left, 1, memory_order_release);
         }
     }
@@ -178,7 +200,9 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     P.s[0] = s0; P.s[1] = s1;
     P.n = n; P.grain = grain; P.nchunks = nchunks;
     P.nworkers = workers;
-    atomic_store_explicit(&P.next, 0, memory_order_relaxed);
+    P.nparts = workers + 1;
+    for (int q = 0; q <= workers; q++)
+        atomic_store_explicit(&P.next[q].v, q * nchunks / (workers + 1), memory_order_relaxed);
     atomic_store_explicit(&P.left, 0, memory_order_relaxed);
     uint64_t g = atomic_load(&P.gen) + 1;
     atomic_store(&P.ticket, (uint64_t)(uint32_t)g << 32);
@@ -188,7 +212,7 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
         pthread_cond_broadcast(&P.cv);
         pthread_mutex_unlock(&P.mu);
     }
-    ep_chunks();
+    ep_chunks(0);
     /* every chunk is claimed: close the job to latecomers, then wait for the workers that joined it (their
        chunks finished, and none reads the job's fields once the next job starts writing them) */
     int joined = (int)(atomic_fetch_or(&P.ticket, EP_CLOSED) & (EP_CLOSED - 1));
