@@ -69,9 +69,9 @@ def test_transposed_operands_and_gradients_equal_eager(dtype):
 
 
 def test_a_returned_permuted_operand_is_computed_once():
-    # t is a transposed pointwise value that the matmul reads (its base is computed in its own order and
-    # read with a transpose flag) and the graph returns (as saved q, k, v are): the output is a view of that
-    # buffer, with eager's strides, not a second kernel computing the same values
+    # t is a transposed pointwise value that the matmul reads and the graph returns (as the q, k and v that
+    # attention reads are saved for its backward): one buffer, in the output's layout (eager's strides), which
+    # the matmul reads with a transpose flag, not its base in its own order and a second kernel for the output
     x, w = _t(6, 5), _t(6, 7, seed=1)
 
     def f(x, w):

@@ -21,10 +21,11 @@ import tempfile
 
 from ember._dynamo.utils import counters
 
-_FORMAT = 6                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
+_FORMAT = 7                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
 #                             4: dconv (convolutions called from C); 5: im2col convolutions called from C;
 #                             6: a returned permuted value whose base an extern reads is a strided view of that
-#                             base (saved q, k, v), not a dense copy
+#                             base; 7: a permuted value an extern reads and the graph returns (saved q, k, v) is
+#                             one buffer, in the output's layout
 
 
 def cache_dir():

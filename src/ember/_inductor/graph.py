@@ -51,6 +51,7 @@ class GraphLowering:
         self.mutations = []          # (InputBuffer, IR value) of `copy_(input, value)`: written in place at the end
         self._n = 0
         self._realized = {}          # (id of a realized value, its layout) -> (the value, its ComputedBuffer)
+        self._returned = {}          # id of a permuted Pointwise the graph returns -> (it, its output layout)
 
     def new_name(self):
         self._n += 1
@@ -81,25 +82,16 @@ class GraphLowering:
         computed once in its own order (another extern or the graph's outputs may read it too), not copied."""
         base = getattr(x, "permuted", None)
         if isinstance(x, Pointwise) and base is not None:
+            returned = self._returned.get(id(x))
+            if returned is not None and returned[0] is x:
+                # the graph returns this value too (the q, k and v attention reads, saved for its backward):
+                # one buffer in the layout of the output (what the graph that receives it was compiled for),
+                # which the extern reads with its strides, rather than the base and a second, dense copy
+                return self.realize(x, returned[1])
             from .lowering import permute
             src, dims = base
             return permute(self.realize_input(src), dims)
         return self.realize(x)
-
-    def _realized_base(self, x):
-        """True when x is a permuted Pointwise whose base (through nested permutes) is a Pointwise that has a
-        buffer already: realize_input(x) then gives a view of that buffer, computing nothing again."""
-        base = getattr(x, "permuted", None)
-        if not isinstance(x, Pointwise) or base is None:
-            return False
-        src = base[0]
-        while isinstance(src, Pointwise) and getattr(src, "permuted", None) is not None:
-            src = src.permuted[0]
-        if not isinstance(src, Pointwise):
-            return False
-        layout = Layout.contiguous(src.get_size(), src.get_dtype())
-        done = self._realized.get((id(src), tuple(layout.size), tuple(layout.stride), layout.offset, layout.dtype))
-        return done is not None and done[0] is src
 
     def add_reduction(self, red, dtype):
         buf = ComputedBuffer(self.new_name(), Layout.contiguous(red.size, dtype), red)
@@ -133,6 +125,7 @@ class GraphLowering:
             for a in node.all_input_nodes:
                 users[a] = users.get(a, 0) + 1
         early = _early_mutations(self.gm)
+        returned = _returned_nodes(self.gm)
         position = 0
         for node in self.gm.graph.nodes:
             if node.op == "placeholder":
@@ -191,6 +184,9 @@ class GraphLowering:
                     value = self.realize(value)
                 if node in early and isinstance(value, Pointwise):
                     value = self._mutate_early(self.env[early[node]].buffer, value)
+                if node in returned and isinstance(value, Pointwise) and getattr(value, "permuted", None) \
+                        is not None and isinstance(val, Tensor):
+                    self._returned[id(value)] = (value, _dense_layout(val))
                 self.env[node] = value
             elif node.op == "output":
                 self._write_mutations()
@@ -314,11 +310,7 @@ class GraphLowering:
                     # a value written into an input early (_mutate_early): the output is a tensor of its own (AOT
                     # hands out the input itself where the output aliases it), copied from the stored value
                     x = self.realize(x, _dense_layout(meta))
-                if isinstance(x, Pointwise) and self._realized_base(x):
-                    # a permuted value whose base an extern call already reads (the q, k and v that attention
-                    # reads and the backward gets saved): the permuted view of that buffer, not a second copy
-                    x = self.realize_input(x)
-                elif isinstance(x, Pointwise):
+                if isinstance(x, Pointwise):
                     x = self.realize(x, _dense_layout(meta))
                 elif isinstance(x, BufferView) and isinstance(x.buffer, InputBuffer) and \
                         x.layout.stride != tuple(meta.stride()):
@@ -391,6 +383,17 @@ def _attr(gm, target):
 
 def _layout_of(t):
     return Layout(tuple(t.shape), t.stride(), 0, t.dtype)
+
+
+def _returned_nodes(gm):
+    """The nodes the graph's output returns."""
+    from ember.fx import Node
+    out = set()
+    for n in gm.graph.nodes:
+        if n.op == "output":
+            vals = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)
+            out.update(v for v in vals if isinstance(v, Node))
+    return out
 
 
 def _dense_layout(t):
