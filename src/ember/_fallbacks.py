@@ -13,7 +13,7 @@ from ._dispatch.modes import _dispatch_to_mode
 from ._ops import register_fallback
 from ._core.device import as_device, default_device_or_none, device as _device
 from ._core.tls import state as _tls
-from ._core.tensor_impl import INFERENCE_VC
+from ._core.tensor_impl import INFERENCE_VC, set_view_creation_meta
 
 
 def _python_fallback(op, below):
@@ -88,10 +88,11 @@ def _inplace_or_view_fallback(op, below):
             r = out if single else out[i]
             if isinstance(r, (list, tuple)):
                 for x in r:
-                    _mark_view(x, base)
+                    _mark_view(x, base, name)
             else:
-                _mark_view(r, base)
+                _mark_view(r, base, name)
         return out
+    name = _forward_name(op)
     return kernel
 
 
@@ -148,7 +149,7 @@ def _view_kernel(op, below, get, positional):
         base = args[0] if positional and args else get(args, kwargs)
         if out.__class__ is list or out.__class__ is tuple:
             for x in out:
-                _mark_view(x, base)
+                _mark_view(x, base, name)
             return out
         if out is not base:
             root = base._base
@@ -157,22 +158,28 @@ def _view_kernel(op, below, get, positional):
             if vc is None:
                 vc = base._version_counter
             out._vc = vc
-            if base._requires_grad and not _tls.grad_enabled:
-                out._no_grad_view = True
-                out._ks |= AUTOGRAD_BIT
+            if base._requires_grad or base.__dict__.get("_no_grad_view"):
+                set_view_creation_meta(out, base, name)
         return out
+    name = _forward_name(op)
     return kernel
 
 
-def _mark_view(view, base):
-    """`view` marked a view of `base` (the ADInplaceOrView step of one returned alias)."""
+def _forward_name(op):
+    """torch's forward_op_name of a view op's node: aten::slice.Tensor -> "Slice"."""
+    base = op._entry.qualname.split("::")[-1].split(".")[0].strip("_")
+    return "".join(w[:1].upper() + w[1:] for w in base.split("_"))
+
+
+def _mark_view(view, base, op_name=None):
+    """`view` marked a view of `base` (the ADInplaceOrView step of one returned alias), with torch's creation meta
+    (CreationMeta: in-place on a view made in no_grad mode, or on an output of a multi-output view op, refused)."""
     if view is base:
         return
     view._base = base._base if base._base is not None else base
     view._version_counter = base._version_counter
-    if base._requires_grad and not _tls.grad_enabled:
-        view._no_grad_view = True     # torch's CreationMeta::NO_GRAD_MODE: in-place on it with grad is an error
-        view._ks |= AUTOGRAD_BIT      # so in-place ops on it reach the Autograd kernel's check
+    if base._requires_grad or base.__dict__.get("_no_grad_view"):
+        set_view_creation_meta(view, base, op_name, depth=2)
 
 
 def _backend_select_fallback(op, below):

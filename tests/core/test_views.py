@@ -209,11 +209,10 @@ def test_view_marks_match_torch(name):
 
 
 @pytest.mark.parity
-@pytest.mark.parametrize("name", sorted(set(VIEW_CASES) - {"view_transposed_ok", "view_dtype_same",
-                                                           "view_dtype_smaller", "view_dtype_bigger"}))
+@pytest.mark.parametrize("name", sorted(set(VIEW_CASES) - {"view_dtype_same", "view_dtype_smaller",
+                                                           "view_dtype_bigger"}))
 def test_view_in_no_grad_of_a_tensor_needing_grad_refuses_in_place(name):
-    # (view_transposed_ok: a view of a no_grad view does not inherit the flag yet, torch's propagate_creation_meta;
-    # view.dtype: see test_view_marks_match_torch)
+    # (view.dtype is not a differentiable view: see test_view_dtype_is_a_non_differentiable_view_as_torch)
     torch = pytest.importorskip("torch")
     shape, fn = VIEW_CASES[name]
     raised = []

@@ -77,6 +77,34 @@ _INSTANCE_ATTRS = ("_np", "_size", "dtype", "_ks", "_stride", "_storage", "_offs
                    "_retains_grad", "_backward_hooks", "_post_acc_hooks", "_grad_acc_strong")
 
 
+def _forward_op_name(depth):
+    """The name torch's view+inplace errors give the op that made a view ("Slice" for SliceBackward0): the view
+    kernel `depth` frames up, CamelCased (only looked up on the rare propagated-meta path)."""
+    import sys
+    name = sys._getframe(depth + 1).f_code.co_name.strip("_")
+    name = {"squeeze_dim": "squeeze", "squeeze_dims": "squeeze"}.get(name, name)
+    return "".join(w[:1].upper() + w[1:] for w in name.split("_"))
+
+
+def set_view_creation_meta(view, src, op_name=None, depth=1):
+    """torch's CreationMeta for a new `view` of `src` (a tensor needing grad or a flagged view), kept as flags:
+    `_no_grad_view` True for a view made in no_grad mode of a tensor needing grad (or of such a view), or the
+    making op's name for a view made with grad mode of such a view (NO_GRAD_MODE propagated: torch names that op
+    in its error); `_multi_view_meta` for a view made with grad mode of an output of unbind/split/chunk
+    (MULTI_OUTPUT_NODE propagated). In-place on either with grad mode is torch's RuntimeError (check_inplace)."""
+    d = src.__dict__
+    if not _tls.grad_enabled:
+        view._no_grad_view = True
+    elif d.get("_no_grad_view"):
+        view._no_grad_view = op_name or _forward_op_name(depth + 1)
+    elif d.get("_multi_view_meta") or getattr(src.grad_fn, "_multi_view", False):
+        view._multi_view_meta = True
+        return
+    else:
+        return
+    view._ks |= AUTOGRAD_BIT     # so in-place ops on it reach the Autograd kernel's check
+
+
 def _prime_instance_keys(cls):
     """Set each of _INSTANCE_ATTRS on a throwaway first instance of `cls` (see _INSTANCE_ATTRS); names that
     are data descriptors on `cls` (properties, slots) are left out, as an instance never holds them."""
@@ -195,9 +223,8 @@ class TensorImpl:
         self._vc = vc
         root = src._base
         self._base = src if root is None else root
-        if src._requires_grad and not _tls.grad_enabled:
-            self._no_grad_view = True       # torch's CreationMeta::NO_GRAD_MODE (see _fallbacks._view_kernel)
-            self._ks = _CPU_KS | AUTOGRAD_BIT
+        if src._requires_grad or src.__dict__.get("_no_grad_view"):
+            set_view_creation_meta(self, src)
         return self
 
     @classmethod

@@ -1,5 +1,6 @@
 """Runtime helpers for the generated Autograd kernels (torch/csrc/autograd/functions/utils.h,
 VariableTypeUtils.h) and the boxed Autograd fallback for ops without a formula."""
+import re
 from .._core.tls import state
 from .._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, PYTHON_BIT, DispatchKey
 from .._ops import _keyset
@@ -96,16 +97,21 @@ def check_inplace(t):
         if t._requires_grad and t.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         b = t._base
-        if b is not None and t.__dict__.get("_no_grad_view"):
+        ng = t.__dict__.get("_no_grad_view") if b is not None else None
+        if ng:
+            # torch's handle_view_on_rebase for CreationMeta::NO_GRAD_MODE; a view made with grad mode of such a
+            # view is named by its op (torch's one has a grad_fn there: "Output 0 of Slice is a view of a view")
+            head = "A view was created in" if ng is True else f"Output 0 of {ng} is a view of a view which was created in"
             raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+                f"{head} no_grad mode and is being modified inplace with grad mode enabled. Given "
                 "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
                 "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
                 "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
         if b is not None and b._requires_grad and b.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        if b is not None and isinstance(t.grad_fn, Node) and t.grad_fn._multi_view:
-            n = t.grad_fn.name()
+        if b is not None and isinstance(t.grad_fn, Node) and (t.grad_fn._multi_view
+                                                             or t.__dict__.get("_multi_view_meta")):
+            n = re.sub(r"Backward\d*$", "", t.grad_fn.name())       # torch's forward_op_name
             raise RuntimeError(f"Output {t._output_nr} of {n} is a view and is being modified inplace. This view is "
                                "the output of a function that returns multiple views. Such functions do not allow "
                                "the output views to be modified inplace. You should replace the inplace operation "
