@@ -35,7 +35,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "is_conj", "is_neg", "numel", "equal", "chain_matmul", "split_copy", "split_with_sizes_copy",
            "unbind_copy", "is_nonzero", "is_same_size", "is_signed", "is_inference", "typename", "unravel_index",
            "detach_", "real", "imag", "get_device", "is_storage", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
-           "gradient", "frombuffer", "empty_permuted", "stft"]
+           "gradient", "frombuffer", "empty_permuted", "stft", "histogramdd"]
 
 has_lapack = has_spectral = True       # ember's numpy builds give both (torch's build flags)
 has_mkl = has_openmp = False           # no MKL or OpenMP in ember's kernels
@@ -850,3 +850,21 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     _ap.check_tensor("stft", "input", 1, input)
     return ops.aten.stft.center(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
                                 onesided, return_complex, align_to_window)
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """torch.histogramdd: the histogram of the points in input's innermost dim; bins an int (every coordinate),
+    a list of ints (bin counts, edges over range or the points' extent) or a list of edge tensors. Returns
+    return_types.histogramdd(hist, bin_edges)."""
+    from .return_types import histogramdd as _result
+    _ap.check_tensor("histogramdd", "input", 1, input)
+    if isinstance(bins, int):
+        bins = [bins] * (input.shape[-1] if input.dim() else 1)
+    bins = list(bins)
+    if bins and all(isinstance(b, int) for b in bins):
+        edges = ops.aten._histogramdd_bin_edges.default(input, bins, range=range, weight=weight, density=density)
+        hist = ops.aten._histogramdd_from_bin_cts.default(input, bins, range=range, weight=weight, density=density)
+    else:
+        hist = ops.aten._histogramdd_from_bin_tensors.default(input, bins, weight=weight, density=density)
+        edges = bins
+    return _result(hist, tuple(edges))

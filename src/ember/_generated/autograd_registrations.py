@@ -627,6 +627,7 @@ _KERNELS = (
     ('slice', 'Tensor', 'view', 'slice_Tensor'),
     ('diagonal', '', 'view', 'diagonal'),
     ('as_strided', '', 'view', 'as_strided'),
+    ('as_strided_', '', 'view', 'as_strided_'),
     ('unbind', 'int', 'view', 'unbind_int'),
     ('split', 'Tensor', 'view', 'split_Tensor'),
     ('split_with_sizes', '', 'view', 'split_with_sizes'),

@@ -25,6 +25,9 @@ _op__fft_c2r_default, _c__fft_c2r_default = _lazy(_G, '_op__fft_c2r_default', 'a
 _op__fft_c2r_out, _c__fft_c2r_out = _lazy(_G, '_op__fft_c2r_out', 'aten', '_fft_c2r', 'out')
 _op__fft_r2c_default, _c__fft_r2c_default = _lazy(_G, '_op__fft_r2c_default', 'aten', '_fft_r2c', 'default')
 _op__fft_r2c_out, _c__fft_r2c_out = _lazy(_G, '_op__fft_r2c_out', 'aten', '_fft_r2c', 'out')
+_op__histogramdd_bin_edges_default, _c__histogramdd_bin_edges_default = _lazy(_G, '_op__histogramdd_bin_edges_default', 'aten', '_histogramdd_bin_edges', 'default')
+_op__histogramdd_from_bin_cts_default, _c__histogramdd_from_bin_cts_default = _lazy(_G, '_op__histogramdd_from_bin_cts_default', 'aten', '_histogramdd_from_bin_cts', 'default')
+_op__histogramdd_from_bin_tensors_default, _c__histogramdd_from_bin_tensors_default = _lazy(_G, '_op__histogramdd_from_bin_tensors_default', 'aten', '_histogramdd_from_bin_tensors', 'default')
 _op__linalg_eigh_default, _c__linalg_eigh_default = _lazy(_G, '_op__linalg_eigh_default', 'aten', '_linalg_eigh', 'default')
 _op__linalg_eigh_eigenvalues, _c__linalg_eigh_eigenvalues = _lazy(_G, '_op__linalg_eigh_eigenvalues', 'aten', '_linalg_eigh', 'eigenvalues')
 _op__linalg_svd_U, _c__linalg_svd_U = _lazy(_G, '_op__linalg_svd_U', 'aten', '_linalg_svd', 'U')
@@ -68,6 +71,7 @@ _op_addmm_default, _c_addmm_default = _lazy(_G, '_op_addmm_default', 'aten', 'ad
 _op_addmm_dtype, _c_addmm_dtype = _lazy(_G, '_op_addmm_dtype', 'aten', 'addmm', 'dtype')
 _op_addmm_dtype_out, _c_addmm_dtype_out = _lazy(_G, '_op_addmm_dtype_out', 'aten', 'addmm', 'dtype_out')
 _op_addmm_out, _c_addmm_out = _lazy(_G, '_op_addmm_out', 'aten', 'addmm', 'out')
+_op_addmv__default, _c_addmv__default = _lazy(_G, '_op_addmv__default', 'aten', 'addmv_', 'default')
 _op_addmv_default, _c_addmv_default = _lazy(_G, '_op_addmv_default', 'aten', 'addmv', 'default')
 _op_addmv_out, _c_addmv_out = _lazy(_G, '_op_addmv_out', 'aten', 'addmv', 'out')
 _op_addr_default, _c_addr_default = _lazy(_G, '_op_addr_default', 'aten', 'addr', 'default')
@@ -133,6 +137,7 @@ _op_argsort_default, _c_argsort_default = _lazy(_G, '_op_argsort_default', 'aten
 _op_argsort_stable, _c_argsort_stable = _lazy(_G, '_op_argsort_stable', 'aten', 'argsort', 'stable')
 _op_argsort_stable_out, _c_argsort_stable_out = _lazy(_G, '_op_argsort_stable_out', 'aten', 'argsort', 'stable_out')
 _op_argwhere_default, _c_argwhere_default = _lazy(_G, '_op_argwhere_default', 'aten', 'argwhere', 'default')
+_op_as_strided__default, _c_as_strided__default = _lazy(_G, '_op_as_strided__default', 'aten', 'as_strided_', 'default')
 _op_as_strided_copy_default, _c_as_strided_copy_default = _lazy(_G, '_op_as_strided_copy_default', 'aten', 'as_strided_copy', 'default')
 _op_as_strided_copy_out, _c_as_strided_copy_out = _lazy(_G, '_op_as_strided_copy_out', 'aten', 'as_strided_copy', 'out')
 _op_as_strided_default, _c_as_strided_default = _lazy(_G, '_op_as_strided_default', 'aten', 'as_strided', 'default')
@@ -439,6 +444,8 @@ _op_grid_sampler_2d_default, _c_grid_sampler_2d_default = _lazy(_G, '_op_grid_sa
 _op_grid_sampler_default, _c_grid_sampler_default = _lazy(_G, '_op_grid_sampler_default', 'aten', 'grid_sampler', 'default')
 _op_group_norm_default, _c_group_norm_default = _lazy(_G, '_op_group_norm_default', 'aten', 'group_norm', 'default')
 _op_gru_cell_default, _c_gru_cell_default = _lazy(_G, '_op_gru_cell_default', 'aten', 'gru_cell', 'default')
+_op_gru_data, _c_gru_data = _lazy(_G, '_op_gru_data', 'aten', 'gru', 'data')
+_op_gru_input, _c_gru_input = _lazy(_G, '_op_gru_input', 'aten', 'gru', 'input')
 _op_gt_Scalar, _c_gt_Scalar = _lazy(_G, '_op_gt_Scalar', 'aten', 'gt', 'Scalar')
 _op_gt_Tensor, _c_gt_Tensor = _lazy(_G, '_op_gt_Tensor', 'aten', 'gt', 'Tensor')
 _op_gt_Tensor_out, _c_gt_Tensor_out = _lazy(_G, '_op_gt_Tensor_out', 'aten', 'gt', 'Tensor_out')
@@ -583,6 +590,8 @@ _op_logspace_out, _c_logspace_out = _lazy(_G, '_op_logspace_out', 'aten', 'logsp
 _op_logsumexp_default, _c_logsumexp_default = _lazy(_G, '_op_logsumexp_default', 'aten', 'logsumexp', 'default')
 _op_logsumexp_out, _c_logsumexp_out = _lazy(_G, '_op_logsumexp_out', 'aten', 'logsumexp', 'out')
 _op_lstm_cell_default, _c_lstm_cell_default = _lazy(_G, '_op_lstm_cell_default', 'aten', 'lstm_cell', 'default')
+_op_lstm_data, _c_lstm_data = _lazy(_G, '_op_lstm_data', 'aten', 'lstm', 'data')
+_op_lstm_input, _c_lstm_input = _lazy(_G, '_op_lstm_input', 'aten', 'lstm', 'input')
 _op_lt_Scalar, _c_lt_Scalar = _lazy(_G, '_op_lt_Scalar', 'aten', 'lt', 'Scalar')
 _op_lt_Tensor, _c_lt_Tensor = _lazy(_G, '_op_lt_Tensor', 'aten', 'lt', 'Tensor')
 _op_lt_Tensor_out, _c_lt_Tensor_out = _lazy(_G, '_op_lt_Tensor_out', 'aten', 'lt', 'Tensor_out')
@@ -798,11 +807,16 @@ _op_repeat_interleave_Tensor, _c_repeat_interleave_Tensor = _lazy(_G, '_op_repea
 _op_repeat_interleave_self_Tensor, _c_repeat_interleave_self_Tensor = _lazy(_G, '_op_repeat_interleave_self_Tensor', 'aten', 'repeat_interleave', 'self_Tensor')
 _op_repeat_interleave_self_int, _c_repeat_interleave_self_int = _lazy(_G, '_op_repeat_interleave_self_int', 'aten', 'repeat_interleave', 'self_int')
 _op_reshape_default, _c_reshape_default = _lazy(_G, '_op_reshape_default', 'aten', 'reshape', 'default')
+_op_resize_as__default, _c_resize_as__default = _lazy(_G, '_op_resize_as__default', 'aten', 'resize_as_', 'default')
 _op_resolve_conj_default, _c_resolve_conj_default = _lazy(_G, '_op_resolve_conj_default', 'aten', 'resolve_conj', 'default')
 _op_resolve_neg_default, _c_resolve_neg_default = _lazy(_G, '_op_resolve_neg_default', 'aten', 'resolve_neg', 'default')
 _op_rms_norm_default, _c_rms_norm_default = _lazy(_G, '_op_rms_norm_default', 'aten', 'rms_norm', 'default')
 _op_rnn_relu_cell_default, _c_rnn_relu_cell_default = _lazy(_G, '_op_rnn_relu_cell_default', 'aten', 'rnn_relu_cell', 'default')
+_op_rnn_relu_data, _c_rnn_relu_data = _lazy(_G, '_op_rnn_relu_data', 'aten', 'rnn_relu', 'data')
+_op_rnn_relu_input, _c_rnn_relu_input = _lazy(_G, '_op_rnn_relu_input', 'aten', 'rnn_relu', 'input')
 _op_rnn_tanh_cell_default, _c_rnn_tanh_cell_default = _lazy(_G, '_op_rnn_tanh_cell_default', 'aten', 'rnn_tanh_cell', 'default')
+_op_rnn_tanh_data, _c_rnn_tanh_data = _lazy(_G, '_op_rnn_tanh_data', 'aten', 'rnn_tanh', 'data')
+_op_rnn_tanh_input, _c_rnn_tanh_input = _lazy(_G, '_op_rnn_tanh_input', 'aten', 'rnn_tanh', 'input')
 _op_roll_default, _c_roll_default = _lazy(_G, '_op_roll_default', 'aten', 'roll', 'default')
 _op_rot90_default, _c_rot90_default = _lazy(_G, '_op_rot90_default', 'aten', 'rot90', 'default')
 _op_round__decimals, _c_round__decimals = _lazy(_G, '_op_round__decimals', 'aten', 'round_', 'decimals')
@@ -1774,6 +1788,21 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     if non_blocking.__class__ is not bool:
         raise _bad_arg('_to_copy', 'non_blocking', None, 'bool', non_blocking)
     return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+
+def resize_as_(input, the_template, *, memory_format=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('resize_as_', 'input', 1, 'Tensor', input)
+    if the_template.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('resize_as_', 'the_template', 2, 'Tensor', the_template)
+    if memory_format is None:
+        _ks = input._ks
+        _ks |= the_template._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            if _k is not None:
+                return _k(input, the_template)
+        return _op_resize_as__default(input, the_template)
+    return _op_resize_as__default(input, the_template, memory_format=memory_format)
 
 def _fill__c0(input, value):
     s = 0
@@ -9358,6 +9387,28 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         return _op_addmv_out(input, mat, vec, beta=beta, alpha=alpha, out=out)
     return _op_addmv_default(input, mat, vec, beta=beta, alpha=alpha)
 
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv_', 'input', 1, 'Tensor', input)
+    if mat.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv_', 'mat', 2, 'Tensor', mat)
+    if vec.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('addmv_', 'vec', 3, 'Tensor', vec)
+    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        _ks = input._ks
+        _ks |= mat._ks
+        _ks |= vec._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            if _k is not None:
+                return _k(input, mat, vec)
+        return _op_addmv__default(input, mat, vec)
+    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+        raise _bad_arg('addmv_', 'beta', None, 'Number', beta)
+    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+        raise _bad_arg('addmv_', 'alpha', None, 'Number', alpha)
+    return _op_addmv__default(input, mat, vec, beta=beta, alpha=alpha)
+
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('addr', 'input', 1, 'Tensor', input)
@@ -13484,6 +13535,45 @@ def histogram(*args, **kwargs):
             raise _unbound_call('histogram', _p[0], args, kwargs, _m) from None
     raise _no_match('histogram', args, kwargs, _histogram_sigs, False)
 
+def _histogramdd_bin_edges(input, bins, *, range=None, weight=None, density=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_histogramdd_bin_edges', 'input', 1, 'Tensor', input)
+    if not _is_intseq(bins):
+        raise _bad_arg('_histogramdd_bin_edges', 'bins', 2, 'tuple of ints', bins)
+    if range is None and weight is None and density is False:
+        return _as_tuple(_op__histogramdd_bin_edges_default(input, bins))
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_histogramdd_bin_edges', 'weight', None, 'Tensor', weight)
+    if density.__class__ is not bool:
+        raise _bad_arg('_histogramdd_bin_edges', 'density', None, 'bool', density)
+    return _as_tuple(_op__histogramdd_bin_edges_default(input, bins, range=range, weight=weight, density=density))
+
+def _histogramdd_from_bin_cts(input, bins, *, range=None, weight=None, density=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_histogramdd_from_bin_cts', 'input', 1, 'Tensor', input)
+    if not _is_intseq(bins):
+        raise _bad_arg('_histogramdd_from_bin_cts', 'bins', 2, 'tuple of ints', bins)
+    if range is None and weight is None and density is False:
+        return _op__histogramdd_from_bin_cts_default(input, bins)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_histogramdd_from_bin_cts', 'weight', None, 'Tensor', weight)
+    if density.__class__ is not bool:
+        raise _bad_arg('_histogramdd_from_bin_cts', 'density', None, 'bool', density)
+    return _op__histogramdd_from_bin_cts_default(input, bins, range=range, weight=weight, density=density)
+
+def _histogramdd_from_bin_tensors(input, bins, *, weight=None, density=False):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_histogramdd_from_bin_tensors', 'input', 1, 'Tensor', input)
+    if not _is_tensorlist(bins):
+        _bad_tensorlist('_histogramdd_from_bin_tensors', 'bins', 2, bins)
+    if weight is None and density is False:
+        return _op__histogramdd_from_bin_tensors_default(input, bins)
+    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('_histogramdd_from_bin_tensors', 'weight', None, 'Tensor', weight)
+    if density.__class__ is not bool:
+        raise _bad_arg('_histogramdd_from_bin_tensors', 'density', None, 'bool', density)
+    return _op__histogramdd_from_bin_tensors_default(input, bins, weight=weight, density=density)
+
 def _trapezoid_c0(y, x, *, dim=-1):
     s = 0
     if not isinstance(y, TensorImpl):
@@ -14071,6 +14161,490 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     if train.__class__ is not bool:
         raise _bad_arg('mkldnn_rnn_layer', 'train', 16, 'bool', train)
     return _op_mkldnn_rnn_layer_default(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+
+def _lstm_c0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(hx, (list, tuple)):
+        return None
+    if not isinstance(params, (list, tuple)):
+        return None
+    if not isinstance(has_biases, bool):
+        return None
+    if not _is_int(num_layers):
+        return None
+    if not _is_real(dropout):
+        return None
+    if not isinstance(train, bool):
+        return None
+    if not isinstance(bidirectional, bool):
+        return None
+    if not isinstance(batch_first, bool):
+        return None
+    return s
+
+def _lstm_b0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    return _op_lstm_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+
+def _lstm_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    s = 0
+    if not isinstance(data, TensorImpl):
+        return None
+    if not isinstance(batch_sizes, TensorImpl):
+        return None
+    if not isinstance(hx, (list, tuple)):
+        return None
+    if not isinstance(params, (list, tuple)):
+        return None
+    if not isinstance(has_biases, bool):
+        return None
+    if not _is_int(num_layers):
+        return None
+    if not _is_real(dropout):
+        return None
+    if not isinstance(train, bool):
+        return None
+    if not isinstance(bidirectional, bool):
+        return None
+    return s
+
+def _lstm_b1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    return _op_lstm_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+def _lstm_e0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm', 'input', 1, 'Tensor', input)
+    if not _is_tensorlist(hx):
+        _bad_tensorlist('lstm', 'hx', 2, hx)
+    if not _is_tensorlist(params):
+        _bad_tensorlist('lstm', 'params', 3, params)
+    if has_biases.__class__ is not bool:
+        raise _bad_arg('lstm', 'has_biases', 4, 'bool', has_biases)
+    if num_layers.__class__ is not int and not _is_int(num_layers):
+        raise _bad_arg('lstm', 'num_layers', 5, 'int', num_layers)
+    if dropout.__class__ is not float and not _is_double(dropout):
+        raise _bad_arg('lstm', 'dropout', 6, 'float', dropout)
+    if train.__class__ is not bool:
+        raise _bad_arg('lstm', 'train', 7, 'bool', train)
+    if bidirectional.__class__ is not bool:
+        raise _bad_arg('lstm', 'bidirectional', 8, 'bool', bidirectional)
+    if batch_first.__class__ is not bool:
+        raise _bad_arg('lstm', 'batch_first', 9, 'bool', batch_first)
+    return None
+
+def _lstm_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    if data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm', 'data', 1, 'Tensor', data)
+    if batch_sizes.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('lstm', 'batch_sizes', 2, 'Tensor', batch_sizes)
+    if not _is_tensorlist(hx):
+        _bad_tensorlist('lstm', 'hx', 3, hx)
+    if not _is_tensorlist(params):
+        _bad_tensorlist('lstm', 'params', 4, params)
+    if has_biases.__class__ is not bool:
+        raise _bad_arg('lstm', 'has_biases', 5, 'bool', has_biases)
+    if num_layers.__class__ is not int and not _is_int(num_layers):
+        raise _bad_arg('lstm', 'num_layers', 6, 'int', num_layers)
+    if dropout.__class__ is not float and not _is_double(dropout):
+        raise _bad_arg('lstm', 'dropout', 7, 'float', dropout)
+    if train.__class__ is not bool:
+        raise _bad_arg('lstm', 'train', 8, 'bool', train)
+    if bidirectional.__class__ is not bool:
+        raise _bad_arg('lstm', 'bidirectional', 9, 'bool', bidirectional)
+    return None
+
+_lstm_errs = ((9, 9, _lstm_e0), (9, 9, _lstm_e1),)
+_lstm_ovs = ((_lstm_c0, _lstm_b0), (_lstm_c1, _lstm_b1),)
+_lstm_sigs = ('(Tensor input, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', '(Tensor data, Tensor batch_sizes, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)')
+
+def lstm(*args, **kwargs):
+    best = None
+    for c, b in _lstm_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _lstm_errs if lo <= _n <= hi]
+    if len(_p) == 1 and _p[0] is not None:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            _m = str(_e)
+            if not _m.startswith('_lstm_e'):
+                raise _e from None
+            raise _unbound_call('lstm', _p[0], args, kwargs, _m) from None
+    raise _no_match('lstm', args, kwargs, _lstm_sigs, False)
+
+def _gru_c0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(hx, TensorImpl):
+        return None
+    if not isinstance(params, (list, tuple)):
+        return None
+    if not isinstance(has_biases, bool):
+        return None
+    if not _is_int(num_layers):
+        return None
+    if not _is_real(dropout):
+        return None
+    if not isinstance(train, bool):
+        return None
+    if not isinstance(bidirectional, bool):
+        return None
+    if not isinstance(batch_first, bool):
+        return None
+    return s
+
+def _gru_b0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    return _op_gru_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+
+def _gru_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    s = 0
+    if not isinstance(data, TensorImpl):
+        return None
+    if not isinstance(batch_sizes, TensorImpl):
+        return None
+    if not isinstance(hx, TensorImpl):
+        return None
+    if not isinstance(params, (list, tuple)):
+        return None
+    if not isinstance(has_biases, bool):
+        return None
+    if not _is_int(num_layers):
+        return None
+    if not _is_real(dropout):
+        return None
+    if not isinstance(train, bool):
+        return None
+    if not isinstance(bidirectional, bool):
+        return None
+    return s
+
+def _gru_b1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    return _op_gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+def _gru_e0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru', 'input', 1, 'Tensor', input)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru', 'hx', 2, 'Tensor', hx)
+    if not _is_tensorlist(params):
+        _bad_tensorlist('gru', 'params', 3, params)
+    if has_biases.__class__ is not bool:
+        raise _bad_arg('gru', 'has_biases', 4, 'bool', has_biases)
+    if num_layers.__class__ is not int and not _is_int(num_layers):
+        raise _bad_arg('gru', 'num_layers', 5, 'int', num_layers)
+    if dropout.__class__ is not float and not _is_double(dropout):
+        raise _bad_arg('gru', 'dropout', 6, 'float', dropout)
+    if train.__class__ is not bool:
+        raise _bad_arg('gru', 'train', 7, 'bool', train)
+    if bidirectional.__class__ is not bool:
+        raise _bad_arg('gru', 'bidirectional', 8, 'bool', bidirectional)
+    if batch_first.__class__ is not bool:
+        raise _bad_arg('gru', 'batch_first', 9, 'bool', batch_first)
+    return None
+
+def _gru_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    if data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru', 'data', 1, 'Tensor', data)
+    if batch_sizes.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru', 'batch_sizes', 2, 'Tensor', batch_sizes)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('gru', 'hx', 3, 'Tensor', hx)
+    if not _is_tensorlist(params):
+        _bad_tensorlist('gru', 'params', 4, params)
+    if has_biases.__class__ is not bool:
+        raise _bad_arg('gru', 'has_biases', 5, 'bool', has_biases)
+    if num_layers.__class__ is not int and not _is_int(num_layers):
+        raise _bad_arg('gru', 'num_layers', 6, 'int', num_layers)
+    if dropout.__class__ is not float and not _is_double(dropout):
+        raise _bad_arg('gru', 'dropout', 7, 'float', dropout)
+    if train.__class__ is not bool:
+        raise _bad_arg('gru', 'train', 8, 'bool', train)
+    if bidirectional.__class__ is not bool:
+        raise _bad_arg('gru', 'bidirectional', 9, 'bool', bidirectional)
+    return None
+
+_gru_errs = ((9, 9, _gru_e0), (9, 9, _gru_e1),)
+_gru_ovs = ((_gru_c0, _gru_b0), (_gru_c1, _gru_b1),)
+_gru_sigs = ('(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', '(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)')
+
+def gru(*args, **kwargs):
+    best = None
+    for c, b in _gru_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _gru_errs if lo <= _n <= hi]
+    if len(_p) == 1 and _p[0] is not None:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            _m = str(_e)
+            if not _m.startswith('_gru_e'):
+                raise _e from None
+            raise _unbound_call('gru', _p[0], args, kwargs, _m) from None
+    raise _no_match('gru', args, kwargs, _gru_sigs, False)
+
+def _rnn_tanh_c0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(hx, TensorImpl):
+        return None
+    if not isinstance(params, (list, tuple)):
+        return None
+    if not isinstance(has_biases, bool):
+        return None
+    if not _is_int(num_layers):
+        return None
+    if not _is_real(dropout):
+        return None
+    if not isinstance(train, bool):
+        return None
+    if not isinstance(bidirectional, bool):
+        return None
+    if not isinstance(batch_first, bool):
+        return None
+    return s
+
+def _rnn_tanh_b0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    return _op_rnn_tanh_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+
+def _rnn_tanh_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    s = 0
+    if not isinstance(data, TensorImpl):
+        return None
+    if not isinstance(batch_sizes, TensorImpl):
+        return None
+    if not isinstance(hx, TensorImpl):
+        return None
+    if not isinstance(params, (list, tuple)):
+        return None
+    if not isinstance(has_biases, bool):
+        return None
+    if not _is_int(num_layers):
+        return None
+    if not _is_real(dropout):
+        return None
+    if not isinstance(train, bool):
+        return None
+    if not isinstance(bidirectional, bool):
+        return None
+    return s
+
+def _rnn_tanh_b1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    return _op_rnn_tanh_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+def _rnn_tanh_e0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh', 'input', 1, 'Tensor', input)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh', 'hx', 2, 'Tensor', hx)
+    if not _is_tensorlist(params):
+        _bad_tensorlist('rnn_tanh', 'params', 3, params)
+    if has_biases.__class__ is not bool:
+        raise _bad_arg('rnn_tanh', 'has_biases', 4, 'bool', has_biases)
+    if num_layers.__class__ is not int and not _is_int(num_layers):
+        raise _bad_arg('rnn_tanh', 'num_layers', 5, 'int', num_layers)
+    if dropout.__class__ is not float and not _is_double(dropout):
+        raise _bad_arg('rnn_tanh', 'dropout', 6, 'float', dropout)
+    if train.__class__ is not bool:
+        raise _bad_arg('rnn_tanh', 'train', 7, 'bool', train)
+    if bidirectional.__class__ is not bool:
+        raise _bad_arg('rnn_tanh', 'bidirectional', 8, 'bool', bidirectional)
+    if batch_first.__class__ is not bool:
+        raise _bad_arg('rnn_tanh', 'batch_first', 9, 'bool', batch_first)
+    return None
+
+def _rnn_tanh_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    if data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh', 'data', 1, 'Tensor', data)
+    if batch_sizes.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh', 'batch_sizes', 2, 'Tensor', batch_sizes)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_tanh', 'hx', 3, 'Tensor', hx)
+    if not _is_tensorlist(params):
+        _bad_tensorlist('rnn_tanh', 'params', 4, params)
+    if has_biases.__class__ is not bool:
+        raise _bad_arg('rnn_tanh', 'has_biases', 5, 'bool', has_biases)
+    if num_layers.__class__ is not int and not _is_int(num_layers):
+        raise _bad_arg('rnn_tanh', 'num_layers', 6, 'int', num_layers)
+    if dropout.__class__ is not float and not _is_double(dropout):
+        raise _bad_arg('rnn_tanh', 'dropout', 7, 'float', dropout)
+    if train.__class__ is not bool:
+        raise _bad_arg('rnn_tanh', 'train', 8, 'bool', train)
+    if bidirectional.__class__ is not bool:
+        raise _bad_arg('rnn_tanh', 'bidirectional', 9, 'bool', bidirectional)
+    return None
+
+_rnn_tanh_errs = ((9, 9, _rnn_tanh_e0), (9, 9, _rnn_tanh_e1),)
+_rnn_tanh_ovs = ((_rnn_tanh_c0, _rnn_tanh_b0), (_rnn_tanh_c1, _rnn_tanh_b1),)
+_rnn_tanh_sigs = ('(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', '(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)')
+
+def rnn_tanh(*args, **kwargs):
+    best = None
+    for c, b in _rnn_tanh_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _rnn_tanh_errs if lo <= _n <= hi]
+    if len(_p) == 1 and _p[0] is not None:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            _m = str(_e)
+            if not _m.startswith('_rnn_tanh_e'):
+                raise _e from None
+            raise _unbound_call('rnn_tanh', _p[0], args, kwargs, _m) from None
+    raise _no_match('rnn_tanh', args, kwargs, _rnn_tanh_sigs, False)
+
+def _rnn_relu_c0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    s = 0
+    if not isinstance(input, TensorImpl):
+        return None
+    if not isinstance(hx, TensorImpl):
+        return None
+    if not isinstance(params, (list, tuple)):
+        return None
+    if not isinstance(has_biases, bool):
+        return None
+    if not _is_int(num_layers):
+        return None
+    if not _is_real(dropout):
+        return None
+    if not isinstance(train, bool):
+        return None
+    if not isinstance(bidirectional, bool):
+        return None
+    if not isinstance(batch_first, bool):
+        return None
+    return s
+
+def _rnn_relu_b0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    return _op_rnn_relu_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+
+def _rnn_relu_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    s = 0
+    if not isinstance(data, TensorImpl):
+        return None
+    if not isinstance(batch_sizes, TensorImpl):
+        return None
+    if not isinstance(hx, TensorImpl):
+        return None
+    if not isinstance(params, (list, tuple)):
+        return None
+    if not isinstance(has_biases, bool):
+        return None
+    if not _is_int(num_layers):
+        return None
+    if not _is_real(dropout):
+        return None
+    if not isinstance(train, bool):
+        return None
+    if not isinstance(bidirectional, bool):
+        return None
+    return s
+
+def _rnn_relu_b1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    return _op_rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+
+def _rnn_relu_e0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu', 'input', 1, 'Tensor', input)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu', 'hx', 2, 'Tensor', hx)
+    if not _is_tensorlist(params):
+        _bad_tensorlist('rnn_relu', 'params', 3, params)
+    if has_biases.__class__ is not bool:
+        raise _bad_arg('rnn_relu', 'has_biases', 4, 'bool', has_biases)
+    if num_layers.__class__ is not int and not _is_int(num_layers):
+        raise _bad_arg('rnn_relu', 'num_layers', 5, 'int', num_layers)
+    if dropout.__class__ is not float and not _is_double(dropout):
+        raise _bad_arg('rnn_relu', 'dropout', 6, 'float', dropout)
+    if train.__class__ is not bool:
+        raise _bad_arg('rnn_relu', 'train', 7, 'bool', train)
+    if bidirectional.__class__ is not bool:
+        raise _bad_arg('rnn_relu', 'bidirectional', 8, 'bool', bidirectional)
+    if batch_first.__class__ is not bool:
+        raise _bad_arg('rnn_relu', 'batch_first', 9, 'bool', batch_first)
+    return None
+
+def _rnn_relu_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    if data.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu', 'data', 1, 'Tensor', data)
+    if batch_sizes.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu', 'batch_sizes', 2, 'Tensor', batch_sizes)
+    if hx.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('rnn_relu', 'hx', 3, 'Tensor', hx)
+    if not _is_tensorlist(params):
+        _bad_tensorlist('rnn_relu', 'params', 4, params)
+    if has_biases.__class__ is not bool:
+        raise _bad_arg('rnn_relu', 'has_biases', 5, 'bool', has_biases)
+    if num_layers.__class__ is not int and not _is_int(num_layers):
+        raise _bad_arg('rnn_relu', 'num_layers', 6, 'int', num_layers)
+    if dropout.__class__ is not float and not _is_double(dropout):
+        raise _bad_arg('rnn_relu', 'dropout', 7, 'float', dropout)
+    if train.__class__ is not bool:
+        raise _bad_arg('rnn_relu', 'train', 8, 'bool', train)
+    if bidirectional.__class__ is not bool:
+        raise _bad_arg('rnn_relu', 'bidirectional', 9, 'bool', bidirectional)
+    return None
+
+_rnn_relu_errs = ((9, 9, _rnn_relu_e0), (9, 9, _rnn_relu_e1),)
+_rnn_relu_ovs = ((_rnn_relu_c0, _rnn_relu_b0), (_rnn_relu_c1, _rnn_relu_b1),)
+_rnn_relu_sigs = ('(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', '(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)')
+
+def rnn_relu(*args, **kwargs):
+    best = None
+    for c, b in _rnn_relu_ovs:
+        try:
+            s = c(*args, **kwargs)
+        except TypeError:
+            continue
+        if s == 0:
+            return b(*args, **kwargs)
+        if s is not None and best is None:
+            best = b
+    if best is not None:
+        return best(*args, **kwargs)
+    _n = len(args) + len(kwargs)
+    _p = [e for lo, hi, e in _rnn_relu_errs if lo <= _n <= hi]
+    if len(_p) == 1 and _p[0] is not None:
+        try:
+            _p[0](*args, **kwargs)
+        except TypeError as _e:
+            _m = str(_e)
+            if not _m.startswith('_rnn_relu_e'):
+                raise _e from None
+            raise _unbound_call('rnn_relu', _p[0], args, kwargs, _m) from None
+    raise _no_match('rnn_relu', args, kwargs, _rnn_relu_sigs, False)
 
 def cumsum(input, dim, *, dtype=None, out=None):
     if input.__class__ not in _TENSOR_TYPES:
@@ -15428,6 +16002,17 @@ def squeeze(*args, **kwargs):
             raise _unbound_call('squeeze', _p[0], args, kwargs, _m) from None
     raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
 
+def as_strided_(input, size, stride, storage_offset=None):
+    if input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('as_strided_', 'input', 1, 'Tensor', input)
+    if not _is_intseq(size):
+        raise _bad_arg('as_strided_', 'size', 2, 'tuple of ints', size)
+    if not _is_intseq(stride):
+        raise _bad_arg('as_strided_', 'stride', 3, 'tuple of ints', stride)
+    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+        raise _bad_arg('as_strided_', 'storage_offset', 4, 'int', storage_offset)
+    return _op_as_strided__default(input, size, stride, storage_offset)
+
 def flatten(input, start_dim=0, end_dim=-1):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('flatten', 'input', 1, 'Tensor', input)
@@ -16727,4 +17312,4 @@ def alias_copy(input, *, out=None):
             return _k(input)
     return _op_alias_copy_default(input)
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_trilinear', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addr', 'adjoint', 'affine_grid_generator', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu_cell', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_conj', '_ctc_loss', '_embedding_bag', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', '_linalg_eigh', '_linalg_svd', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_neg_view', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_standard_gamma', '_standard_gamma_grad', '_to_copy', '_trilinear', '_unique2', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'binomial', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'frobenius_norm', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'nuclear_norm', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']

@@ -98,6 +98,7 @@ _op_argsort_default, _c_argsort_default = _lazy(_G, '_op_argsort_default', 'aten
 _op_argsort_stable, _c_argsort_stable = _lazy(_G, '_op_argsort_stable', 'aten', 'argsort', 'stable')
 _op_argsort_stable_out, _c_argsort_stable_out = _lazy(_G, '_op_argsort_stable_out', 'aten', 'argsort', 'stable_out')
 _op_argwhere_default, _c_argwhere_default = _lazy(_G, '_op_argwhere_default', 'aten', 'argwhere', 'default')
+_op_as_strided__default, _c_as_strided__default = _lazy(_G, '_op_as_strided__default', 'aten', 'as_strided_', 'default')
 _op_as_strided_default, _c_as_strided_default = _lazy(_G, '_op_as_strided_default', 'aten', 'as_strided', 'default')
 _op_as_strided_scatter_default, _c_as_strided_scatter_default = _lazy(_G, '_op_as_strided_scatter_default', 'aten', 'as_strided_scatter', 'default')
 _op_asin__default, _c_asin__default = _lazy(_G, '_op_asin__default', 'aten', 'asin_', 'default')
@@ -643,6 +644,7 @@ _op_repeat_interleave_self_int, _c_repeat_interleave_self_int = _lazy(_G, '_op_r
 _op_reshape_as_default, _c_reshape_as_default = _lazy(_G, '_op_reshape_as_default', 'aten', 'reshape_as', 'default')
 _op_reshape_default, _c_reshape_default = _lazy(_G, '_op_reshape_default', 'aten', 'reshape', 'default')
 _op_resize__default, _c_resize__default = _lazy(_G, '_op_resize__default', 'aten', 'resize_', 'default')
+_op_resize_as__default, _c_resize_as__default = _lazy(_G, '_op_resize_as__default', 'aten', 'resize_as_', 'default')
 _op_resolve_conj_default, _c_resolve_conj_default = _lazy(_G, '_op_resolve_conj_default', 'aten', 'resolve_conj', 'default')
 _op_resolve_neg_default, _c_resolve_neg_default = _lazy(_G, '_op_resolve_neg_default', 'aten', 'resolve_neg', 'default')
 _op_roll_default, _c_roll_default = _lazy(_G, '_op_roll_default', 'aten', 'roll', 'default')
@@ -977,6 +979,19 @@ def _m_resize_(self, *_va, size=None, memory_format=None):
                         return _k(self, size)
         return _op_resize__default(self, size)
     return _op_resize__default(self, size, memory_format=memory_format)
+
+def _m_resize_as_(self, the_template, *, memory_format=None):
+    if the_template.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('resize_as_', 'the_template', 1, 'Tensor', the_template)
+    if memory_format is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= the_template._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            if _k is not None:
+                return _k(self, the_template)
+        return _op_resize_as__default(self, the_template)
+    return _op_resize_as__default(self, the_template, memory_format=memory_format)
 
 def __m_fill__c0(self, value):
     s = 0
@@ -10486,6 +10501,15 @@ def _m_transpose_(self, dim0, dim1):
             return _k(self, dim0, dim1)
     return _op_transpose__default(self, dim0, dim1)
 
+def _m_as_strided_(self, size, stride, storage_offset=None):
+    if not _is_intseq(size):
+        raise _bad_arg('as_strided_', 'size', 1, 'tuple of ints', size)
+    if not _is_intseq(stride):
+        raise _bad_arg('as_strided_', 'stride', 2, 'tuple of ints', stride)
+    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+        raise _bad_arg('as_strided_', 'storage_offset', 3, 'int', storage_offset)
+    return _op_as_strided__default(self, size, stride, storage_offset)
+
 def _m_t_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
@@ -11456,6 +11480,7 @@ class TensorMethods:
     argsort = _m_argsort
     argwhere = _m_argwhere
     as_strided = _m_as_strided
+    as_strided_ = _m_as_strided_
     as_strided_scatter = _m_as_strided_scatter
     asin = _m_asin
     asin_ = _m_asin_
@@ -11754,6 +11779,7 @@ class TensorMethods:
     reshape = _m_reshape
     reshape_as = _m_reshape_as
     resize_ = _m_resize_
+    resize_as_ = _m_resize_as_
     resolve_conj = _m_resolve_conj
     resolve_neg = _m_resolve_neg
     roll = _m_roll

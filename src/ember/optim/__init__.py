@@ -14,6 +14,8 @@ from .radam import RAdam  # noqa: F401
 from .rmsprop import RMSprop  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
+from .muon import Muon  # noqa: F401
+from ._stateless import swap_in_optimizer_params_and_state  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 from . import swa_utils  # noqa: F401

@@ -1567,6 +1567,65 @@ def as_strided(self, size, stride, storage_offset=None):
 _self_as_strided = as_strided   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
+class AsStridedBackward1(_Node):
+    _op_name = 'aten::as_strided_'
+    _complex = 'conj'
+
+    def apply(_n, grads):
+        grad = grads[0]
+        _e = _n.next_edges
+        _r0 = None
+        if _e[0] is not None:
+            self_sym_sizes = _n.s_self_sym_sizes
+            self_sym_storage_offset = _n.s_self_sym_storage_offset
+            self_sym_strides = _n.s_self_sym_strides
+            size = _n.s_size
+            storage_offset = _n.s_storage_offset
+            stride = _n.s_stride
+            _r0 = as_strided_backward(grad, self_sym_sizes, self_sym_strides, self_sym_storage_offset, size, stride, storage_offset)
+        return [_r0]
+
+    def release_variables(_n):
+        _n._released = True
+
+
+_OP_as_strided_ = getattr(_aten.as_strided_, 'default')
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    if _FW[0] and _fw_has((self, )):
+        _fw_unsupported('as_strided_')
+    _check_inplace(self)
+    _g0 = _getattr(self, '_requires_grad', False)
+    _need = _g0
+    if not _need:
+        return _OP_as_strided_.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
+    _n = _new(AsStridedBackward1)
+    _n._sequence_nr = _next_seq()
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if _g0:
+        _n.s_self_sym_sizes = self._size
+    if _g0:
+        _n.s_self_sym_storage_offset = self._offset
+    if _g0:
+        _n.s_self_sym_strides = self.stride()
+    if _g0:
+        _n.s_size = size
+    if _g0:
+        _n.s_storage_offset = storage_offset
+    if _g0:
+        _n.s_stride = stride
+    _res = _OP_as_strided_.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
+    _set_history(self, _n)
+    return _res
+
+
+_self_as_strided_ = as_strided_   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
+
+
 class UnbindBackward0(_Node):
     _op_name = 'aten::unbind.int'
     _complex = 'conj'

@@ -254,6 +254,8 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     axes, shape = reduce_spec(self, dim, keepdim, "linalg.vector_norm")
     a = np.abs(self._np.astype(np.result_type(self._np.dtype, rdt._np) if dtype is not None else self._np.dtype,
                                copy=False))
+    if a.dtype.itemsize < 4 and a.dtype.kind in "fV":     # half precision: computed in float32, as torch does
+        a = a.astype(np.float32)
     if a.ndim == 0:
         a, axes = a.reshape(1), (0,)
     if a.size == 0 and ord in (float("inf"), float("-inf")) and builtins.any(a.shape[i] == 0 for i in axes):

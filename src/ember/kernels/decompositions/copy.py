@@ -41,3 +41,14 @@ def to_dtype_layout(self, dtype=None, layout=None, device=None, pin_memory=None,
     if format_name(layout) not in (None, "strided"):
         raise RuntimeError(f"to(): layout {layout} is not supported by ember (strided only)")
     return _to_impl(self, dtype, device, copy, memory_format)
+
+
+def resize_as_(self, the_template, *, memory_format=None):
+    """torch's resize_as_: self resized to the template's sizes; with memory_format, restrided to it
+    (preserve_format: the template's own layout, channels_last when the template is)."""
+    if self.requires_grad:              # torch's VariableType check, whatever the grad mode
+        raise RuntimeError("cannot resize variables that require grad")
+    if memory_format == "preserve_format":
+        memory_format = ("channels_last" if the_template.dim() == 4 and not the_template.is_contiguous()
+                         and the_template.is_contiguous(memory_format="channels_last") else "contiguous_format")
+    return aten.resize_.default(self, list(the_template.shape), memory_format=memory_format)

@@ -414,6 +414,11 @@ def _take_geometry(self, view):
     return self
 
 
+def as_strided_(self, size, stride, storage_offset=None):
+    """self takes the geometry as_strided gives (torch's in-place as_strided_)."""
+    return _take_geometry(self, as_strided(self, size, stride, storage_offset))
+
+
 def squeeze_(self):
     return _take_geometry(self, squeeze(self))
 
