@@ -14256,7 +14256,7 @@ def _lstm_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, tra
 
 _lstm_errs = ((9, 9, _lstm_e0), (9, 9, _lstm_e1),)
 _lstm_ovs = ((_lstm_c0, _lstm_b0), (_lstm_c1, _lstm_b1),)
-_lstm_sigs = ('(Tensor input, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', '(Tensor data, Tensor batch_sizes, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)')
+_lstm_sigs = ('(Tensor data, Tensor batch_sizes, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def lstm(*args, **kwargs):
     best = None
@@ -14377,7 +14377,7 @@ def _gru_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, trai
 
 _gru_errs = ((9, 9, _gru_e0), (9, 9, _gru_e1),)
 _gru_ovs = ((_gru_c0, _gru_b0), (_gru_c1, _gru_b1),)
-_gru_sigs = ('(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', '(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)')
+_gru_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def gru(*args, **kwargs):
     best = None
@@ -14498,7 +14498,7 @@ def _rnn_tanh_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout,
 
 _rnn_tanh_errs = ((9, 9, _rnn_tanh_e0), (9, 9, _rnn_tanh_e1),)
 _rnn_tanh_ovs = ((_rnn_tanh_c0, _rnn_tanh_b0), (_rnn_tanh_c1, _rnn_tanh_b1),)
-_rnn_tanh_sigs = ('(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', '(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)')
+_rnn_tanh_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def rnn_tanh(*args, **kwargs):
     best = None
@@ -14619,7 +14619,7 @@ def _rnn_relu_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout,
 
 _rnn_relu_errs = ((9, 9, _rnn_relu_e0), (9, 9, _rnn_relu_e1),)
 _rnn_relu_ovs = ((_rnn_relu_c0, _rnn_relu_b0), (_rnn_relu_c1, _rnn_relu_b1),)
-_rnn_relu_sigs = ('(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)', '(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)')
+_rnn_relu_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def rnn_relu(*args, **kwargs):
     best = None
