@@ -39,9 +39,10 @@ def _sha(path):
 
 
 def _tree(root):
-    """The files and dirs under root, relative, sorted."""
+    """The files and dirs under root, relative, sorted (without the bytecode importing hubconf.py may write)."""
     out = []
     for d, dirs, files in os.walk(root):
+        dirs[:] = [n for n in dirs if n != "__pycache__"]
         out += [os.path.relpath(os.path.join(d, n), root) for n in dirs + files]
     return sorted(out)
 
@@ -524,3 +525,32 @@ def test_github_validation_rejects_a_ref_the_repo_lacks(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"Cannot find feature in https://github.com/someone/repo\. If it's a commit "
                                          r"from a forked repo, please call hub.load\(\) with forked repo directly\."):
         ehub._validate_not_a_forked_repo("someone", "repo", "feature")
+
+
+@pytest.mark.parity
+def test_github_ambiguous_ref_takes_the_branch_like_torch(torch, tmp_path, monkeypatch, capsys):
+    """github answers 300 for a ref that is both a tag and a branch: warn, then fetch refs/heads/<ref>."""
+    import torch.hub as thub
+    from urllib.error import HTTPError
+    zpath = _github_zip(tmp_path)
+    urls = {}
+    for name, hub in (("e", ehub), ("t", thub)):
+        urls[name] = []
+
+        def fake_download(url, dst, hash_prefix=None, progress=True, seen=urls[name]):
+            seen.append(url)
+            if "refs/heads" not in url:
+                raise HTTPError(url, 300, "Multiple Choices", {}, None)
+            with open(dst, "wb") as f:
+                f.write(zpath.read_bytes())
+        monkeypatch.setattr(hub, "download_url_to_file", fake_download)
+        hub.set_dir(str(tmp_path / f"hub_{name}"))
+        _forget_helper()
+        with pytest.warns(UserWarning, match="The ref v2 is ambiguous. Perhaps it is both a tag and a branch"):
+            assert hub.list("pytorch/demo:v2", skip_validation=True) == ["Builder", "tiny"]
+        assert _tree(tmp_path / f"hub_{name}") == ["pytorch_demo_v2", "pytorch_demo_v2/helper_mod.py",
+                                                   "pytorch_demo_v2/hubconf.py", "trusted_list"]
+    _forget_helper()
+    capsys.readouterr()
+    assert urls["e"] == urls["t"] == ["https://github.com/pytorch/demo/zipball/v2",
+                                      "https://github.com/pytorch/demo/zipball/refs/heads/v2"]
