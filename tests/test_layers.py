@@ -41,7 +41,7 @@ LAYERS = [
             "ember.distributions",
             "ember.cuda", "ember.backends", "ember.cpu", "ember.accelerator", "ember.random", "ember.profiler",
             "ember.multiprocessing", "ember.types"]),
-    ("serialization", ["ember.serialization", "ember.utils.safetensors"]),
+    ("serialization", ["ember.serialization", "ember.utils.safetensors", "ember.hub"]),
     ("compiler", ["ember.fx", "ember._dynamo", "ember._functorch", "ember._inductor", "ember.compiler", "ember._decomp",
                   "ember._subclasses", "ember.jit", "ember.onnx"]),
     ("distributed", ["ember.distributed"]),

@@ -67,7 +67,6 @@ contiguous_format, preserve_format, channels_last, channels_last_3d, legacy_cont
 strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn, jagged = (
     _LAYOUTS["strided"], _LAYOUTS["sparse_coo"], _LAYOUTS["sparse_csr"], _LAYOUTS["sparse_csc"],
     _LAYOUTS["sparse_bsr"], _LAYOUTS["sparse_bsc"], _LAYOUTS["_mkldnn"], _LAYOUTS["jagged"])
-__version__ = "0.1.0"
 pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None
 
 # Subpackages imported on first access, with torch's names. Adding one is one entry here; an entry whose
@@ -76,10 +75,11 @@ _LAZY_SUBMODULES = (
     "nn", "optim", "autograd", "utils", "library", "testing", "serialization", "linalg", "func", "return_types",
     "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
     "cuda", "backends", "onnx", "jit", "amp", "version", "fft", "special", "cpu", "accelerator", "random",
-    "profiler", "multiprocessing", "types", "torch_version", "signal",
+    "profiler", "multiprocessing", "types", "torch_version", "signal", "hub",
 )
 _LAZY_MODULES = {"_nn": "ember._generated.nn_functions", "_linalg": "ember._generated.linalg_functions"}
-_LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
+# __version__ is a TorchVersion (torch's str subclass): lazy, its comparisons import packaging
+_LAZY_ATTRS = {"__version__": ("ember.torch_version", "__version__"), "save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
                "compile": ("ember.compiler", "compile"), "vmap": ("ember.func", "vmap"),
                "autocast": ("ember.amp", "autocast"), "GradScaler": ("ember.amp", "GradScaler"),
                **{n: ("ember.autograd.anomaly_mode", n) for n in (
