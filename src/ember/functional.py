@@ -646,7 +646,7 @@ def gradient(input, *args, spacing=None, dim=None, edge_order=1):
         kw = {k: v for k, v, d in (("spacing", spacing, None), ("dim", dim, None), ("edge_order", edge_order, 1))
               if v is not d}
         err = _ap._no_match("gradient", (input,) + args, kw, _GRADIENT_SIGS, False)
-        return TypeError(str(err) + "\n")       # torch's listing of several signatures ends with a newline
+        return TypeError(str(err))
 
     if args or not isinstance(input, Tensor) or not _ap._is_int(edge_order):
         raise no_match()
