@@ -73,3 +73,22 @@ def test_a_sparse_layout_is_refused_as_torch(torch):
         except RuntimeError as e:
             msgs.append(str(e))
     assert len(msgs) == 2 and msgs[0] == msgs[1]
+
+
+def test_formats_and_layouts_pass_through_tracing_and_compile():
+    """memory formats are graph constants: make_fx records them and prints them by name; ember.compile takes them
+    as arguments (guarded by value) and from globals."""
+    from ember.fx.experimental.proxy_tensor import make_fx
+
+    def f(x, mf):
+        return x.clone(memory_format=mf) * 2 + ember.zeros_like(x, layout=ember.strided)
+
+    x = ember.randn(1, 2, 3, 4)
+    g = make_fx(lambda t: f(t, ember.channels_last))(x)
+    assert "memory_format = ember.channels_last" in g.code and "layout = ember.strided" in g.code
+    assert g(x).stride() == f(x, ember.channels_last).stride() == (24, 1, 8, 2)
+    ember._dynamo.reset()
+    cf = ember.compile(f, backend="eager", fullgraph=True)
+    for mf in (ember.channels_last, ember.contiguous_format, ember.channels_last):
+        assert cf(x, mf).stride() == f(x, mf).stride()
+        assert ember.equal(cf(x, mf), f(x, mf))
