@@ -1024,7 +1024,8 @@ __m_fill__errs = ((1, 1, __m_fill__e0), (1, 1, __m_fill__e1),)
 __m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
 __m_fill__sigs = ('(Number value)', '(Tensor value)')
 
-def _m_fill_(*args, **kwargs):
+def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_fill__ovs:
         try:
@@ -1335,7 +1336,8 @@ __m_div_errs = ((1, 2, __m_div_e0), (2, 3, __m_div_e1),)
 __m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
 __m_div_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str rounding_mode, Tensor out = None)')
 
-def _m_div(*args, **kwargs):
+def _m_div(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_div_ovs:
         try:
@@ -1406,7 +1408,8 @@ __m_div__errs = ((1, 1, __m_div__e0), (2, 2, __m_div__e1),)
 __m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
 __m_div__sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
-def _m_div_(*args, **kwargs):
+def _m_div_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_div__ovs:
         try:
@@ -1559,7 +1562,8 @@ __m_float_power__errs = ((1, 1, __m_float_power__e0), (1, 1, __m_float_power__e1
 __m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_power__c1, __m_float_power__b1),)
 __m_float_power__sigs = ('(Number exponent)', '(Tensor exponent)')
 
-def _m_float_power_(*args, **kwargs):
+def _m_float_power_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_float_power__ovs:
         try:
@@ -1650,7 +1654,8 @@ __m_pow__errs = ((1, 1, __m_pow__e0), (1, 1, __m_pow__e1),)
 __m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
 __m_pow__sigs = ('(Number exponent)', '(Tensor exponent)')
 
-def _m_pow_(*args, **kwargs):
+def _m_pow_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_pow__ovs:
         try:
@@ -2377,9 +2382,10 @@ __m_clamp_errs = ((0, 3, __m_clamp_e0), (0, 3, __m_clamp_e1),)
 __m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
 __m_clamp_sigs = ('(Number min = None, Number max = None, *, Tensor out = None)', '(Tensor min = None, Tensor max = None, *, Tensor out = None)')
 
-def _m_clamp(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_clamp_b0(args[0])
+def _m_clamp(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_clamp_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_ovs:
         try:
@@ -2465,9 +2471,10 @@ __m_clamp__errs = ((0, 2, __m_clamp__e0), (0, 2, __m_clamp__e1),)
 __m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1),)
 __m_clamp__sigs = ('(Number min = None, Number max = None)', '(Tensor min = None, Tensor max = None)')
 
-def _m_clamp_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_clamp__b0(args[0])
+def _m_clamp_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_clamp__b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp__ovs:
         try:
@@ -2546,7 +2553,8 @@ __m_clamp_min_errs = ((1, 2, __m_clamp_min_e0), (1, 2, __m_clamp_min_e1),)
 __m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __m_clamp_min_b1),)
 __m_clamp_min_sigs = ('(Number min, *, Tensor out = None)', '(Tensor min, *, Tensor out = None)')
 
-def _m_clamp_min(*args, **kwargs):
+def _m_clamp_min(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_min_ovs:
         try:
@@ -2625,7 +2633,8 @@ __m_clamp_max_errs = ((1, 2, __m_clamp_max_e0), (1, 2, __m_clamp_max_e1),)
 __m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __m_clamp_max_b1),)
 __m_clamp_max_sigs = ('(Number max, *, Tensor out = None)', '(Tensor max, *, Tensor out = None)')
 
-def _m_clamp_max(*args, **kwargs):
+def _m_clamp_max(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_max_ovs:
         try:
@@ -2936,9 +2945,16 @@ __m_round_errs = ((0, 1, __m_round_e0), (1, 2, __m_round_e1),)
 __m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
 __m_round_sigs = ('(*, Tensor out = None)', '(*, int decimals, Tensor out = None)')
 
-def _m_round(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_round_b0(args[0])
+def _m_round(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_round_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_round_ovs:
         try:
@@ -2995,9 +3011,16 @@ __m_round__errs = ((0, 0, __m_round__e0), (1, 1, __m_round__e1),)
 __m_round__ovs = ((__m_round__c0, __m_round__b0), (__m_round__c1, __m_round__b1),)
 __m_round__sigs = ('()', '(*, int decimals)')
 
-def _m_round_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_round__b0(args[0])
+def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_round__b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_round__ovs:
         try:
@@ -3530,7 +3553,8 @@ __m_lerp_errs = ((2, 3, __m_lerp_e0), (2, 3, __m_lerp_e1),)
 __m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
 __m_lerp_sigs = ('(Tensor end, Number weight, *, Tensor out = None)', '(Tensor end, Tensor weight, *, Tensor out = None)')
 
-def _m_lerp(*args, **kwargs):
+def _m_lerp(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_lerp_ovs:
         try:
@@ -3611,7 +3635,8 @@ __m_lerp__errs = ((2, 2, __m_lerp__e0), (2, 2, __m_lerp__e1),)
 __m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
 __m_lerp__sigs = ('(Tensor end, Number weight)', '(Tensor end, Tensor weight)')
 
-def _m_lerp_(*args, **kwargs):
+def _m_lerp_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_lerp__ovs:
         try:
@@ -3908,7 +3933,8 @@ __m_clamp_min__errs = ((1, 1, __m_clamp_min__e0), (1, 1, __m_clamp_min__e1),)
 __m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0), (__m_clamp_min__c1, __m_clamp_min__b1),)
 __m_clamp_min__sigs = ('(Number min)', '(Tensor min)')
 
-def _m_clamp_min_(*args, **kwargs):
+def _m_clamp_min_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_min__ovs:
         try:
@@ -3979,7 +4005,8 @@ __m_clamp_max__errs = ((1, 1, __m_clamp_max__e0), (1, 1, __m_clamp_max__e1),)
 __m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0), (__m_clamp_max__c1, __m_clamp_max__b1),)
 __m_clamp_max__sigs = ('(Number max)', '(Tensor max)')
 
-def _m_clamp_max_(*args, **kwargs):
+def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_max__ovs:
         try:
@@ -4615,9 +4642,10 @@ __m_clip_errs = ((0, 3, __m_clip_e0), (0, 3, __m_clip_e1),)
 __m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
 __m_clip_sigs = ('(Number min = None, Number max = None, *, Tensor out = None)', '(Tensor min = None, Tensor max = None, *, Tensor out = None)')
 
-def _m_clip(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_clip_b0(args[0])
+def _m_clip(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_clip_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clip_ovs:
         try:
@@ -4703,9 +4731,10 @@ __m_clip__errs = ((0, 2, __m_clip__e0), (0, 2, __m_clip__e1),)
 __m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
 __m_clip__sigs = ('(Number min = None, Number max = None)', '(Tensor min = None, Tensor max = None)')
 
-def _m_clip_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_clip__b0(args[0])
+def _m_clip_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_clip__b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clip__ovs:
         try:
@@ -4797,7 +4826,8 @@ __m_subtract_errs = ((1, 3, __m_subtract_e0), (1, 2, __m_subtract_e1),)
 __m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_subtract_b1),)
 __m_subtract_sigs = ('(Tensor other, *, Number alpha = 1, Tensor out = None)', '(Number other, Number alpha = 1)')
 
-def _m_subtract(*args, **kwargs):
+def _m_subtract(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_subtract_ovs:
         try:
@@ -4887,7 +4917,8 @@ __m_subtract__errs = ((1, 2, __m_subtract__e0), (1, 2, __m_subtract__e1),)
 __m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0), (__m_subtract__c1, __m_subtract__b1),)
 __m_subtract__sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
-def _m_subtract_(*args, **kwargs):
+def _m_subtract_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_subtract__ovs:
         try:
@@ -4998,7 +5029,8 @@ __m_divide_errs = ((1, 2, __m_divide_e0), (2, 3, __m_divide_e1),)
 __m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1),)
 __m_divide_sigs = ('(Tensor other, *, Tensor out = None)', '(Tensor other, *, str rounding_mode, Tensor out = None)')
 
-def _m_divide(*args, **kwargs):
+def _m_divide(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_divide_ovs:
         try:
@@ -5500,7 +5532,8 @@ __m_scatter_errs = ((3, 4, __m_scatter_e0), (3, 4, __m_scatter_e1), (4, 5, __m_s
 __m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatter_b1), (__m_scatter_c2, __m_scatter_b2), (__m_scatter_c3, __m_scatter_b3),)
 __m_scatter_sigs = ('(int dim, Tensor index, Tensor src, *, Tensor out = None)', '(int dim, Tensor index, Number value, *, Tensor out = None)', '(int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')
 
-def _m_scatter(*args, **kwargs):
+def _m_scatter(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_scatter_ovs:
         try:
@@ -5647,7 +5680,8 @@ __m_scatter__errs = ((3, 3, __m_scatter__e0), (3, 3, __m_scatter__e1), (4, 4, __
 __m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_scatter__b1), (__m_scatter__c2, __m_scatter__b2), (__m_scatter__c3, __m_scatter__b3),)
 __m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value, *, str reduce)')
 
-def _m_scatter_(*args, **kwargs):
+def _m_scatter_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_scatter__ovs:
         try:
@@ -5939,7 +5973,8 @@ __m_index_fill_errs = ((3, 3, __m_index_fill_e0), (3, 3, __m_index_fill_e1),)
 __m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
 __m_index_fill_sigs = ('(int dim, Tensor index, Number value)', '(int dim, Tensor index, Tensor value)')
 
-def _m_index_fill(*args, **kwargs):
+def _m_index_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_index_fill_ovs:
         try:
@@ -6032,7 +6067,8 @@ __m_index_fill__errs = ((3, 3, __m_index_fill__e0), (3, 3, __m_index_fill__e1),)
 __m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
 __m_index_fill__sigs = ('(int dim, Tensor index, Number value)', '(int dim, Tensor index, Tensor value)')
 
-def _m_index_fill_(*args, **kwargs):
+def _m_index_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_index_fill__ovs:
         try:
@@ -6113,7 +6149,8 @@ __m_masked_fill_errs = ((2, 2, __m_masked_fill_e0), (2, 2, __m_masked_fill_e1),)
 __m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
 __m_masked_fill_sigs = ('(Tensor mask, Number value)', '(Tensor mask, Tensor value)')
 
-def _m_masked_fill(*args, **kwargs):
+def _m_masked_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_masked_fill_ovs:
         try:
@@ -6194,7 +6231,8 @@ __m_masked_fill__errs = ((2, 2, __m_masked_fill__e0), (2, 2, __m_masked_fill__e1
 __m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
 __m_masked_fill__sigs = ('(Tensor mask, Number value)', '(Tensor mask, Tensor value)')
 
-def _m_masked_fill_(*args, **kwargs):
+def _m_masked_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_masked_fill__ovs:
         try:
@@ -7142,9 +7180,16 @@ __m_random__errs = ((2, 3, __m_random__e0), (1, 2, __m_random__e1), (0, 1, __m_r
 __m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
 __m_random__sigs = ('(int from, int to, *, ember.Generator generator = None)', '(int to, *, ember.Generator generator = None)', '(*, ember.Generator generator = None)')
 
-def _m_random_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_random__b2(args[0])
+def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_random__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_random__b2(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_random__ovs:
         try:
@@ -7230,9 +7275,16 @@ __m_bernoulli_errs = ((0, 2, __m_bernoulli_e0), (1, 2, __m_bernoulli_e1),)
 __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
 __m_bernoulli_sigs = ('(*, ember.Generator generator = None, Tensor out = None)', '(float p, *, ember.Generator generator = None)')
 
-def _m_bernoulli(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_bernoulli_b0(args[0])
+def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_bernoulli_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_bernoulli_ovs:
         try:
@@ -7393,9 +7445,16 @@ __m_sum_errs = ((0, 1, __m_sum_e0), (1, 4, __m_sum_e1),)
 __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
 __m_sum_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
-def _m_sum(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_sum_b0(args[0])
+def _m_sum(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_sum_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_sum_ovs:
         try:
@@ -7476,9 +7535,16 @@ __m_mean_errs = ((0, 2, __m_mean_e0), (1, 4, __m_mean_e1),)
 __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
 __m_mean_sigs = ('(*, ember.dtype dtype = None, Tensor out = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
-def _m_mean(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_mean_b0(args[0])
+def _m_mean(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_mean_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_mean_ovs:
         try:
@@ -7562,9 +7628,16 @@ __m_prod_errs = ((0, 1, __m_prod_e0), (1, 4, __m_prod_e1),)
 __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
 __m_prod_sigs = ('(*, ember.dtype dtype = None)', '(int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
-def _m_prod(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_prod_b0(args[0])
+def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_prod_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_prod_ovs:
         try:
@@ -7721,9 +7794,16 @@ __m_max_errs = ((0, 1, __m_max_e0), (1, 3, __m_max_e1), (1, 2, __m_max_e2),)
 __m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, __m_max_b2),)
 __m_max_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor other, *, Tensor out = None)')
 
-def _m_max(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_max_b0(args[0])
+def _m_max(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_max_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_max_ovs:
         try:
@@ -7821,9 +7901,16 @@ __m_min_errs = ((0, 1, __m_min_e0), (1, 3, __m_min_e1), (1, 2, __m_min_e2),)
 __m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, __m_min_b2),)
 __m_min_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)', '(Tensor other, *, Tensor out = None)')
 
-def _m_min(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_min_b0(args[0])
+def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_min_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_min_ovs:
         try:
@@ -7957,9 +8044,16 @@ __m_all_errs = ((0, 1, __m_all_e0), (1, 3, __m_all_e1), (0, 3, __m_all_e2),)
 __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
 __m_all_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
 
-def _m_all(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_all_b0(args[0])
+def _m_all(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_all_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_all_ovs:
         try:
@@ -8057,9 +8151,16 @@ __m_any_errs = ((0, 1, __m_any_e0), (1, 3, __m_any_e1), (0, 3, __m_any_e2),)
 __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
 __m_any_sigs = ('(*, Tensor out = None)', '(int dim, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)')
 
-def _m_any(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_any_b0(args[0])
+def _m_any(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_any_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_any_ovs:
         try:
@@ -8162,9 +8263,10 @@ __m_var_errs = ((0, 1, __m_var_e0), (1, 4, __m_var_e1), (0, 4, __m_var_e2),)
 __m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
 __m_var_sigs = ('(bool unbiased = True)', '(tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
 
-def _m_var(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_var_b0(args[0])
+def _m_var(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_var_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_var_ovs:
         try:
@@ -8267,9 +8369,10 @@ __m_std_errs = ((0, 1, __m_std_e0), (1, 4, __m_std_e1), (0, 4, __m_std_e2),)
 __m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
 __m_std_sigs = ('(bool unbiased = True)', '(tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)')
 
-def _m_std(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_std_b0(args[0])
+def _m_std(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_std_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_std_ovs:
         try:
@@ -8411,9 +8514,10 @@ __m_norm_errs = ((0, 1, __m_norm_e0), (2, 4, __m_norm_e1), (4, 5, __m_norm_e2), 
 __m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
 __m_norm_sigs = ('(Number p = 2)', '(Number p, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', '(Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype, Tensor out = None)', '(Number p, *, ember.dtype dtype)')
 
-def _m_norm(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_norm_b0(args[0])
+def _m_norm(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_norm_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_norm_ovs:
         try:
@@ -8516,19 +8620,19 @@ __m_count_nonzero_errs = ((1, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero
 __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
 __m_count_nonzero_sigs = ('(tuple of ints dim)', '(int dim = None)')
 
-def _m_count_nonzero(*args, **kwargs):
-    if not kwargs and len(args) > 1:
-        for _a in args[1:]:
+def _m_count_nonzero(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if _va and not kwargs:
+        for _a in _va:
             if _a.__class__ is not int:
                 break
         else:
-            _self = args[0]
-            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-                _ks = _self._ks
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
                 _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
-                    return _k(_self, args[1:])
-            return __m_count_nonzero_b0(*args)
+                    return _k(self, _va)
+            return __m_count_nonzero_b0(self, *_va)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_count_nonzero_ovs:
         try:
@@ -8598,9 +8702,16 @@ __m_median_errs = ((0, 0, __m_median_e0), (1, 3, __m_median_e1),)
 __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
 __m_median_sigs = ('()', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
-def _m_median(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_median_b0(args[0])
+def _m_median(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_median_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_median_ovs:
         try:
@@ -8670,9 +8781,16 @@ __m_nanmedian_errs = ((0, 0, __m_nanmedian_e0), (1, 3, __m_nanmedian_e1),)
 __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
 __m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
-def _m_nanmedian(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_nanmedian_b0(args[0])
+def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_nanmedian_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_nanmedian_ovs:
         try:
@@ -8865,9 +8983,10 @@ __m_histogram_errs = ((1, 4, __m_histogram_e0), (0, 5, __m_histogram_e1),)
 __m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __m_histogram_b1),)
 __m_histogram_sigs = ('(Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)', '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = None)')
 
-def _m_histogram(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_histogram_b1(args[0])
+def _m_histogram(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_histogram_b1(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_histogram_ovs:
         try:
@@ -9013,7 +9132,8 @@ __m_quantile_errs = ((1, 5, __m_quantile_e0), (1, 5, __m_quantile_e1),)
 __m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
 __m_quantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
-def _m_quantile(*args, **kwargs):
+def _m_quantile(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_quantile_ovs:
         try:
@@ -9101,7 +9221,8 @@ __m_nanquantile_errs = ((1, 5, __m_nanquantile_e0), (1, 5, __m_nanquantile_e1),)
 __m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
 __m_nanquantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
-def _m_nanquantile(*args, **kwargs):
+def _m_nanquantile(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_nanquantile_ovs:
         try:
@@ -9359,7 +9480,8 @@ __m_repeat_interleave_errs = ((1, 3, __m_repeat_interleave_e0), (1, 3, __m_repea
 __m_repeat_interleave_ovs = ((__m_repeat_interleave_c0, __m_repeat_interleave_b0), (__m_repeat_interleave_c1, __m_repeat_interleave_b1),)
 __m_repeat_interleave_sigs = ('(Tensor repeats, int dim = None, *, int output_size = None)', '(int repeats, int dim = None, *, int output_size = None)')
 
-def _m_repeat_interleave(*args, **kwargs):
+def _m_repeat_interleave(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_repeat_interleave_ovs:
         try:
@@ -9729,9 +9851,10 @@ __m_sort_errs = ((0, 3, __m_sort_e0), (1, 4, __m_sort_e1),)
 __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
 __m_sort_sigs = ('(int dim = -1, bool descending = False, *, tuple of Tensors out = None)', '(*, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)')
 
-def _m_sort(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_sort_b0(args[0])
+def _m_sort(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_sort_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_sort_ovs:
         try:
@@ -9810,9 +9933,10 @@ __m_argsort_errs = ((0, 2, __m_argsort_e0), (1, 4, __m_argsort_e1),)
 __m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
 __m_argsort_sigs = ('(int dim = -1, bool descending = False)', '(*, bool stable, int dim = -1, bool descending = False, Tensor out = None)')
 
-def _m_argsort(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_argsort_b0(args[0])
+def _m_argsort(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_argsort_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_argsort_ovs:
         try:
@@ -9967,19 +10091,19 @@ __m_view_errs = ((1, 1, __m_view_e0), (1, 1, __m_view_e1),)
 __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
 __m_view_sigs = ('(tuple of ints size)', '(ember.dtype dtype)')
 
-def _m_view(*args, **kwargs):
-    if not kwargs and len(args) > 1:
-        for _a in args[1:]:
+def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if _va and not kwargs:
+        for _a in _va:
             if _a.__class__ is not int:
                 break
         else:
-            _self = args[0]
-            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-                _ks = _self._ks
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
                 _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
-                    return _k(_self, args[1:])
-            return __m_view_b0(*args)
+                    return _k(self, _va)
+            return __m_view_b0(self, *_va)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_view_ovs:
         try:
@@ -10275,9 +10399,16 @@ __m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (1, 1, __m_s
 __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
 __m_squeeze_sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
-def _m_squeeze(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_squeeze_b0(args[0])
+def _m_squeeze(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_squeeze_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_squeeze_ovs:
         try:
@@ -10395,9 +10526,16 @@ __m_squeeze__errs = ((0, 0, __m_squeeze__e0), (1, 1, __m_squeeze__e1), (1, 1, __
 __m_squeeze__ovs = ((__m_squeeze__c0, __m_squeeze__b0), (__m_squeeze__c1, __m_squeeze__b1), (__m_squeeze__c2, __m_squeeze__b2),)
 __m_squeeze__sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
-def _m_squeeze_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_squeeze__b0(args[0])
+def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_squeeze__b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_squeeze__ovs:
         try:
@@ -10632,7 +10770,8 @@ __m_movedim_errs = ((2, 2, __m_movedim_e0), (2, 2, __m_movedim_e1),)
 __m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
 __m_movedim_sigs = ('(tuple of ints source, tuple of ints destination)', '(int source, int destination)')
 
-def _m_movedim(*args, **kwargs):
+def _m_movedim(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_movedim_ovs:
         try:
@@ -10705,7 +10844,8 @@ __m_moveaxis_errs = ((2, 2, __m_moveaxis_e0), (2, 2, __m_moveaxis_e1),)
 __m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0), (__m_moveaxis_c1, __m_moveaxis_b1),)
 __m_moveaxis_sigs = ('(tuple of ints source, tuple of ints destination)', '(int source, int destination)')
 
-def _m_moveaxis(*args, **kwargs):
+def _m_moveaxis(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_moveaxis_ovs:
         try:
@@ -10844,7 +10984,8 @@ __m_tensor_split_errs = ((1, 2, __m_tensor_split_e0), (1, 2, __m_tensor_split_e1
 __m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0), (__m_tensor_split_c1, __m_tensor_split_b1), (__m_tensor_split_c2, __m_tensor_split_b2),)
 __m_tensor_split_sigs = ('(int sections, int dim = 0)', '(tuple of ints indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)')
 
-def _m_tensor_split(*args, **kwargs):
+def _m_tensor_split(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_tensor_split_ovs:
         try:
@@ -10947,7 +11088,8 @@ __m_hsplit_errs = ((1, 1, __m_hsplit_e0), (1, 1, __m_hsplit_e1),)
 __m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1),)
 __m_hsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
-def _m_hsplit(*args, **kwargs):
+def _m_hsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_hsplit_ovs:
         try:
@@ -11050,7 +11192,8 @@ __m_vsplit_errs = ((1, 1, __m_vsplit_e0), (1, 1, __m_vsplit_e1),)
 __m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1),)
 __m_vsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
-def _m_vsplit(*args, **kwargs):
+def _m_vsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_vsplit_ovs:
         try:
@@ -11153,7 +11296,8 @@ __m_dsplit_errs = ((1, 1, __m_dsplit_e0), (1, 1, __m_dsplit_e1),)
 __m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1),)
 __m_dsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
-def _m_dsplit(*args, **kwargs):
+def _m_dsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_dsplit_ovs:
         try:
