@@ -734,15 +734,33 @@ def _emit_group(pyname, defname, ovs, lines, method):
     lines.append(f"_{defname}_ovs = ({', '.join(entries)},)")
     lines.append(f"_{defname}_sigs = {sigs!r}")
     lines.append("")
-    lines.append(f"def {defname}(*args, **kwargs):")
+    if method:
+        # a method's self is its own positional-only parameter (`_NO_DEFAULT` when the call has no positional
+        # argument, `ember.Tensor.view()`): the fast paths below read it and the rest of the positional
+        # arguments without slicing a packed tuple; the general path packs them again as `args`
+        lines.append(f"def {defname}(self=_NO_DEFAULT, /, *_va, **kwargs):")
+    else:
+        lines.append(f"def {defname}(*args, **kwargs):")
     # the first overload an argument-less call can bind (every parameter defaulted, or a `*size` one)
     bare = next((i for i, ov in enumerate(ovs) if all(x.default is not None or (ov.varargs and x is ov.positional[0])
                                                       for x in ov.positional + ov.kwonly)), None)
     if method and bare is not None and not ovs[bare].varargs:
         # `x.sum()`: a method call with no argument binds the first overload taking none (the loop below
         # would reach it with an exact fit: an argument-less call raises TypeError in the matchers before it)
-        lines.append("    if not kwargs and len(args) == 1:")
-        lines.append(f"        return _{defname}_b{bare}(args[0])")
+        lines.append("    if not _va and not kwargs and self is not _NO_DEFAULT:")
+        ovb = ovs[bare]
+        if (len(ovb.fn.func.arguments.flat_positional) == 1 and _result_wrapper(ovb.fn) is None
+                and ovb.direct_dispatch(_opvar(ovb.fn), lambda c: c) is not None):
+            # `x.sum()`: self is the only positional argument of that overload, so its kernel takes self alone
+            # (what that overload's body would call, one frame further down)
+            lines += ["        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
+                      "            _ks = self._ks",
+                      "            if _ks & _BACKEND_BITS:",
+                      f"                _k = _c{_opvar(ovb.fn)[3:]}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and "
+                      "_GRAD_OFF else _ks)",
+                      "                if _k is not None:",
+                      "                    return _k(self)"]
+        lines.append(f"        return _{defname}_b{bare}(self)")
     v0 = ovs[0]
     if (method and v0.varargs and not v0.factory and len(v0.fn.func.arguments.flat_positional) == 2
             and all(x.default is not None for x in v0.kwonly) and not v0.out_fn):
@@ -750,18 +768,19 @@ def _emit_group(pyname, defname, ovs, lines, method):
         # first), and with ints only no tensor hides in the list: its op's kernel straight from the dispatch cache
         # (the key set of self; see Overload.direct_dispatch)
         op0 = _opvar(v0.fn)
-        lines += ["    if not kwargs and len(args) > 1:",
-                  "        for _a in args[1:]:",
+        lines += ["    if _va and not kwargs:",
+                  "        for _a in _va:",
                   "            if _a.__class__ is not int:",
                   "                break",
                   "        else:",
-                  "            _self = args[0]",
-                  "            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
-                  "                _ks = _self._ks",
+                  "            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
+                  "                _ks = self._ks",
                   f"                _k = _c{op0[3:]}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
                   "                if _k is not None:",
-                  "                    return _k(_self, args[1:])",
-                  f"            return _{defname}_b0(*args)"]
+                  "                    return _k(self, _va)",
+                  f"            return _{defname}_b0(self, *_va)"]
+    if method:
+        lines.append("    args = _va if self is _NO_DEFAULT else (self, *_va)")
     lines.append("    best = None")
     lines.append(f"    for c, b in _{defname}_ovs:")
     lines.append("        try:")

@@ -186,7 +186,7 @@ class TensorImpl:
         storage = src._storage
         if storage is None:
             storage = src.untyped_storage()
-        self = _new(cls._tensor_cls)
+        self = _new(_PUBLIC[0] if cls is TensorImpl else cls._tensor_cls)
         self._storage = storage
         self.dtype = src.dtype
         self._offset = storage_offset
@@ -208,7 +208,7 @@ class TensorImpl:
         storage = src._storage
         if storage is None:
             storage = src.untyped_storage()
-        self = _new(cls._tensor_cls)
+        self = _new(_PUBLIC[0] if cls is TensorImpl else cls._tensor_cls)
         self._storage = storage
         self.dtype = src.dtype
         self._offset = storage_offset
@@ -438,6 +438,11 @@ class TensorImpl:
                                    "allowed.")
         if value:
             ensure_autograd()
+            # the class defaults every op on a leaf reads (the autograd kernels' edge, a view's offset and base)
+            # copied onto the instance, values unchanged: CPython 3.11 reads an instance's own attribute in a
+            # specialized step and a class default through the generic lookup (about 200 instructions each)
+            self.grad_fn, self._base, self._offset, self._output_nr = (self.grad_fn, self._base, self._offset,
+                                                                       self._output_nr)
         self._requires_grad = value
         self._ks = (self._ks | AUTOGRAD_BIT) if value else (self._ks & ~AUTOGRAD_BIT)
 
@@ -531,6 +536,7 @@ class TensorImpl:
 
 
 TensorImpl._tensor_cls = TensorImpl   # until the public Tensor registers itself
+_PUBLIC = [TensorImpl]    # TensorImpl._tensor_cls, for the view constructors' hot path (a global read, not a class's)
 TENSOR_TYPES.add(TensorImpl)
 
 _AUTOGRAD_ATTRS = ("_requires_grad", "grad_fn", "_grad", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
@@ -542,7 +548,7 @@ def register_tensor_class(cls):
     """Make `cls` (the public ember.Tensor) the class TensorImpl's constructors produce."""
     if not issubclass(cls, TensorImpl):
         raise TypeError(f"register_tensor_class expects a subclass of TensorImpl, got {cls!r}")
-    TensorImpl._tensor_cls = cls
+    TensorImpl._tensor_cls = _PUBLIC[0] = cls
 
 
 def set_autograd_loader(fn):

@@ -1040,7 +1040,8 @@ __m_fill__errs = ((1, 1, __m_fill__e0), (1, 1, __m_fill__e1),)
 __m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
 __m_fill__sigs = ('(Tensor value)', '(Number value)')
 
-def _m_fill_(*args, **kwargs):
+def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_fill__ovs:
         try:
@@ -1351,7 +1352,8 @@ __m_div_errs = ((1, 2, __m_div_e0), (2, 3, __m_div_e1),)
 __m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
 __m_div_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
-def _m_div(*args, **kwargs):
+def _m_div(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_div_ovs:
         try:
@@ -1422,7 +1424,8 @@ __m_div__errs = ((1, 1, __m_div__e0), (2, 2, __m_div__e1),)
 __m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
 __m_div__sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
-def _m_div_(*args, **kwargs):
+def _m_div_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_div__ovs:
         try:
@@ -1575,7 +1578,8 @@ __m_float_power__errs = ((1, 1, __m_float_power__e0), (1, 1, __m_float_power__e1
 __m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_power__c1, __m_float_power__b1),)
 __m_float_power__sigs = ('(Tensor exponent)', '(Number exponent)')
 
-def _m_float_power_(*args, **kwargs):
+def _m_float_power_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_float_power__ovs:
         try:
@@ -1666,7 +1670,8 @@ __m_pow__errs = ((1, 1, __m_pow__e0), (1, 1, __m_pow__e1),)
 __m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
 __m_pow__sigs = ('(Tensor exponent)', '(Number exponent)')
 
-def _m_pow_(*args, **kwargs):
+def _m_pow_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_pow__ovs:
         try:
@@ -2393,9 +2398,10 @@ __m_clamp_errs = ((0, 3, __m_clamp_e0), (0, 3, __m_clamp_e1),)
 __m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
 __m_clamp_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
-def _m_clamp(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_clamp_b0(args[0])
+def _m_clamp(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_clamp_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_ovs:
         try:
@@ -2481,9 +2487,10 @@ __m_clamp__errs = ((0, 2, __m_clamp__e0), (0, 2, __m_clamp__e1),)
 __m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1),)
 __m_clamp__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
-def _m_clamp_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_clamp__b0(args[0])
+def _m_clamp_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_clamp__b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp__ovs:
         try:
@@ -2562,7 +2569,8 @@ __m_clamp_min_errs = ((1, 2, __m_clamp_min_e0), (1, 2, __m_clamp_min_e1),)
 __m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __m_clamp_min_b1),)
 __m_clamp_min_sigs = ('(Tensor min)', '(Number min)')
 
-def _m_clamp_min(*args, **kwargs):
+def _m_clamp_min(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_min_ovs:
         try:
@@ -2641,7 +2649,8 @@ __m_clamp_max_errs = ((1, 2, __m_clamp_max_e0), (1, 2, __m_clamp_max_e1),)
 __m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __m_clamp_max_b1),)
 __m_clamp_max_sigs = ('(Tensor max)', '(Number max)')
 
-def _m_clamp_max(*args, **kwargs):
+def _m_clamp_max(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_max_ovs:
         try:
@@ -2952,9 +2961,16 @@ __m_round_errs = ((0, 1, __m_round_e0), (1, 2, __m_round_e1),)
 __m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
 __m_round_sigs = ('()', '(*, int decimals)')
 
-def _m_round(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_round_b0(args[0])
+def _m_round(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_round_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_round_ovs:
         try:
@@ -3011,9 +3027,16 @@ __m_round__errs = ((0, 0, __m_round__e0), (1, 1, __m_round__e1),)
 __m_round__ovs = ((__m_round__c0, __m_round__b0), (__m_round__c1, __m_round__b1),)
 __m_round__sigs = ('()', '(*, int decimals)')
 
-def _m_round_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_round__b0(args[0])
+def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_round__b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_round__ovs:
         try:
@@ -3546,7 +3569,8 @@ __m_lerp_errs = ((2, 3, __m_lerp_e0), (2, 3, __m_lerp_e1),)
 __m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
 __m_lerp_sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
-def _m_lerp(*args, **kwargs):
+def _m_lerp(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_lerp_ovs:
         try:
@@ -3627,7 +3651,8 @@ __m_lerp__errs = ((2, 2, __m_lerp__e0), (2, 2, __m_lerp__e1),)
 __m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
 __m_lerp__sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
-def _m_lerp_(*args, **kwargs):
+def _m_lerp_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_lerp__ovs:
         try:
@@ -3924,7 +3949,8 @@ __m_clamp_min__errs = ((1, 1, __m_clamp_min__e0), (1, 1, __m_clamp_min__e1),)
 __m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0), (__m_clamp_min__c1, __m_clamp_min__b1),)
 __m_clamp_min__sigs = ('(Tensor min)', '(Number min)')
 
-def _m_clamp_min_(*args, **kwargs):
+def _m_clamp_min_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_min__ovs:
         try:
@@ -3995,7 +4021,8 @@ __m_clamp_max__errs = ((1, 1, __m_clamp_max__e0), (1, 1, __m_clamp_max__e1),)
 __m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0), (__m_clamp_max__c1, __m_clamp_max__b1),)
 __m_clamp_max__sigs = ('(Tensor max)', '(Number max)')
 
-def _m_clamp_max_(*args, **kwargs):
+def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clamp_max__ovs:
         try:
@@ -4631,9 +4658,10 @@ __m_clip_errs = ((0, 3, __m_clip_e0), (0, 3, __m_clip_e1),)
 __m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
 __m_clip_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
-def _m_clip(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_clip_b0(args[0])
+def _m_clip(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_clip_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clip_ovs:
         try:
@@ -4719,9 +4747,10 @@ __m_clip__errs = ((0, 2, __m_clip__e0), (0, 2, __m_clip__e1),)
 __m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
 __m_clip__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
-def _m_clip_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_clip__b0(args[0])
+def _m_clip_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_clip__b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_clip__ovs:
         try:
@@ -4813,7 +4842,8 @@ __m_subtract_errs = ((1, 3, __m_subtract_e0), (1, 2, __m_subtract_e1),)
 __m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_subtract_b1),)
 __m_subtract_sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
-def _m_subtract(*args, **kwargs):
+def _m_subtract(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_subtract_ovs:
         try:
@@ -4903,7 +4933,8 @@ __m_subtract__errs = ((1, 2, __m_subtract__e0), (1, 2, __m_subtract__e1),)
 __m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0), (__m_subtract__c1, __m_subtract__b1),)
 __m_subtract__sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
-def _m_subtract_(*args, **kwargs):
+def _m_subtract_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_subtract__ovs:
         try:
@@ -5014,7 +5045,8 @@ __m_divide_errs = ((1, 2, __m_divide_e0), (2, 3, __m_divide_e1),)
 __m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1),)
 __m_divide_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
-def _m_divide(*args, **kwargs):
+def _m_divide(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_divide_ovs:
         try:
@@ -5552,7 +5584,8 @@ __m_scatter_errs = ((3, 4, __m_scatter_e0), (3, 4, __m_scatter_e1), (4, 5, __m_s
 __m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatter_b1), (__m_scatter_c2, __m_scatter_b2), (__m_scatter_c3, __m_scatter_b3),)
 __m_scatter_sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
-def _m_scatter(*args, **kwargs):
+def _m_scatter(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_scatter_ovs:
         try:
@@ -5699,7 +5732,8 @@ __m_scatter__errs = ((3, 3, __m_scatter__e0), (3, 3, __m_scatter__e1), (4, 4, __
 __m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_scatter__b1), (__m_scatter__c2, __m_scatter__b2), (__m_scatter__c3, __m_scatter__b3),)
 __m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
-def _m_scatter_(*args, **kwargs):
+def _m_scatter_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_scatter__ovs:
         try:
@@ -5991,7 +6025,8 @@ __m_index_fill_errs = ((3, 3, __m_index_fill_e0), (3, 3, __m_index_fill_e1),)
 __m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
 __m_index_fill_sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
-def _m_index_fill(*args, **kwargs):
+def _m_index_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_index_fill_ovs:
         try:
@@ -6084,7 +6119,8 @@ __m_index_fill__errs = ((3, 3, __m_index_fill__e0), (3, 3, __m_index_fill__e1),)
 __m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
 __m_index_fill__sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
-def _m_index_fill_(*args, **kwargs):
+def _m_index_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_index_fill__ovs:
         try:
@@ -6165,7 +6201,8 @@ __m_masked_fill_errs = ((2, 2, __m_masked_fill_e0), (2, 2, __m_masked_fill_e1),)
 __m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
 __m_masked_fill_sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
-def _m_masked_fill(*args, **kwargs):
+def _m_masked_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_masked_fill_ovs:
         try:
@@ -6246,7 +6283,8 @@ __m_masked_fill__errs = ((2, 2, __m_masked_fill__e0), (2, 2, __m_masked_fill__e1
 __m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
 __m_masked_fill__sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
-def _m_masked_fill_(*args, **kwargs):
+def _m_masked_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_masked_fill__ovs:
         try:
@@ -7194,9 +7232,16 @@ __m_random__errs = ((2, 3, __m_random__e0), (1, 2, __m_random__e1), (0, 1, __m_r
 __m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
 __m_random__sigs = ('(*, ember.Generator generator = None)', '(int from, int to, *, ember.Generator generator = None)', '(int to, *, ember.Generator generator = None)')
 
-def _m_random_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_random__b2(args[0])
+def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_random__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_random__b2(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_random__ovs:
         try:
@@ -7282,9 +7327,16 @@ __m_bernoulli_errs = ((0, 2, __m_bernoulli_e0), (1, 2, __m_bernoulli_e1),)
 __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
 __m_bernoulli_sigs = ('(*, ember.Generator generator = None)', '(float p, *, ember.Generator generator = None)')
 
-def _m_bernoulli(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_bernoulli_b0(args[0])
+def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_bernoulli_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_bernoulli_ovs:
         try:
@@ -7445,9 +7497,16 @@ __m_sum_errs = ((0, 1, __m_sum_e0), (1, 4, __m_sum_e1),)
 __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
 __m_sum_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
-def _m_sum(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_sum_b0(args[0])
+def _m_sum(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_sum_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_sum_ovs:
         try:
@@ -7528,9 +7587,16 @@ __m_mean_errs = ((0, 2, __m_mean_e0), (1, 4, __m_mean_e1),)
 __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
 __m_mean_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
-def _m_mean(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_mean_b0(args[0])
+def _m_mean(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_mean_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_mean_ovs:
         try:
@@ -7614,9 +7680,16 @@ __m_prod_errs = ((0, 1, __m_prod_e0), (1, 4, __m_prod_e1),)
 __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
 __m_prod_sigs = ('(*, ember.dtype dtype = None)', '(int dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
-def _m_prod(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_prod_b0(args[0])
+def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_prod_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_prod_ovs:
         try:
@@ -7773,9 +7846,16 @@ __m_max_errs = ((0, 1, __m_max_e0), (1, 3, __m_max_e1), (1, 2, __m_max_e2),)
 __m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, __m_max_b2),)
 __m_max_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
-def _m_max(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_max_b0(args[0])
+def _m_max(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_max_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_max_ovs:
         try:
@@ -7873,9 +7953,16 @@ __m_min_errs = ((0, 1, __m_min_e0), (1, 3, __m_min_e1), (1, 2, __m_min_e2),)
 __m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, __m_min_b2),)
 __m_min_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
-def _m_min(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_min_b0(args[0])
+def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_min_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_min_ovs:
         try:
@@ -8009,9 +8096,16 @@ __m_all_errs = ((0, 1, __m_all_e0), (1, 3, __m_all_e1), (0, 3, __m_all_e2),)
 __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
 __m_all_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
-def _m_all(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_all_b0(args[0])
+def _m_all(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_all_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_all_ovs:
         try:
@@ -8109,9 +8203,16 @@ __m_any_errs = ((0, 1, __m_any_e0), (1, 3, __m_any_e1), (0, 3, __m_any_e2),)
 __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
 __m_any_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
-def _m_any(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_any_b0(args[0])
+def _m_any(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_any_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_any_ovs:
         try:
@@ -8214,9 +8315,10 @@ __m_var_errs = ((0, 1, __m_var_e0), (1, 4, __m_var_e1), (0, 4, __m_var_e2),)
 __m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
 __m_var_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
-def _m_var(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_var_b0(args[0])
+def _m_var(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_var_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_var_ovs:
         try:
@@ -8319,9 +8421,10 @@ __m_std_errs = ((0, 1, __m_std_e0), (1, 4, __m_std_e1), (0, 4, __m_std_e2),)
 __m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
 __m_std_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
-def _m_std(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_std_b0(args[0])
+def _m_std(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_std_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_std_ovs:
         try:
@@ -8463,9 +8566,10 @@ __m_norm_errs = ((0, 1, __m_norm_e0), (2, 4, __m_norm_e1), (4, 5, __m_norm_e2), 
 __m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
 __m_norm_sigs = ('(Number p = 2)', '(Number p, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim = False)')
 
-def _m_norm(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_norm_b0(args[0])
+def _m_norm(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_norm_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_norm_ovs:
         try:
@@ -8568,19 +8672,19 @@ __m_count_nonzero_errs = ((1, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero
 __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
 __m_count_nonzero_sigs = ('(int dim = None)', '(tuple of ints dim)')
 
-def _m_count_nonzero(*args, **kwargs):
-    if not kwargs and len(args) > 1:
-        for _a in args[1:]:
+def _m_count_nonzero(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if _va and not kwargs:
+        for _a in _va:
             if _a.__class__ is not int:
                 break
         else:
-            _self = args[0]
-            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-                _ks = _self._ks
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
                 _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
-                    return _k(_self, args[1:])
-            return __m_count_nonzero_b0(*args)
+                    return _k(self, _va)
+            return __m_count_nonzero_b0(self, *_va)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_count_nonzero_ovs:
         try:
@@ -8650,9 +8754,16 @@ __m_median_errs = ((0, 0, __m_median_e0), (1, 3, __m_median_e1),)
 __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
 __m_median_sigs = ('()', '(int dim, bool keepdim = False)')
 
-def _m_median(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_median_b0(args[0])
+def _m_median(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_median_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_median_ovs:
         try:
@@ -8722,9 +8833,16 @@ __m_nanmedian_errs = ((0, 0, __m_nanmedian_e0), (1, 3, __m_nanmedian_e1),)
 __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
 __m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
 
-def _m_nanmedian(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_nanmedian_b0(args[0])
+def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_nanmedian_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_nanmedian_ovs:
         try:
@@ -8917,9 +9035,10 @@ __m_histogram_errs = ((1, 4, __m_histogram_e0), (0, 5, __m_histogram_e1),)
 __m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __m_histogram_b1),)
 __m_histogram_sigs = ('(Tensor bins, *, Tensor weight = None, bool density = False)', '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False)')
 
-def _m_histogram(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_histogram_b1(args[0])
+def _m_histogram(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_histogram_b1(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_histogram_ovs:
         try:
@@ -9065,7 +9184,8 @@ __m_quantile_errs = ((1, 5, __m_quantile_e0), (1, 5, __m_quantile_e1),)
 __m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
 __m_quantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
-def _m_quantile(*args, **kwargs):
+def _m_quantile(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_quantile_ovs:
         try:
@@ -9153,7 +9273,8 @@ __m_nanquantile_errs = ((1, 5, __m_nanquantile_e0), (1, 5, __m_nanquantile_e1),)
 __m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
 __m_nanquantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
-def _m_nanquantile(*args, **kwargs):
+def _m_nanquantile(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_nanquantile_ovs:
         try:
@@ -9411,7 +9532,8 @@ __m_repeat_interleave_errs = ((1, 3, __m_repeat_interleave_e0), (1, 3, __m_repea
 __m_repeat_interleave_ovs = ((__m_repeat_interleave_c0, __m_repeat_interleave_b0), (__m_repeat_interleave_c1, __m_repeat_interleave_b1),)
 __m_repeat_interleave_sigs = ('(Tensor repeats, int dim = None, *, int output_size = None)', '(int repeats, int dim = None, *, int output_size = None)')
 
-def _m_repeat_interleave(*args, **kwargs):
+def _m_repeat_interleave(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_repeat_interleave_ovs:
         try:
@@ -9781,9 +9903,10 @@ __m_sort_errs = ((0, 3, __m_sort_e0), (1, 4, __m_sort_e1),)
 __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
 __m_sort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
-def _m_sort(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_sort_b0(args[0])
+def _m_sort(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_sort_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_sort_ovs:
         try:
@@ -9862,9 +9985,10 @@ __m_argsort_errs = ((0, 2, __m_argsort_e0), (1, 4, __m_argsort_e1),)
 __m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
 __m_argsort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
-def _m_argsort(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_argsort_b0(args[0])
+def _m_argsort(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        return __m_argsort_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_argsort_ovs:
         try:
@@ -10019,19 +10143,19 @@ __m_view_errs = ((1, 1, __m_view_e0), (1, 1, __m_view_e1),)
 __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
 __m_view_sigs = ('(ember.dtype dtype)', '(tuple of ints size)')
 
-def _m_view(*args, **kwargs):
-    if not kwargs and len(args) > 1:
-        for _a in args[1:]:
+def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if _va and not kwargs:
+        for _a in _va:
             if _a.__class__ is not int:
                 break
         else:
-            _self = args[0]
-            if _self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-                _ks = _self._ks
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
                 _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
                 if _k is not None:
-                    return _k(_self, args[1:])
-            return __m_view_b0(*args)
+                    return _k(self, _va)
+            return __m_view_b0(self, *_va)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_view_ovs:
         try:
@@ -10327,9 +10451,16 @@ __m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (1, 1, __m_s
 __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
 __m_squeeze_sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
-def _m_squeeze(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_squeeze_b0(args[0])
+def _m_squeeze(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_squeeze_b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_squeeze_ovs:
         try:
@@ -10447,9 +10578,16 @@ __m_squeeze__errs = ((0, 0, __m_squeeze__e0), (1, 1, __m_squeeze__e1), (1, 1, __
 __m_squeeze__ovs = ((__m_squeeze__c0, __m_squeeze__b0), (__m_squeeze__c1, __m_squeeze__b1), (__m_squeeze__c2, __m_squeeze__b2),)
 __m_squeeze__sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
-def _m_squeeze_(*args, **kwargs):
-    if not kwargs and len(args) == 1:
-        return __m_squeeze__b0(args[0])
+def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if not _va and not kwargs and self is not _NO_DEFAULT:
+        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+            _ks = self._ks
+            if _ks & _BACKEND_BITS:
+                _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                if _k is not None:
+                    return _k(self)
+        return __m_squeeze__b0(self)
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_squeeze__ovs:
         try:
@@ -10693,7 +10831,8 @@ __m_movedim_errs = ((2, 2, __m_movedim_e0), (2, 2, __m_movedim_e1),)
 __m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
 __m_movedim_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
-def _m_movedim(*args, **kwargs):
+def _m_movedim(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_movedim_ovs:
         try:
@@ -10766,7 +10905,8 @@ __m_moveaxis_errs = ((2, 2, __m_moveaxis_e0), (2, 2, __m_moveaxis_e1),)
 __m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0), (__m_moveaxis_c1, __m_moveaxis_b1),)
 __m_moveaxis_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
-def _m_moveaxis(*args, **kwargs):
+def _m_moveaxis(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_moveaxis_ovs:
         try:
@@ -10905,7 +11045,8 @@ __m_tensor_split_errs = ((1, 2, __m_tensor_split_e0), (1, 2, __m_tensor_split_e1
 __m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0), (__m_tensor_split_c1, __m_tensor_split_b1), (__m_tensor_split_c2, __m_tensor_split_b2),)
 __m_tensor_split_sigs = ('(tuple of ints indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)', '(int sections, int dim = 0)')
 
-def _m_tensor_split(*args, **kwargs):
+def _m_tensor_split(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_tensor_split_ovs:
         try:
@@ -11008,7 +11149,8 @@ __m_hsplit_errs = ((1, 1, __m_hsplit_e0), (1, 1, __m_hsplit_e1),)
 __m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1),)
 __m_hsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
-def _m_hsplit(*args, **kwargs):
+def _m_hsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_hsplit_ovs:
         try:
@@ -11111,7 +11253,8 @@ __m_vsplit_errs = ((1, 1, __m_vsplit_e0), (1, 1, __m_vsplit_e1),)
 __m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1),)
 __m_vsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
-def _m_vsplit(*args, **kwargs):
+def _m_vsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_vsplit_ovs:
         try:
@@ -11214,7 +11357,8 @@ __m_dsplit_errs = ((1, 1, __m_dsplit_e0), (1, 1, __m_dsplit_e1),)
 __m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1),)
 __m_dsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
-def _m_dsplit(*args, **kwargs):
+def _m_dsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
+    args = _va if self is _NO_DEFAULT else (self, *_va)
     best = None
     for c, b in __m_dsplit_ovs:
         try:

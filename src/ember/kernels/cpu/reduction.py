@@ -34,10 +34,17 @@ def _acc(d):
     return np.float32 if d._np.kind == "f" and d._np.itemsize < 4 or d._np.kind == "V" else d._np
 
 
+# bound once: `np.add.reduce(a, axis=None)` and `Tensor._wrap_fresh` cost a keyword parse and a method binding
+# per call (names a module imports are read with LOAD_ATTR, which binds)
+_add_reduce = np.add.reduce
+_asarray = np.asarray
+_wrap_fresh = Tensor._wrap_fresh
+
+
 def sum(self, dim=None, keepdim=False, *, dtype=None):
-    if dim is None and dtype is None and self.dtype._kind == "f" and self.dtype.itemsize >= 4:
-        # full reduction of a float32/64 tensor: the common case, one ufunc call
-        return Tensor._wrap_fresh(np.asarray(np.add.reduce(self._np, axis=None)), self.dtype)
+    if dim is None and dtype is None and ((d := self.dtype) is D.float32 or d is D.float64):
+        # full reduction of a float32/64 tensor: the common case, one ufunc call (axis None, positionally)
+        return _wrap_fresh(_asarray(_add_reduce(self._np, None)), d)
     d = sum_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "sum")
     return _wrap(np.add.reduce(self._np, axis=axes, dtype=_acc(d)), d, shape)

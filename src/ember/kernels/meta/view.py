@@ -15,6 +15,9 @@ from ..common import _tname, empty_tensor
 _ALL = slice(None)
 _slice = slice          # `slice` below is the view op
 _cpu_view = Tensor._cpu_view
+# _CONTIGUOUS.get bound once: a method of a name this module imports is read with LOAD_ATTR (CPython 3.11 binds a
+# new method object on every call, about 250 instructions) where a global bound method is called directly
+_contiguous_get = _CONTIGUOUS.get
 
 
 def make_view(t, size, stride, offset=None, dtype=None, arr=None):
@@ -128,8 +131,8 @@ def view(self, size):
                 n = -1 if shape is None else n_in
                 break
             n *= d
-        if n == n_in and (self._stride or self.stride()) == _CONTIGUOUS.get(self._size):
-            st = _CONTIGUOUS.get(shape)
+        if n == n_in and (self._stride or self.stride()) == _contiguous_get(self._size):
+            st = _contiguous_get(shape)
             if st is not None:
                 return _cpu_view(self, self._offset, shape, st, a.reshape(shape))
     shape = infer_size(_intlist(size), self.numel())
