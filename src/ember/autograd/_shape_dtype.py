@@ -102,6 +102,8 @@ def _sum_to_plain(g, shape):
     g's sizes (the caller's general path) or g's array is not of its dtype's numpy type."""
     a = g._np
     gs = g._size
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
     lead = len(gs) - len(shape)
     if lead < 0 or a is None or a.dtype != g.dtype._np:
         return None
