@@ -67,6 +67,26 @@ def test_transposed_operands_and_gradients_equal_eager(dtype):
     assert f"{blas_calls.TRANS}," in src
 
 
+
+def test_a_returned_permuted_operand_is_computed_once():
+    # t is a transposed pointwise value that the matmul reads and the graph returns (as the q, k and v that
+    # attention reads are saved for its backward): one buffer, in the output's layout (eager's strides), which
+    # the matmul reads with a transpose flag, not its base in its own order and a second kernel for the output
+    x, w = _t(6, 5), _t(6, 7, seed=1)
+
+    def f(x, w):
+        t = (x * 2 + 1).t()
+        return t @ w, t
+
+    c = Compiled(f)
+    with ember.no_grad():
+        got, got_t = c(x, w)
+    ref, ref_t = f(x, w)
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(got_t.numpy(), ref_t.numpy())
+    assert got_t.stride() == ref_t.stride() == (1, 5)
+    assert c.kernels() == [1]
+
 def test_bmm_with_batch_strides_equals_eager():
     a = _t(3, 4, 5)
     b = _t(3, 6, 5, seed=1)

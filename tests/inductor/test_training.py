@@ -190,3 +190,38 @@ def test_adam_update_is_one_kernel_per_parameter_writing_in_place():
     body = update.py_source.split("_entry0(")[1]
     assert "_wrap(" not in body.split("return")[0]     # nothing allocated: every result is written in place
     assert update.py_source.count(".copy_(") == 4 * n  # only under `if a restrided copy was made`
+
+
+def test_saved_transposed_values_reach_the_backward_without_copies(monkeypatch):
+    # q, k and v are transposed slices of one Linear's output: attention reads them and AOT autograd saves them
+    # for its backward. The forward computes each once, in the layout its output has (the one the backward
+    # graph was compiled for): no second kernel writes them again, and the backward's wrapper restrides nothing
+    from ember._inductor.codegen import wrapper
+    from ._compiled import Compiled
+    F = ember.nn.functional
+    restrided = []
+    restride = wrapper._HELPERS["_restride"]
+    monkeypatch.setitem(wrapper._HELPERS, "_restride", lambda t, *a: restrided.append(t.stride()) or restride(t, *a))
+    ember.manual_seed(0)
+    lin = ember.nn.Linear(16, 48)
+    x = ember.randn(2, 8, 16)
+
+    def f(x):
+        q, k, v = lin(x).split(16, dim=2)
+        q, k, v = (t.view(2, 8, 2, 8).transpose(1, 2) for t in (q, k, v))
+        return (F.scaled_dot_product_attention(q, k, v, is_causal=True) ** 2).sum()
+
+    c = Compiled(f)
+    for _ in range(2):
+        lin.zero_grad(set_to_none=True)
+        out = c(x)
+        out.backward()
+        got = (out.detach(), lin.weight.grad.clone(), lin.bias.grad.clone())
+        lin.zero_grad(set_to_none=True)
+        ref = f(x)
+        ref.backward()
+        assert_close(got[0], ref.detach(), rtol=1e-5, atol=1e-5)
+        assert_close(got[1], lin.weight.grad, rtol=1e-4, atol=1e-5)
+        assert_close(got[2], lin.bias.grad, rtol=1e-4, atol=1e-5)
+    assert restrided == []
+    assert c.kernels()[0] == 2          # the forward: q, k and v (bias added) in one kernel, the loss in another

@@ -21,8 +21,9 @@ import tempfile
 
 from ember._dynamo.utils import counters
 
-_FORMAT = 4                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
-#                             4: dconv (convolutions called from C)
+_FORMAT = 5                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
+#                             4: dconv (convolutions called from C); 5: a permuted value an extern reads and the
+#                             graph returns (saved q, k, v) is one buffer, in the output's layout
 
 
 def cache_dir():

@@ -51,6 +51,7 @@ class GraphLowering:
         self.mutations = []          # (InputBuffer, IR value) of `copy_(input, value)`: written in place at the end
         self._n = 0
         self._realized = {}          # (id of a realized value, its layout) -> (the value, its ComputedBuffer)
+        self._returned = {}          # id of a permuted Pointwise the graph returns -> (it, its output layout)
 
     def new_name(self):
         self._n += 1
@@ -81,6 +82,12 @@ class GraphLowering:
         computed once in its own order (another extern or the graph's outputs may read it too), not copied."""
         base = getattr(x, "permuted", None)
         if isinstance(x, Pointwise) and base is not None:
+            returned = self._returned.get(id(x))
+            if returned is not None and returned[0] is x:
+                # the graph returns this value too (the q, k and v attention reads, saved for its backward):
+                # one buffer in the layout of the output (what the graph that receives it was compiled for),
+                # which the extern reads with its strides, rather than the base and a second, dense copy
+                return self.realize(x, returned[1])
             from .lowering import permute
             src, dims = base
             return permute(self.realize_input(src), dims)
@@ -118,6 +125,7 @@ class GraphLowering:
             for a in node.all_input_nodes:
                 users[a] = users.get(a, 0) + 1
         early = _early_mutations(self.gm)
+        returned = _returned_nodes(self.gm)
         position = 0
         for node in self.gm.graph.nodes:
             if node.op == "placeholder":
@@ -176,6 +184,9 @@ class GraphLowering:
                     value = self.realize(value)
                 if node in early and isinstance(value, Pointwise):
                     value = self._mutate_early(self.env[early[node]].buffer, value)
+                if node in returned and isinstance(value, Pointwise) and getattr(value, "permuted", None) \
+                        is not None and isinstance(val, Tensor):
+                    self._returned[id(value)] = (value, _dense_layout(val))
                 self.env[node] = value
             elif node.op == "output":
                 self._write_mutations()
@@ -372,6 +383,17 @@ def _attr(gm, target):
 
 def _layout_of(t):
     return Layout(tuple(t.shape), t.stride(), 0, t.dtype)
+
+
+def _returned_nodes(gm):
+    """The nodes the graph's output returns."""
+    from ember.fx import Node
+    out = set()
+    for n in gm.graph.nodes:
+        if n.op == "output":
+            vals = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)
+            out.update(v for v in vals if isinstance(v, Node))
+    return out
 
 
 def _dense_layout(t):
