@@ -431,7 +431,8 @@ class _CodeGen:
         if t is complex:
             return f"complex({self.fmt(a.real)}, {self.fmt(a.imag)})"
         from ember._core.dtype import dtype as _dtype
-        if isinstance(a, _dtype):
+        from ember._core.memory_format import layout as _layout, memory_format as _memory_format
+        if isinstance(a, (_dtype, _memory_format, _layout)):
             import ember
             self.globals["ember"] = ember
             self.ns._used.add("ember")

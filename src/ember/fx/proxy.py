@@ -114,7 +114,8 @@ class TracerBase:
             return a
         from ember._core.device import device
         from ember._core.dtype import dtype
-        if isinstance(a, (dtype, device)) or callable(a):
+        from ember._core.memory_format import layout, memory_format
+        if isinstance(a, (dtype, device, memory_format, layout)) or callable(a):
             return a
         raise NotImplementedError(f"argument of type: {type(a)}")
 

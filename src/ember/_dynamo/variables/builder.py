@@ -36,7 +36,7 @@ class VariableBuilder:
                 if not source.epoch_covered:
                     source = CoveredSource(source)
             return NNModuleVariable(value, source)
-        if isinstance(value, _CONST_TYPES) or isinstance(value, (ember.dtype, ember.device)):
+        if isinstance(value, _CONST_TYPES) or isinstance(value, (ember.dtype, ember.device, ember.memory_format, ember.layout)):
             if type(value) is int and source is not None:
                 sym = out.int_input(value, source)
                 if sym is not None:
