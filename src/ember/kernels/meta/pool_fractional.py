@@ -50,7 +50,7 @@ def spec(self, kernel_size, output_size, random_samples, d):
                                f"got{size_str(self._size)} with dimension {i} being empty.")
     sp = self._size[-d:]
     for i in range(d):      # (torch's 3d check is strict: a pool ending flush with the input is refused)
-        if o[i] + k[i] - 1 > sp[i] - (d == 3):
+        if o[i] + k[i] - 1 > sp[i] - (1 if d == 3 else 0):
             what = _DIMS[d][i]
             raise RuntimeError(f"{where}: pool {what} {k[i]} too large relative to input {what} {sp[i]}")
     if d == 3:                 # (torch's 3d kernel checks them after the sizes)
