@@ -76,7 +76,7 @@ _LAZY_SUBMODULES = (
     "nn", "optim", "autograd", "utils", "library", "testing", "serialization", "linalg", "func", "return_types",
     "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
     "cuda", "backends", "onnx", "jit", "amp", "version", "fft", "special", "cpu", "accelerator", "random",
-    "profiler", "multiprocessing", "types", "torch_version", "signal",
+    "profiler", "multiprocessing", "types", "torch_version", "signal", "export",
 )
 _LAZY_MODULES = {"_nn": "ember._generated.nn_functions", "_linalg": "ember._generated.linalg_functions"}
 _LAZY_ATTRS = {"save": ("ember.serialization", "save"), "load": ("ember.serialization", "load"),
