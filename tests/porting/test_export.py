@@ -342,3 +342,39 @@ def test_import_ember_as_torch_script():
         "out = torch.export.load(buf).module()(*ex)\n"
         "ref = ep.module()(*ex)\n", ember)
     np.testing.assert_allclose(env["out"].detach().numpy(), env["ref"].detach().numpy())
+
+
+def test_dynamic_batch_cnn_eval_and_decompositions():
+    ember.manual_seed(0)
+    m = _cnn(ember).eval()
+    ep = ember.export.export(m, (ember.randn(3, 3, 8, 8),), dynamic_shapes={"x": {0: ember.export.Dim("b")}})
+    for n in (2, 5):
+        x = ember.randn(n, 3, 8, 8)
+        np.testing.assert_allclose(ep.module()(x).detach().numpy(), m(x).detach().numpy(), rtol=1e-5)
+        np.testing.assert_allclose(ep.run_decompositions().module()(x).detach().numpy(), m(x).detach().numpy(),
+                                   rtol=1e-5)
+
+
+def test_dynamic_dim_fixed_by_functionalization_is_reported():
+    """BatchNorm's running-variance update in train mode is written with the batch count as a number, so a
+    dynamic batch is specialised: export says so (torch's UserError) instead of returning a wrong graph."""
+    m = _cnn(ember).train()
+    with pytest.raises(RuntimeError, match=r"(?s)Constraints violated \(b\)!.*specialized it to be a constant \(3\)") \
+            as info:
+        ember.export.export(m, (ember.randn(3, 3, 8, 8),), dynamic_shapes={"x": {0: ember.export.Dim("b")}})
+    assert type(info.value).__name__ == "UserError"
+
+
+def test_nested_inputs_named_as_torch():
+    class N(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = ember.nn.Linear(3, 3)
+
+        def forward(self, xs, d):
+            return self.a(xs[0]) + xs[1] * d["k"]
+    m = N()
+    xs, d = (ember.randn(2, 3), ember.randn(2, 3)), {"k": ember.randn(3)}
+    ep = ember.export.export(m, (xs, d))
+    assert ep.graph_signature.user_inputs == ("xs_0", "xs_1", "d_k")      # torch's names for these leaves
+    np.testing.assert_allclose(ep.module()(xs, d).detach().numpy(), m(xs, d).detach().numpy(), rtol=1e-6)

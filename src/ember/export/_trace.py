@@ -148,13 +148,13 @@ def _export(mod, args, kwargs, dynamic_shapes):
 
     with no_grad():
         gm = make_fx(run, tracing_mode="symbolic" if shape_env is not None else "fake")(*fake_state, *fake_user)
-    if shape_env is not None:
-        _check_marked(shape_env, marked)
     mutated = []
     n_out = None
     if has_mutation(gm):
         fg = functionalize_graph(gm)
         gm, mutated, n_out = fg.gm, fg.mutated_inputs, fg.num_original_outputs
+    if shape_env is not None:
+        _check_marked(shape_env, marked)
 
     # ---- rebuild with torch's placeholder names, constants lifted, mutations first in the outputs
     old_ph = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -275,10 +275,19 @@ def _symbolic_fake(fake_mode, shape_env, t, name, dims, marked):
 
 
 def _check_marked(shape_env, marked):
+    import sympy
     bad = []
     for sym, name, dim in marked:
-        if dim is not None and sym in shape_env.replacements:
+        if dim is None:
+            continue
+        if sym in shape_env.replacements:
             bad.append((dim.__name__, shape_env.replacements[sym]))
+            continue
+        for guard in shape_env.guards:         # an equality on this symbol alone fixes it too (144*s0 == 432)
+            if isinstance(guard, sympy.Eq) and guard.free_symbols == {sym}:
+                sol = sympy.solve(guard, sym)
+                bad.append((dim.__name__, sol[0] if len(sol) == 1 else shape_env.var_to_val[sym]))
+                break
     if bad:
         lines = "\n".join(f"  - You marked {n} as dynamic but your code specialized it to be a constant ({v}). If "
                           f"you're using Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO." for n, v in bad)
