@@ -153,6 +153,24 @@ def test_kwargs_module_matches_eager():
     np.testing.assert_allclose(mod(x, b).detach().numpy(), m(x, bias=b).detach().numpy(), rtol=1e-6)
 
 
+def test_constant_input_is_a_guarded_placeholder(tmp_path):
+    ember.manual_seed(0)
+    m = _kw(ember)
+    x = ember.randn(2, 4)
+    ep = ember.export.export(m, (x,), {"scale": 2.0})
+    spec = ep.graph_signature.input_specs[-1]
+    assert (spec.kind.name, spec.arg.name, spec.arg.value) == ("USER_INPUT", "scale", 2.0)
+    mod = ep.module()
+    np.testing.assert_allclose(mod(x, scale=2.0).detach().numpy(), m(x, scale=2.0).detach().numpy(), rtol=1e-6)
+    with pytest.raises(AssertionError, match="Guard failed: scale == 2.0"):
+        mod(x, scale=3.0)
+    ember.export.save(ep, str(tmp_path / "kw.pt2"))
+    loaded = ember.export.load(str(tmp_path / "kw.pt2"))
+    assert loaded.graph_signature.input_specs[-1].arg.value == 2.0
+    np.testing.assert_allclose(loaded.module()(x, scale=2.0).detach().numpy(), m(x, scale=2.0).detach().numpy(),
+                               rtol=1e-6)
+
+
 def test_state_constants_and_input_mutation():
     m = _state(ember)
     ep = ember.export.export(m, (ember.randn(2, 3), ember.ones(3)))
@@ -171,14 +189,15 @@ def test_state_constants_and_input_mutation():
     (_cnn, [(2, 3, 8, 8)], {}, False),
     (_cnn, [(2, 3, 8, 8)], {}, True),
     (_kw, [(2, 4)], {"bias": (4,)}, False),
+    (_kw, [(2, 4)], {"bias": (4,), "scale": 2.0}, False),
     (_state, [(2, 3), (3,)], {}, False),
 ])
 def test_graph_signature_matches_torch(torch, make, args, kwargs, train):
     mt, me = make(torch).train(train), make(ember).train(train)
     ta = tuple(torch.randn(*s) for s in args)
-    tk = {k: torch.randn(*s) for k, s in kwargs.items()}
+    tk = {k: torch.randn(*s) if isinstance(s, tuple) else s for k, s in kwargs.items()}
     ea = tuple(ember.tensor(a.numpy()) for a in ta)
-    ek = {k: ember.tensor(v.numpy()) for k, v in tk.items()}
+    ek = {k: ember.tensor(v.numpy()) if isinstance(v, torch.Tensor) else v for k, v in tk.items()}
     tep = torch.export.export(mt, ta, tk).run_decompositions({})     # functionalized, as ember's export is
     eep = ember.export.export(me, ea, ek)
     t_in, t_out = _specs(tep.graph_signature)

@@ -6,7 +6,7 @@ The file is an `ember.save` checkpoint (a zip archive loadable with weights_only
                  or the placeholder's name), args / kwargs (a node reference is {"__node__": name}, a tuple
                  {"__tuple__": [...]}, a dtype {"__dtype__": "float32"}, a device {"__device__": "cpu"}, a
                  memory format or layout {"__attr__": "channels_last"}), val (shape, stride, dtype of tensors)
-    input_specs  [kind, placeholder name, target, persistent]   (InputKind / OutputKind names)
+    input_specs  [kind, placeholder name, target, persistent, {"value": v} for a constant input or None]
     output_specs [kind, output name or None, target, constant value]
     state_dict, constants   the tensors
     call_spec    the user inputs' names, keyword flags, leaf paths and non-tensor values; the outputs' structure
@@ -130,11 +130,14 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
     if ep._range_constraints or (spec is not None and spec.shape_env is not None):
         raise NotImplementedError("ember.export.save: programs exported with dynamic_shapes cannot be saved yet")
     nodes = [{"op": n.op, "name": n.name, "target": _enc_target(n), "args": _enc(n.args), "kwargs": _enc(n.kwargs),
-              "val": _enc_val(n.meta.get("val"))} for n in ep.graph.nodes]
+              "val": _enc_val(n.meta.get("val")) if hasattr(n.meta.get("val"), "shape") or n.op != "placeholder"
+              else _enc(n.meta.get("val"))} for n in ep.graph.nodes]
     sig = ep.graph_signature
     payload = {
         "format": FORMAT, "version": VERSION, "nodes": nodes,
-        "input_specs": [[s.kind.name, s.arg.name, s.target, s.persistent] for s in sig.input_specs],
+        "input_specs": [[s.kind.name, s.arg.name, s.target, s.persistent,
+                         {"value": _enc(s.arg.value)} if isinstance(s.arg, ConstantArgument) else None]
+                        for s in sig.input_specs],
         "output_specs": [[s.kind.name, getattr(s.arg, "name", None), s.target,
                           _enc(s.arg.value) if isinstance(s.arg, ConstantArgument) else None]
                          for s in sig.output_specs],
@@ -183,12 +186,14 @@ def load(f, *, extra_files=None, expected_opset_version=None):
         target = _dec_target(d["op"], d["target"])
         args, kwargs = _dec(d["args"], env), _dec(d["kwargs"], env)
         n = g.create_node(d["op"], target, tuple(args), kwargs, name=d["name"])
-        val = _dec_val(d["val"])
+        val = _dec_val(d["val"]) if d["op"] != "placeholder" or isinstance(d["val"], (dict, list)) else \
+            _dec(d["val"], {})
         if val is not None:
             n.meta["val"] = tuple(val) if isinstance(val, list) else val
         env[d["name"]] = n
-    in_specs = [InputSpec(InputKind[k], TensorArgument(name), target, persistent)
-                for k, name, target, persistent in payload["input_specs"]]
+    in_specs = [InputSpec(InputKind[k], TensorArgument(name) if const is None else
+                          ConstantArgument(name, _dec(const["value"], {})), target, persistent)
+                for k, name, target, persistent, const in payload["input_specs"]]
     out_specs = [OutputSpec(OutputKind[k], TensorArgument(name) if name is not None else ConstantArgument("", _dec(c, {})),
                             target) for k, name, target, c in payload["output_specs"]]
     params = set(payload["param_names"])

@@ -39,8 +39,7 @@ class _UserInputs:
             else:
                 raise TypeError(f"{type(mod).__name__}.forward() takes {len(pos)} positional arguments but "
                                 f"{len(args)} were given")
-        order = [p.name for p in params]
-        for k in sorted(kwargs, key=lambda k: order.index(k) if k in order else len(order)):
+        for k in kwargs:                 # in the order given, as torch's pytree flattening of the kwargs dict
             self.top.append((k, kwargs[k], True))
         self.leaves = []                 # (leaf name, top index, path, value)
         for ti, (name, value, _) in enumerate(self.top):
@@ -180,11 +179,16 @@ def _export(mod, args, kwargs, dynamic_shapes):
             env[n].meta["val"] = value
             constants[target] = value
             input_specs.append(InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(env[n].name), target))
-    user_names = {}
-    for (name, _), node in zip(tensor_leaves, old_ph[n_state:]):
-        env[node] = _ph(g, name, node)
-        user_names[node] = name
-        input_specs.append(InputSpec(InputKind.USER_INPUT, TensorArgument(env[node].target), None))
+    user_ph = iter(old_ph[n_state:])
+    for name, _, _, v in inputs.leaves:
+        if isinstance(v, Tensor):
+            node = next(user_ph)
+            env[node] = _ph(g, name, node)
+            input_specs.append(InputSpec(InputKind.USER_INPUT, TensorArgument(env[node].target), None))
+        elif v is not None:              # a number or string input: a placeholder of its own, as torch's
+            ph = g.placeholder(name)
+            ph.meta["val"] = v
+            input_specs.append(InputSpec(InputKind.USER_INPUT, ConstantArgument(ph.target, v), None))
     for n in gm.graph.nodes:
         if n.op in ("placeholder", "get_attr"):
             continue

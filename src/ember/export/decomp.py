@@ -18,12 +18,12 @@ from .graph_signature import ExportGraphSignature, InputSpec, OutputSpec, Tensor
 def _example_values(gm):
     """The placeholders' values to retrace with: their fake tensors, or fakes made from saved metadata."""
     vals = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
-    if all(isinstance(v, Tensor) for v in vals):
+    if all(isinstance(v, Tensor) or not hasattr(v, "shape") for v in vals):
         return vals
     from ember import empty_strided
     from ember._subclasses.fake_tensor import FakeTensorMode
     mode = FakeTensorMode()
-    return [v if isinstance(v, Tensor) else mode.from_tensor(empty_strided(tuple(v.shape), tuple(v.stride()),
+    return [v if isinstance(v, Tensor) or not hasattr(v, "shape") else mode.from_tensor(empty_strided(tuple(v.shape), tuple(v.stride()),
                                                                            dtype=v.dtype)) for v in vals]
 
 

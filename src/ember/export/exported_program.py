@@ -12,7 +12,7 @@ from ember._tensor import Tensor
 from ember.fx import Graph, GraphModule
 from ember.fx.experimental.proxy_tensor import _tree_unflatten
 
-from .graph_signature import InputKind, OutputKind
+from .graph_signature import ConstantArgument, InputKind, OutputKind
 
 
 def _dtype_abbr(dtype):
@@ -146,21 +146,21 @@ class ExportedProgram:
             tensor_like = any(isinstance(v, Tensor) for v in _leaves(value))
             tops.append(g.placeholder(name) if tensor_like else g.placeholder(name, default_value=value))
         leaf_nodes = {}
-        for name, ti, path, is_tensor, _ in spec.leaves:
+        for name, ti, path, is_tensor, value in spec.leaves:
             node = tops[ti]
             for p in path:
                 node = g.call_function(operator.getitem, (node, p))
-            if is_tensor:
+            if is_tensor or value is not None:
                 leaf_nodes[name] = node
         guards = _guards(self) if check_guards else []
         if guards:
-            names = [name for name, _, _, is_tensor, _ in spec.leaves if is_tensor]
+            names = list(leaf_nodes)
             g.call_function(_make_guards_fn(names, guards), tuple(leaf_nodes[n] for n in names))
         env = {}
         attrs = {}
         old = self._graph_module.graph
         phs = [n for n in old.nodes if n.op == "placeholder"]
-        user_leaves = iter([leaf_nodes[name] for name, _, _, is_tensor, _ in spec.leaves if is_tensor])
+        user_leaves = iter(list(leaf_nodes.values()))
         for s, ph in zip(sig.input_specs, phs):
             if s.kind == InputKind.USER_INPUT:
                 env[ph] = next(user_leaves)
@@ -225,6 +225,9 @@ def _guards(ep):
     for s in sig.input_specs:
         if s.kind != InputKind.USER_INPUT:
             continue
+        if isinstance(s.arg, ConstantArgument):
+            out.append(f"{s.arg.name} == {s.arg.value!r}")
+            continue
         val = phs[s.arg.name].meta.get("val")
         if val is None or not hasattr(val, "shape"):
             continue
@@ -258,8 +261,8 @@ def _guards(ep):
 def _make_guards_fn(names, guards):
     code = [compile(g, "<guard>", "eval") for g in guards]
 
-    def _guards_fn(*tensors):
-        scope = dict(zip(names, tensors))
+    def _guards_fn(*inputs):
+        scope = dict(zip(names, inputs))
         for text, c in zip(guards, code):
             if not eval(c, {}, scope):
                 raise AssertionError(f"Guard failed: {text}")
