@@ -219,6 +219,8 @@ def _export(mod, args, kwargs, dynamic_shapes):
             new_outs.append(o)
     g.output(tuple(new_outs))
     new_gm = GraphModule({}, g)
+    if any("val" not in n.meta for n in g.nodes if n.op == "call_function"):
+        _propagate_vals(new_gm, fake_mode)
 
     from .exported_program import ExportedProgram
     state_dict = {**{k: v for k, v in params.items()}, **{k: v for k, v in buffers.items() if k in persistent}}
@@ -230,6 +232,23 @@ def _export(mod, args, kwargs, dynamic_shapes):
     return ExportedProgram(new_gm, ExportGraphSignature(input_specs, output_specs), state_dict,
                            range_constraints=range_constraints, constants=constants,
                            example_inputs=(args, kwargs), _call_spec=_CallSpec(inputs, out_spec[0], shape_env))
+
+
+def _propagate_vals(gm, fake_mode):
+    """node.meta['val'] for the nodes the functionalization pass wrote (the printed annotations): the graph
+    run once more on its placeholders' fake values."""
+    from ember import no_grad
+    from ember.fx import Interpreter
+
+    class _Record(Interpreter):
+        def run_node(self, n):
+            out = super().run_node(n)
+            if n.op == "call_function" and "val" not in n.meta:
+                n.meta["val"] = out
+            return out
+    vals = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
+    with no_grad(), fake_mode:
+        _Record(gm).run(*vals)
 
 
 def _ph(g, name, old):
