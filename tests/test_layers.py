@@ -43,7 +43,7 @@ LAYERS = [
             "ember.multiprocessing", "ember.types"]),
     ("serialization", ["ember.serialization", "ember.utils.safetensors", "ember.hub"]),
     ("compiler", ["ember.fx", "ember._dynamo", "ember._functorch", "ember._inductor", "ember.compiler", "ember._decomp",
-                  "ember._subclasses", "ember.jit", "ember.onnx"]),
+                  "ember._subclasses", "ember.jit", "ember.onnx", "ember.export"]),
     ("distributed", ["ember.distributed"]),
     ("testing", ["ember.testing"]),
 ]

@@ -42,3 +42,7 @@ class RecompileLimitExceeded(TorchDynamoException):
 
 class InternalTorchDynamoError(TorchDynamoException):
     pass
+
+
+class UserError(TorchDynamoException):
+    """A mistake in what the user asked for (torch.export's dynamic_shapes that the code contradicts, ...)."""
