@@ -173,3 +173,116 @@ def test_dynamic_shapes_call_gemm_with_run_time_sizes():
     modules = [c._ember_module for c in calls]
     assert counters["inductor"]["dynamic_graphs"] == 1 and len(modules) == 1
     assert "ember_sgemm(" in modules[0].c_source and _python_calls(modules[0]) == []
+
+
+# matmuls whose operand BLAS cannot read in place: the expanded scalar gradient of a `.sum()` (0 strides), a
+# slice with no unit stride. The C entry copies the operand into contiguous scratch first (no Python extern).
+_COPY_CASES = ["qk_sum", "masked_attention", "mha", "strided"]
+
+
+def _copy_case(name, lib, dtype=np.float32):
+    """(loss function, its arguments, the leaves whose gradients are compared) in `lib` (ember or torch)."""
+    rng = np.random.default_rng(0)
+
+    def arr(*shape):
+        return lib.tensor(rng.standard_normal(shape).astype(dtype)).requires_grad_()
+    if name == "qk_sum":
+        q, k = arr(2, 3, 4, 5), arr(2, 3, 4, 5)
+        return (lambda q, k: (q @ k.transpose(-1, -2)).sum()), [q, k], [q, k]
+    if name == "masked_attention":
+        q, k, v = arr(2, 3, 4, 5), arr(2, 3, 4, 5), arr(2, 3, 4, 5)
+        mask = lib.tensor(np.tril(np.ones((4, 4), dtype=bool)))
+
+        def attend(q, k, v):
+            s = (q @ k.transpose(-1, -2) * 0.5).masked_fill(~mask, float("-inf")).softmax(-1)
+            return (s @ v).sum()
+        return attend, [q, k, v], [q, k, v]
+    if name == "mha":
+        mha = lib.nn.MultiheadAttention(8, 2).to(getattr(lib, np.dtype(dtype).name))
+        params = [p for _, p in sorted(mha.named_parameters(), key=lambda kv: kv[0])]
+        with lib.no_grad():
+            for p in params:
+                p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype(dtype) * 0.3))
+        x = arr(4, 3, 8)
+        return (lambda x: mha(x, x, x)[0].sum()), [x], [x] + params
+    x, w = arr(8, 10), arr(5, 7)
+    return (lambda x, w: (x[::2, ::2] @ w).tanh().sum()), [x, w], [x, w]
+
+
+def _grads(fn, args, leaves):
+    for t in leaves:
+        t.grad = None
+    out = fn(*args)
+    out.backward()
+    return out.detach().numpy().copy(), [t.grad.numpy().copy() for t in leaves]
+
+
+def _gemm_python_calls(module):
+    return [ln for ln in _python_calls(module) if any(f"# {op}" in ln for op in blas_calls.GEMM_OPS)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", _COPY_CASES)
+def test_operand_blas_cannot_read_is_copied_in_c_with_eager_values(case, dtype, monkeypatch):
+    fn, args, leaves = _copy_case(case, ember, dtype)
+    c = Compiled(fn)
+    got, got_grads = _grads(c, args, leaves)
+    assert len(c.modules) == 2
+    assert all(_gemm_python_calls(m) == [] for m in c.modules)    # every matmul is called from the C entry
+    assert "a contiguous copy of the" in c.source()
+    # the same graphs with the matmuls called from Python (eager's kernels: np.matmul copies the operand BLAS
+    # cannot read, then calls the same gemm): the same values bit for bit
+    monkeypatch.setattr(wrapper, "EXTERN_GEMM_IN_C", False)
+    ember._dynamo.reset()
+    p = Compiled(fn)
+    py_out, py_grads = _grads(p, args, leaves)
+    assert sum(len(_gemm_python_calls(m)) for m in p.modules) >= 2
+    np.testing.assert_array_equal(got, py_out)
+    for g, r in zip(got_grads, py_grads):
+        np.testing.assert_array_equal(g, r)
+    # and eager's, up to the order of the compiled sums and softmax (the same with either path)
+    ref, ref_grads = _grads(fn, args, leaves)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, ref, rtol=tol)
+    for g, r in zip(got_grads, ref_grads):
+        np.testing.assert_allclose(g, r, rtol=tol, atol=tol * max(1.0, np.abs(r).max()))
+    if case == "qk_sum":                 # only matmuls and a sum: eager's gradients bit for bit
+        for g, r in zip(got_grads, ref_grads):
+            np.testing.assert_array_equal(g, r)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("case", _COPY_CASES)
+def test_copied_operand_parity_with_torch(case):
+    """Compiled forward and gradients against torch's (float32: OpenBLAS and torch's BLAS sum in different
+    orders)."""
+    torch = pytest.importorskip("torch")
+    fn, args, leaves = _copy_case(case, ember)
+    tfn, targs, tleaves = _copy_case(case, torch)
+    c = Compiled(fn)
+    got, got_grads = _grads(c, args, leaves)
+    assert all(_gemm_python_calls(m) == [] for m in c.modules)
+    ref, ref_grads = _grads(tfn, targs, tleaves)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    for g, r in zip(got_grads, ref_grads):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5 * max(1.0, np.abs(r).max()))
+
+
+def test_copy_plan_of_an_expanded_batch_is_one_matrix():
+    from types import SimpleNamespace as NS
+    expanded = NS(size=(6, 4, 4), stride=(0, 0, 0))
+    dense = NS(size=(6, 4, 5), stride=(20, 5, 1))
+    op = "aten.bmm.default"
+    assert blas_calls._shape_plan(op, expanded, dense, blas_calls._operand, (False, False)) is None
+    batch, m, n, k, oa, ob, bs, copies = blas_calls._shape_plan(op, expanded, dense, blas_calls._operand,
+                                                                  (True, False))
+    assert (batch, m, n, k) == (6, 4, 5, 4) and bs == (0, 20)     # every batch reads the one copied matrix
+    assert oa == (blas_calls.NO_TRANS, 4) and copies == (((4, 4), (0, 0)), None)
+    strided = NS(size=(3, 4, 5), stride=(60, 10, 2))              # no unit stride: every matrix is copied
+    plan = blas_calls._shape_plan(op, dense, NS(size=(6, 5, 3), stride=(0, 1, 10)), blas_calls._operand,
+                                  (False, False))
+    assert plan[6] == (20, 0) and plan[7] == (None, None)         # a readable 0 batch stride: no copy
+    plan = blas_calls._shape_plan("aten.mm.default", NS(size=(4, 5), stride=(20, 2)), NS(size=(5, 3), stride=(3, 1)),
+                                  blas_calls._operand, (True, False))
+    assert plan[7] == (((4, 5), (20, 2)), None) and plan[4] == (blas_calls.NO_TRANS, 5)
+    assert blas_calls._shape_plan(op, strided, dense, blas_calls._operand, (True, False)) is False  # batch 3 != 6

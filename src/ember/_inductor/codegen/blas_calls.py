@@ -10,6 +10,15 @@ of linear layers is one ctypes call. The product is what eager's np.matmul compu
 m==1 or n==1 product may round differently from numpy's gemv). The result is a buffer of the graph's memory
 plan like a kernel's output.
 
+An operand whose matrices BLAS cannot describe (a 0 stride: the expanded scalar gradient of `(q @ k.mT).sum()`
+or of attention followed by `.sum()`; no unit stride; leading dimensions of a matmul's (..., m, k) operand that
+do not merge into rows) is first copied, in the C entry, into contiguous scratch memory (malloc'ed for the call,
+as conv_calls.py copies a convolution's operands), and the gemm reads the copy. A batch stride of 0 copies one
+matrix, which every batch reads. That is what eager's numpy does (np.matmul and ndarray.dot copy an operand BLAS
+cannot take, as np.ascontiguousarray would, and call the same gemm), so the values are eager's bit for bit. A
+failed allocation sets the entry's error flag 3 (the wrapper raises MemoryError). Layouts with symbolic sizes or
+strides are only called when BLAS reads them in place; the others stay Python extern calls.
+
 The library's address comes from ember.kernels.cpu.runtime.blas.cblas_gemm() when the module is loaded
 (`ember_set_blas`, below); without numpy's OpenBLAS (`blas_int_bits()` is None) every matmul stays a Python
 extern call. The integer width of the found library (ILP64 or not) is written into the C, so a module is only
@@ -59,9 +68,11 @@ def _operand_symbolic(size, stride):
 class GemmPlan:
     """One matmul the C entry calls: C[b] = A[b] @ B[b] for b < batch, all offsets and strides in elements."""
 
-    def __init__(self, buf, a, b, batch, m, n, k, ops, batch_strides):
+    def __init__(self, buf, a, b, batch, m, n, k, ops, batch_strides, copies=(None, None)):
         self.buf = buf                   # the ExternKernel (its result is a buffer of the memory plan)
         self.a, self.b = a, b            # the operand BufferViews
+        self.copies = copies             # per operand: None (read in place) or the (size, stride) of the strided
+        #                                  view that is first copied into contiguous scratch (_copy_c)
         self.batch, self.m, self.n, self.k = batch, m, n, k
         self.ops = ops                   # ((transA, lda), (transB, ldb))
         self.batch_strides = batch_strides   # (A's, B's) batch strides
@@ -94,37 +105,74 @@ def gemm_plan(buf):
     operand = _operand_symbolic if symbolic else _operand
     if not buf.layout.is_contiguous():
         return None
-    asz, ast, bsz, bst = a.layout.size, a.layout.stride, b.layout.size, b.layout.stride
+    plan = _shape_plan(op, a.layout, b.layout, operand, (False, False))
+    if plan is None and not symbolic:    # an operand BLAS cannot read in place: read a contiguous copy of it
+        plan = (_shape_plan(op, a.layout, b.layout, operand, (True, False)) or
+                _shape_plan(op, a.layout, b.layout, operand, (False, True)) or
+                _shape_plan(op, a.layout, b.layout, operand, (True, True)))
+    if not plan:
+        return None
+    batch, m, n, k, oa, ob, bs, copies = plan
+    if not symbolic and blas_int_bits() == 32 and max(m, n, k, oa[1], ob[1]) >= 2 ** 31:
+        return None                      # beyond a 32-bit BLAS's sizes
+    return GemmPlan(buf, a, b, batch, m, n, k, (oa, ob), bs, copies)
+
+
+def _contiguous(size):
+    stride, acc = [], 1
+    for x in reversed(size):
+        stride.append(acc)
+        acc *= x
+    return tuple(reversed(stride))
+
+
+def _shape_plan(op, alay, blay, operand, copy):
+    """(batch, m, n, k, (transA, lda), (transB, ldb), batch strides, copies) of a gemm of these operand layouts,
+    None when an operand's layout is one BLAS cannot read, False when the shapes are not a gemm's. copy[i]: the
+    i-th operand is read from a contiguous copy (of one matrix when its batch stride is 0)."""
+    asz, ast, bsz, bst = alay.size, alay.stride, blay.size, blay.stride
+    copies = [None, None]
     if len(asz) == len(bsz) == 3 and op != "aten.mm.default":          # bmm, or a batched matmul
         if asz[0] != bsz[0]:
-            return None
+            return False
+        if copy[0]:
+            copies[0] = (asz[1:], ast[1:]) if ast[0] == 0 else (asz, ast)
+            ast = (0 if ast[0] == 0 else asz[1] * asz[2],) + _contiguous(asz[1:])
+        if copy[1]:
+            copies[1] = (bsz[1:], bst[1:]) if bst[0] == 0 else (bsz, bst)
+            bst = (0 if bst[0] == 0 else bsz[1] * bsz[2],) + _contiguous(bsz[1:])
         batch, bs = asz[0], (ast[0], bst[0])
         (m, k), (k2, n) = asz[1:], bsz[1:]
         sa = ast[1:]
     elif len(bsz) == 2 and len(asz) >= 2 and op != "aten.bmm.default" and (len(asz) == 2 or op != "aten.mm.default"):
         # mm, or matmul of (..., m, k) by (k, n): the leading dimensions of a merge into its rows when they
         # are laid out one after the other (a Linear on a 3-d activation is one gemm, as eager's matmul)
-        for i in range(len(asz) - 2):
-            if asz[i] != 1 and ast[i] != asz[i + 1] * ast[i + 1]:
-                return None
+        if copy[0]:
+            copies[0] = (asz, ast)
+            ast = _contiguous(asz)
+        if copy[1]:
+            copies[1] = (bsz, bst)
+            bst = _contiguous(bsz)
         batch, bs = 1, (0, 0)
         m, k = 1, asz[-1]
         for x in asz[:-1]:
             m *= x
         k2, n = bsz
         sa = (ast[-2], ast[-1])
+        for i in range(len(asz) - 2):
+            if asz[i] != 1 and ast[i] != asz[i + 1] * ast[i + 1]:
+                return None
     else:
-        return None
+        return False
     if k != k2 or any(type(x) is int and x <= 0 for x in (batch, m, n, k)):
-        return None
+        return False
     oa = operand((m, k), sa)
     ob = operand((k, n), bst[-2:])
     if oa is None or ob is None:
         return None
     if len(asz) > 2 and batch == 1 and oa[0] != NO_TRANS:
         return None                      # merged rows need a's rows in order (no transposed a)
-    if not symbolic and blas_int_bits() == 32 and max(m, n, k, oa[1], ob[1]) >= 2 ** 31:
-        return None                      # beyond a 32-bit BLAS's sizes
+    return batch, m, n, k, oa, ob, bs, tuple(copies)
     return GemmPlan(buf, a, b, batch, m, n, k, (oa, ob), bs)
 
 
@@ -133,12 +181,33 @@ def gemm_preamble(bits):
     it = "int64_t" if bits == 64 else "int32_t"
     sig = "(int, int, int, {it}, {it}, {it}, {t}, const {t}*, {it}, const {t}*, {it}, {t}, {t}*, {it})"
     return (f"/* numpy's OpenBLAS, {bits}-bit sizes: set by the loader (codegen/blas_calls.py) */\n"
+            "#include <stdlib.h>\n#include <string.h>\n"
             f"typedef void (*ember_sgemm_fn){sig.format(it=it, t='float')};\n"
             f"typedef void (*ember_dgemm_fn){sig.format(it=it, t='double')};\n"
             "static ember_sgemm_fn ember_sgemm;\nstatic ember_dgemm_fn ember_dgemm;\n"
             f"int ember_set_blas(void* s, void* d, int bits)\n{{\n"
             f"    if (bits != {bits}) return 1;\n"
             "    ember_sgemm = (ember_sgemm_fn)s;\n    ember_dgemm = (ember_dgemm_fn)d;\n    return 0;\n}\n")
+
+
+def _copy_c(name, src, size, stride, t):
+    """C declaring `name`, a malloc'ed contiguous copy of the strided view `src` (element sizes and strides,
+    static); a failed allocation sets the entry's error flag and leaves `name` NULL."""
+    total = 1
+    for x in size:
+        total *= x
+    lines = [f"        {t}* {name} = ({t}*)malloc({max(total, 1)} * sizeof({t}));",
+             f"        if (!{name}) ember_index_error = 3;",
+             "        else {",
+             f"            {t}* d_ = {name};"]
+    ind = "            "
+    for i, x in enumerate(size):
+        lines.append(f"{ind}for (int64_t i{i} = 0; i{i} < {x}; i{i}++)")
+        ind += "    "
+    off = " + ".join(f"i{i} * {st}" for i, st in enumerate(stride) if st) or "0"
+    lines.append(f"{ind}*d_++ = {src}[{off}];")
+    lines.append("        }")
+    return lines
 
 
 def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset):
@@ -150,6 +219,13 @@ def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset):
     a = f"(const {t}*){ptr_a} + {base_offset(plan.a)}"
     b = f"(const {t}*){ptr_b} + {base_offset(plan.b)}"
     c = f"({t}*){ptr_c}"
+    copies = []
+    for name, src, cp in (("ga_c", a, plan.copies[0]), ("gb_c", b, plan.copies[1])):
+        if cp is not None:
+            copies.append((name, f"({src})", cp))
+    if copies:                           # operands BLAS cannot read in place: read contiguous copies
+        a = "ga_c" if plan.copies[0] is not None else a
+        b = "gb_c" if plan.copies[1] is not None else b
     head = f"    /* {plan.buf.name} = {plan.buf.op} */\n"
     args = f"{ROW_MAJOR}, {ta}, {tb}, {plan.m}, {plan.n}, {plan.k}, 1.0"
     if plan.batch == 1:
@@ -159,6 +235,18 @@ def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset):
         call = (f"for (int64_t bi = 0; bi < {plan.batch}; bi++)\n"
                 f"            {fn}({args}, {a} + bi * {sa}, {lda}, {b} + bi * {sb}, {ldb}, 0.0, "
                 f"{c} + bi * {plan.m * plan.n}, {plan.n});")
+    if copies:
+        lines = [head + "    {"]
+        for name, src, (size, stride) in copies:
+            lines.append(f"        /* {name}: a contiguous copy of the {tuple(size)} operand of strides "
+                         f"{tuple(stride)} */")
+            lines += _copy_c(name, src, size, stride, t)
+        names = [name for name, _, _ in copies]
+        lines.append(f"        if ({' && '.join(names)})")
+        lines.append("            " + call.replace("\n            ", "\n                "))
+        lines += [f"        free({name});" for name in names]
+        lines.append("    }")
+        return "\n".join(lines)
     if not plan.symbolic:
         return head + "    " + call.replace("\n        ", "\n    ")
     # run-time sizes: an empty product is no call, a zero inner size a zero result (what eager gives)

@@ -104,7 +104,8 @@ def _index_error(code=1):
     """Raise what eager raises for the error flag a C entry returned (1: an index out of range, 2: an integer
     division by zero, 3: a kernel the entry calls could not allocate its scratch memory)."""
     if code == 3:
-        raise MemoryError("ember: a convolution in compiled code could not allocate its scratch buffers")
+        raise MemoryError("ember: a convolution, matmul or attention in compiled code could not allocate its "
+                          "scratch buffers")
     if code == 2:
         raise RuntimeError("ZeroDivisionError")
     raise IndexError("index out of range in self")
