@@ -48,7 +48,7 @@ def resize_as_(self, the_template, *, memory_format=None):
     (preserve_format: the template's own layout, channels_last when the template is)."""
     if self.requires_grad:              # torch's VariableType check, whatever the grad mode
         raise RuntimeError("cannot resize variables that require grad")
-    if memory_format == "preserve_format":
+    if format_name(memory_format) == "preserve_format":
         memory_format = ("channels_last" if the_template.dim() == 4 and not the_template.is_contiguous()
                          and the_template.is_contiguous(memory_format="channels_last") else "contiguous_format")
     return aten.resize_.default(self, list(the_template.shape), memory_format=memory_format)
