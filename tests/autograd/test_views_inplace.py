@@ -209,3 +209,30 @@ def test_as_strided_second_order_matches_torch(geometry):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
     x = ember.tensor(x0, requires_grad=True)
     assert ember.autograd.gradgradcheck(lambda t: t.as_strided(size, stride, offset) ** 2, (x,))
+
+
+def test_view_created_in_no_grad_inside_compiled_function_is_marked():
+    # grad-mode writes in the AOT wrapper go through _grad_mode._set_enabled, so tls.GRAD_OFF stays exact and
+    # view construction (which skips reading grad mode while GRAD_OFF is empty) still marks no_grad views
+    def f(x):
+        with ember.no_grad():
+            v = x[1:]
+        return v
+
+    def g(x):
+        with ember.enable_grad():
+            y = x * 2
+        return y
+
+    a = ember.ones(3, requires_grad=True) * 1
+    v = ember.compile(f)(a)
+    assert not v.requires_grad
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being modified inplace"):
+        v.mul_(2)
+    cg = ember.compile(g)
+    with ember.no_grad():
+        assert cg(a).requires_grad
+        assert not ember.is_grad_enabled()
+        w = a[0:2]
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being modified inplace"):
+        w.mul_(2)

@@ -20,7 +20,7 @@ from .storage import UntypedStorage
 from .symint import size_int
 from .strides import (contiguous_strides, is_contiguous, is_channels_last_contiguous,
                       is_non_overlapping_and_dense, wrap_dim)
-from .tls import state as _tls
+from .tls import GRAD_OFF as _GRAD_OFF, state as _tls
 from .memory_format import LAYOUTS, format_name
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
@@ -93,7 +93,7 @@ def set_view_creation_meta(view, src, op_name=None, depth=1):
     in its error); `_multi_view_meta` for a view made with grad mode of an output of unbind/split/chunk
     (MULTI_OUTPUT_NODE propagated). In-place on either with grad mode is torch's RuntimeError (check_inplace)."""
     d = src.__dict__
-    if not _tls.grad_enabled:
+    if _GRAD_OFF and not _tls.grad_enabled:     # GRAD_OFF empty: grad mode is on in every thread (see _core/tls)
         view._no_grad_view = True
     elif d.get("_no_grad_view"):
         view._no_grad_view = op_name or _forward_op_name(depth + 1)

@@ -6,8 +6,9 @@ dispatcher's fast paths skip reading these thread-local sets (a thread-local rea
 a key-set computation); they then consult `_exclude` only for a tensor that has the Autograd key. The hot paths
 read the plain `_include` / `_exclude` slots directly.
 
-`GRAD_OFF` holds the ident of each thread whose exclude set holds the Autograd key (grad mode off, kept by
-`_grad_mode._set_enabled` and the `exclude` setter). While it is empty and `KEYS_ACTIVE[0]` is 0, every thread's
+`GRAD_OFF` holds the ident of each thread whose exclude set holds the Autograd key or whose grad mode is off
+(kept by `_grad_mode._set_enabled` and the `exclude` setter; every grad-mode write goes through
+`_set_enabled`). While it is empty grad mode is on in every thread: reads of `grad_enabled` can be skipped. While it is empty and `KEYS_ACTIVE[0]` is 0, every thread's
 exclude set is empty: the bindings then skip the thread-local read for a tensor that has the Autograd key too.
 A thread that ends with grad mode off leaves its ident behind, which only costs that read.
 """
@@ -46,7 +47,7 @@ class _State(threading.local):
     @exclude.setter
     def exclude(self, bits):
         self._exclude = bits
-        if bits & AUTOGRAD_BIT:
+        if bits & AUTOGRAD_BIT or not self.grad_enabled:     # grad mode off always keeps its ident in
             GRAD_OFF.add(_get_ident())
         else:
             GRAD_OFF.discard(_get_ident())

@@ -20,6 +20,7 @@ import functools
 from ember._core.dispatch_keys import MATH_BITS
 from ember._core.symint import SymInt
 from ember._core.tls import state as _tls
+from ember._grad_mode import _set_enabled as _set_grad_enabled
 from ember._tensor import Tensor
 
 from .functionalize import functionalize_graph, has_mutation
@@ -344,18 +345,18 @@ class _CompiledEntry:
             if _tls.grad_enabled:
                 res = self.function.apply(*run)
             else:                        # entered with grad off, switched on inside: the outputs record it
-                _tls.grad_enabled = True
+                _set_grad_enabled(True)  # through the setter: it keeps tls.GRAD_OFF exact (see _core/tls)
                 try:
                     res = self.function.apply(*run)
                 finally:
-                    _tls.grad_enabled = False
+                    _set_grad_enabled(False)
         else:
             prev = _tls.grad_enabled
-            _tls.grad_enabled = False
+            _set_grad_enabled(False)
             try:
                 res = self.compiled(*run)
             finally:
-                _tls.grad_enabled = prev
+                _set_grad_enabled(prev)
         res = list(res) if isinstance(res, (tuple, list)) else [res]
         if run is not uniq and getattr(self, "kept_mutated", None):
             import ember
