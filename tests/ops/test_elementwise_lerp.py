@@ -114,3 +114,13 @@ def test_fma_is_correctly_rounded(dt):
             nearest = min(cand, key=lambda v: (abs(Fraction(float(v)) - exact), int(np.array(v).view(np.int32)) & 1))
         assert got == nearest, (x, y, z)
     assert np.isnan(fma(dt(np.inf), dt(0), dt(1))) and fma(dt(np.inf), dt(2), dt(1)) == np.inf
+
+
+def test_fma_float32_has_no_double_rounding():
+    """2**30 + 2**7 + (2**6 - 2**-40): just below the midpoint 2**30 + 2**7 + 2**6, which is where the float64
+    sum lands; rounding that midpoint to float32 (ties to even) would give 2**30 + 2**8."""
+    f = np.float32
+    got = fma(f(1 + 2.0 ** -23), f(2.0 ** 6 * (1 - 2.0 ** -23)), f(2.0 ** 30 + 2.0 ** 7))
+    assert got == f(2.0 ** 30 + 2.0 ** 7)
+    got = fma(np.full(3, f(1 + 2.0 ** -23)), f(-(2.0 ** 6) * (1 - 2.0 ** -23)), f(-(2.0 ** 30) - 2.0 ** 7))
+    np.testing.assert_array_equal(got, np.full(3, f(-(2.0 ** 30) - 2.0 ** 7)))

@@ -2,9 +2,10 @@
 contracting `a * b + c` in its AVX2/AVX512 builds): `a * b + c` with one rounding.
 
 numpy has no fma ufunc, so it is built from error-free transformations:
-- float32: the product of two float32 is exact in float64; the sum with c is taken in float64 rounded to odd
-  (53 bits >= 24 + 2, so rounding that to float32 afterwards is the correctly rounded result, no double
-  rounding);
+- float32: the product of two float32 is exact in float64; the sum with c rounded to float64 and then to
+  float32 is the correctly rounded result except where the float64 sum lands exactly halfway between two
+  float32 (or in float32's subnormal range): there the sum is taken rounded to odd (53 bits >= 24 + 2), which
+  removes the double rounding;
 - float64: the product is split exactly into hi + lo (Dekker/Veltkamp), c + hi exactly into th + tl (TwoSum),
   tl + lo is rounded to odd and added to th (Boldo and Melquiond, "Emulation of FMA and correctly rounded
   sums: proved algorithms using rounding to odd", 2008).
@@ -49,8 +50,17 @@ def fma(a, b, c):
     with np.errstate(all="ignore"):
         if dt == np.float32:
             p = a.astype(np.float64) * b.astype(np.float64)       # exact
-            s, err = _two_sum(p, c.astype(np.float64))
-            return np.asarray(_odd(np.asarray(s), np.asarray(err)).astype(np.float32))
+            c = c.astype(np.float64)
+            s = np.asarray(p + c)
+            # rounding s to float32 is right unless s sits exactly halfway between two float32 (its low 29
+            # bits 1000...0) or is in float32's subnormal range: only there round the sum to odd first
+            s, p, c = np.broadcast_arrays(s, p, c)
+            s = s.copy()
+            tie = ((s.view(np.uint64) & 0x1FFFFFFF) == 0x10000000) | (np.abs(s) < 2.0 ** -126)
+            if tie.any():
+                exact, err = _two_sum(p[tie], c[tie])
+                s[tie] = _odd(np.asarray(exact), np.asarray(err))
+            return s.astype(np.float32)
         a, b, c = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
         plain = a * b + c
         hi, lo = _two_prod(a, b)

@@ -270,9 +270,9 @@ def _lerp(self, end, weight, rdt):
     s, e = np.asarray(np_of(self), op), np.asarray(np_of(end), op)
     w = np.asarray(np_of(weight), op)
     d = e - s
-    small = np.abs(w) < 0.5
-    one = op.type(1)
-    return np.where(small, fma(w, d, s), fma(w - one, d, e)).astype(cdt, copy=False)
+    small = np.abs(w) < 0.5                 # one fma per element, its operands picked per branch (as torch's
+    coeff = np.where(small, w, w - op.type(1))          # vectorized kernel blends them)
+    return fma(coeff, d, np.where(small, s, e)).astype(cdt, copy=False)
 
 
 def _addcmul(self, t1, t2, rdt, value=1):
