@@ -480,8 +480,9 @@ def lu(A, pivot=True, get_infos=False, out=None):
         return res
     if len(out) != len(res):
         raise TypeError(f"expected tuple of {len(res)} elements but got {len(out)}")
+    from .kernels.common import resize_internal
     for o, r in zip(out, res):
-        o.resize_(r.shape).copy_(r)
+        resize_internal(o, r.shape).copy_(r)
     return tuple(out)
 
 
@@ -781,7 +782,8 @@ def deprecated_range(start=0, end=_NO_END, step=1, *, out=None, dtype=None, layo
     idx = _F.arange(n, dtype=D.float64 if dt.is_floating_point or dt.is_complex else D.int64, device=device)
     result = (idx * st + s).to(dt)
     if out is not None:
-        out.resize_(result.shape)
+        from .kernels.common import resize_internal
+        resize_internal(out, result.shape)
         out.copy_(result)
         return out
     return result.requires_grad_(requires_grad) if requires_grad else result

@@ -63,13 +63,28 @@ def test_fresh_kernel_result_then_view_then_resize():
     assert x.view(-1)[:4].tolist() == [1.5] * 4
 
 
-def test_data_alias_and_parameter_views_follow():
-    p = ember.nn.Parameter(ember.zeros(4))
-    alias = p.data
-    with ember.no_grad():
-        p.resize_(6)
-    alias[3] = 9.0
-    assert p[3].item() == 9.0
+@pytest.mark.parity
+@pytest.mark.parametrize("how", ["data", "detach"])
+def test_data_alias_and_parameter_views_follow(how):
+    """A Parameter cannot be resized itself (torch's "cannot resize variables that require grad", even under
+    no_grad); its `.data` / detach() alias can: the storage grows in place, the Parameter keeps its shape and
+    sees writes through any alias."""
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (torch, ember):
+        p = lib.nn.Parameter(lib.zeros(4))
+        alias = p.data
+        with lib.no_grad():
+            with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
+                p.resize_(6)
+        grown = p.data if how == "data" else p.detach()
+        grown.resize_(6)
+        grown[3], grown[5] = 9.0, 7.0
+        alias[1] = 5.0
+        res.append((tuple(p.shape), tuple(grown.shape), p.tolist(), grown[:4].tolist(), alias.tolist(),
+                    p.data_ptr() == grown.data_ptr() == alias.data_ptr(), p.requires_grad))
+    assert res[0] == res[1]
+    assert res[1][0] == (4,) and res[1][2] == [0.0, 5.0, 0.0, 9.0]
 
 
 def test_grad_version_counter_shared_after_resize():
@@ -162,3 +177,47 @@ def test_storage_pickles_and_copies_without_its_views():
         assert bytes(s2) == bytes(s) and s2._views == []
         s2.resize_(64)                       # growing the copy must not move the original's views
         assert v.data_ptr() == x.data_ptr() + 4 and x.untyped_storage() is s
+
+
+def _outcome(fn):
+    try:
+        r = fn()
+        return ("ok", tuple(r.shape))
+    except RuntimeError as e:
+        return ("raise", str(e)[:60])
+
+
+_RESIZES = {
+    "param": lambda L, p: p.resize_(6),
+    "param-same-shape": lambda L, p: p.resize_(2, 3),
+    "param-memory-format": lambda L, p: p.resize_(1, 2, 3, 1, memory_format=L.channels_last),
+    "resize_as_": lambda L, p: p.resize_as_(L.ones(4)),
+    "non-leaf": lambda L, p: (p * 2).resize_(4),
+    "out=add": lambda L, p: L.add(L.ones(4), 1, out=p),             # out= kernels resize below the check
+    "out=sum": lambda L, p: L.sum(L.ones(2, 4), 0, out=p),
+    "out=mm": lambda L, p: L.mm(L.ones(3, 2), L.ones(2, 2), out=p),
+    "out=cat": lambda L, p: L.cat([L.ones(2), L.ones(3)], out=p),
+    "data": lambda L, p: p.data.resize_(7),
+    "detach": lambda L, p: p.detach().resize_(8),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("grad_mode", ["no_grad", "enabled"])
+@pytest.mark.parametrize("case", list(_RESIZES))
+def test_resize_of_a_tensor_requiring_grad_matches_torch(case, grad_mode):
+    """torch refuses resize_ (and resize_as_) on a tensor that requires grad whatever the grad mode; out=
+    resizes happen below that check (under no_grad they work; with grad enabled out= itself refuses)."""
+    torch = pytest.importorskip("torch")
+    res = []
+    for L in (torch, ember):
+        p = L.nn.Parameter(L.ones(2, 3))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if grad_mode == "no_grad":
+                with L.no_grad():
+                    got = _outcome(lambda: _RESIZES[case](L, p))
+            else:
+                got = _outcome(lambda: _RESIZES[case](L, p))
+        res.append((got, tuple(p.shape), p.requires_grad))
+    assert res[0] == res[1]

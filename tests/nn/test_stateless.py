@@ -134,3 +134,62 @@ def test_functional_call_of_a_new_attribute_is_removed_afterwards():
         L.func.functional_call(net, {"fc.extra": L.ones(2)}, (L.ones(2, 3),))
         res.append(hasattr(net.fc, "extra"))
     assert res == [False, False]
+
+
+def _shared(L):
+    """`a` and `b` are one Linear (so `a.weight` and `b.weight` are one slot), `c.weight` is tied to it as a
+    second Parameter entry of another Linear."""
+    m = L.nn.Module()
+    m.a = L.nn.Linear(2, 2)
+    m.b = m.a
+    m.c = L.nn.Linear(2, 2)
+    m.c.weight = m.a.weight
+    with L.no_grad():
+        m.a.weight.copy_(L.tensor([[0.5, -1.0], [2.0, 0.25]]))
+        m.a.bias.copy_(L.tensor([0.1, -0.2]))
+        m.c.bias.copy_(L.tensor([-0.3, 0.7]))
+    m.forward = lambda x, fail=False: (_ for _ in ()).throw(ValueError("boom")) if fail else \
+        m.a(x) + 2 * m.b(x) + 3 * m.c(x)
+    return m
+
+
+_TIED_DICTS = [["a.weight", "b.weight"], ["b.weight", "a.weight"], ["a.weight", "c.weight"], ["a.weight"],
+               ["b.weight"], ["c.weight", "b.weight", "a.weight"]]
+
+
+@pytest.mark.parametrize("tie_weights", [True, False])
+@pytest.mark.parametrize("names", _TIED_DICTS, ids="+".join)
+@pytest.mark.parametrize("fail", [False, True], ids=["returns", "raises"])
+def test_functional_call_of_tied_names_puts_the_module_back_exactly(tie_weights, names, fail):
+    """Values given under several names of one tied tensor: the call sees what torch's call sees (or raises as
+    torch does), and afterwards every name is the module's own Parameter again and the given dict holds what was
+    given. torch itself undoes in call order, so when two names are one slot (`a`, `b` one submodule) it leaves
+    the last replacement on the module and hands the original Parameter back in the dict; ember undoes last
+    first (torch's stack_weights order), which leaves the module as it was."""
+    res = []
+    for L in (torch, ember):
+        m = _shared(L)
+        orig = {n: getattr(getattr(m, n), "weight") for n in "abc"}
+        given = {n: L.full((2, 2), float(i + 1), requires_grad=True) for i, n in enumerate(names)}
+        passed = dict(given)
+        x = L.ones(1, 2)
+        try:
+            out = L.func.functional_call(m, passed, (x,), {"fail": fail}, tie_weights=tie_weights)
+            got = ("out", out.detach().numpy())
+        except (ValueError, KeyError) as e:
+            got = (type(e).__name__, str(e))
+        res.append(got)
+        if L is ember:
+            assert all(getattr(m, n).weight is orig[n] for n in "abc")
+            assert all(type(getattr(m, n).weight).__name__ == "Parameter" for n in "abc")
+            assert all(passed[k] is given[k] for k in given) and passed.keys() == given.keys()
+    if res[0][0] == "KeyError":
+        # torch's tied-values check looks up every tied name in the dict, so when only some of three tied names
+        # are given it fails on a missing key instead of saying the given values differ; ember says that
+        assert tie_weights and len(names) == 2 and res[1][0] == "ValueError" and "which are tied" in res[1][1]
+        return
+    assert res[0][0] == res[1][0]
+    if res[0][0] == "out":
+        np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-6)
+    else:
+        assert res[0][1] == res[1][1]

@@ -67,3 +67,17 @@ def test_onnx_export_names_an_op_it_cannot_translate(tmp_path):
     with pytest.raises(NotImplementedError, match="aten.cumsum"):
         ember.onnx.export(Odd(), (ember.ones(3),), str(tmp_path / "m.onnx"))
     assert not (tmp_path / "m.onnx").exists()
+
+
+@pytest.mark.parity
+def test_onnx_producer_is_the_exporting_librarys_own_release(torch):
+    """torch stamps its own release into the models it writes; ember stamps ember's (the package version of
+    pyproject.toml, not a copy of it that can go stale)."""
+    import pathlib
+    import re
+    assert torch.onnx.producer_version == torch.__version__.split("+")[0]
+    pyproject = pathlib.Path(__file__).resolve().parents[2] / "pyproject.toml"
+    release = re.search(r'^version = "([^"]+)"', pyproject.read_text(), re.M).group(1)
+    assert ember.onnx.producer_name == "ember"
+    assert ember.onnx.producer_version == ember.version.ember_version == release
+    assert ember.onnx.producer_version is ember.version.ember_version

@@ -370,7 +370,8 @@ class _CompiledEntry:
             with ember.no_grad():
                 for k, v in zip(self.mutated, res[self.n_out:]):
                     if tuple(uniq[k].shape) != tuple(v.shape):
-                        uniq[k].resize_(v.shape)       # an out= argument the op resized (metadata mutation)
+                        from ..kernels.common import resize_internal     # an out= argument the op resized
+                        resize_internal(uniq[k], v.shape)                # (metadata mutation)
                     uniq[k].copy_(v)
         for j, k in self._out_inputs:
             outs[j] = uniq[k]          # an output that is an input: the input itself

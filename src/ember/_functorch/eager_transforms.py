@@ -98,7 +98,8 @@ def functionalize(func, *, remove="mutations"):
         for k, new in zip(fg.mutated_inputs, res[n:]):
             t = inputs[k]
             if tuple(t.shape) != tuple(new.shape):
-                t.resize_(new.shape)
+                from ..kernels.common import resize_internal   # torch's functionalize: below Autograd
+                resize_internal(t, new.shape)
             t.copy_(new)
         return type(out_spec)(res[:n]) if isinstance(out_spec, (tuple, list)) else res[0]
     return wrapped

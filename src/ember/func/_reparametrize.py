@@ -67,16 +67,29 @@ def _swap(module, name, tensor):
 
 
 def _swap_all(module, named_tensors):
-    """Swap every name in; on an error, swap back what was already swapped and re-raise."""
+    """Swap every name in, in order; returns what each swap displaced. On an error, swap back what was already
+    swapped (last first) and re-raise."""
     orig = {}
     try:
         for name, tensor in named_tensors.items():
             orig[name] = _swap(module, name, tensor)
     except Exception:
-        for name, t in orig.items():
-            _swap(module, name, t)
+        _restore_all(module, orig)
         raise
     return orig
+
+
+def _restore_all(module, orig):
+    """Undo `_swap_all` given what it displaced: last swap first. Two names can reach one slot (a submodule
+    registered under two paths, so `a.weight` and `b.weight` are one entry of one `_parameters` dict): the
+    second swap displaced the first one's replacement, so only undoing in reverse order puts the true original
+    back. torch undoes in call order (unless stack_weights) and leaves the replacement on the module; ember
+    always undoes in reverse, which is the same whenever no two names share a slot. Returns what each undo
+    took off the module."""
+    new = {}
+    for name, tensor in reversed(list(orig.items())):
+        new[name] = _swap(module, name, tensor)
+    return {name: new[name] for name in orig}
 
 
 def _named_tensors(module):
@@ -127,9 +140,8 @@ def _reparametrize_module(module, parameters_and_buffers, tie_weights=False, str
         orig = _swap_all(module, named)
         yield
     finally:
-        if stack_weights:
-            orig = dict(reversed(orig.items()))
-        new = _swap_all(module, orig)
+        # stack_weights (torch's switch to undo last-first) is how ember always undoes: see _restore_all
+        new = _restore_all(module, orig)
         parameters_and_buffers.update({k: new[k] for k in parameters_and_buffers if k in new})
 
 

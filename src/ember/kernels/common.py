@@ -2,6 +2,8 @@
 making outputs, broadcasting, argument coercion, int-list expansion, reduction codes and torch-style
 size and dtype formatting."""
 from .._core.symint import SymInt, size_int
+import threading
+
 import numpy as np
 
 from .._core import dtype as D
@@ -101,12 +103,30 @@ def check_out_dtype(out, dtype):
         raise RuntimeError(f"result type {_tname(dtype)} can't be cast to the desired output type {_tname(out.dtype)}")
 
 
+class _BelowAutograd(threading.local):
+    on = False
+
+
+BELOW_AUTOGRAD = _BelowAutograd()
+
+
+def resize_internal(t, shape, memory_format=None):
+    """`t.resize_(shape)` as torch's kernels call it (out= resizes, resize_as_ after its own check): below the
+    Autograd key, so without VariableType's "cannot resize variables that require grad" check, which only the
+    user's own resize_ gets. Still dispatched (modes and fake tensors see the resize_)."""
+    prev, BELOW_AUTOGRAD.on = BELOW_AUTOGRAD.on, True
+    try:
+        return t.resize_(shape) if memory_format is None else t.resize_(shape, memory_format=memory_format)
+    finally:
+        BELOW_AUTOGRAD.on = prev
+
+
 def resize_out(out, shape):
     """at::native::resize_output: a wrongly sized `out` is resized, with torch's warning if it held elements."""
     if tuple(out._size) != tuple(shape):
         if out.numel() != 0:
             warn_resized(out._size, shape)
-        out.resize_(shape)
+        resize_internal(out, shape)
 
 
 def warn_resized(had, required):

@@ -16,7 +16,7 @@ import numpy as np
 from .._core import dtype as D
 from .._grad_mode import no_grad
 from .._ops import ops
-from .common import _tname, c_type_name, resize_out
+from .common import _tname, c_type_name, resize_internal, resize_out
 from .out_rules import (SCALAR_TYPE_LAYOUT, castable, exact, linalg_castable, resize_counted, resize_keepdim,
                         resize_silently, same, same_dtype)
 
@@ -148,7 +148,7 @@ def addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(out.dtype)} and "
                            f"{_tname(batch1.dtype)}")
     if tuple(out._size) != tuple(r._size):
-        out.resize_(r._size)
+        resize_internal(out, r._size)
     if out._np is not None and r._np is not None:
         np.copyto(out._np, r._np)
     return out

@@ -13,7 +13,7 @@ from .._core import dtype as D
 
 from .._core.promotion import can_cast
 from .._core.strides import wrap_dim
-from .common import _tname, c_type_name, resize_out, warn_resized
+from .common import _tname, c_type_name, resize_internal, resize_out, warn_resized
 
 
 # ---- dtype rules
@@ -147,7 +147,7 @@ def resize_silently(out, shape):
     """The factories (empty, zeros, full, eye, linspace, rand*, ...) and narrow_copy: `out.resize_(size)`,
     no deprecation warning."""
     if tuple(out._size) != tuple(shape):
-        out.resize_(shape)
+        resize_internal(out, shape)
 
 
 def resize_counted(out, shape):
@@ -159,7 +159,7 @@ def resize_counted(out, shape):
                           f"which does not match the computed number of elements {int(np.prod(shape))}. Note that "
                           "this may occur as a result of rounding error. The out tensor will be resized to a tensor "
                           f"of shape ({', '.join(str(s) for s in shape)},).")
-        out.resize_(shape)
+        resize_internal(out, shape)
 
 
 def resize_keepdim(self, dim, keepdim):
@@ -179,7 +179,7 @@ def resize_keepdim(self, dim, keepdim):
             had.insert(d, 1)
         if had != kept and out.numel() != 0:
             warn_resized(had, kept)
-        out.resize_(shape)
+        resize_internal(out, shape)
     return resize
 
 

@@ -6,8 +6,10 @@ extra (`pip install ember[onnx]`); an op without a translation raises NotImpleme
 from .._core.unimplemented import missing_attribute as _missing_attribute
 import numpy as np
 
+from ..version import ember_version as _ember_version
+
 producer_name = "ember"
-producer_version = "0.1.0"
+producer_version = _ember_version      # as torch's is its own release: the exporting library's version
 
 
 class OnnxExporterError(RuntimeError):

@@ -8,6 +8,7 @@ from ..common import check_out, np_of
 from ..meta.elementwise_common import ARITH, BITWISE, FLOAT_OUT, check_inplace
 from .elementwise import make_binary, _alloc, _ufunc2
 from . import elementwise_special
+from .elementwise_fma import fma
 from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype, unary_out_rule
 from ..out_rules import same_dtype
 from .runtime.fp_errors import quiet
@@ -257,9 +258,21 @@ def _cast(x, rdt):
 
 
 def _lerp(self, end, weight, rdt):
-    s, e, w = _cast(self, rdt), _cast(end, rdt), _cast(weight, rdt)
+    """torch's Lerp.h in its vectorized (FMA) build: weight < 0.5 (complex: |weight| < 0.5) gives
+    fma(weight, end - self, self), otherwise fma(weight - 1, end - self, end), each step in the compute dtype
+    (float32 for float16/bfloat16) with the weight taken in it too; complex takes the plain formula."""
+    cdt = rdt._np
+    if cdt.kind == "c":
+        s, e, w = _cast(self, rdt), _cast(end, rdt), _cast(weight, rdt)
+        d = e - s
+        return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w))
+    op = np.dtype(np.float32) if cdt.itemsize == 2 else cdt
+    s, e = np.asarray(np_of(self), op), np.asarray(np_of(end), op)
+    w = np.asarray(np_of(weight), op)
     d = e - s
-    return np.where(np.abs(w) < 0.5, s + w * d, e - d * (1 - w))
+    small = np.abs(w) < 0.5                 # one fma per element, its operands picked per branch (as torch's
+    coeff = np.where(small, w, w - op.type(1))          # vectorized kernel blends them)
+    return fma(coeff, d, np.where(small, s, e)).astype(cdt, copy=False)
 
 
 def _addcmul(self, t1, t2, rdt, value=1):

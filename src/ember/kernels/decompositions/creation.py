@@ -6,7 +6,7 @@ import math
 from ..._core import dtype as D
 from ..._core.promotion import get_default_dtype
 from ..._ops import ops
-from ..common import c_type_name
+from ..common import c_type_name, resize_internal
 from ..._core.memory_format import format_name
 
 aten = ops.aten
@@ -31,7 +31,7 @@ def logspace_out(start, end, steps, base=10.0, *, out):
     r = aten.logspace.default(_value(start, "start"), _value(end, "end"), steps, base, dtype=out.dtype,
                               device=out.device)
     if tuple(out._size) != tuple(r._size):
-        out.resize_(r._size)
+        resize_internal(out, r._size)
     return out.copy_(r)
 
 

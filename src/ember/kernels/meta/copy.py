@@ -4,7 +4,7 @@ import numbers
 from ..._core.device import META
 from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed)
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import broadcast_shapes, empty_tensor
+from ..common import BELOW_AUTOGRAD, broadcast_shapes, empty_tensor
 from ..._core.memory_format import format_name
 
 
@@ -128,6 +128,10 @@ def resize_geometry(self, size, memory_format=None):
 
 
 def resize_(self, size, memory_format=None):
+    if self._requires_grad and not BELOW_AUTOGRAD.on:
+        # torch's VariableType::resize_, whatever the grad mode; out= kernels resize through
+        # common.resize_internal, below that check
+        raise RuntimeError("cannot resize variables that require grad")
     size, st, need = resize_geometry(self, size, memory_format)
     storage = self.untyped_storage()
     if need > storage.nbytes():

@@ -1,7 +1,7 @@
 """Meta functions of the margin losses (multi_margin_loss, multilabel_margin_loss): torch's shape checks and messages."""
 
 from ..._core import dtype as D
-from ..common import _tn
+from ..common import _tn, resize_internal
 from ..common import alloc
 from ..common import size_str
 
@@ -84,7 +84,7 @@ def _check_out(out, shape, self):
     if out.dtype is not self.dtype:
         raise RuntimeError(f"expected scalar type {_tn(self.dtype)} but found {_tn(out.dtype)}")
     if tuple(out._size) != tuple(shape):
-        out.resize_(shape)
+        resize_internal(out, shape)
     return out
 
 
