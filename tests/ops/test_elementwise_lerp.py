@@ -95,8 +95,16 @@ def test_lerp_gradients_match_torch(dt):
     assert ember.autograd.gradcheck(lambda a, b: ember.lerp(a, b, 0.3), (s, e))
 
 
+@pytest.fixture(params=["c", "numpy"])
+def fma_path(request):
+    """Both implementations: csrc/fma.c and the numpy emulation used without a C compiler."""
+    from ember.kernels.cpu.runtime import clib
+    with clib.use_c(request.param == "c"):
+        yield request.param
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_fma_is_correctly_rounded(dt):
+def test_fma_is_correctly_rounded(dt, fma_path):
     rng = np.random.default_rng(5)
     n = 3000
     a = (rng.standard_normal(n) * 2.0 ** rng.integers(-30, 30, n)).astype(dt)
@@ -116,7 +124,7 @@ def test_fma_is_correctly_rounded(dt):
     assert np.isnan(fma(dt(np.inf), dt(0), dt(1))) and fma(dt(np.inf), dt(2), dt(1)) == np.inf
 
 
-def test_fma_float32_has_no_double_rounding():
+def test_fma_float32_has_no_double_rounding(fma_path):
     """2**30 + 2**7 + (2**6 - 2**-40): just below the midpoint 2**30 + 2**7 + 2**6, which is where the float64
     sum lands; rounding that midpoint to float32 (ties to even) would give 2**30 + 2**8."""
     f = np.float32

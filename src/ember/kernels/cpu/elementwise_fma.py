@@ -15,6 +15,8 @@ within a rounding of the overflow threshold or in the subnormal range.
 """
 import numpy as np
 
+from .runtime import clib
+
 __all__ = ["fma"]
 
 _SPLIT = 134217729.0          # 2 ** 27 + 1 (Veltkamp's split of a float64 into two 26-bit halves)
@@ -42,11 +44,31 @@ def _two_prod(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
+_C_NAMES = {np.dtype(np.float32): "fma_f32", np.dtype(np.float64): "fma_f64"}
+
+
+def _fma_c(a, b, c, dt):
+    """fma by csrc/fma.c over the broadcast operands, or None when C kernels are unavailable."""
+    fn = clib.kernel("fma", _C_NAMES[dt], "ppppl")
+    if fn is None:
+        return None
+    a, b, c = (np.ascontiguousarray(x, dtype=dt) for x in np.broadcast_arrays(a, b, c))
+    out = np.empty(a.shape, dt)
+    if out.size:
+        fn(a.ctypes.data, b.ctypes.data, c.ctypes.data, out.ctypes.data, out.size)
+    return out
+
+
 def fma(a, b, c):
     """a * b + c rounded once to the common float dtype of a, b, c (float32 or float64 numpy arrays or scalars
-    of that dtype); float16/bfloat16/complex are not handled here."""
+    of that dtype); float16/bfloat16/complex are not handled here. C's fma when a compiler is available (~10x
+    faster than the emulation below, which gives the same bits)."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dt = np.result_type(a, b, c)
+    if dt in _C_NAMES:
+        r = _fma_c(a, b, c, dt)
+        if r is not None:
+            return r
     with np.errstate(all="ignore"):
         if dt == np.float32:
             p = a.astype(np.float64) * b.astype(np.float64)       # exact
