@@ -223,7 +223,13 @@ class TensorImpl:
         self._vc = vc
         root = src._base
         self._base = src if root is None else root
-        if src._requires_grad or src.__dict__.get("_no_grad_view"):
+        if src._requires_grad:
+            # set_view_creation_meta leaves the view unmarked when grad mode is on everywhere (tls.GRAD_OFF empty)
+            # and src is neither a flagged view nor an output of a node: skip its frame then
+            d = src.__dict__
+            if _GRAD_OFF or "_no_grad_view" in d or "_multi_view_meta" in d or src.grad_fn is not None:
+                set_view_creation_meta(self, src)
+        elif src.__dict__.get("_no_grad_view"):
             set_view_creation_meta(self, src)
         return self
 

@@ -56,12 +56,13 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None):
                 if oc in _SCALARS:
                     if self.dtype.is_floating_point:
                         rdt = D.bool_ if fast_bool else self.dtype
-                        if c_name is not None and a.size >= _C_MIN and -_EXACT <= other <= _EXACT and _splits():
-                            r = np.empty(a.shape, np.bool_ if fast_bool else a.dtype)
-                            if flat.run(c_s, [a, r], other):
-                                return _wrap_fresh(r, rdt)
-                        if a.size >= SPLIT_ELEMS:
-                            return _wrap_fresh(_split_ufunc(fast_uf, a, other, fast_bool), rdt)
+                        if a.size >= _BIG:
+                            if c_name is not None and a.size >= _C_MIN and -_EXACT <= other <= _EXACT and _splits():
+                                r = np.empty(a.shape, np.bool_ if fast_bool else a.dtype)
+                                if flat.run(c_s, [a, r], other):
+                                    return _wrap_fresh(r, rdt)
+                            if a.size >= SPLIT_ELEMS:
+                                return _wrap_fresh(_split_ufunc(fast_uf, a, other, fast_bool), rdt)
                         r = fast_uf(a, other)
                         return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
                 elif isinstance(other, Tensor) and other.dtype is self.dtype:
@@ -71,12 +72,14 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None):
                         rdt = D.bool_ if fast_bool else self.dtype
                         if other._size == self._size or not other._size:
                             # same shape, or a 0-d other (alpha + x[t, k]): numpy's result is torch's, contiguous
-                            if c_name is not None and a.size >= _C_MIN and _splits():
-                                r = np.empty(a.shape, np.bool_ if fast_bool else a.dtype)
-                                if flat.run(c_name, [a, b, r]) if b.ndim else flat.run(c_s, [a, r], float(b)):
-                                    return _wrap_fresh(r, rdt)
-                            if a.size >= SPLIT_ELEMS:
-                                return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool), rdt)
+                            if a.size >= _BIG:      # one size read on the small-operand path
+                                if c_name is not None and a.size >= _C_MIN and _splits():
+                                    r = np.empty(a.shape, np.bool_ if fast_bool else a.dtype)
+                                    if flat.run(c_name, [a, b, r]) if b.ndim else flat.run(c_s, [a, r], float(b)):
+                                        return _wrap_fresh(r, rdt)
+                                if a.size >= SPLIT_ELEMS:
+                                    return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool),
+                                                       rdt)
                             r = fast_uf(a, b)       # a numpy scalar when both are 0-d
                             return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
                         # broadcasting contiguous operands ((1, K) + (K, K)): torch's result is contiguous too,
@@ -190,6 +193,7 @@ def _c_binary(c_name, c_s, c_r, a, b, t, to_bool):
 
 SPLIT_ELEMS = 1 << 18      # from here a float elementwise op is shared out over the pool (memory-bound: a 1M
                            # float add ran 21 GB/s on one thread, torch's two threads 48)
+_BIG = min(_C_MIN, SPLIT_ELEMS)   # below this size neither the C kernels nor the split path run
 _SPLIT_ALIGN = 64          # elements: every part but the first starts at a multiple of this (a whole number
                            # of SIMD vectors and cache lines), so each element takes the same numpy loop path
                            # as in one unsplit call: the results are bit-identical to the one-thread path
