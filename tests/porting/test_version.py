@@ -78,3 +78,28 @@ def test_comparisons_match_torchs_version_object(torch):
         for op in ("__lt__", "__le__", "__eq__", "__ge__", "__gt__"):
             assert getattr(ember.__version__, op)(o) == getattr(torch.__version__, op)(o), (op, o)
     assert hash(ember.__version__) == hash("2.13.0+ember0.1.0")
+
+
+@pytest.mark.parity
+def test_torch_version_compares_as_torch(torch):
+    from torch.torch_version import TorchVersion as TV
+    cases = ["2.1.0", "1.10.0a0", "2.13.0+cpu", "0.1.0"]
+    others = ["2.0", "2.1", "1.9.9", "1.10.0", (1, 10), (2, 1, 0), "parrot", "2.13"]
+    for v in cases:
+        for o in others:
+            for op in ("__lt__", "__le__", "__eq__", "__ge__", "__gt__"):
+                assert getattr(TorchVersion(v), op)(o) == getattr(TV(v), op)(o), (v, op, o)
+    assert isinstance(TorchVersion("1.0"), str) and hash(TorchVersion("1.0")) == hash("1.0")
+    assert ember.torch_version.__version__ == ember.version.__version__
+
+
+@pytest.mark.parity
+def test_types_namespace_matches_torch(torch):
+    import torch.types as tt
+    for name in ("Number", "Device", "FileLike", "Storage", "IntLikeType", "FloatLikeType", "BoolLikeType",
+                 "PySymType", "py_sym_types", "_TensorOrTensors", "_size", "_int", "_float", "_bool", "_dtype",
+                 "_device", "_Number"):
+        assert hasattr(tt, name) and hasattr(ember.types, name), name
+    assert ember.types._Number == tt._Number
+    assert ember.types._dtype is ember.dtype and ember.types._device is ember.device
+    assert set(ember.types.py_sym_types) == {ember.SymInt, ember.SymFloat, ember.SymBool}

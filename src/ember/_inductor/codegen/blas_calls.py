@@ -24,6 +24,8 @@ The library's address comes from ember.kernels.cpu.runtime.blas.cblas_gemm() whe
 extern call. The integer width of the found library (ILP64 or not) is written into the C, so a module is only
 ever loaded by a process with the same library (a mismatch raises RuntimeError, the wrapper's fallback).
 """
+import math
+
 from ember._core import dtype as _dt
 
 from ..ir import ExternKernel
@@ -72,7 +74,7 @@ class GemmPlan:
         self.buf = buf                   # the ExternKernel (its result is a buffer of the memory plan)
         self.a, self.b = a, b            # the operand BufferViews
         self.copies = copies             # per operand: None (read in place) or the (size, stride) of the strided
-        #                                  view that is first copied into contiguous scratch (_copy_c)
+        #                                  view that is first copied into contiguous scratch (copy_c)
         self.batch, self.m, self.n, self.k = batch, m, n, k
         self.ops = ops                   # ((transA, lda), (transB, ldb))
         self.batch_strides = batch_strides   # (A's, B's) batch strides
@@ -190,23 +192,21 @@ def gemm_preamble(bits):
             "    ember_sgemm = (ember_sgemm_fn)s;\n    ember_dgemm = (ember_dgemm_fn)d;\n    return 0;\n}\n")
 
 
-def _copy_c(name, src, size, stride, t):
-    """C declaring `name`, a malloc'ed contiguous copy of the strided view `src` (element sizes and strides,
-    static); a failed allocation sets the entry's error flag and leaves `name` NULL."""
-    total = 1
-    for x in size:
-        total *= x
-    lines = [f"        {t}* {name} = ({t}*)malloc({max(total, 1)} * sizeof({t}));",
-             f"        if (!{name}) ember_index_error = 3;",
-             "        else {",
-             f"            {t}* d_ = {name};"]
-    ind = "            "
+def copy_c(name, src, size, stride, t, indent="        "):
+    """C lines declaring `name`, a malloc'ed contiguous copy of the static strided view `src` (element sizes and
+    strides); a failed allocation sets the entry's error flag and leaves `name` NULL. Shared by the gemm, convolution
+    and attention calls, whose operands BLAS or the direct kernels cannot read in place."""
+    lines = [f"{indent}{t}* {name} = ({t}*)malloc({max(math.prod(size), 1)} * sizeof({t}));",
+             f"{indent}if (!{name}) ember_index_error = 3;",
+             f"{indent}else {{",
+             f"{indent}    {t}* d_ = {name};"]
+    ind = indent + "    "
     for i, x in enumerate(size):
         lines.append(f"{ind}for (int64_t i{i} = 0; i{i} < {x}; i{i}++)")
         ind += "    "
     off = " + ".join(f"i{i} * {st}" for i, st in enumerate(stride) if st) or "0"
     lines.append(f"{ind}*d_++ = {src}[{off}];")
-    lines.append("        }")
+    lines.append(f"{indent}}}")
     return lines
 
 
@@ -240,7 +240,7 @@ def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset):
         for name, src, (size, stride) in copies:
             lines.append(f"        /* {name}: a contiguous copy of the {tuple(size)} operand of strides "
                          f"{tuple(stride)} */")
-            lines += _copy_c(name, src, size, stride, t)
+            lines += copy_c(name, src, size, stride, t)
         names = [name for name, _, _ in copies]
         lines.append(f"        if ({' && '.join(names)})")
         lines.append("            " + call.replace("\n            ", "\n                "))

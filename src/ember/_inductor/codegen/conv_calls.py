@@ -31,7 +31,7 @@ import numpy as np
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
-from . import conv_gemm_calls
+from . import blas_calls, conv_gemm_calls
 from .conv_gemm_calls import GemmConv
 
 CONV_OPS = ("aten.convolution.default", "aten.convolution_backward.default")
@@ -164,22 +164,8 @@ class ConvPlan:
 
 
 def _copy_c(name, src, lay, t):
-    """C declaring `name`, a malloc'ed contiguous copy of the static strided view `src` (element strides of
-    `lay`); an allocation failure sets the entry's error flag and leaves `name` NULL."""
-    size, stride = lay.size, lay.stride
-    total = math.prod(size)
-    lines = [f"    {t}* {name} = ({t}*)malloc({max(total, 1)} * sizeof({t}));",
-             f"    if (!{name}) ember_index_error = 3;",
-             "    else {",
-             f"        {t}* d_ = {name};"]
-    ind = "        "
-    for i, n in enumerate(size):
-        lines.append(f"{ind}for (int64_t i{i} = 0; i{i} < {n}; i{i}++)")
-        ind += "    "
-    off = " + ".join(f"i{i} * {st}" for i, st in enumerate(stride) if st) or "0"
-    lines.append(f"{ind}*d_++ = {src}[{off}];")
-    lines.append("    }")
-    return "\n".join(lines)
+    """blas_calls.copy_c for the static layout `lay`, as one string at the entry's indentation."""
+    return "\n".join(blas_calls.copy_c(name, src, lay.size, lay.stride, t, indent="    "))
 
 
 def _parts(run, threads):
