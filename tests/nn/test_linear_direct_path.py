@@ -42,6 +42,24 @@ def test_direct_path_is_taken_and_bitwise_the_general_path(monkeypatch, dtype, b
     np.testing.assert_array_equal(fast.numpy(), ref.numpy())
 
 
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("shape,n", [((1, 28, 128), 384), ((4, 128), 512), ((1, 48, 512), 128), ((2, 256), 1024),
+                                     ((3, 784), 512), ((1, 13, 128), 65), ((49, 128), 128), ((8, 128), 128)])
+def test_rows_by_weight_product_is_bitwise_the_general_path(monkeypatch, dtype, bias, shape, n):
+    # a few rows against a large weight run as (w @ x^T)^T (`_SWAP_*`): the same sums in the same order; the
+    # last two shapes stay on x @ w^T (too many rows, too little work)
+    m = _lin(shape[-1], n, bias, dtype)
+    x = ember.from_numpy(RNG.standard_normal(shape).astype(np.dtype(str(dtype).split(".")[1])))
+    with ember.no_grad():
+        fast = F.linear(x, m.weight, m.bias)
+        ref = _general(monkeypatch, x, m.weight, m.bias)
+    assert fast.shape == ref.shape == shape[:-1] + (n,) and fast.is_contiguous()
+    np.testing.assert_array_equal(fast.numpy(), ref.numpy())
+    np.testing.assert_array_equal(fast.numpy(), x.numpy() @ m.weight.detach().numpy().T
+                                  + (m.bias.detach().numpy() if bias else 0))
+
+
 def test_direct_path_also_when_nothing_requires_grad():
     m = _lin(8, 3, True, ember.float32)
     m.requires_grad_(False)
