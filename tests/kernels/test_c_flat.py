@@ -121,6 +121,86 @@ def test_unary_where_clamp_and_casts_bit_identical_to_numpy(threads, dtype):
         _same(out.numpy(), np.sqrt(a), "sqrt out=")
 
 
+def _spy_kernels(monkeypatch):
+    """The names of the flat kernels run from here on (runtime/flat.run), appended as they run."""
+    names = []
+    real = flat.run
+
+    def run(name, arrays, *args, **kw):
+        names.append(name)
+        return real(name, arrays, *args, **kw)
+    monkeypatch.setattr(flat, "run", run)
+    return names
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_copy_fill_and_clamp_inplace_on_the_pool(threads, dtype, monkeypatch):
+    """clone / copy_ / fill_ / zero_ / clamp_ of big contiguous float tensors run csrc/elementwise_flat.c's
+    copy / fill / clamp (with 2 threads; clamp_ on one too) and give numpy's bits: NaN payloads copied
+    unchanged, a fill value rounded to the dtype once, clamp_ keeping NaN and -0.0."""
+    a, _ = _data(dtype)
+    a[20] = np.frombuffer(np.array([0x7FC12345 if dtype == np.float32 else 0x7FF8000000012345],
+                                   np.uint32 if dtype == np.float32 else np.uint64).tobytes(), dtype)[0]
+    ran = _spy_kernels(monkeypatch)
+    x = ember.from_numpy(a.copy())
+    _same(x.clone().numpy(), a, "clone")
+    y = ember.empty(N, dtype=x.dtype)
+    y.copy_(x)
+    _same(y.numpy(), a, "copy_")
+    y.fill_(0.1)
+    _same(y.numpy(), np.full(N, 0.1, dtype), "fill_ float")
+    y.fill_(2 ** 40 + 1)
+    _same(y.numpy(), np.full(N, 2 ** 40 + 1, dtype), "fill_ int")
+    y.fill_(float("-inf"))
+    _same(y.numpy(), np.full(N, -np.inf, dtype), "fill_ -inf")
+    y.zero_()
+    _same(y.numpy(), np.zeros(N, dtype), "zero_")
+    with np.errstate(all="ignore"):
+        for lo, hi in ((-1, 2), (0.5, None), (None, -0.25), (3, -3)):
+            z = ember.from_numpy(a.copy())
+            assert z.clamp_(lo, hi) is z
+            want = a.copy()
+            if lo is not None:
+                want = np.maximum(want, dtype(lo))
+            if hi is not None:
+                want = np.minimum(want, dtype(hi))
+            _same(z.numpy(), want, f"clamp_({lo}, {hi})")
+    expected = {"clamp"} | ({"copy", "fill"} if threads > 1 else set())
+    assert set(ran) == expected
+
+
+def test_copy_fill_and_clamp_inplace_other_layouts_keep_numpy(threads):
+    """Strided, overlapping, integer and float16 targets, and values C does not take, keep numpy's paths."""
+    a, _ = _data(np.float32, n=2 * N)
+    x = ember.from_numpy(a.copy())
+    v = x[::2]
+    v.fill_(1.5)
+    assert np.all(x.numpy()[::2] == 1.5) and np.array_equal(x.numpy()[1::2], a[1::2], equal_nan=True)
+    x = ember.from_numpy(a.copy())
+    x[1::2].copy_(x[::2])                          # strided source and target
+    _same(x.numpy()[1::2].copy(), a[::2].copy())
+    i = ember.zeros(N, dtype=ember.int64)
+    i.fill_(2 ** 60 + 1)
+    assert int(i[5]) == 2 ** 60 + 1
+    h = ember.from_numpy(a[:N].astype(np.float16))
+    h.clamp_(-1, 1)
+    _same(h.numpy(), np.clip(a[:N].astype(np.float16), -1, 1))
+    with pytest.raises(RuntimeError):
+        ember.from_numpy(a.copy()).clamp_()         # no bound: torch's error, nothing written
+
+
+@pytest.mark.parity
+def test_copy_fill_and_clamp_inplace_match_torch():
+    torch = pytest.importorskip("torch")
+    a, _ = _data(np.float32)
+    for fn in (lambda L, x: x.clone(), lambda L, x: L.empty_like(x).copy_(x), lambda L, x: x.fill_(0.3),
+               lambda L, x: x.zero_(), lambda L, x: x.clamp_(-1.5, 2), lambda L, x: x.clamp_(min=0)):
+        got = fn(ember, ember.from_numpy(a.copy())).numpy()
+        want = fn(torch, torch.from_numpy(a.copy())).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def _ulps(got, exact):
     """|got - exact| in units of the float32 spacing at the exact value (finite, non-tiny results)."""
     with np.errstate(over="ignore"):

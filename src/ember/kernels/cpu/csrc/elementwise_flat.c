@@ -19,6 +19,7 @@
 #pragma GCC optimize ("no-trapping-math")
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "vmath.h"
 
 #define ARGS void *const *p, const double *s, int64_t b, int64_t e
@@ -110,6 +111,23 @@ void where_##SFX(ARGS) {                                                        
     _Pragma("omp simd")                                                                            \
     for (int64_t i = b; i < e; i++) o[i] = c[i] ? x[i] : y[i];                                     \
 }
+
+/* copy / fill (clone, copy_, fill_, zero_): bytes moved unchanged (memcpy keeps NaN payloads); a fill value
+   is rounded to the dtype once, as numpy's assignment of a Python number does */
+#define COPY_FILL(T, SFX)                                                                          \
+void copy_##SFX(ARGS) {                                                                            \
+    (void)s;                                                                                       \
+    memcpy((T *)p[2] + b, (const T *)p[0] + b, (size_t)(e - b) * sizeof(T));                       \
+}                                                                                                  \
+void fill_##SFX(ARGS) {                                                                            \
+    T *o = (T *)p[2];                                                                              \
+    const T v = (T)s[0];                                                                           \
+    _Pragma("omp simd")                                                                            \
+    for (int64_t i = b; i < e; i++) o[i] = v;                                                      \
+}
+
+COPY_FILL(float, f32)
+COPY_FILL(double, f64)
 
 #define sqrtf32 sqrtf
 #define sqrtf64 sqrt
