@@ -1,7 +1,8 @@
 """Big elementwise ops on ember's C pool (csrc/parallel.c + csrc/elementwise_flat.c, runtime/flat.py): the same
 values as numpy's loops (bit for bit for + - * /, comparisons, neg, abs, sqrt, relu, where, casts), exp / tanh /
 sigmoid of float32 within a few ulp of the exact value, torch's results at its float32 tolerance; in-place, out=,
-aliasing, partial overlap, number operands; the pool with concurrent callers and in a forked child."""
+aliasing, partial overlap, number operands; copy / fill / clamp_ and full sums / means (csrc/reduction_flat.c,
+numpy's pairwise bits); the pool with concurrent callers and in a forked child."""
 import os
 import threading
 import time
@@ -44,7 +45,7 @@ BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divid
 def _same(got, want, msg=""):
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype and got.shape == want.shape, msg
-    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8), err_msg=msg)
+    np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8), err_msg=msg)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -199,6 +200,48 @@ def test_copy_fill_and_clamp_inplace_match_torch():
         want = fn(torch, torch.from_numpy(a.copy())).numpy()
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, monkeypatch):
+    """x.sum() / x.mean() of big contiguous float tensors run csrc/reduction_flat.c (numpy's pairwise tree,
+    its top subtrees over the pool): numpy's exact bits for any thread count and size (odd sizes give
+    uneven subtrees and leaves), NaN and inf propagated, an all -0.0 sum 0.0 as numpy's."""
+    calls = []
+    real = flat.sum_all
+    monkeypatch.setattr(flat, "sum_all", lambda a: calls.append(a.size) or real(a))
+    from ember.kernels.cpu import reduction
+    monkeypatch.setattr(reduction, "_sum_all", flat.sum_all)
+    rng = np.random.default_rng(7)
+    for shape in [(N,), (1 << 20,), (512, 2051), (3, 333, 101), (flat.MIN_ELEMS_SUM,)]:
+        a = (rng.standard_normal(shape) * 100 + 3).astype(dtype)
+        x = ember.from_numpy(a)
+        _same(x.sum().numpy(), np.sum(a), f"sum {shape}")
+        _same(x.mean().numpy(), np.mean(a), f"mean {shape}")
+    a, _ = _data(dtype)
+    with np.errstate(invalid="ignore"):
+        _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum with NaN")
+    a = np.full(N, np.inf, dtype)
+    _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum of inf")
+    a = np.full(N, -0.0, dtype)
+    _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum of -0.0")
+    assert len(calls) == 13
+    small = rng.standard_normal(flat.MIN_ELEMS_SUM - 1).astype(dtype)   # below the C size: numpy's call
+    _same(ember.from_numpy(small).sum().numpy(), np.sum(small), "small sum")
+    strided = ember.from_numpy(rng.standard_normal(2 * N).astype(dtype))[::2]
+    _same(strided.sum().numpy(), np.sum(strided.numpy()), "strided sum")
+    assert len(calls) == 14 and calls[-1] == N           # the strided one: asked, declined (not contiguous)
+
+
+@pytest.mark.parity
+def test_full_sum_and_mean_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(8).standard_normal(1 << 20).astype(np.float32) + 0.25
+    for name in ("sum", "mean"):
+        got = getattr(ember.from_numpy(a), name)()
+        want = getattr(torch.from_numpy(a), name)()
+        assert str(got.dtype) == str(want.dtype).replace("torch", "ember") and got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
 
 
 def _ulps(got, exact):
