@@ -1,7 +1,8 @@
 """Big elementwise ops on ember's C pool (csrc/parallel.c + csrc/elementwise_flat.c, runtime/flat.py): the same
 values as numpy's loops (bit for bit for + - * /, comparisons, neg, abs, sqrt, relu, where, casts), exp / tanh /
 sigmoid of float32 within a few ulp of the exact value, torch's results at its float32 tolerance; in-place, out=,
-aliasing, partial overlap, number operands; the pool with concurrent callers and in a forked child."""
+aliasing, partial overlap, number operands; copy / fill / clamp_ and full sums / means (csrc/reduction_flat.c,
+numpy's pairwise bits); the pool with concurrent callers and in a forked child."""
 import os
 import threading
 import time
@@ -44,7 +45,7 @@ BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divid
 def _same(got, want, msg=""):
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype and got.shape == want.shape, msg
-    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8), err_msg=msg)
+    np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8), err_msg=msg)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -119,6 +120,128 @@ def test_unary_where_clamp_and_casts_bit_identical_to_numpy(threads, dtype):
         out = ember.empty(N, dtype=x.dtype)
         ember.sqrt(x, out=out)
         _same(out.numpy(), np.sqrt(a), "sqrt out=")
+
+
+def _spy_kernels(monkeypatch):
+    """The names of the flat kernels run from here on (runtime/flat.run), appended as they run."""
+    names = []
+    real = flat.run
+
+    def run(name, arrays, *args, **kw):
+        names.append(name)
+        return real(name, arrays, *args, **kw)
+    monkeypatch.setattr(flat, "run", run)
+    return names
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_copy_fill_and_clamp_inplace_on_the_pool(threads, dtype, monkeypatch):
+    """clone / copy_ / fill_ / zero_ / clamp_ of big contiguous float tensors run csrc/elementwise_flat.c's
+    copy / fill / clamp (with 2 threads; clamp_ on one too) and give numpy's bits: NaN payloads copied
+    unchanged, a fill value rounded to the dtype once, clamp_ keeping NaN and -0.0."""
+    a, _ = _data(dtype)
+    a[20] = np.frombuffer(np.array([0x7FC12345 if dtype == np.float32 else 0x7FF8000000012345],
+                                   np.uint32 if dtype == np.float32 else np.uint64).tobytes(), dtype)[0]
+    ran = _spy_kernels(monkeypatch)
+    x = ember.from_numpy(a.copy())
+    _same(x.clone().numpy(), a, "clone")
+    y = ember.empty(N, dtype=x.dtype)
+    y.copy_(x)
+    _same(y.numpy(), a, "copy_")
+    y.fill_(0.1)
+    _same(y.numpy(), np.full(N, 0.1, dtype), "fill_ float")
+    y.fill_(2 ** 40 + 1)
+    _same(y.numpy(), np.full(N, 2 ** 40 + 1, dtype), "fill_ int")
+    y.fill_(float("-inf"))
+    _same(y.numpy(), np.full(N, -np.inf, dtype), "fill_ -inf")
+    y.zero_()
+    _same(y.numpy(), np.zeros(N, dtype), "zero_")
+    with np.errstate(all="ignore"):
+        for lo, hi in ((-1, 2), (0.5, None), (None, -0.25), (3, -3)):
+            z = ember.from_numpy(a.copy())
+            assert z.clamp_(lo, hi) is z
+            want = a.copy()
+            if lo is not None:
+                want = np.maximum(want, dtype(lo))
+            if hi is not None:
+                want = np.minimum(want, dtype(hi))
+            _same(z.numpy(), want, f"clamp_({lo}, {hi})")
+    expected = {"clamp"} | ({"copy", "fill"} if threads > 1 else set())
+    assert set(ran) == expected
+
+
+def test_copy_fill_and_clamp_inplace_other_layouts_keep_numpy(threads):
+    """Strided, overlapping, integer and float16 targets, and values C does not take, keep numpy's paths."""
+    a, _ = _data(np.float32, n=2 * N)
+    x = ember.from_numpy(a.copy())
+    v = x[::2]
+    v.fill_(1.5)
+    assert np.all(x.numpy()[::2] == 1.5) and np.array_equal(x.numpy()[1::2], a[1::2], equal_nan=True)
+    x = ember.from_numpy(a.copy())
+    x[1::2].copy_(x[::2])                          # strided source and target
+    _same(x.numpy()[1::2].copy(), a[::2].copy())
+    i = ember.zeros(N, dtype=ember.int64)
+    i.fill_(2 ** 60 + 1)
+    assert int(i[5]) == 2 ** 60 + 1
+    h = ember.from_numpy(a[:N].astype(np.float16))
+    h.clamp_(-1, 1)
+    _same(h.numpy(), np.clip(a[:N].astype(np.float16), -1, 1))
+    with pytest.raises(RuntimeError):
+        ember.from_numpy(a.copy()).clamp_()         # no bound: torch's error, nothing written
+
+
+@pytest.mark.parity
+def test_copy_fill_and_clamp_inplace_match_torch():
+    torch = pytest.importorskip("torch")
+    a, _ = _data(np.float32)
+    for fn in (lambda L, x: x.clone(), lambda L, x: L.empty_like(x).copy_(x), lambda L, x: x.fill_(0.3),
+               lambda L, x: x.zero_(), lambda L, x: x.clamp_(-1.5, 2), lambda L, x: x.clamp_(min=0)):
+        got = fn(ember, ember.from_numpy(a.copy())).numpy()
+        want = fn(torch, torch.from_numpy(a.copy())).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, monkeypatch):
+    """x.sum() / x.mean() of big contiguous float tensors run csrc/reduction_flat.c (numpy's pairwise tree,
+    its top subtrees over the pool): numpy's exact bits for any thread count and size (odd sizes give
+    uneven subtrees and leaves), NaN and inf propagated, an all -0.0 sum 0.0 as numpy's."""
+    calls = []
+    real = flat.sum_all
+    monkeypatch.setattr(flat, "sum_all", lambda a: calls.append(a.size) or real(a))
+    from ember.kernels.cpu import reduction
+    monkeypatch.setattr(reduction, "_sum_all", flat.sum_all)
+    rng = np.random.default_rng(7)
+    for shape in [(N,), (1 << 20,), (512, 2051), (3, 333, 101), (flat.MIN_ELEMS_SUM,)]:
+        a = (rng.standard_normal(shape) * 100 + 3).astype(dtype)
+        x = ember.from_numpy(a)
+        _same(x.sum().numpy(), np.sum(a), f"sum {shape}")
+        _same(x.mean().numpy(), np.mean(a), f"mean {shape}")
+    a, _ = _data(dtype)
+    with np.errstate(invalid="ignore"):
+        _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum with NaN")
+    a = np.full(N, np.inf, dtype)
+    _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum of inf")
+    a = np.full(N, -0.0, dtype)
+    _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum of -0.0")
+    assert len(calls) == 13
+    small = rng.standard_normal(flat.MIN_ELEMS_SUM - 1).astype(dtype)   # below the C size: numpy's call
+    _same(ember.from_numpy(small).sum().numpy(), np.sum(small), "small sum")
+    strided = ember.from_numpy(rng.standard_normal(2 * N).astype(dtype))[::2]
+    _same(strided.sum().numpy(), np.sum(strided.numpy()), "strided sum")
+    assert len(calls) == 14 and calls[-1] == N           # the strided one: asked, declined (not contiguous)
+
+
+@pytest.mark.parity
+def test_full_sum_and_mean_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(8).standard_normal(1 << 20).astype(np.float32) + 0.25
+    for name in ("sum", "mean"):
+        got = getattr(ember.from_numpy(a), name)()
+        want = getattr(torch.from_numpy(a), name)()
+        assert str(got.dtype) == str(want.dtype).replace("torch", "ember") and got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
 
 
 def _ulps(got, exact):

@@ -12,11 +12,22 @@ from ..._core.memory_format import format_name
 from .runtime import flat
 
 _TO = {np.dtype(np.float32): "to_f32", np.dtype(np.float64): "to_f64"}
+_FLAT = (np.dtype(np.float32), np.dtype(np.float64))
+_EXACT = 1 << 53                # a Python int beyond this is not passed to C as a double
+
+
+def _big_flat(a):
+    """Whether a big c-contiguous float32/64 array is copied or filled on ember's C pool (runtime/flat.py):
+    like torch's copy kernels, from 2 chunks of its grain with 2+ threads (one numpy call is as fast on one)."""
+    return a.size >= flat.MIN_ELEMS and a.dtype in _FLAT and a.flags.c_contiguous and flat.splits()
 
 
 def _copyto(dst, src):
     """Cast-and-broadcast copy of numpy `src` into numpy `dst` (complex->real drops the imaginary part)."""
     if src.__class__ is np.ndarray and src.dtype == dst.dtype:
+        if (_big_flat(src) and src.shape == dst.shape and dst.flags.c_contiguous
+                and not np.may_share_memory(src, dst) and flat.run("copy", [src, dst])):
+            return                  # bytes copied unchanged, split over the pool
         np.copyto(dst, src)         # nothing to warn about: no catch_warnings (five Python calls per copy)
         return
     if (src.__class__ is np.ndarray and src.size >= flat.MIN_ELEMS and flat.splits() and src.shape == dst.shape
@@ -32,7 +43,8 @@ def clone(self, memory_format=None):
     a = self._np
     if a is not None and format_name(memory_format) == "contiguous_format":
         out = np.empty(a.shape, a.dtype)            # contiguous() of a strided cpu tensor: one copy, no geometry
-        np.copyto(out, a)
+        if not (_big_flat(a) and flat.run("copy", [a, out])):
+            np.copyto(out, a)
         return Tensor._wrap_fresh(out, self.dtype)
     out = empty_tensor(self._size, self.dtype, strides=M.format_strides(self, memory_format))
     _copyto(out._np, self._np)
@@ -83,8 +95,12 @@ def fill_(self, value):
     v = value._np if isinstance(value, Tensor) else value
     if isinstance(value, Tensor) and value._np is None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-    if self._np.size:
-        _copyto(self._np, v)
+    a = self._np
+    if a.size:
+        vc = v.__class__
+        if (vc is float or (vc is int and -_EXACT <= v <= _EXACT)) and _big_flat(a) and flat.run("fill", [a, a], v):
+            return self             # the value rounded to the dtype once, as numpy's assignment does
+        _copyto(a, v)
     return self
 
 
@@ -99,6 +115,7 @@ def lift_fresh(self):
 
 
 def zero_(self):
-    if self._np.size:
-        self._np[...] = 0
+    a = self._np
+    if a.size and not (_big_flat(a) and flat.run("fill", [a, a], 0.0)):
+        a[...] = 0
     return self

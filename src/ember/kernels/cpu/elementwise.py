@@ -627,8 +627,9 @@ def _clamp_dtype(self, lo, hi):
     return result_type(self, *[v for v in (lo, hi) if v is not None])
 
 
-def _c_clamp(self, lo, hi):
-    """clamp of a large contiguous float32/64 tensor by Python-number bounds in one C pass, or None."""
+def _c_clamp(self, lo, hi, inplace=False):
+    """clamp of a large contiguous float32/64 tensor by Python-number bounds in one C pass: the result (self
+    when `inplace`), or None when the operands do not fit (nothing written)."""
     if not (lo is None or lo.__class__ is float or lo.__class__ is int) or \
             not (hi is None or hi.__class__ is float or hi.__class__ is int) or (lo is None and hi is None):
         return None
@@ -639,6 +640,8 @@ def _c_clamp(self, lo, hi):
     hi = np.inf if hi is None else float(hi)
     if lo != lo or hi != hi:
         return None
+    if inplace:
+        return self if _c_run("clamp", [a, a], lo, hi) else None
     r = np.empty(a.shape, a.dtype)
     return _wrap_fresh(r, self.dtype) if _c_run("clamp", [a, r], lo, hi) else None
 
@@ -656,6 +659,8 @@ def clamp(self, min=None, max=None):
 
 
 def clamp_(self, min=None, max=None):
+    if _c_clamp(self, min, max, inplace=True) is not None:     # Python-number bounds keep a float dtype
+        return self
     rdt = _clamp_dtype(self, min, max)
     check_inplace(self, self._size, rdt, "clamp")
     _clamp_np(self._np, min, max, self._np)

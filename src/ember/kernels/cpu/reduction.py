@@ -19,6 +19,7 @@ from .sort import _wrap as _wrap_sort
 from ..common import check_out
 from ..out_rules import HISTOGRAM, exact, write_outs
 from ..._core.strides import wrap_dim
+from .runtime import flat
 
 
 def _wrap(arr, dtype, shape):
@@ -39,12 +40,18 @@ def _acc(d):
 _add_reduce = np.add.reduce
 _asarray = np.asarray
 _wrap_fresh = Tensor._wrap_fresh
+_sum_all = flat.sum_all
+_SUM_C = flat.MIN_ELEMS_SUM
 
 
 def sum(self, dim=None, keepdim=False, *, dtype=None):
     if dim is None and dtype is None and ((d := self.dtype) is D.float32 or d is D.float64):
-        # full reduction of a float32/64 tensor: the common case, one ufunc call (axis None, positionally)
-        return _wrap_fresh(_asarray(_add_reduce(self._np, None)), d)
+        # full reduction of a float32/64 tensor: the common case, one ufunc call (axis None, positionally);
+        # a big contiguous one on the C pool with numpy's bits (runtime/flat.py's sum_all)
+        a = self._np
+        if a.size >= _SUM_C and (r := _sum_all(a)) is not None:
+            return _wrap_fresh(_asarray(r), d)
+        return _wrap_fresh(_asarray(_add_reduce(a, None)), d)
     d = sum_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "sum")
     return _wrap(np.add.reduce(self._np, axis=axes, dtype=_acc(d)), d, shape)
@@ -68,6 +75,11 @@ def prod(self, dim=None, keepdim=False, *, dtype=None):
 
 
 def mean(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is None and dtype is None and not keepdim and ((d := self.dtype) is D.float32 or d is D.float64):
+        a = self._np
+        if a.size >= _SUM_C and (s := _sum_all(a)) is not None:
+            # np.mean's own arithmetic on its sum: the sum's type of (sum / intp count)
+            return _wrap_fresh(_asarray(s.dtype.type(s / np.intp(a.size))), d)
     d = mean_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "mean")
     src = self._np if self.dtype is d else self._np.astype(d._np)

@@ -19,31 +19,51 @@
 #pragma GCC optimize ("no-trapping-math")
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "vmath.h"
 
 #define ARGS void *const *p, const double *s, int64_t b, int64_t e
+
+/* Element b's first 64-byte aligned successor for the array at a (elements of `size` bytes), at most e.
+   numpy's buffers start 16 bytes past a 64-byte line (malloc's header) while torch's are 64-byte aligned:
+   a vector loop over a misaligned array splits a load or store over two cache lines every other vector
+   (AVX-512: every one) and ran 1M in-place float32 relu 35-40% slower (64-66 us against 46-48 us on one
+   thread, the same array at each offset). So every loop runs its first elements one at a time up to the
+   alignment of its widest array, then vectors on aligned addresses (numpy arrays of one op share their
+   misalignment, so the others align too). The scalar and vector forms compute the same IEEE operations:
+   the bits do not depend on where a chunk starts. */
+static inline int64_t ew_peel(const void *a, size_t size, int64_t b, int64_t e) {
+    const uintptr_t at = (uintptr_t)a + (uintptr_t)b * size;
+    const int64_t m = b + (int64_t)(((64 - at % 64) % 64) / size);
+    return m < e ? m : e;
+}
+
+#define SPLIT_LOOP(A, ...)                                                                         \
+    {                                                                                              \
+        const int64_t m_ = ew_peel((A), sizeof(*(A)), b, e);                                       \
+        for (int64_t i = b; i < m_; i++) { __VA_ARGS__; }                                          \
+        _Pragma("omp simd")                                                                        \
+        for (int64_t i = m_; i < e; i++) { __VA_ARGS__; }                                          \
+    }
 
 #define BINARY(T, SFX, NAME, EXPR)                                                                 \
 void NAME##_##SFX(ARGS) {                                                                          \
     const T *x = (const T *)p[0], *y = (const T *)p[1];                                \
     T *o = (T *)p[2];                                                                              \
     (void)s;                                                                                       \
-    _Pragma("omp simd")                                                                            \
-    for (int64_t i = b; i < e; i++) { const T u = x[i], v = y[i]; o[i] = (EXPR); }                 \
+    SPLIT_LOOP(o, const T u = x[i], v = y[i]; o[i] = (EXPR);)                                      \
 }                                                                                                  \
 void NAME##_s_##SFX(ARGS) {                                                                        \
     const T *x = (const T *)p[0];                                                                  \
     T *o = (T *)p[2];                                                                              \
     const T v = (T)s[0];                                                                           \
-    _Pragma("omp simd")                                                                            \
-    for (int64_t i = b; i < e; i++) { const T u = x[i]; o[i] = (EXPR); }                           \
+    SPLIT_LOOP(o, const T u = x[i]; o[i] = (EXPR);)                                                \
 }                                                                                                  \
 void NAME##_r_##SFX(ARGS) {                                                                        \
     const T *x = (const T *)p[0];                                                                  \
     T *o = (T *)p[2];                                                                              \
     const T u = (T)s[0];                                                                           \
-    _Pragma("omp simd")                                                                            \
-    for (int64_t i = b; i < e; i++) { const T v = x[i]; o[i] = (EXPR); }                           \
+    SPLIT_LOOP(o, const T v = x[i]; o[i] = (EXPR);)                                                \
 }
 
 #define COMPARE(T, SFX, NAME, OP)                                                                  \
@@ -51,15 +71,13 @@ void NAME##_##SFX(ARGS) {                                                       
     const T *x = (const T *)p[0], *y = (const T *)p[1];                                            \
     uint8_t *o = (uint8_t *)p[2];                                                                  \
     (void)s;                                                                                       \
-    _Pragma("omp simd")                                                                            \
-    for (int64_t i = b; i < e; i++) o[i] = x[i] OP y[i];                                           \
+    SPLIT_LOOP(x, o[i] = x[i] OP y[i];)                                                            \
 }                                                                                                  \
 void NAME##_s_##SFX(ARGS) {                                                                        \
     const T *x = (const T *)p[0];                                                                  \
     uint8_t *o = (uint8_t *)p[2];                                                                  \
     const T v = (T)s[0];                                                                           \
-    _Pragma("omp simd")                                                                            \
-    for (int64_t i = b; i < e; i++) o[i] = x[i] OP v;                                              \
+    SPLIT_LOOP(x, o[i] = x[i] OP v;)                                                               \
 }
 
 #define UNARY(T, SFX, NAME, EXPR)                                                                  \
@@ -67,8 +85,7 @@ void NAME##_##SFX(ARGS) {                                                       
     const T *x = (const T *)p[0];                                                                  \
     T *o = (T *)p[2];                                                                              \
     (void)s;                                                                                       \
-    _Pragma("omp simd")                                                                            \
-    for (int64_t i = b; i < e; i++) { const T u = x[i]; o[i] = (EXPR); }                           \
+    SPLIT_LOOP(o, const T u = x[i]; o[i] = (EXPR);)                                                \
 }
 
 #define CAST(TI, TO, NAME)                                                                         \
@@ -76,8 +93,7 @@ void NAME(ARGS) {                                                               
     const TI *x = (const TI *)p[0];                                                                \
     TO *o = (TO *)p[2];                                                                            \
     (void)s;                                                                                       \
-    _Pragma("omp simd")                                                                            \
-    for (int64_t i = b; i < e; i++) o[i] = (TO)x[i];                                               \
+    SPLIT_LOOP(o, o[i] = (TO)x[i];)                                                                \
 }
 
 #define FAMILY(T, SFX)                                                                             \
@@ -99,17 +115,31 @@ void clamp_##SFX(ARGS) {                                                        
     const T *x = (const T *)p[0];                                                                  \
     T *o = (T *)p[2];                                                                              \
     const T lo = (T)s[0], hi = (T)s[1];                                                            \
-    _Pragma("omp simd")                                                                            \
-    for (int64_t i = b; i < e; i++) { T v = x[i]; v = v < lo ? lo : v; o[i] = v > hi ? hi : v; }   \
+    SPLIT_LOOP(o, T v = x[i]; v = v < lo ? lo : v; o[i] = v > hi ? hi : v;)                        \
 }                                                                                                  \
 void where_##SFX(ARGS) {                                                                           \
     const uint8_t *c = (const uint8_t *)p[0];                                                      \
     const T *x = (const T *)p[1], *y = (const T *)p[2];                                            \
     T *o = (T *)p[3];                                                                              \
     (void)s;                                                                                       \
-    _Pragma("omp simd")                                                                            \
-    for (int64_t i = b; i < e; i++) o[i] = c[i] ? x[i] : y[i];                                     \
+    SPLIT_LOOP(o, o[i] = c[i] ? x[i] : y[i];)                                                      \
 }
+
+/* copy / fill (clone, copy_, fill_, zero_): bytes moved unchanged (memcpy keeps NaN payloads); a fill value
+   is rounded to the dtype once, as numpy's assignment of a Python number does */
+#define COPY_FILL(T, SFX)                                                                          \
+void copy_##SFX(ARGS) {                                                                            \
+    (void)s;                                                                                       \
+    memcpy((T *)p[2] + b, (const T *)p[0] + b, (size_t)(e - b) * sizeof(T));                       \
+}                                                                                                  \
+void fill_##SFX(ARGS) {                                                                            \
+    T *o = (T *)p[2];                                                                              \
+    const T v = (T)s[0];                                                                           \
+    SPLIT_LOOP(o, o[i] = v;)                                                                       \
+}
+
+COPY_FILL(float, f32)
+COPY_FILL(double, f64)
 
 #define sqrtf32 sqrtf
 #define sqrtf64 sqrt

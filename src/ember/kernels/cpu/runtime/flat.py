@@ -106,6 +106,31 @@ def run_address(fn, arrays, n, s0=0.0, s1=0.0):
     return True
 
 
+_SUMS = {}              # dtype -> csrc/reduction_flat.c's sum_all_<sfx> (ctypes), or None
+MIN_ELEMS_SUM = 2 * 16384   # from here a full sum runs csrc/reduction_flat.c (its tree's top subtrees, LEAF_MIN)
+
+
+def sum_all(a):
+    """np.add.reduce(a, axis=None) with numpy's exact bits, as a numpy scalar of a's dtype, for a big
+    c-contiguous float32/64 array, split over the pool (csrc/reduction_flat.c: numpy's pairwise tree, its
+    top subtrees on any threads, so the bits do not depend on the thread count); None when C is off or
+    the array does not fit (the caller keeps numpy)."""
+    dt = a.dtype
+    fn = _SUMS.get(dt, 0)
+    if fn == 0:
+        sfx = _SFX.get(dt)
+        fn = clib.kernel("reduction_flat", f"sum_all_{sfx}", "plip", "d") if sfx is not None else None
+        _SUMS[dt] = fn
+    if fn is None or a.size < MIN_ELEMS_SUM or not a.flags.c_contiguous:
+        return None
+    par = _PAR[0] or _parallel_for()
+    if par is None:
+        return None
+    k = get_num_threads()
+    r = fn(_address(a), a.size, k, ctypes.cast(par, ctypes.c_void_p).value if k > 1 else None)
+    return dt.type(r)
+
+
 def last_threads():
     """How many threads took part in the last kernel run here (1: the caller alone)."""
     return _LAST[0]
