@@ -608,26 +608,40 @@ class ZipReader:
     def has_record(self, name: str) -> bool:
         return name in self.records
 
-    def get(self, name: str) -> Record:
+    def entry(self, name: str) -> Record:
+        """The directory entry of record ``name``, without reading its local header (so without
+        touching the file): a loader that reads records later, in file order, resolves the header
+        then (:meth:`resolve`), right before the data it precedes."""
         rec = self.records.get(name)
         if rec is None:
             raise ZipFormatError(f"failed locating file {name} in the archive: file not found")
-        if rec.data_offset < 0:
-            hdr = self._pread(rec.header_offset, 30)
-            if hdr[:4] != _LOCAL_SIG:
-                raise ZipFormatError(f"failed reading record {name}: bad local header signature")
-            nlen, elen = struct.unpack("<HH", hdr[26:30])
-            off = rec.header_offset + 30 + nlen + elen
-            if off + rec.compressed_size > self.file_size:
-                raise ZipFormatError(
-                    f"record {name} ({rec.compressed_size} bytes at offset {off}) extends past the "
-                    f"end of the file ({self.file_size} bytes)")
-            if rec.method not in (0, 8):
-                raise ZipFormatError(f"record {name} uses unsupported compression method {rec.method}")
-            if rec.method == 0 and rec.compressed_size != rec.size:
-                raise ZipFormatError(f"record {name}: stored record with inconsistent sizes")
-            rec.data_offset = off
         return rec
+
+    def get(self, name: str) -> Record:
+        rec = self.entry(name)
+        if rec.data_offset < 0:
+            self.resolve(rec, self._pread(rec.header_offset, 30))
+        return rec
+
+    LOCAL_HEADER_SIZE = 30
+
+    def resolve(self, rec: Record, hdr: bytes) -> None:
+        """Set ``rec.data_offset`` from ``hdr``, the first 30 bytes of its local header, after
+        checking the header and that the record lies inside the file."""
+        name = rec.name
+        if len(hdr) < 30 or hdr[:4] != _LOCAL_SIG:
+            raise ZipFormatError(f"failed reading record {name}: bad local header signature")
+        nlen, elen = struct.unpack("<HH", hdr[26:30])
+        off = rec.header_offset + 30 + nlen + elen
+        if off + rec.compressed_size > self.file_size:
+            raise ZipFormatError(
+                f"record {name} ({rec.compressed_size} bytes at offset {off}) extends past the "
+                f"end of the file ({self.file_size} bytes)")
+        if rec.method not in (0, 8):
+            raise ZipFormatError(f"record {name} uses unsupported compression method {rec.method}")
+        if rec.method == 0 and rec.compressed_size != rec.size:
+            raise ZipFormatError(f"record {name}: stored record with inconsistent sizes")
+        rec.data_offset = off
 
     def read(self, name: str, check_crc: bool = True) -> bytes:
         """The record's bytes; their CRC-32 is checked against the central directory unless
