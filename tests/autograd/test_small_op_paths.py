@@ -127,3 +127,63 @@ def test_full_max_min_backward_matches_torch(values, neg, op):
         (r * 3).backward()
         grads.append(x.grad.numpy())
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,dim,dtypes", [
+    ((), 0, ("float32",) * 5), ((3, 4), 0, ("float64",) * 3), ((3, 4), -1, ("float32",) * 2),
+    ((2, 3), 1, ("float32",) * 4), ((0, 3), 0, ("float32",) * 2), ((4,), 0, ("int64",) * 3),
+    ((), 0, ("bool",) * 3), ((2,), 0, ("float32", "float64")), ((), 0, ("int32", "float32", "int64"))])
+def test_stack_matches_torch(shape, dim, dtypes):
+    torch = pytest.importorskip("torch")
+    arrays = [(RNG.standard_normal(shape) * 4).astype(d) for d in dtypes]
+    re = ember.stack([ember.tensor(a) for a in arrays], dim)
+    rt = torch.stack([torch.tensor(a) for a in arrays], dim)
+    assert re.dtype.name == str(rt.dtype).split(".")[1] and tuple(re.shape) == tuple(rt.shape)
+    assert re.is_contiguous() and re.stride() == rt.stride()
+    np.testing.assert_array_equal(re.numpy(), rt.numpy())
+
+
+@pytest.mark.parity
+def test_stack_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got \[2\] at entry 0 "
+                                               r"and \[3\] at entry 1"):
+            lib.stack([lib.zeros(2), lib.zeros(3)])
+        with pytest.raises(RuntimeError, match="stack expects a non-empty TensorList"):
+            lib.stack([])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,dim", [((), 0), ((3,), 0), ((2, 3), -1), ((2, 3), 1), ((70, 70), 0)])
+def test_stack_backward_matches_torch(shape, dim):
+    """stack's backward splits the grad in numpy for small grads (fresh copies), by unbind's views otherwise
+    (70x70x3 > 4096 elements); the same gradients either way, also when one input is stacked twice."""
+    torch = pytest.importorskip("torch")
+    arrays = [RNG.standard_normal(shape).astype(np.float32) for _ in range(3)]
+    w = RNG.standard_normal((3,) + shape).astype(np.float32)
+    grads = []
+    for lib in (ember, torch):
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        y = lib.stack([xs[0], xs[1] * 2, xs[2], xs[0]], dim)
+        wt = lib.tensor(np.moveaxis(np.concatenate([w, w[:1]]), 0, dim % (len(shape) + 1)).copy())
+        (y * wt).sum().backward()
+        grads.append([x.grad.numpy() for x in xs])
+    for ge, gt in zip(*grads):
+        np.testing.assert_array_equal(ge, gt)
+
+
+@pytest.mark.parity
+def test_stack_backward_double_backward_matches_torch():
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal(4).astype(np.float32)
+    out = []
+    for lib in (ember, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.stack([x * x, x.exp()]).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        out.append((g.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-6)
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-6)
