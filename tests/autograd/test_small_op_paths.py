@@ -187,3 +187,65 @@ def test_stack_backward_double_backward_matches_torch():
         out.append((g.detach().numpy(), x.grad.numpy()))
     np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-6)
     np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-6)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("gval", [float("inf"), -0.0, float("nan"), -2.5])
+@pytest.mark.parametrize("values", [[1.0, 3.0, 3.0, 2.0], [0.5, 4.0, -1.0, 2.0]])
+def test_full_max_backward_grad_bits_match_torch(gval, values):
+    """One extremum takes the incoming grad as it is (no division), ties share it; the other elements stay +0.0
+    whatever the grad (inf, nan, -0.0)."""
+    torch = pytest.importorskip("torch")
+    out = []
+    for lib in (ember, torch):
+        x = lib.tensor(np.array(values, np.float32), requires_grad=True)
+        x.max().backward(lib.tensor(gval))
+        out.append(x.grad.numpy())
+    np.testing.assert_array_equal(out[0], out[1])
+    assert np.array_equal(np.signbit(out[0]), np.signbit(out[1]))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("case", ["rows", "nan", "ties", "neg_dim", "int", "transposed", "3d", "keepdim", "1d"])
+def test_max_min_dim_match_torch(op, case):
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal((4, 5)).astype(np.float32)
+    dim, keepdim = 1, False
+    if case == "nan":
+        a[1, 2] = a[1, 4] = a[3, 0] = np.nan
+    elif case == "ties":
+        a = np.round(a).astype(np.float32)
+    elif case == "neg_dim":
+        dim = -2
+    elif case == "int":
+        a = (a * 3).astype(np.int64)
+    elif case == "3d":
+        a = RNG.standard_normal((3, 4, 2)).astype(np.float64)
+        dim = 1
+    elif case == "keepdim":
+        keepdim = True
+    elif case == "1d":
+        a, dim = a[0].copy(), 0
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(a)
+        if case == "transposed":
+            x = x.t()
+        r = getattr(x, op)(dim=dim, keepdim=keepdim)
+        res.append(r)
+    (ve, ie), (vt, it) = res
+    assert str(ve.dtype).split(".")[1] == str(vt.dtype).split(".")[1] and str(ie.dtype) == "ember.int64"
+    assert tuple(ve.shape) == tuple(vt.shape) and tuple(ie.shape) == tuple(it.shape)
+    np.testing.assert_array_equal(ve.numpy(), vt.numpy())
+    np.testing.assert_array_equal(ie.numpy(), it.numpy())
+
+
+@pytest.mark.parity
+def test_max_dim_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+            lib.zeros(2, 3).max(dim=2)
+        with pytest.raises(IndexError, match="max\\(\\): Expected reduction dim 1 to have non-zero size."):
+            lib.zeros(2, 0).max(dim=1)
