@@ -1,5 +1,7 @@
 """The fast paths a small-op training loop takes (issue 18), checked against torch: `x[i, j]` with plain ints
 (two selects, a view) and the engine summing a broadcast input's gradient down to its shape."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -127,3 +129,152 @@ def test_full_max_min_backward_matches_torch(values, neg, op):
         (r * 3).backward()
         grads.append(x.grad.numpy())
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,dim,dtypes", [
+    ((), 0, ("float32",) * 5), ((3, 4), 0, ("float64",) * 3), ((3, 4), -1, ("float32",) * 2),
+    ((2, 3), 1, ("float32",) * 4), ((0, 3), 0, ("float32",) * 2), ((4,), 0, ("int64",) * 3),
+    ((), 0, ("bool",) * 3), ((2,), 0, ("float32", "float64")), ((), 0, ("int32", "float32", "int64"))])
+def test_stack_matches_torch(shape, dim, dtypes):
+    torch = pytest.importorskip("torch")
+    arrays = [(RNG.standard_normal(shape) * 4).astype(d) for d in dtypes]
+    re = ember.stack([ember.tensor(a) for a in arrays], dim)
+    rt = torch.stack([torch.tensor(a) for a in arrays], dim)
+    assert re.dtype.name == str(rt.dtype).split(".")[1] and tuple(re.shape) == tuple(rt.shape)
+    assert re.is_contiguous() and re.stride() == rt.stride()
+    np.testing.assert_array_equal(re.numpy(), rt.numpy())
+
+
+@pytest.mark.parity
+def test_stack_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got \[2\] at entry 0 "
+                                               r"and \[3\] at entry 1"):
+            lib.stack([lib.zeros(2), lib.zeros(3)])
+        with pytest.raises(RuntimeError, match="stack expects a non-empty TensorList"):
+            lib.stack([])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,dim", [((), 0), ((3,), 0), ((2, 3), -1), ((2, 3), 1), ((70, 70), 0)])
+def test_stack_backward_matches_torch(shape, dim):
+    """stack's backward splits the grad in numpy for small grads (fresh copies), by unbind's views otherwise
+    (70x70x3 > 4096 elements); the same gradients either way, also when one input is stacked twice."""
+    torch = pytest.importorskip("torch")
+    arrays = [RNG.standard_normal(shape).astype(np.float32) for _ in range(3)]
+    w = RNG.standard_normal((3,) + shape).astype(np.float32)
+    grads = []
+    for lib in (ember, torch):
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        y = lib.stack([xs[0], xs[1] * 2, xs[2], xs[0]], dim)
+        wt = lib.tensor(np.moveaxis(np.concatenate([w, w[:1]]), 0, dim % (len(shape) + 1)).copy())
+        (y * wt).sum().backward()
+        grads.append([x.grad.numpy() for x in xs])
+    for ge, gt in zip(*grads):
+        np.testing.assert_array_equal(ge, gt)
+
+
+@pytest.mark.parity
+def test_stack_backward_double_backward_matches_torch():
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal(4).astype(np.float32)
+    out = []
+    for lib in (ember, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.stack([x * x, x.exp()]).sum()
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        out.append((g.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-6)
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-6)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("gval", [float("inf"), -0.0, float("nan"), -2.5])
+@pytest.mark.parametrize("values", [[1.0, 3.0, 3.0, 2.0], [0.5, 4.0, -1.0, 2.0]])
+def test_full_max_backward_grad_bits_match_torch(gval, values):
+    """One extremum takes the incoming grad as it is (no division), ties share it; the other elements stay +0.0
+    whatever the grad (inf, nan, -0.0)."""
+    torch = pytest.importorskip("torch")
+    out = []
+    for lib in (ember, torch):
+        x = lib.tensor(np.array(values, np.float32), requires_grad=True)
+        x.max().backward(lib.tensor(gval))
+        out.append(x.grad.numpy())
+    np.testing.assert_array_equal(out[0], out[1])
+    assert np.array_equal(np.signbit(out[0]), np.signbit(out[1]))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("case", ["rows", "nan", "ties", "neg_dim", "int", "transposed", "3d", "keepdim", "1d"])
+def test_max_min_dim_match_torch(op, case):
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal((4, 5)).astype(np.float32)
+    dim, keepdim = 1, False
+    if case == "nan":
+        a[1, 2] = a[1, 4] = a[3, 0] = np.nan
+    elif case == "ties":
+        a = np.round(a).astype(np.float32)
+    elif case == "neg_dim":
+        dim = -2
+    elif case == "int":
+        a = (a * 3).astype(np.int64)
+    elif case == "3d":
+        a = RNG.standard_normal((3, 4, 2)).astype(np.float64)
+        dim = 1
+    elif case == "keepdim":
+        keepdim = True
+    elif case == "1d":
+        a, dim = a[0].copy(), 0
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor(a)
+        if case == "transposed":
+            x = x.t()
+        r = getattr(x, op)(dim=dim, keepdim=keepdim)
+        res.append(r)
+    (ve, ie), (vt, it) = res
+    assert str(ve.dtype).split(".")[1] == str(vt.dtype).split(".")[1] and str(ie.dtype) == "ember.int64"
+    assert tuple(ve.shape) == tuple(vt.shape) and tuple(ie.shape) == tuple(it.shape)
+    np.testing.assert_array_equal(ve.numpy(), vt.numpy())
+    np.testing.assert_array_equal(ie.numpy(), it.numpy())
+
+
+@pytest.mark.parity
+def test_max_dim_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+            lib.zeros(2, 3).max(dim=2)
+        with pytest.raises(IndexError, match="max\\(\\): Expected reduction dim 1 to have non-zero size."):
+            lib.zeros(2, 0).max(dim=1)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("op", ["exp", "log"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (7,), (3, 5), "transposed"])
+def test_small_exp_log_match_torch_quietly(op, dtype, shape):
+    """The small-tensor exp/log path: torch's values (overflow, log of negatives and zeros, NaN, inf) and no
+    numpy warning."""
+    torch = pytest.importorskip("torch")
+    special = np.array([1.0, 100.0, -1e30, np.nan, 0.0, -0.0, np.inf, -np.inf, -3.0, 1e-40, 0.5, 7.25, -88.0, 89.0,
+                        710.0], np.float64)
+    n = 15 if shape == "transposed" else int(np.prod(shape))
+    with np.errstate(over="ignore"):          # (710 and 1e-40 do not fit float16 or float32)
+        a = np.resize(special, n).astype(dtype)
+    a = a.reshape(3, 5) if shape == "transposed" else a.reshape(shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        xe = ember.tensor(a)
+        xe = xe.t() if shape == "transposed" else xe
+        re = getattr(xe, op)()
+    xt = torch.tensor(a)
+    xt = xt.t() if shape == "transposed" else xt
+    rt = getattr(xt, op)()
+    assert str(re.dtype).split(".")[1] == str(rt.dtype).split(".")[1] and tuple(re.shape) == tuple(rt.shape)
+    np.testing.assert_allclose(re.numpy().astype(np.float64), rt.numpy().astype(np.float64), rtol=2e-3 if
+                               dtype == "float16" else 1e-6, atol=0)

@@ -97,9 +97,11 @@ def evenly_distribute_backward(grad, self, result):
             and (not _state.grad_enabled or not _needs_history(grad, self, result))
             and "_fw_tangent" not in grad.__dict__ and "_fw_tangent" not in self.__dict__
             and "_fw_tangent" not in result.__dict__):
-        mask = s == r if r == r else np.isnan(s)
+        rv = float(r)
+        mask = s == r if rv == rv else np.isnan(s)
+        c = np.count_nonzero(mask)
         out = np.zeros(s.shape, s.dtype)
-        out[mask] = g / s.dtype.type(np.count_nonzero(mask))
+        out[mask] = g if c == 1 else g / s.dtype.type(c)     # (x / 1 is x: one extremum, no division)
         return Tensor._wrap_fresh(out, self.dtype)
     # torch's data-independent form (its tensor-subclass branch): no value is read, so fake tensors and
     # tracing modes see ops only

@@ -6,7 +6,7 @@ from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import empty_tensor, check_out, np_of
 from .runtime import flat
-from .runtime.fp_errors import quiet
+from .runtime.fp_errors import quiet, quiet_into
 from .runtime.pool import get_num_threads, run_parts
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
 
@@ -152,6 +152,8 @@ _C_MIN = flat.MIN_ELEMS
 _splits = flat.splits
 _C_MIN_MATH = flat.MIN_ELEMS_MATH
 _FLAT = (np.dtype(np.float32), np.dtype(np.float64))
+_REAL_FLOATS = frozenset((np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)))
+_empty = np.empty
 _BOOL = np.dtype(np.bool_)
 _EXACT = 1 << 53           # a Python int beyond this is not passed to C as a double (numpy keeps its semantics)
 
@@ -478,12 +480,27 @@ bitwise_xor, bitwise_xor_, bitwise_xor_out = make_binary(_ufunc2(np.bitwise_xor)
 
 
 # ---------------------------------------------------------------- unary
-def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN):
+def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_uf=None):
     """(functional, inplace, out) kernels for a same-shape op computing `fn_np(a, out)`. `split`: fn_np is
     purely elementwise (and sets its own errstate), so big float inputs are shared out over the pool.
     `c_name`: csrc/elementwise_flat.c's kernel for the op, run on ember's C pool for c-contiguous float32 /
-    float64 tensors of at least `c_min` elements (a dtype without that kernel keeps the numpy path)."""
+    float64 tensors of at least `c_min` elements (a dtype without that kernel keeps the numpy path).
+    `small_uf`: when fn_np is `_u(uf)`, uf itself: a small contiguous real floating tensor (below both the C
+    and the split sizes, so fn_np would run on the whole array anyway) then calls it directly under the same
+    error state (a CRF's per-tag exp/log of five elements: the general path's dtype rule, flag reads and
+    keyword call were most of the op)."""
+    small_max = c_min if c_name is not None else _BIG
+    if split and SPLIT_ELEMS < small_max:
+        small_max = SPLIT_ELEMS
+    run_small = quiet_into(small_uf, divide="ignore", invalid="ignore", over="ignore") if small_uf else None
+
     def functional(self):
+        if run_small is not None:
+            a = self._np
+            if a is not None and a.dtype in _REAL_FLOATS and a.size < small_max and a.flags.c_contiguous:
+                r = _empty(a.shape, a.dtype)
+                run_small(a, r)
+                return _wrap_fresh(r, self.dtype)
         rdt = unary_dtype(self, kind)
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         if a.flags.c_contiguous:
@@ -596,8 +613,9 @@ def _logical_not(a, out):
 
 
 abs, abs_, abs_out = make_unary(_abs, ABS, "abs", split=True, c_name="abs")
-exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp", split=True, c_name="exp", c_min=_C_MIN_MATH)
-log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log", split=True)
+exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp", split=True, c_name="exp", c_min=_C_MIN_MATH,
+                                small_uf=np.exp)
+log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log", split=True, small_uf=np.log)
 sqrt, sqrt_, sqrt_out = make_unary(_u(np.sqrt), FLOAT_OUT, "sqrt", split=True, c_name="sqrt")
 rsqrt, rsqrt_, rsqrt_out = make_unary(_rsqrt, FLOAT_OUT, "rsqrt", split=True)
 sin, sin_, sin_out = make_unary(_u(np.sin), FLOAT_OUT, "sin", split=True)

@@ -104,17 +104,23 @@ _max_all = _minmax(np.max, "max")
 _min_all = _minmax(np.min, "min")
 
 
+_max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce
+_argmax, _argmin = np.argmax, np.argmin
+_FIU = frozenset("fiu")
+_INT64 = np.dtype(np.int64)
+
+
 def max(self):
     a = self._np
-    if a.size and a.dtype.kind in "fiu":       # the common case: one ufunc reduction (NaN propagates)
-        return Tensor._wrap_fresh(np.asarray(np.maximum.reduce(a, axis=None)), self.dtype)
+    if a.size and a.dtype.kind in _FIU:       # the common case: one ufunc reduction (NaN propagates)
+        return _wrap_fresh(_asarray(_max_reduce(a, None)), self.dtype)
     return _max_all(self, None)
 
 
 def min(self):
     a = self._np
-    if a.size and a.dtype.kind in "fiu":
-        return Tensor._wrap_fresh(np.asarray(np.minimum.reduce(a, axis=None)), self.dtype)
+    if a.size and a.dtype.kind in _FIU:
+        return _wrap_fresh(_asarray(_min_reduce(a, None)), self.dtype)
     return _min_all(self, None)
 
 
@@ -137,6 +143,21 @@ argmin = _arg(np.argmin, "argmin")
 
 def _with_indices(vfn, ifn, name):
     def k(self, dim, keepdim=False):
+        a = self._np
+        if dim.__class__ is int and not keepdim and a is not None and a.dtype.kind in _FIU:
+            # the common case (a Viterbi decode's max over one dim of a small matrix): one reduction and one
+            # arg-reduction over an in-range dim of non-empty extent, without reduce_spec's generality; the
+            # values and the first extremum's index, as below (NaN propagates, its first index wins)
+            nd = a.ndim
+            if nd and -nd <= dim < nd and a.shape[dim]:
+                dt = self.dtype
+                v = vfn(a, dim)
+                i = ifn(a, dim)
+                if nd == 1:
+                    v, i = _asarray(v), _asarray(i)
+                if (v.dtype == a.dtype and i.dtype == _INT64 and v.flags.c_contiguous
+                        and i.flags.c_contiguous):
+                    return _wrap_fresh(v, dt), _wrap_fresh(i, D.int64)
         axes, shape = reduce_spec(self, dim, keepdim, name, True)
         a = self._np
         if not a.ndim:
@@ -146,8 +167,8 @@ def _with_indices(vfn, ifn, name):
     return k
 
 
-max_dim = _with_indices(np.max, np.argmax, "max")
-min_dim = _with_indices(np.min, np.argmin, "min")
+max_dim = _with_indices(_max_reduce, _argmax, "max")
+min_dim = _with_indices(_min_reduce, _argmin, "min")
 
 
 def all(self, dim=None, keepdim=False):

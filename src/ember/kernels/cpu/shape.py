@@ -166,17 +166,38 @@ def cat(tensors, dim=0):
     return out
 
 
+def _stack_rows(tensors):
+    """stack(tensors, 0) of cpu tensors of one dtype and one size: np.array of their arrays (a fresh C-contiguous
+    copy in that dtype), or None for anything else (stack_spec then raises torch's errors). A CRF's forward
+    algorithm stacks five 0-dim scores per time step: np.array takes 0.3 us there, where writing each row
+    through `arr[i] = a` took 1.4 us per row and np.stack ~8 us in all."""
+    if tensors.__class__ is not list and tensors.__class__ is not tuple or not tensors:
+        return None
+    t0 = tensors[0]
+    if t0.__class__ not in TENSOR_TYPES:
+        return None
+    s0, dt = t0._size, t0.dtype
+    arrays = []
+    for t in tensors:
+        if t.__class__ not in TENSOR_TYPES or t.dtype is not dt or t._np is None or t._size != s0:
+            return None
+        arrays.append(t._np)
+    r = np.array(arrays)
+    return Tensor._wrap_fresh(r, dt) if r.dtype == dt._np and r.shape == (len(arrays),) + s0 else None
+
+
 def stack(tensors, dim=0):
     """One np.stack into a fresh contiguous result (torch's stack is a real op too: one StackBackward0 node,
     not an unsqueeze per tensor plus a cat)."""
+    if dim == 0:
+        r = _stack_rows(tensors)
+        if r is not None:
+            return r
     shape, dtype, d = M_shape.stack_spec(tensors, dim)
     arrays = [t._np for t in tensors]
     if all(a.dtype == dtype._np for a in arrays):
-        if d == 0:          # one row write per tensor: np.stack's generality cost ~4 us on small tensors
-            arr = np.empty(shape, dtype._np)
-            for i, a in enumerate(arrays):
-                arr[i] = a
-            return Tensor._wrap_fresh(arr, dtype)
+        if d == 0:
+            return Tensor._wrap_fresh(np.array(arrays), dtype)
         return Tensor._wrap_fresh(np.stack(arrays, axis=d), dtype)
     out = empty_tensor(shape, dtype)
     with warnings.catch_warnings():       # complex -> real casts warn in numpy, not in torch
