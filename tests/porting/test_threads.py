@@ -19,8 +19,8 @@ def test_set_num_threads_sizes_the_pool_and_blas():
         one = ember.nn.functional.conv2d(x, w).numpy()
         ember.set_num_threads(2)
         assert ember.get_num_threads() == 2 and pool._pool()._max_workers == 2
-        if blas.available():
-            assert blas.get_num_threads() == 2
+        if blas.available():        # OpenBLAS follows, unless ember splits its gemms itself (held at one thread)
+            assert blas.get_num_threads() == (1 if blas.held() else 2)
         np.testing.assert_allclose(ember.nn.functional.conv2d(x, w).numpy(), one, rtol=1e-5, atol=1e-5)
     finally:
         ember.set_num_threads(before)

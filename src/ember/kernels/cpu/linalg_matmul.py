@@ -10,6 +10,7 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from ..meta.elementwise_common import check_inplace
 from ..meta.linalg_matmul import (addbmm_spec, addmm_spec, addmv_spec, addr_spec, baddbmm_spec, bmm_spec, dot_spec, matmul_spec,
                                  mm_spec, mv_spec)
+from .runtime import gemm as _gemm
 
 
 _wrap_fresh = Tensor._wrap_fresh
@@ -31,6 +32,10 @@ def _make(spec):
             r = _mm_fast(self, other)
             if r is not None:
                 return r
+        elif spec is bmm_spec:
+            r = _bmm_fast(self, other)
+            if r is not None:
+                return r
         shape, dt = spec(self, other)
         return _result(np.matmul(_acc(self), _acc(other)), shape, dt)
     k.__name__ = spec.__name__[:-5]
@@ -47,19 +52,44 @@ _FAST = (np.dtype(np.float32), np.dtype(np.float64))
 _F32, _F64 = _dt.float32, _dt.float64
 
 
+_SERIAL = _gemm.OPENBLAS_SERIAL
+
+
 def _mm_fast(self, other):
     """The product of two float32/float64 matrices of one dtype whose shapes fit: `ndarray.dot`'s fresh
     c-contiguous result wrapped as it is (no spec, no cast, no copy); None for every other case. For 2-D
     arrays dot is numpy's matrix product by the same BLAS calls as np.matmul (gemm, syrk for x @ x.T), bit for
     bit the same result for C- or Fortran-ordered operands (tests/core/test_matmul.py; an operand with a non-unit
-    inner stride may differ in the last bits, by CPU), at half the call's cost (an 8x8 product in ~2.5 us)."""
+    inner stride may differ in the last bits, by CPU), at half the call's cost (an 8x8 product in ~2.5 us).
+    Products big enough for threads run split over ember's pool (runtime/gemm.py: the same BLAS calls on
+    blocks of rows, the same bits)."""
     dt = self.dtype
     if dt is other.dtype and (dt is _F32 or dt is _F64):
         sa, sb = self._size, other._size
         if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]:
             a, b = self._np, other._np
             if a is not None and b is not None:
+                if sa[0] * sa[1] * sb[1] > _SERIAL:
+                    r = _gemm.mm(a, b)
+                    if r is not None:
+                        return _wrap_fresh(r, dt)
                 return _wrap_fresh(a.dot(b), dt)
+    return None
+
+
+def _bmm_fast(self, other):
+    """bmm of two float32/float64 (B, M, K), (B, K, N) stacks of one dtype big enough for threads, split over
+    ember's pool (runtime/gemm.py: numpy's own BLAS call per matrix, the same bits); None otherwise."""
+    dt = self.dtype
+    if dt is other.dtype and (dt is _F32 or dt is _F64):
+        sa, sb = self._size, other._size
+        if (len(sa) == 3 and len(sb) == 3 and sa[0] == sb[0] and sa[2] == sb[1]
+                and sa[0] * sa[1] * sa[2] * sb[2] > _SERIAL):
+            a, b = self._np, other._np
+            if a is not None and b is not None:
+                r = _gemm.bmm(a, b)
+                if r is not None:
+                    return _wrap_fresh(r, dt)
     return None
 
 
@@ -70,13 +100,19 @@ def matmul(self, other):
     a, b = self._np, other._np
     if (a is not None and b is not None and a.ndim > 2 and a.shape[:-2] == b.shape[:-2] and a.dtype in _FAST
             and b.dtype == a.dtype and a.shape[-1] == b.shape[-2] and self.dtype is other.dtype):
-        r = np.matmul(a, b)     # a batched product without broadcasting (attention's q @ k^T): no spec, no cast
+        r = None
+        if a.size * b.shape[-1] > _SERIAL:          # (attention's q @ k^T over the pool, one call per matrix)
+            r = _gemm.bmm(a, b)
+        if r is None:
+            r = np.matmul(a, b)     # a batched product without broadcasting: no spec, no cast
         if r.flags.c_contiguous:
             return _wrap_fresh(r, self.dtype)
     shape, dt = matmul_spec(self, other)
     a, b = _acc(self), _acc(other)
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
-        return _result(np.matmul(a.reshape(-1, a.shape[-1]), b), shape, dt)   # one gemm, not one per batch
+        a2 = a.reshape(-1, a.shape[-1])              # one gemm, not one per batch
+        r = _gemm.mm(a2, b) if a.size * b.shape[-1] > _SERIAL else None
+        return _result(np.matmul(a2, b) if r is None else r, shape, dt)
     return _result(np.matmul(a, b), shape, dt)
 
 

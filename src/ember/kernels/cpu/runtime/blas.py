@@ -8,6 +8,10 @@ the pool: the first of overlapping users saves the count and sets 1, the last on
 (BLAS calls of other threads meanwhile run on one thread: slower, never wrong). `available()`
 says whether numpy's OpenBLAS was found; without it callers should not run matmuls in parallel.
 `cblas_gemm()` gives the addresses of its cblas_sgemm/cblas_dgemm (generated C calls them directly).
+
+`hold_single()`: once ember splits its gemms over its own C pool (runtime/gemm.py), OpenBLAS stays at one thread
+for good (set_num_threads then sizes ember's pool only): an OpenBLAS worker spins ~0.1 s of cpu after each
+threaded call and took the second core from ember's pool worker all through a train step (see gemm.py).
 """
 import ctypes
 import threading
@@ -15,6 +19,7 @@ import threading
 _FNS = []
 _LOCK = threading.Lock()
 _STATE = [0, None]          # users inside, saved thread count
+_HELD = [False]             # hold_single() was called: OpenBLAS stays at one thread
 
 
 def _openblas_libs():
@@ -95,10 +100,33 @@ def set_num_threads(n):
     fns = _fns()
     if fns is not None:
         with _LOCK:
+            if _HELD[0]:
+                n = 1
             if _STATE[0] == 0:
                 fns[0](n)
             else:
                 _STATE[1] = n
+
+
+def hold_single():
+    """Keep OpenBLAS at one thread from now on in this process (ember's gemms split over its own pool). Cheap
+    once done: runtime/gemm.py calls it before every product large enough for OpenBLAS to thread."""
+    if _HELD[0]:
+        return
+    fns = _fns()
+    with _LOCK:
+        _HELD[0] = True
+        if fns is not None:
+            if _STATE[0] == 0:
+                if fns[1]() != 1:
+                    fns[0](1)
+            else:
+                _STATE[1] = 1
+
+
+def held():
+    """Whether hold_single() holds OpenBLAS at one thread."""
+    return _HELD[0]
 
 
 def get_num_threads():

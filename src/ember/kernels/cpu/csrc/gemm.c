@@ -1,0 +1,80 @@
+/* A matrix product split over csrc/parallel.c's pool (the counterpart of ATen's cpublas::gemm run on the
+   intra-op team: MKL's gemm threads are the OpenMP threads of at::parallel_for, one team for every op).
+   runtime/gemm.py calls `ember_parallel_for(gemm_part, d, A, B, C, alpha, beta, items, grain, threads)`;
+   each work item is one block of rows (or columns) of one matrix of a batch, computed by one call of numpy's
+   own cblas_sgemm / cblas_dgemm (OpenBLAS held at one thread by runtime/blas.py, so that call never starts
+   OpenBLAS's threads, whose workers spin for ~0.1 s of cpu after each threaded call and took the second core
+   from this pool's worker in every op of a train step).
+
+   Bits: a block of rows of C = op(A) op(B) takes the same rows of op(A) and the whole op(B) (columns: the
+   reverse), and OpenBLAS sums every element of C over k in the same order whatever the rows around it, so
+   the split result equals the single call's bit for bit, given two rules (runtime/gemm.py): blocks start at
+   multiples of 64 rows or columns (whole micro-tiles), and every block is above OpenBLAS's small-matrix limit
+   (m*n*k > 1e6: below it OpenBLAS's AVX-512 build takes other kernels, whose sums differ in the last bits).
+   tests/kernels/test_c_gemm.py checks it on many shapes, thread counts and layouts.
+
+   The descriptor d (int64): [0] the cblas function's address, [1] its integer width (32 or 64), [2] 1 for
+   double, [3] [4] transA transB (cblas's 111 no / 112 transpose), [5] M [6] N [7] K, [8] lda [9] ldb [10] ldc,
+   [11] [12] [13] the outer batch strides of A, B and C in elements (0: one matrix shared by the batch),
+   [14] 0 to split rows, 1 columns, [15] the unit of block edges, [16] blocks per matrix, [17] the inner batch
+   size, [18] [19] [20] the inner batch strides of A, B and C (a (B, H, M, K) stack of views is read in place).
+   Item i is block i % d[16] of matrix j = i / d[16], at outer index j / d[17] and inner index j % d[17]; block
+   q of nblk covers rows (columns) from (span * q / nblk) rounded down to a multiple of the unit up to where the
+   next block starts (the last: to the end), so blocks differ by at most one unit.
+   p = {d, A, B, C}, s = {alpha, beta}. */
+#include <stdint.h>
+
+typedef void (*sgemm64_t)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
+                          const float *, int64_t, float, float *, int64_t);
+typedef void (*dgemm64_t)(int, int, int, int64_t, int64_t, int64_t, double, const double *, int64_t,
+                          const double *, int64_t, double, double *, int64_t);
+typedef void (*sgemm32_t)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
+                          float *, int);
+typedef void (*dgemm32_t)(int, int, int, int, int, int, double, const double *, int, const double *, int,
+                          double, double *, int);
+
+#define ROW_MAJOR 101
+#define NO_TRANS 111
+
+void gemm_part(void *const *p, const double *s, int64_t begin, int64_t end) {
+    const int64_t *d = (const int64_t *)p[0];
+    const int dbl = (int)d[2], ta = (int)d[3], tb = (int)d[4];
+    const int64_t M = d[5], N = d[6], K = d[7], lda = d[8], ldb = d[9], ldc = d[10];
+    const int64_t sa = d[11], sb = d[12], sc = d[13], cols = d[14], unit = d[15], nblk = d[16];
+    const int64_t nb1 = d[17], sa1 = d[18], sb1 = d[19], sc1 = d[20];
+    const int64_t size = dbl ? 8 : 4;
+    for (int64_t i = begin; i < end; i++) {
+        const int64_t mat = i / nblk, q = i % nblk, o = mat / nb1, in = mat % nb1;
+        const int64_t span = cols ? N : M;
+        const int64_t lo = span * q / nblk / unit * unit;
+        const int64_t hi = q == nblk - 1 ? span : span * (q + 1) / nblk / unit * unit;
+        int64_t offa = o * sa + in * sa1, offb = o * sb + in * sb1, offc = o * sc + in * sc1, m = M, n = N;
+        if (cols) {
+            offb += tb == NO_TRANS ? lo : lo * ldb;
+            offc += lo;
+            n = hi - lo;
+        } else {
+            offa += ta == NO_TRANS ? lo * lda : lo;
+            offc += lo * ldc;
+            m = hi - lo;
+        }
+        const char *a = (const char *)p[1] + offa * size, *b = (const char *)p[2] + offb * size;
+        char *c = (char *)p[3] + offc * size;
+        if (d[1] == 64) {
+            if (dbl)
+                ((dgemm64_t)(intptr_t)d[0])(ROW_MAJOR, ta, tb, m, n, K, s[0], (const double *)a, lda,
+                                            (const double *)b, ldb, s[1], (double *)c, ldc);
+            else
+                ((sgemm64_t)(intptr_t)d[0])(ROW_MAJOR, ta, tb, m, n, K, (float)s[0], (const float *)a, lda,
+                                            (const float *)b, ldb, (float)s[1], (float *)c, ldc);
+        } else {
+            if (dbl)
+                ((dgemm32_t)(intptr_t)d[0])(ROW_MAJOR, ta, tb, (int)m, (int)n, (int)K, s[0], (const double *)a,
+                                            (int)lda, (const double *)b, (int)ldb, s[1], (double *)c, (int)ldc);
+            else
+                ((sgemm32_t)(intptr_t)d[0])(ROW_MAJOR, ta, tb, (int)m, (int)n, (int)K, (float)s[0],
+                                            (const float *)a, (int)lda, (const float *)b, (int)ldb, (float)s[1],
+                                            (float *)c, (int)ldc);
+        }
+    }
+}

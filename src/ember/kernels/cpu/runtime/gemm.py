@@ -1,0 +1,220 @@
+"""Matrix products split over ember's C thread pool, the counterpart of ATen's `cpublas::gemm` on the intra-op
+team (torch's MKL gemm threads are the OpenMP threads of `at::parallel_for`: one team for every op).
+
+`mm(a, b)` and `bmm(a, b)` compute what `a.dot(b)` / `np.matmul(a, b)` compute, bit for bit, by calling the
+same cblas_sgemm / cblas_dgemm of numpy's OpenBLAS on blocks of rows (or columns) of the result, or on whole
+matrices of a batch, shared out by csrc/parallel.c (csrc/gemm.c runs one block per call). They return None
+for every case they do not take (the caller keeps numpy): other dtypes, operands cblas cannot read in place,
+shapes where numpy would not call gemm (a dimension of 1: gemv; `x @ x.T`: syrk), or C unavailable.
+
+Why not OpenBLAS's own threads: measured on the 2-core AVX-512 EPYC, an OpenBLAS worker spins for ~0.1 s of
+cpu after every threaded call (its THREAD_TIMEOUT, 2^28 cycles, fixed when numpy loads it). A train step calls
+a gemm every few milliseconds, so that worker held the second core through the whole step, and every op that
+split over ember's pool in between waited for it: at 2 threads the GPT step's layer-norm backward, GELU
+backward and large adds ran up to 2x slower than at 1 thread, and OpenBLAS's own split of the step's gemms
+gained only 1.2-1.5x. So once ember splits gemms itself, `runtime/blas.py` holds OpenBLAS at one thread
+(`blas.hold_single()`): one team of threads, as in torch, whose worker spins 0.2 ms between jobs.
+
+Tuning: products below SPLIT_MACS multiply-adds run as one call on the calling thread (a split costs a hand-off
+of a few microseconds and a second packing of the shared operand); there are about two blocks per thread (a late
+worker's blocks are taken by the caller).
+
+Bits: a float32 block's rows (columns) start at a multiple of BLOCK, a whole number of OpenBLAS's micro-tiles,
+and every block is above OpenBLAS's small-matrix limit (SMALL_MNK); measured on the AVX-512 EPYC, such blocks
+reproduce the single call on every shape tried. A different OpenBLAS build could tile otherwise, so the first
+split is checked against the single call on a probe product (`_exact`); if it differs, no product is split into
+blocks. float64 products are never split into blocks (there, blocks of 64 rows differ from the single call: its
+tiles are 24 rows, and column blocks narrower than ~200 differ whatever their edges): only the matrices of a
+batch are shared out, each one numpy's own call, which is exact by construction.
+"""
+import ctypes
+
+import numpy as np
+
+from . import blas, clib
+from .flat import _parallel_for
+from .pool import get_num_threads
+
+SPLIT_MACS = 1 << 21        # multiply-adds from which a product is split over the pool
+BLOCK = {np.dtype(np.float32): 64}     # block edges: multiples of whole micro-tiles (float64: whole matrices only)
+OPENBLAS_SERIAL = 1 << 18   # m*n*k up to which OpenBLAS never starts its threads (65536 x GEMM_MULTITHREAD_THRESHOLD 4)
+SMALL_MNK = 1000000         # OpenBLAS's small-matrix kernels take m*n*k up to this (other sums): no block below it
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_STATE = []                 # [gemm_part address, sgemm, dgemm, int bits] once probed, [None] when unavailable
+_NO, _T = 111, 112          # cblas: no transpose, transpose
+
+
+def _probe():
+    if not _STATE:
+        st = None
+        fns = blas.cblas_gemm() if clib.enabled() else None
+        lib = clib.library("gemm") if fns is not None else None
+        if lib is not None and _parallel_for() is not None:
+            st = (ctypes.cast(lib.gemm_part, ctypes.c_void_p).value, fns[0], fns[1], fns[2])
+        _STATE.append(st)
+    return _STATE[0]
+
+
+def available():
+    """Whether gemms can run over ember's pool (C kernels, numpy's cblas and the pool all found)."""
+    return clib.enabled() and _probe() is not None
+
+
+def _layout(x, rows, cols):
+    """(cblas transpose flag, leading dimension) reading the 2-d matrix x (strides x.strides[-2:]) in place, or
+    None when cblas cannot (numpy's `is_blasable2d` rule, either way round)."""
+    isz = x.itemsize
+    s0, s1 = x.strides[-2], x.strides[-1]
+    if s1 == isz and s0 % isz == 0 and s0 // isz >= max(1, cols):
+        return _NO, s0 // isz
+    if s0 == isz and s1 % isz == 0 and s1 // isz >= max(1, rows):
+        return _T, s1 // isz
+    return None
+
+
+def _syrk(a, b, m, n):
+    """Whether numpy could compute some matrix of a @ b by syrk instead of gemm (a matrix times its own
+    transpose: the same data address, m == n, transposed strides), which gives other bits: such products stay
+    numpy's. With equal batch strides the matrices start at the same address only if the arrays do (attention's
+    q and k, views of one buffer at different offsets, stay here)."""
+    if m != n or a.strides[-2] != b.strides[-1] or a.strides[-1] != b.strides[-2]:
+        return False
+    if a.strides[:-2] == b.strides[:-2] or b.ndim == 2:
+        return clib.address(a) == clib.address(b) if b.ndim == a.ndim else np.may_share_memory(a, b)
+    return np.may_share_memory(a, b)
+
+
+def _plan(m, n, k, count, threads, dt, force=False):
+    """How _run shares out `count` products of (m, k) by (k, n): (columns?, block unit, blocks per matrix, work
+    items, items per chunk), or None when the work stays one call (below SPLIT_MACS, or no two blocks fit)."""
+    if not force and count * m * n * k < SPLIT_MACS:
+        return None
+    if count >= 2 * threads:
+        return 0, 1, 1, count, max(1, count // (4 * threads))
+    unit = BLOCK.get(dt)
+    if unit is None:
+        return (0, 1, 1, count, 1) if count >= 2 else None
+    for cols in (0, 1):                 # rows first: measured as fast or faster than columns on the step's shapes
+        span, rest = (n, m * k) if cols else (m, n * k)
+        least = max(unit, -(-(SMALL_MNK // max(1, rest) + 1) // unit) * unit)     # a block's least rows (columns)
+        nblk = min(2 * threads, span // least)
+        if nblk * count >= 2:
+            return cols, unit, nblk, count * nblk, 1
+    return None
+
+
+def _run(st, a, b, c, la, lb, m, n, k, batch, sa, sb, sc, plan, threads):
+    """C = A @ B over the pool by `plan` (_plan's): the products of (m, k) by (k, n) matrices over `batch`
+    (outer, inner) batch sizes, at element strides sa, sb, sc (outer, inner)."""
+    cols, unit, nblk, items, grain = plan
+    dbl = a.dtype == _F64
+    d = np.array([st[2] if dbl else st[1], st[3], int(dbl), la[0], lb[0], m, n, k, la[1], lb[1], n, sa[0], sb[0],
+                  sc[0], cols, unit, nblk, batch[1], sa[1], sb[1], sc[1]], np.int64)
+    addr = clib.address
+    _parallel_for()(st[0], addr(d), addr(a), addr(b), addr(c), 1.0, 0.0, items, grain, threads)
+
+
+_EXACT = {}                 # dtype -> whether blocks reproduce the single call here (checked once)
+
+
+def _exact(st, dt=np.dtype(np.float32)):
+    """Whether row and column blocks reproduce OpenBLAS's single call bit for bit for dtype dt (a probe product
+    split as _run splits, against a.dot(b) with OpenBLAS at one thread)."""
+    ok = _EXACT.get(dt)
+    if ok is None:
+        _EXACT[dt] = True           # the probe's own split below
+        u = BLOCK[dt]
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((3 * u + 17, 200)).astype(dt)
+        b = rng.standard_normal((200, 2 * u + 29)).astype(dt)
+        ref = a.dot(b)
+        ok = True
+        for x, y in ((a, b), (b.T.copy(), a.T.copy())):        # rows split, then columns split (n > m)
+            (m, k), n = x.shape, y.shape[1]
+            c = np.empty((m, n), dt)
+            plan = _plan(m, n, k, 1, 2, dt, force=True)
+            _run(st, x, y, c, _layout(x, m, k), _layout(y, k, n), m, n, k, (1, 1), (0, 0), (0, 0), (0, 0), plan, 2)
+            ok = ok and np.array_equal(c, ref if x is a else ref.T)
+        _EXACT[dt] = ok
+    return ok
+
+
+def _blas_ready(macs):
+    """None when numpy's own call is as good (single thread, or too small for any threads); else the probed
+    state, with OpenBLAS held at one thread (see the module docstring)."""
+    if macs <= OPENBLAS_SERIAL:
+        return None
+    st = _STATE[0] if _STATE else _probe()
+    if st is None or not clib.enabled():
+        return None
+    blas.hold_single()
+    if get_num_threads() < 2:
+        return None
+    return st
+
+
+def mm(a, b):
+    """a.dot(b) for 2-d float32/float64 arrays of one dtype, split over the pool: a fresh c-contiguous array,
+    or None (the caller runs numpy)."""
+    dt = a.dtype
+    if (dt is not _F32 and dt is not _F64) or b.dtype is not dt or a.ndim != 2 or b.ndim != 2:
+        return None
+    m, k = a.shape
+    n = b.shape[1]
+    if m < 2 or n < 2 or k < 2 or b.shape[0] != k:
+        return None
+    st = _blas_ready(m * n * k)
+    if st is None:
+        return None
+    threads = get_num_threads()
+    plan = _plan(m, n, k, 1, threads, dt)
+    if plan is None or not _exact(st):
+        return None
+    la, lb = _layout(a, m, k), _layout(b, k, n)
+    if la is None or lb is None or _syrk(a, b, m, n):
+        return None
+    c = np.empty((m, n), dt)
+    _run(st, a, b, c, la, lb, m, n, k, (1, 1), (0, 0), (0, 0), (0, 0), plan, threads)
+    return c
+
+
+def bmm(a, b, out=None):
+    """np.matmul(a, b, out=out) for a (*batch, M, K) and b (*batch, K, N) or (K, N) of one float dtype, one or two
+    batch dims, split over the pool; None when this path does not take them. `out`, when given, is a
+    c-contiguous (*batch, M, N) array."""
+    dt = a.dtype
+    nd = a.ndim
+    if (dt is not _F32 and dt is not _F64) or b.dtype is not dt or not 3 <= nd <= 4 or b.ndim not in (2, nd):
+        return None
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    bat = a.shape[:-2]
+    if m < 2 or n < 2 or k < 2 or b.shape[-2] != k or (b.ndim == nd and b.shape[:-2] != bat):
+        return None
+    count = bat[0] * bat[-1] if nd == 4 else bat[0]
+    st = _blas_ready(count * m * n * k)
+    if st is None:
+        return None
+    threads = get_num_threads()
+    plan = _plan(m, n, k, count, threads, dt)
+    if plan is None or (plan[2] > 1 and not _exact(st)):
+        return None
+    la, lb = _layout(a, m, k), _layout(b, k, n)
+    if la is None or lb is None or _syrk(a, b, m, n):
+        return None
+    isz = a.itemsize
+    sa = a.strides[:-2]
+    sb = b.strides[:-2] if b.ndim == nd else (0,) * (nd - 2)
+    if any(s % isz or s < 0 for s in sa + sb):
+        return None
+    if out is None:
+        out = np.empty(bat + (m, n), dt)
+    sc = out.strides[:-2]
+    if nd == 3:
+        batch, sa, sb, sc = (bat[0], 1), (sa[0], 0), (sb[0], 0), (sc[0], 0)
+    else:
+        batch = bat
+    _run(st, a, b, out, la, lb, m, n, k, batch, tuple(s // isz for s in sa), tuple(s // isz for s in sb),
+         tuple(s // isz for s in sc), plan, threads)
+    return out

@@ -1,0 +1,195 @@
+"""Matrix products split over ember's C pool (runtime/gemm.py + csrc/gemm.c): bit for bit numpy's single call
+(`a.dot(b)`, `np.matmul`) on every layout, shape and thread count tried, whole matrices of a batch or blocks of
+rows / columns; the products numpy computes otherwise (syrk, gemv, unreadable strides) left to numpy; OpenBLAS held
+at one thread once ember splits; mm / bmm / matmul / Linear at torch's values and gradients."""
+import threading
+
+import numpy as np
+import pytest
+
+import ember
+from ember.kernels.cpu.runtime import blas, gemm
+
+pytestmark = pytest.mark.skipif(not gemm.available(), reason="C kernels or numpy's cblas unavailable")
+
+
+@pytest.fixture
+def threads():
+    old = ember.get_num_threads()
+    yield lambda n: ember.set_num_threads(n)
+    ember.set_num_threads(old)
+
+
+def _operand(rng, rows, cols, dtype, transposed):
+    """A (rows, cols) matrix, stored transposed (a Fortran-ordered view) when asked."""
+    if transposed:
+        return rng.standard_normal((cols, rows)).astype(dtype).T
+    return rng.standard_normal((rows, cols)).astype(dtype)
+
+
+SHAPES = [(1024, 128, 512), (1024, 512, 128), (128, 1024, 512), (512, 128, 784), (1024, 128, 65), (65, 1024, 128),
+          (130, 129, 131), (77, 300, 1000), (1000, 300, 77), (4096, 64, 64), (1217, 130, 270), (375, 729, 485)]
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES)
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_split_mm_is_the_single_call_bit_for_bit(m, k, n, ta, tb, threads):
+    rng = np.random.default_rng(m * 7 + n)
+    a, b = _operand(rng, m, k, np.float32, ta), _operand(rng, k, n, np.float32, tb)
+    threads(1)
+    want = a.dot(b)
+    for t in (2, 3, 4):
+        threads(t)
+        got = gemm.mm(a, b)
+        assert got is not None and got.flags.c_contiguous
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32), err_msg=f"{t} threads")
+
+
+def test_blocks_respect_the_tile_and_small_matrix_rules():
+    for (m, n, k) in [(130, 131, 129), (1024, 65, 128), (209, 157, 200)]:
+        for t in (2, 3, 4, 8):
+            plan = gemm._plan(m, n, k, 1, t, np.dtype(np.float32))
+            if plan is None:
+                continue
+            cols, unit, nblk = plan[:3]
+            span, rest = (n, m * k) if cols else (m, n * k)
+            edges = [span * q // nblk // unit * unit for q in range(nblk)] + [span]
+            sizes = np.diff(edges)
+            assert unit == 64 and (sizes > 0).all() and (sizes * rest > gemm.SMALL_MNK).all(), (m, n, k, t)
+    assert gemm._plan(64, 120, 400, 1, 2, np.dtype(np.float32)) is None             # below SPLIT_MACS
+    assert gemm._plan(1024, 512, 128, 1, 2, np.dtype(np.float64)) is None           # float64: no blocks
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_split_bmm_of_strided_views_is_np_matmul_bit_for_bit(dtype, threads):
+    """Attention's q @ k^T: (B, H, T, E) views of one (B, T, 3C) buffer, read in place."""
+    rng = np.random.default_rng(1)
+    B, T, H, E = 16, 64, 4, 32
+    qkv = rng.standard_normal((B, T, 3 * H * E)).astype(dtype)
+    q = qkv[..., :H * E].reshape(B, T, H, E).transpose(0, 2, 1, 3)
+    k = qkv[..., H * E:2 * H * E].reshape(B, T, H, E).transpose(0, 2, 1, 3)
+    v = qkv[..., 2 * H * E:].reshape(B, T, H, E).transpose(0, 2, 1, 3)
+    kt = k.swapaxes(-1, -2)
+    threads(1)
+    s_want = np.matmul(q, kt)
+    o_want = np.matmul(s_want, v)
+    for t in (2, 3):
+        threads(t)
+        s = gemm.bmm(q, kt)
+        assert s is not None
+        np.testing.assert_array_equal(s, s_want)
+        np.testing.assert_array_equal(gemm.bmm(s, v), o_want)
+        flat = np.ascontiguousarray(q).reshape(B * H, T, E)
+        out = np.empty((B * H, T, T), dtype)
+        assert gemm.bmm(flat, np.ascontiguousarray(kt).reshape(B * H, E, T), out=out) is out
+        np.testing.assert_array_equal(out, s_want.reshape(B * H, T, T))
+        w = rng.standard_normal((E, 96)).astype(dtype)        # a stack times one shared matrix
+        np.testing.assert_array_equal(gemm.bmm(flat, w), np.matmul(flat, w))
+
+
+def test_products_numpy_computes_otherwise_are_left_to_numpy(threads):
+    threads(2)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((512, 512)).astype(np.float32)
+    assert gemm.mm(x, x.T) is None                      # syrk
+    assert gemm.mm(x[:, :1].copy(), x[:1]) is None      # k = 1
+    assert gemm.mm(x[::2, ::2], x[::2, ::2]) is None    # no unit stride: numpy copies first
+    assert gemm.mm(x.astype(np.float16), x.astype(np.float16)) is None
+    assert gemm.mm(x[:8, :8], x[:8, :8]) is None        # small: one call
+    xs = np.stack([x[:256, :256]] * 4)
+    assert gemm.bmm(xs, xs.swapaxes(-1, -2)) is None
+    np.testing.assert_array_equal(gemm.mm(x, x), x.dot(x))     # shared data, but not a transpose: gemm
+
+
+def test_non_finite_values_propagate_as_numpy_does(threads):
+    threads(2)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((1024, 128)).astype(np.float32)
+    b = rng.standard_normal((128, 512)).astype(np.float32)
+    a[3, 5], a[700, 0], b[9, 400] = np.inf, np.nan, -np.inf
+    with np.errstate(invalid="ignore"):
+        threads(1)
+        want = a.dot(b)
+        threads(2)
+        np.testing.assert_array_equal(gemm.mm(a, b), want)
+
+
+def test_openblas_is_held_at_one_thread_once_ember_splits(threads):
+    threads(2)
+    a = np.ones((512, 512), np.float32)
+    assert gemm.mm(a, a) is not None
+    assert blas.held()
+    threads(2)
+    assert blas.get_num_threads() in (1, None)
+    with blas.single_blas():
+        pass
+    assert blas.get_num_threads() in (1, None)
+
+
+def test_concurrent_callers_each_get_their_product(threads):
+    """A second caller while the pool is busy runs its product inline."""
+    threads(2)
+    rng = np.random.default_rng(4)
+    pairs = [(rng.standard_normal((512, 256)).astype(np.float32), rng.standard_normal((256, 384)).astype(np.float32))
+             for _ in range(4)]
+    want = [a.dot(b) for a, b in pairs]
+    bad = []
+
+    def work(i):
+        for _ in range(10):
+            if not np.array_equal(gemm.mm(*pairs[i]), want[i]):
+                bad.append(i)
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not bad
+
+
+@pytest.mark.parity
+def test_linear_mlp_step_matches_torch_at_any_thread_count(threads):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((256, 784)).astype(np.float32)
+    w1 = (rng.standard_normal((512, 784)) * 0.05).astype(np.float32)
+    w2 = (rng.standard_normal((512, 512)) * 0.05).astype(np.float32)
+    tx, tw1, tw2 = (torch.tensor(a, requires_grad=True) for a in (x, w1, w2))
+    (torch.relu(tx @ tw1.T) @ tw2).sum().backward()
+    grads = {}
+    for t in (1, 2):
+        threads(t)
+        ex, ew1, ew2 = (ember.tensor(a, requires_grad=True) for a in (x, w1, w2))
+        y = ember.relu(ex @ ew1.T) @ ew2
+        y.sum().backward()
+        grads[t] = [g.grad.numpy() for g in (ex, ew1, ew2)] + [y.detach().numpy()]
+        for g, tg in zip(grads[t][:3], (tx, tw1, tw2)):
+            np.testing.assert_allclose(g, tg.grad.numpy(), rtol=1e-4, atol=1e-3)
+    for g1, g2 in zip(grads[1], grads[2]):
+        np.testing.assert_array_equal(g1, g2)            # the thread count does not change a bit
+
+
+@pytest.mark.parity
+def test_batched_matmul_and_bmm_match_torch(threads):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    q = rng.standard_normal((8, 4, 64, 32)).astype(np.float32)
+    k = rng.standard_normal((8, 4, 64, 32)).astype(np.float32)
+    outs = {}
+    for t in (1, 2):
+        threads(t)
+        eq, ek = ember.tensor(q, requires_grad=True), ember.tensor(k, requires_grad=True)
+        s = eq @ ek.transpose(-2, -1)
+        b = ember.bmm(eq.reshape(32, 64, 32), ek.reshape(32, 64, 32).transpose(1, 2))
+        (s * s).sum().backward()
+        outs[t] = [s.detach().numpy(), b.detach().numpy(), eq.grad.numpy(), ek.grad.numpy()]
+    tq, tk = torch.tensor(q, requires_grad=True), torch.tensor(k, requires_grad=True)
+    ts = tq @ tk.transpose(-2, -1)
+    (ts * ts).sum().backward()
+    np.testing.assert_allclose(outs[2][0], ts.detach().numpy(), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(outs[2][1], ts.detach().numpy().reshape(32, 64, 64), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(outs[2][2], tq.grad.numpy(), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(outs[2][3], tk.grad.numpy(), rtol=1e-4, atol=1e-3)
+    for a1, a2 in zip(outs[1], outs[2]):
+        np.testing.assert_array_equal(a1, a2)
