@@ -82,6 +82,33 @@ def test_vmath_exp_within_one_ulp_and_specials(dt, tmp_path, monkeypatch):
     assert np.all(np.abs(y[sub].astype(ref_t) - ref[sub]) <= np.finfo(dt).smallest_subnormal)
 
 
+@needs_cc
+def test_vmath_exp16_is_vm_expf_lane_for_lane(tmp_path, monkeypatch):
+    # softmax.c's AVX-512 short-row path computes exp with vm_expf16: vm_expf's operations on 16 lanes, so the
+    # same values bit for bit (a machine without AVX-512 has no such path and skips)
+    monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path))
+    src = clib.source("softmax") + """
+#if defined(__AVX512F__) && defined(__FMA__)
+int test_exp16(const float *x, float *y, int64_t n) {
+    for (int64_t i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, vm_expf16(_mm512_loadu_ps(x + i)));
+    return 1;
+}
+#else
+int test_exp16(const float *x, float *y, int64_t n) { (void)x; (void)y; (void)n; return 0; }
+#endif
+void test_exp1(const float *x, float *y, int64_t n) { for (int64_t i = 0; i < n; i++) y[i] = vm_expf(x[i]); }
+"""
+    lib = _cc.load(src, "vmath16_test")
+    x = np.concatenate([RNG.uniform(-120, 110, 100_000), RNG.uniform(-1, 1, 10_000),
+                        [np.nan, np.inf, -np.inf, 0.0, -0.0, -110.0, 100.0, 88.7, -87.3, -104.0]]).astype(np.float32)
+    x = np.concatenate([x, np.zeros(-x.size % 16, np.float32)])
+    y16, y1 = np.empty_like(x), np.empty_like(x)
+    if not _cc.function(lib, "test_exp16", "ppl", "i")(x.ctypes.data, y16.ctypes.data, x.size):
+        pytest.skip("no AVX-512 on this machine")
+    _cc.function(lib, "test_exp1", "ppl")(x.ctypes.data, y1.ctypes.data, x.size)
+    np.testing.assert_array_equal(y16.view(np.uint32), y1.view(np.uint32))
+
+
 # ---------------------------------------------------------------- the C path is taken
 
 @needs_cc
@@ -154,6 +181,27 @@ def test_softmax_c_and_numpy_match_torch(torch, dt, log, shape):
         assert_same(mine, xt.grad.numpy(), dt)
     assert_same(y_c, y_n, dt)
     assert_same(d_c, d_n, dt)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("k", [1, 4, 15, 16, 17, 28, 31, 33, 48, 52, 63, 64, 65])
+def test_softmax_short_float32_rows_match_torch(torch, log, k):
+    # rows of at most 64 float32 run csrc/softmax.c's masked 16-lane path on AVX-512 (attention scores at a
+    # short context); 65 is the general loop again. Special rows included, values in float32's tolerance.
+    x = RNG.standard_normal((9, k)).astype(np.float32) * 5
+    if k >= 6:
+        x = np.concatenate([x, _special_rows(np.float32, k)])
+    with ember.no_grad():
+        y = (F.log_softmax if log else F.softmax)(ember.from_numpy(x.copy()), -1).numpy()
+    ref = (torch.log_softmax if log else torch.softmax)(torch.from_numpy(x.copy()), -1).numpy()
+    assert_same(y, ref, np.float32)
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(ref))
+    np.testing.assert_array_equal(y == 0, ref == 0)                  # -inf entries give exact zeros
+    # a row's result does not depend on the rows around it or on how many there are
+    with ember.no_grad():
+        one = (F.log_softmax if log else F.softmax)(ember.from_numpy(x[3:4].copy()), -1).numpy()
+    np.testing.assert_array_equal(one[0], y[3])
 
 
 @pytest.mark.parity

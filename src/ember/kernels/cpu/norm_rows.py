@@ -47,6 +47,26 @@ def c_layer_norm_last_dim(input, normalized_shape, weight, bias, eps):
     pool split. None for every other case (the general path checks and runs it). A (T, 128) layer
     norm of a model's forward at batch 1 costs mostly this call's Python: one kernel lookup, one
     allocation for mean and rstd, no closures."""
+    r = _ln_last_dim(input, normalized_shape, weight, bias, eps)
+    if r is None:
+        return None
+    y, stats, rows = r
+    x = input._np
+    stat = x.shape[:-1] + (1,)
+    dt = input.dtype
+    return (_wrap_fresh(y, dt), _wrap_fresh(stats[:rows].reshape(stat), dt),
+            _wrap_fresh(stats[rows:].reshape(stat), dt))
+
+
+def c_layer_norm_out(input, normalized_shape, weight, bias, eps):
+    """Only the normalised output array of `c_layer_norm_last_dim` (same kernel, same bits), for
+    F.layer_norm's direct path, which drops mean and rstd; None for the cases that function declines."""
+    r = _ln_last_dim(input, normalized_shape, weight, bias, eps)
+    return None if r is None else r[0]
+
+
+def _ln_last_dim(input, normalized_shape, weight, bias, eps):
+    """(y, stats, rows) of the C forward for the cases `c_layer_norm_last_dim` takes, else None."""
     x = input._np
     if x is None or len(normalized_shape) != 1 or not x.ndim or not x.flags.c_contiguous:
         return None
@@ -73,10 +93,7 @@ def c_layer_norm_last_dim(input, normalized_shape, weight, bias, eps):
     stats = np.empty(2 * rows, x.dtype)            # mean, then rstd: one allocation
     p = address(stats)
     fn(address(x), address(y), p, p + rows * x.itemsize, rows, k, w, b, float(eps))
-    stat = x.shape[:-1] + (1,)
-    dt = input.dtype
-    return (_wrap_fresh(y, dt), _wrap_fresh(stats[:rows].reshape(stat), dt),
-            _wrap_fresh(stats[rows:].reshape(stat), dt))
+    return y, stats, rows
 
 
 def c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db):

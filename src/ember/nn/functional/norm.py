@@ -3,6 +3,11 @@ instance_norm, normalize, local_response_norm)."""
 
 
 import ember
+from ..._core.dispatch_keys import AUTOGRAD_BIT
+from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
+from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ...kernels.cpu import norm as _cpu_norm, norm_rows as _norm_rows
+from ...kernels.decompositions import norm as _decomp_norm
 from .padding import pad
 from .pool import avg_pool2d
 from ._common import _torch_size
@@ -11,7 +16,46 @@ __all__ = ["layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm"
            "local_response_norm"]
 
 
+_ln_cache = ember.ops.aten.layer_norm.default._dispatch_cache
+_native_ln_cache = ember.ops.aten.native_layer_norm.default._dispatch_cache
+_wrap_fresh = TensorImpl._wrap_fresh
+
+
+def _layer_norm_direct(input, normalized_shape, weight, bias, eps):
+    """layer_norm as the cpu native_layer_norm kernel computes it (csrc/norm.c, the same call, so the same bits),
+    without the binding, the two dispatches and the mean/rstd tensors nobody reads, for the case where the
+    dispatcher would hand the call straight to that kernel: plain cpu tensors with nothing for autograd to
+    record (grad mode off, or nothing requiring grad), no mode, autocast, override or observer (the dispatch
+    caches of the key set hold the composite and the builtin kernel themselves), arguments of the types the
+    binding takes without conversion, the kernel's small-case conditions (norm_rows.c_layer_norm_last_dim). None
+    for every other case. A (T, 128) LayerNorm at batch 1: ~13 -> ~8 us (torch ~8)."""
+    if _KEYS_ACTIVE[0] or input.__class__ not in _TENSOR_TYPES or eps.__class__ is not float:
+        return None
+    if normalized_shape.__class__ is not tuple and normalized_shape.__class__ is not list:
+        return None
+    if len(normalized_shape) != 1 or normalized_shape[0].__class__ is not int:
+        return None
+    ks = input._ks
+    if weight is not None:
+        if weight.__class__ not in _TENSOR_TYPES:
+            return None
+        ks |= weight._ks
+    if bias is not None:
+        if bias.__class__ not in _TENSOR_TYPES:
+            return None
+        ks |= bias._ks
+    if ks & AUTOGRAD_BIT and _GRAD_OFF:
+        ks &= ~_tls._exclude
+    if _native_ln_cache.get(ks) is not _cpu_norm.native_layer_norm or _ln_cache.get(ks) is not _decomp_norm.layer_norm:
+        return None
+    y = _norm_rows.c_layer_norm_out(input, normalized_shape, weight, bias, eps)
+    return None if y is None else _wrap_fresh(y, input.dtype)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    out = _layer_norm_direct(input, normalized_shape, weight, bias, eps)
+    if out is not None:
+        return out
     return ember.layer_norm(input, list(normalized_shape), weight, bias, eps)
 
 
