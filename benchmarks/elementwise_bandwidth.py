@@ -1,10 +1,11 @@
-"""Large elementwise ops (issue 18): GB/s of float32 binary, scalar, comparison, unary, where, cast, in-place and
-out= ops on 1M and 4M elements, ember and torch side by side in one process, as JSON.
+"""Large elementwise ops (issue 18): GB/s of float32 binary, scalar, comparison, unary, where, cast, in-place,
+out=, copy/fill and full-reduction (sum, mean) ops on 1M and 4M elements, ember and torch side by side in one
+process, as JSON.
 
     python benchmarks/elementwise_bandwidth.py [--threads N] [--sizes 1048576,4194304] [--reps 60] [--out f.json]
 
 Both libraries get N intra-op threads (default 2): ember runs these ops on its C pool (kernels/cpu/runtime/flat.py,
-csrc/parallel.c) from 32768 elements, torch on its OpenMP threads. GB/s counts the bytes an op must move (inputs
+csrc/parallel.c) from 65536 elements (math, where, clamp from 4096), torch on its OpenMP threads. GB/s counts the bytes an op must move (inputs
 read plus the result written; an in-place op reads and writes its target). The two libraries' calls alternate
 within each round so both see the same load; a row gives GB/s from the fastest call (`*_gb_s`, what the machine
 allows when both cores are free) and from the median call (`*_gb_s_med`, what a loaded machine gives). On a
@@ -40,6 +41,18 @@ OPS = {   # name: (function of (lib, a, b, o), bytes moved per element with floa
     "mul_scalar_": (lambda lib, a, b, o: a.mul_(1.0), 8),
     "relu_": (lambda lib, a, b, o: a.relu_(), 8),
     "add_out": (lambda lib, a, b, o: lib.add(a, b, out=o), 12),
+    # what big tensors see in training code besides the rows above (issue 18)
+    "add_scalar": (lambda lib, a, b, o: a + 1, 8),
+    "mul_": (lambda lib, a, b, o: a.mul_(b), 12),
+    "clamp_": (lambda lib, a, b, o: a.clamp_(-4.0, 4.0), 8),
+    "gelu": (lambda lib, a, b, o: lib.nn.functional.gelu(a), 8),
+    "to_float16": (lambda lib, a, b, o: a.to(lib.float16), 6),
+    "to_bfloat16": (lambda lib, a, b, o: a.to(lib.bfloat16), 6),
+    "masked_fill": (lambda lib, a, b, o: a.masked_fill(o, 0.0), 9),     # o: a bool mask here
+    "clone": (lambda lib, a, b, o: a.clone(), 8),
+    "zero_": (lambda lib, a, b, o: o.zero_(), 4),
+    "sum": (lambda lib, a, b, o: a.sum(), 4),
+    "mean": (lambda lib, a, b, o: a.mean(), 4),
 }
 
 
@@ -48,7 +61,9 @@ def _operands(lib, name, a_np, b_np):
     o = lib.from_numpy(np.empty_like(a_np))
     if name == "add_":            # keep the values bounded over many in-place calls
         b = lib.from_numpy(np.zeros_like(b_np))
-    if name == "where":
+    if name == "mul_":
+        b = lib.from_numpy(np.ones_like(b_np))
+    if name in ("where", "masked_fill"):
         o = lib.from_numpy(a_np > 0)
     return a, b, o
 

@@ -244,6 +244,36 @@ def test_full_sum_and_mean_match_torch():
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_big_gelu_on_the_pool_same_bits_for_any_thread_count(dtype, monkeypatch):
+    """A big GELU (forward and backward, both approximations) runs csrc/gelu.c's chunk form on the C pool
+    with 2 threads, with the one-thread call's exact bits."""
+    import ember.nn.functional as F
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal(N) * 3).astype(dtype)
+    g = rng.standard_normal(N).astype(dtype)
+    a[:5] = [np.nan, np.inf, -np.inf, 0.0, -0.0]
+    sizes = []
+    real = flat.run_address
+    monkeypatch.setattr(flat, "run_address", lambda fn, arrays, n, *s: sizes.append(n) or real(fn, arrays, n, *s))
+    old = ember.get_num_threads()
+    got = {}
+    try:
+        for k in (1, 2):
+            ember.set_num_threads(k)
+            for approx in ("none", "tanh"):
+                x = ember.from_numpy(a.copy()).requires_grad_()
+                y = F.gelu(x, approximate=approx)
+                y.backward(ember.from_numpy(g))
+                got[k, approx] = (y.detach().numpy(), x.grad.numpy())
+    finally:
+        ember.set_num_threads(old)
+    for approx in ("none", "tanh"):
+        for one, two in zip(got[1, approx], got[2, approx]):
+            _same(two, one, approx)
+    assert sizes == [N] * 4                 # the 2-thread forwards and backwards, none of the 1-thread ones
+
+
 def _ulps(got, exact):
     """|got - exact| in units of the float32 spacing at the exact value (finite, non-tiny results)."""
     with np.errstate(over="ignore"):
