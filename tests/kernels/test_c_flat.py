@@ -274,6 +274,53 @@ def test_big_gelu_on_the_pool_same_bits_for_any_thread_count(dtype, monkeypatch)
     assert sizes == [N] * 4                 # the 2-thread forwards and backwards, none of the 1-thread ones
 
 
+def _half_edges():
+    """float32 values around every float16 value (the value, the midpoint to the next, one ulp either side),
+    random bit patterns (NaN payloads, signalling ones too, subnormals, overflow) and bfloat16 ties."""
+    rng = np.random.default_rng(9)
+    h = np.arange(65536, dtype=np.uint16).view(np.float16)
+    with np.errstate(all="ignore"):
+        hf = h.astype(np.float32)
+        mid = ((hf.astype(np.float64) + np.nextafter(h, np.float16(np.inf)).astype(np.float64)) / 2).astype(np.float32)
+        up, down = np.float32(np.inf), np.float32(-np.inf)
+        vals = [hf, mid, np.nextafter(mid, up), np.nextafter(mid, down), np.nextafter(hf, up), np.nextafter(hf, down)]
+    bits = rng.integers(0, 2 ** 32, 1 << 18, dtype=np.uint64).astype(np.uint32)
+    ties = (np.arange(65536, dtype=np.uint32) << 16) + np.uint32(0x8000)
+    special = np.array([0x7F800001, 0xFF812345, 0x7FA00000, 0x7FC00000, 0x7F800000, 0x00000001, 0x80000000],
+                       np.uint32)
+    return np.concatenate(vals + [bits.view(np.float32), ties.view(np.float32), special.view(np.float32)])
+
+
+def test_float16_and_bfloat16_casts_bit_identical_to_numpy(threads, monkeypatch):
+    """float32 <-> float16 / bfloat16 casts run csrc/elementwise_flat.c (from 4096 elements, any thread count)
+    with numpy's (ml_dtypes') exact bits: rounding to nearest even, overflow, subnormals, NaN payloads."""
+    ran = _spy_kernels(monkeypatch)
+    x = _half_edges()
+    with np.errstate(all="ignore"):
+        for off in (0, 3):                   # a start off the vector alignment too
+            a = x[off:]
+            t = ember.from_numpy(a)
+            h = t.to(ember.float16)
+            b = t.to(ember.bfloat16)
+            _same(h.numpy(), a.astype(np.float16), "to float16")
+            _same(b.numpy(), a.astype(b.numpy().dtype), "to bfloat16")
+            _same(h.float().numpy(), h.numpy().astype(np.float32), "float16 to float32")
+            _same(b.float().numpy(), b.numpy().astype(np.float32), "bfloat16 to float32")
+    assert ran == ["to_f16", "to_bf16", "from_f16", "from_bf16"] * 2
+
+
+@pytest.mark.parity
+def test_float16_and_bfloat16_casts_match_torch():
+    torch = pytest.importorskip("torch")
+    x = _half_edges()
+    x = x[np.isfinite(x)]                  # torch makes every NaN one NaN: the finite values are the spec
+    for name in ("float16", "bfloat16"):
+        got = ember.from_numpy(x).to(getattr(ember, name))
+        want = torch.from_numpy(x).to(getattr(torch, name))
+        np.testing.assert_array_equal(got.view(ember.int16).numpy(), want.view(torch.int16).numpy())
+        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
 def _ulps(got, exact):
     """|got - exact| in units of the float32 spacing at the exact value (finite, non-tiny results)."""
     with np.errstate(over="ignore"):
