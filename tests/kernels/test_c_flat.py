@@ -321,6 +321,46 @@ def test_float16_and_bfloat16_casts_match_torch():
         np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_masked_fill_on_the_pool_bit_identical_to_numpy(threads, dtype, monkeypatch):
+    """masked_fill / masked_fill_ of a big float tensor with a bool mask of its shape and a Python number run
+    csrc/elementwise_flat.c's masked_fill (from 4096 elements): np.where's bits, the value rounded to the
+    dtype once; a broadcast mask, a tensor value or an integer tensor keep numpy's path."""
+    ran = _spy_kernels(monkeypatch)
+    a, b = _data(dtype)
+    m = a > b
+    x = ember.from_numpy(a.copy())
+    mask = ember.from_numpy(m)
+    for v in (0.1, -float("inf"), float("nan"), -0.0, 3, 2 ** 40 + 1):
+        _same(x.masked_fill(mask, v).numpy(), np.where(m, dtype(v), a), f"masked_fill {v}")
+        y = ember.from_numpy(a.copy())
+        assert y.masked_fill_(mask, v) is y
+        _same(y.numpy(), np.where(m, dtype(v), a), f"masked_fill_ {v}")
+    assert ran == ["masked_fill"] * 12
+    _same(ember.from_numpy(np.stack([a, b])).masked_fill(mask, 1.5).numpy(),
+          np.where(m, dtype(1.5), np.stack([a, b])), "broadcast mask")
+    _same(x.masked_fill(mask, ember.tensor(2.5)).numpy(), np.where(m, dtype(2.5), a), "tensor value")
+    i = ember.arange(N)
+    _same(i.masked_fill(mask, 7).numpy(), np.where(m, 7, np.arange(N)), "int64 tensor")
+    assert ran == ["masked_fill"] * 12
+
+
+@pytest.mark.parity
+def test_masked_fill_matches_torch():
+    torch = pytest.importorskip("torch")
+    a, b = _data(np.float32)
+    for v in (0.0, -float("inf"), -1e4):
+        got = ember.from_numpy(a.copy()).masked_fill(ember.from_numpy(a > b), v).numpy()
+        want = torch.from_numpy(a.copy()).masked_fill(torch.from_numpy(a > b), v).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        t = torch.from_numpy(a.copy())
+        e = ember.from_numpy(a.copy())
+        e.masked_fill_(ember.from_numpy(a > b), v)
+        t.masked_fill_(torch.from_numpy(a > b), v)
+        np.testing.assert_array_equal(e.numpy(), t.numpy())
+
+
 def _ulps(got, exact):
     """|got - exact| in units of the float32 spacing at the exact value (finite, non-tiny results)."""
     with np.errstate(over="ignore"):

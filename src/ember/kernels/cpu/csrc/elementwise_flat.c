@@ -120,6 +120,13 @@ void clamp_##SFX(ARGS) {                                                        
     const T lo = (T)s[0], hi = (T)s[1];                                                            \
     SPLIT_LOOP(o, T v = x[i]; v = v < lo ? lo : v; o[i] = v > hi ? hi : v;)                        \
 }                                                                                                  \
+void masked_fill_##SFX(ARGS) {      /* p[0] a bool mask, p[1] the tensor, p[2] the result; s[0] the value */ \
+    const uint8_t *c = (const uint8_t *)p[0];                                                      \
+    const T *x = (const T *)p[1];                                                                  \
+    T *o = (T *)p[2];                                                                              \
+    const T v = (T)s[0];                                                                           \
+    SPLIT_LOOP(o, o[i] = c[i] ? v : x[i];)                                                         \
+}                                                                                                  \
 void where_##SFX(ARGS) {                                                                           \
     const uint8_t *c = (const uint8_t *)p[0];                                                      \
     const T *x = (const T *)p[1], *y = (const T *)p[2];                                            \
