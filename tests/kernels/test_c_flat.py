@@ -233,6 +233,34 @@ def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, monkeypatch):
     assert len(calls) == 14 and calls[-1] == N           # the strided one: asked, declined (not contiguous)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_last_dim_sum_and_mean_bit_identical_to_numpy(threads, dtype, monkeypatch):
+    """sum / mean over the last dim of a big contiguous float tensor run csrc/reduction_flat.c's row sums
+    (rows over the pool): numpy's bits for short, long, odd and one-element rows, keepdim or not; other
+    dims, dtype= and strided inputs keep numpy's path."""
+    calls = []
+    real = flat.sum_rows
+    monkeypatch.setattr(flat, "sum_rows", lambda a: calls.append(a.shape) or real(a))
+    from ember.kernels.cpu import reduction
+    monkeypatch.setattr(reduction, "_sum_rows", flat.sum_rows)
+    rng = np.random.default_rng(5)
+    shapes = [(1024, 1024), (10, 100003), (1000, 33), (2, 3, 40001), (70001,), (35000, 1)]
+    for shape in shapes:
+        a = (rng.standard_normal(shape) * 100 + 2).astype(dtype)
+        x = ember.from_numpy(a)
+        for kd in (False, True):
+            _same(x.sum(-1, keepdim=kd).numpy(), np.sum(a, -1, keepdims=kd), f"sum {shape} {kd}")
+            _same(x.mean(-1, keepdim=kd).numpy(), np.mean(a, -1, keepdims=kd), f"mean {shape} {kd}")
+    assert calls == [s for s in shapes for _ in range(4)]
+    a = (rng.standard_normal((512, 256)) * 100).astype(dtype)
+    x = ember.from_numpy(a)
+    _same(x.sum(0).numpy(), np.sum(a, 0), "dim 0")
+    _same(x.sum(-1, dtype=ember.float64).numpy(), np.sum(a, -1, dtype=np.float64), "dtype=")
+    _same(x.t().sum(-1).numpy(), np.sum(a.T, -1), "strided")
+    # dtype=float64 of a float64 tensor is its own dtype (routed); the strided one: asked, declined
+    assert len(calls) == 4 * len(shapes) + (2 if dtype == np.float64 else 1)
+
+
 @pytest.mark.parity
 def test_full_sum_and_mean_match_torch():
     torch = pytest.importorskip("torch")
@@ -241,6 +269,10 @@ def test_full_sum_and_mean_match_torch():
         got = getattr(ember.from_numpy(a), name)()
         want = getattr(torch.from_numpy(a), name)()
         assert str(got.dtype) == str(want.dtype).replace("torch", "ember") and got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+        got = getattr(ember.from_numpy(a.reshape(256, -1)), name)(-1, keepdim=True)
+        want = getattr(torch.from_numpy(a.reshape(256, -1)), name)(-1, keepdim=True)
+        assert got.shape == want.shape
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
 
 
