@@ -1,14 +1,20 @@
-"""Large elementwise ops (issue 18): GB/s of float32 binary, scalar, comparison, unary, where, cast, in-place and
-out= ops on 1M and 4M elements, ember and torch side by side in one process, as JSON.
+"""Large elementwise ops (issue 18): GB/s of float32 binary, scalar, comparison, unary, where, cast, in-place,
+out=, copy/fill and full-reduction (sum, mean) ops on 1M and 4M elements, ember and torch side by side in one
+process, as JSON.
 
-    python benchmarks/elementwise_bandwidth.py [--threads N] [--sizes 1048576,4194304] [--reps 60] [--out f.json]
+    python benchmarks/elementwise_bandwidth.py [--threads N] [--sizes 1048576,4194304] [--reps 60] [--block 6]
+        [--out f.json]
 
 Both libraries get N intra-op threads (default 2): ember runs these ops on its C pool (kernels/cpu/runtime/flat.py,
-csrc/parallel.c) from 32768 elements, torch on its OpenMP threads. GB/s counts the bytes an op must move (inputs
-read plus the result written; an in-place op reads and writes its target). The two libraries' calls alternate
-within each round so both see the same load; a row gives GB/s from the fastest call (`*_gb_s`, what the machine
-allows when both cores are free) and from the median call (`*_gb_s_med`, what a loaded machine gives). On a
-machine shared with other jobs only a quiet run says how close ember is to torch: the load average is recorded.
+csrc/parallel.c) from 65536 elements (math, where, clamp from 4096), torch on its OpenMP threads. GB/s counts the
+bytes an op must move (inputs read plus the result written; an in-place op reads and writes its target). The two
+libraries' calls alternate in blocks of `--block` calls (default 6) so both see the same load; a row gives GB/s from
+the fastest call (`*_gb_s`, what the machine allows when both cores are free) and from the median call
+(`*_gb_s_med`, what a loaded machine gives). Blocks rather than strict alternation: after a call each library's idle
+threads spin for a while (torch's OpenMP team, ember's C workers for 0.2 ms of cpu), so a call that follows the
+other library's call shares the second core with the other's spinning thread; on 2 cores strict alternation measured
+the two pools fighting (torch's median 1M add took milliseconds, 0.5 GB/s) more than either library. On a machine
+shared with other jobs only a quiet run says how close ember is to torch: the load average is recorded.
 `ember_joined` is the fraction of ember's calls in which a pool worker took part (0: the caller did every chunk
 because the other core was busy elsewhere).
 """
@@ -40,6 +46,18 @@ OPS = {   # name: (function of (lib, a, b, o), bytes moved per element with floa
     "mul_scalar_": (lambda lib, a, b, o: a.mul_(1.0), 8),
     "relu_": (lambda lib, a, b, o: a.relu_(), 8),
     "add_out": (lambda lib, a, b, o: lib.add(a, b, out=o), 12),
+    # what big tensors see in training code besides the rows above (issue 18)
+    "add_scalar": (lambda lib, a, b, o: a + 1, 8),
+    "mul_": (lambda lib, a, b, o: a.mul_(b), 12),
+    "clamp_": (lambda lib, a, b, o: a.clamp_(-4.0, 4.0), 8),
+    "gelu": (lambda lib, a, b, o: lib.nn.functional.gelu(a), 8),
+    "to_float16": (lambda lib, a, b, o: a.to(lib.float16), 6),
+    "to_bfloat16": (lambda lib, a, b, o: a.to(lib.bfloat16), 6),
+    "masked_fill": (lambda lib, a, b, o: a.masked_fill(o, 0.0), 9),     # o: a bool mask here
+    "clone": (lambda lib, a, b, o: a.clone(), 8),
+    "zero_": (lambda lib, a, b, o: o.zero_(), 4),
+    "sum": (lambda lib, a, b, o: a.sum(), 4),
+    "mean": (lambda lib, a, b, o: a.mean(), 4),
 }
 
 
@@ -48,7 +66,9 @@ def _operands(lib, name, a_np, b_np):
     o = lib.from_numpy(np.empty_like(a_np))
     if name == "add_":            # keep the values bounded over many in-place calls
         b = lib.from_numpy(np.zeros_like(b_np))
-    if name == "where":
+    if name == "mul_":
+        b = lib.from_numpy(np.ones_like(b_np))
+    if name in ("where", "masked_fill"):
         o = lib.from_numpy(a_np > 0)
     return a, b, o
 
@@ -58,6 +78,8 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--sizes", default=f"{1 << 20},{1 << 22}")
     ap.add_argument("--reps", type=int, default=60)
+    ap.add_argument("--block", type=int, default=6,
+                    help="calls of one library in a row (1: strict alternation, see the module docstring)")
     ap.add_argument("--ops", default=",".join(OPS))
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
@@ -71,7 +93,8 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
     ember.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
-    results = {"threads": args.threads, "load_before": [round(x, 2) for x in os.getloadavg()]}
+    results = {"threads": args.threads, "block": args.block,
+               "load_before": [round(x, 2) for x in os.getloadavg()]}
     for n in (int(s) for s in args.sizes.split(",")):
         a_np = rng.standard_normal(n).astype(np.float32)
         b_np = rng.uniform(0.5, 2.0, n).astype(np.float32)
@@ -83,20 +106,22 @@ def main(argv=None):
             joined = 0
             for k, lib in libs.items():
                 fn(lib, *ops[k])            # warm-up (ember builds its C kernels on first use)
-            for _ in range(args.reps):
+            block = max(1, args.block)
+            for _ in range(-(-args.reps // block)):
                 for k, lib in libs.items():
-                    t = time.perf_counter()
-                    fn(lib, *ops[k])
-                    times[k].append(time.perf_counter() - t)
-                    if k == "ember":
-                        joined += last_threads() > 1
+                    for _ in range(block):
+                        t = time.perf_counter()
+                        fn(lib, *ops[k])
+                        times[k].append(time.perf_counter() - t)
+                        if k == "ember":
+                            joined += last_threads() > 1
             row = {}
             for k in libs:
                 row[f"{k}_gb_s"] = round(nbytes * n / min(times[k]) / 1e9, 1)
                 row[f"{k}_gb_s_med"] = round(nbytes * n / statistics.median(times[k]) / 1e9, 1)
             row["ratio"] = round(row["ember_gb_s"] / row["torch_gb_s"], 2)
             row["ratio_med"] = round(row["ember_gb_s_med"] / row["torch_gb_s_med"], 2)
-            row["ember_joined"] = round(joined / args.reps, 2)
+            row["ember_joined"] = round(joined / len(times["ember"]), 2)
             results[f"{name}_{n}"] = row
             print(f"{name}_{n}", json.dumps(row), file=sys.stderr)
     results["load_after"] = [round(x, 2) for x in os.getloadavg()]

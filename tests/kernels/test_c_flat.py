@@ -233,6 +233,34 @@ def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, monkeypatch):
     assert len(calls) == 14 and calls[-1] == N           # the strided one: asked, declined (not contiguous)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_last_dim_sum_and_mean_bit_identical_to_numpy(threads, dtype, monkeypatch):
+    """sum / mean over the last dim of a big contiguous float tensor run csrc/reduction_flat.c's row sums
+    (rows over the pool): numpy's bits for short, long, odd and one-element rows, keepdim or not; other
+    dims, dtype= and strided inputs keep numpy's path."""
+    calls = []
+    real = flat.sum_rows
+    monkeypatch.setattr(flat, "sum_rows", lambda a: calls.append(a.shape) or real(a))
+    from ember.kernels.cpu import reduction
+    monkeypatch.setattr(reduction, "_sum_rows", flat.sum_rows)
+    rng = np.random.default_rng(5)
+    shapes = [(1024, 1024), (10, 100003), (1000, 33), (2, 3, 40001), (70001,), (35000, 1)]
+    for shape in shapes:
+        a = (rng.standard_normal(shape) * 100 + 2).astype(dtype)
+        x = ember.from_numpy(a)
+        for kd in (False, True):
+            _same(x.sum(-1, keepdim=kd).numpy(), np.sum(a, -1, keepdims=kd), f"sum {shape} {kd}")
+            _same(x.mean(-1, keepdim=kd).numpy(), np.mean(a, -1, keepdims=kd), f"mean {shape} {kd}")
+    assert calls == [s for s in shapes for _ in range(4)]
+    a = (rng.standard_normal((512, 256)) * 100).astype(dtype)
+    x = ember.from_numpy(a)
+    _same(x.sum(0).numpy(), np.sum(a, 0), "dim 0")
+    _same(x.sum(-1, dtype=ember.float64).numpy(), np.sum(a, -1, dtype=np.float64), "dtype=")
+    _same(x.t().sum(-1).numpy(), np.sum(a.T, -1), "strided")
+    # dtype=float64 of a float64 tensor is its own dtype (routed); the strided one: asked, declined
+    assert len(calls) == 4 * len(shapes) + (2 if dtype == np.float64 else 1)
+
+
 @pytest.mark.parity
 def test_full_sum_and_mean_match_torch():
     torch = pytest.importorskip("torch")
@@ -242,6 +270,127 @@ def test_full_sum_and_mean_match_torch():
         want = getattr(torch.from_numpy(a), name)()
         assert str(got.dtype) == str(want.dtype).replace("torch", "ember") and got.shape == want.shape
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+        got = getattr(ember.from_numpy(a.reshape(256, -1)), name)(-1, keepdim=True)
+        want = getattr(torch.from_numpy(a.reshape(256, -1)), name)(-1, keepdim=True)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_big_gelu_on_the_pool_same_bits_for_any_thread_count(dtype, monkeypatch):
+    """A big GELU (forward and backward, both approximations) runs csrc/gelu.c's chunk form on the C pool
+    with 2 threads, with the one-thread call's exact bits."""
+    import ember.nn.functional as F
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal(N) * 3).astype(dtype)
+    g = rng.standard_normal(N).astype(dtype)
+    a[:5] = [np.nan, np.inf, -np.inf, 0.0, -0.0]
+    sizes = []
+    real = flat.run_address
+    monkeypatch.setattr(flat, "run_address", lambda fn, arrays, n, *s: sizes.append(n) or real(fn, arrays, n, *s))
+    old = ember.get_num_threads()
+    got = {}
+    try:
+        for k in (1, 2):
+            ember.set_num_threads(k)
+            for approx in ("none", "tanh"):
+                x = ember.from_numpy(a.copy()).requires_grad_()
+                y = F.gelu(x, approximate=approx)
+                y.backward(ember.from_numpy(g))
+                got[k, approx] = (y.detach().numpy(), x.grad.numpy())
+    finally:
+        ember.set_num_threads(old)
+    for approx in ("none", "tanh"):
+        for one, two in zip(got[1, approx], got[2, approx]):
+            _same(two, one, approx)
+    assert sizes == [N] * 4                 # the 2-thread forwards and backwards, none of the 1-thread ones
+
+
+def _half_edges():
+    """float32 values around every float16 value (the value, the midpoint to the next, one ulp either side),
+    random bit patterns (NaN payloads, signalling ones too, subnormals, overflow) and bfloat16 ties."""
+    rng = np.random.default_rng(9)
+    h = np.arange(65536, dtype=np.uint16).view(np.float16)
+    with np.errstate(all="ignore"):
+        hf = h.astype(np.float32)
+        mid = ((hf.astype(np.float64) + np.nextafter(h, np.float16(np.inf)).astype(np.float64)) / 2).astype(np.float32)
+        up, down = np.float32(np.inf), np.float32(-np.inf)
+        vals = [hf, mid, np.nextafter(mid, up), np.nextafter(mid, down), np.nextafter(hf, up), np.nextafter(hf, down)]
+    bits = rng.integers(0, 2 ** 32, 1 << 18, dtype=np.uint64).astype(np.uint32)
+    ties = (np.arange(65536, dtype=np.uint32) << 16) + np.uint32(0x8000)
+    special = np.array([0x7F800001, 0xFF812345, 0x7FA00000, 0x7FC00000, 0x7F800000, 0x00000001, 0x80000000],
+                       np.uint32)
+    return np.concatenate(vals + [bits.view(np.float32), ties.view(np.float32), special.view(np.float32)])
+
+
+def test_float16_and_bfloat16_casts_bit_identical_to_numpy(threads, monkeypatch):
+    """float32 <-> float16 / bfloat16 casts run csrc/elementwise_flat.c (from 4096 elements, any thread count)
+    with numpy's (ml_dtypes') exact bits: rounding to nearest even, overflow, subnormals, NaN payloads."""
+    ran = _spy_kernels(monkeypatch)
+    x = _half_edges()
+    with np.errstate(all="ignore"):
+        for off in (0, 3):                   # a start off the vector alignment too
+            a = x[off:]
+            t = ember.from_numpy(a)
+            h = t.to(ember.float16)
+            b = t.to(ember.bfloat16)
+            _same(h.numpy(), a.astype(np.float16), "to float16")
+            _same(b.numpy(), a.astype(b.numpy().dtype), "to bfloat16")
+            _same(h.float().numpy(), h.numpy().astype(np.float32), "float16 to float32")
+            _same(b.float().numpy(), b.numpy().astype(np.float32), "bfloat16 to float32")
+    assert ran == ["to_f16", "to_bf16", "from_f16", "from_bf16"] * 2
+
+
+@pytest.mark.parity
+def test_float16_and_bfloat16_casts_match_torch():
+    torch = pytest.importorskip("torch")
+    x = _half_edges()
+    x = x[np.isfinite(x)]                  # torch makes every NaN one NaN: the finite values are the spec
+    for name in ("float16", "bfloat16"):
+        got = ember.from_numpy(x).to(getattr(ember, name))
+        want = torch.from_numpy(x).to(getattr(torch, name))
+        np.testing.assert_array_equal(got.view(ember.int16).numpy(), want.view(torch.int16).numpy())
+        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_masked_fill_on_the_pool_bit_identical_to_numpy(threads, dtype, monkeypatch):
+    """masked_fill / masked_fill_ of a big float tensor with a bool mask of its shape and a Python number run
+    csrc/elementwise_flat.c's masked_fill (from 4096 elements): np.where's bits, the value rounded to the
+    dtype once; a broadcast mask, a tensor value or an integer tensor keep numpy's path."""
+    ran = _spy_kernels(monkeypatch)
+    a, b = _data(dtype)
+    m = a > b
+    x = ember.from_numpy(a.copy())
+    mask = ember.from_numpy(m)
+    for v in (0.1, -float("inf"), float("nan"), -0.0, 3, 2 ** 40 + 1):
+        _same(x.masked_fill(mask, v).numpy(), np.where(m, dtype(v), a), f"masked_fill {v}")
+        y = ember.from_numpy(a.copy())
+        assert y.masked_fill_(mask, v) is y
+        _same(y.numpy(), np.where(m, dtype(v), a), f"masked_fill_ {v}")
+    assert ran == ["masked_fill"] * 12
+    _same(ember.from_numpy(np.stack([a, b])).masked_fill(mask, 1.5).numpy(),
+          np.where(m, dtype(1.5), np.stack([a, b])), "broadcast mask")
+    _same(x.masked_fill(mask, ember.tensor(2.5)).numpy(), np.where(m, dtype(2.5), a), "tensor value")
+    i = ember.arange(N)
+    _same(i.masked_fill(mask, 7).numpy(), np.where(m, 7, np.arange(N)), "int64 tensor")
+    assert ran == ["masked_fill"] * 12
+
+
+@pytest.mark.parity
+def test_masked_fill_matches_torch():
+    torch = pytest.importorskip("torch")
+    a, b = _data(np.float32)
+    for v in (0.0, -float("inf"), -1e4):
+        got = ember.from_numpy(a.copy()).masked_fill(ember.from_numpy(a > b), v).numpy()
+        want = torch.from_numpy(a.copy()).masked_fill(torch.from_numpy(a > b), v).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        t = torch.from_numpy(a.copy())
+        e = ember.from_numpy(a.copy())
+        e.masked_fill_(ember.from_numpy(a > b), v)
+        t.masked_fill_(torch.from_numpy(a > b), v)
+        np.testing.assert_array_equal(e.numpy(), t.numpy())
 
 
 def _ulps(got, exact):

@@ -1,5 +1,7 @@
 """cpu kernels for activation functions (nn.functional calls these ops); each is one numpy
 expression over the input, through the (functional, in-place, out) factory of kernels/cpu/elementwise_math.py."""
+import ctypes
+
 import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
@@ -30,7 +32,26 @@ _C_NAMES = {np.dtype(np.float32): ("gelu_f32", "gelu_backward_f32"),
 # 16x64x512 activations): splitting over the pool made each GELU slower (~2.0 vs ~1.5 ms) and the step 10-20 ms
 # slower, although alone (input hot in this core's cache, workers idle) a split call is faster (0.9 vs 1.3 ms):
 # in a real step the input was just written by this core and the other core is busy (BLAS, other processes).
+# That was Python's pool (a worker must wake and take the GIL). From flat.MIN_ELEMS with 2+ threads GELU runs on
+# the C pool (runtime/flat.py: the caller works too and never waits for a worker that has not started), where a
+# busy other core costs a call about nothing (GELU is compute bound: a worker that joins halves it);
+# _C_MIN_SPLIT stays the Python pool's bound, for when the C pool is unavailable.
 _C_MIN_SPLIT = 1 << 22
+_PARTS = {}
+
+
+def _gelu_part(dtype, backward):
+    """The address of csrc/gelu.c's pool-chunk form (gelu_part_f32, gelu_backward_part_f64, ...), or 0."""
+    key = (dtype, backward)
+    a = _PARTS.get(key)
+    if a is None:
+        a = 0
+        lib = clib.library("gelu") if clib.enabled() and dtype in _C_NAMES else None
+        if lib is not None:
+            name = _C_NAMES[dtype][backward].replace("_f", "_part_f")
+            a = ctypes.cast(lib[name], ctypes.c_void_p).value or 0
+        _PARTS[key] = a
+    return a
 
 
 def _gelu_c(arrays, approximate, backward):
@@ -46,6 +67,10 @@ def _gelu_c(arrays, approximate, backward):
     ins = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
     out = np.empty(x.size, x.dtype)
     approx = 0 if approximate == "none" else 1
+    if x.size >= flat.MIN_ELEMS and flat.splits():
+        part = _gelu_part(x.dtype, backward)
+        if part and flat.run_address(part, ins + [out], x.size, approx):
+            return out.reshape(x.shape)
 
     def run(*chunks):
         if chunks[0].size:
@@ -156,7 +181,8 @@ def gelu(self, approximate="none"):
     of a small GELU's cost); everything else takes the general path (make_unary_p over _gelu)."""
     a = self._np
     approx = _APPROX.get(approximate) if approximate.__class__ is str else None
-    if a is not None and approx is not None and a.size < _C_MIN_SPLIT and a.flags.c_contiguous:
+    if (a is not None and approx is not None and a.flags.c_contiguous
+            and (a.size < flat.MIN_ELEMS or a.size < _C_MIN_SPLIT and not flat.splits())):
         names = _C_NAMES.get(a.dtype)
         fn = clib.kernel("gelu", names[0], "ppli") if names is not None else None
         if fn is not None:

@@ -16,6 +16,25 @@ _FLAT = (np.dtype(np.float32), np.dtype(np.float64))
 _EXACT = 1 << 53                # a Python int beyond this is not passed to C as a double
 
 
+_F32 = np.dtype(np.float32)
+_HALF = {(_F32, np.dtype(np.float16)): "to_f16", (np.dtype(np.float16), _F32): "from_f16"}
+
+
+def _half_cast(s, d):
+    """csrc/elementwise_flat.c's kernel casting dtype s to d when one is float32 and the other float16 or
+    bfloat16 (numpy's loops for these are scalar: 1M float32 to float16 took 2.7 ms), else None. bfloat16
+    is ml_dtypes' dtype (kind 'V'), recognised by name and remembered."""
+    k = _HALF.get((s, d), 0)
+    if k == 0:
+        k = None
+        if s == _F32 and d.kind == "V" and d.name == "bfloat16":
+            k = "to_bf16"
+        elif d == _F32 and s.kind == "V" and s.name == "bfloat16":
+            k = "from_bf16"
+        _HALF[(s, d)] = k
+    return k
+
+
 def _big_flat(a):
     """Whether a big c-contiguous float32/64 array is copied or filled on ember's C pool (runtime/flat.py):
     like torch's copy kernels, from 2 chunks of its grain with 2+ threads (one numpy call is as fast on one)."""
@@ -31,9 +50,14 @@ def _copyto(dst, src):
         np.copyto(dst, src)         # nothing to warn about: no catch_warnings (five Python calls per copy)
         return
     if (src.__class__ is np.ndarray and src.size >= flat.MIN_ELEMS and flat.splits() and src.shape == dst.shape
-            and src.flags.c_contiguous and dst.flags.c_contiguous and dst.dtype in _TO
+            and src.flags.c_contiguous and dst.flags.c_contiguous and dst.dtype in _TO and src.dtype in _FLAT
             and not np.may_share_memory(src, dst) and flat.run(_TO[dst.dtype], [src, dst])):
         return                      # a big float32 <-> float64 cast on ember's C pool
+    if (src.__class__ is np.ndarray and src.size >= flat.MIN_ELEMS_MATH and src.shape == dst.shape
+            and (half := _half_cast(src.dtype, dst.dtype)) is not None
+            and src.flags.c_contiguous and dst.flags.c_contiguous and not np.may_share_memory(src, dst)
+            and flat.run(half, [src, dst], dtype=_F32)):
+        return                      # float32 <-> float16 / bfloat16 in C (numpy's bits), from 4096 elements
     with warnings.catch_warnings():       # complex -> real and NaN -> int casts warn in numpy, not in torch
         warnings.simplefilter("ignore")
         np.copyto(dst, src, casting="unsafe")

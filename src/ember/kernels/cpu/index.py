@@ -11,6 +11,7 @@ from ..meta.index import check_index_put
 from ..meta.index import index_plan
 from ..meta.index import index_strides
 from ..meta.index import is_mask
+from .elementwise import _c_run
 
 
 def _wrap(arr, dtype):
@@ -320,8 +321,33 @@ index_fill__int_Tensor = index_fill__int_Scalar
 
 
 # ------------------------------------------------------------------ masked_*
+_FILL_MAX = {np.dtype(np.float32): float(np.finfo(np.float32).max), np.dtype(np.float64): float(np.finfo(np.float64).max)}
+
+
+def _c_masked_fill(self, mask, value, out):
+    """out = self with `value` where mask, by csrc/elementwise_flat.c's masked_fill (one pass, ember's C pool),
+    for a float32/64 tensor, a bool mask of its shape (both c-contiguous) and a Python number the dtype
+    holds; False (nothing written) otherwise. out may be self."""
+    a, m = self._np, mask._np
+    vc = value.__class__
+    if not (vc is float or vc is int and -(1 << 53) <= value <= 1 << 53) or a is None or m is None:
+        return False
+    lim = _FILL_MAX.get(a.dtype)
+    if lim is None or m.dtype != np.bool_ or m.shape != a.shape:
+        return False
+    v = float(value)
+    if lim < abs(v) < float("inf"):     # a finite value the dtype cannot hold keeps numpy's path
+        return False
+    return _c_run("masked_fill", [m, a, out], v)
+
+
 def masked_fill_Scalar(self, mask, value):
     shape = M.masked_fill_check(self, mask, value, False)
+    if self._size == shape:
+        a = self._np
+        r = np.empty(a.shape, a.dtype) if a is not None else None
+        if r is not None and _c_masked_fill(self, mask, value, r):
+            return Tensor._wrap_fresh(r, self.dtype)
     r = np.where(mask._np, _np(value), self._np)
     if r.ndim and r.shape == shape and r.dtype == self.dtype._np and r.flags.c_contiguous:
         return Tensor._wrap_fresh(r, self.dtype)        # np.where's fresh result as it is: no broadcast, no copy
@@ -330,7 +356,7 @@ def masked_fill_Scalar(self, mask, value):
 
 def masked_fill__Scalar(self, mask, value):
     M.masked_fill_check(self, mask, value, True)
-    if self.numel():
+    if self.numel() and not _c_masked_fill(self, mask, value, self._np):
         np.copyto(self._np, np.asarray(_np(value)), casting="unsafe", where=mask._np)
     return self
 

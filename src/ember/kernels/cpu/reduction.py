@@ -41,6 +41,7 @@ _add_reduce = np.add.reduce
 _asarray = np.asarray
 _wrap_fresh = Tensor._wrap_fresh
 _sum_all = flat.sum_all
+_sum_rows = flat.sum_rows
 _SUM_C = flat.MIN_ELEMS_SUM
 
 
@@ -54,6 +55,9 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
         return _wrap_fresh(_asarray(_add_reduce(a, None)), d)
     d = sum_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "sum")
+    if d is self.dtype and (d is D.float32 or d is D.float64) and axes == (self._np.ndim - 1,) \
+            and (r := _sum_rows(self._np)) is not None:
+        return _wrap_fresh(r.reshape(shape), d)      # sums over the last dim on the C pool, numpy's bits
     return _wrap(np.add.reduce(self._np, axis=axes, dtype=_acc(d)), d, shape)
 
 
@@ -82,6 +86,10 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
             return _wrap_fresh(_asarray(s.dtype.type(s / np.intp(a.size))), d)
     d = mean_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "mean")
+    if d is self.dtype and (d is D.float32 or d is D.float64) and axes == (self._np.ndim - 1,) \
+            and (r := _sum_rows(self._np)) is not None:
+        np.true_divide(r, np.intp(self._np.shape[-1]), out=r, casting="unsafe")   # np.mean's own division
+        return _wrap_fresh(r.reshape(shape), d)
     src = self._np if self.dtype is d else self._np.astype(d._np)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.mean(src, axis=axes, dtype=_acc(d)) if src.size else np.full(shape, np.nan)

@@ -90,3 +90,15 @@ void gelu_backward_f64(const double *g, const double *x, double *out, int64_t n,
         out[i] = g[i] * d;
     }
 }
+
+/* The same kernels with csrc/parallel.c's chunk signature (runtime/flat.py's run_address): p[0] the input
+   (p[0] grad, p[1] input for the backward), p[2] the output, s[0] approx; elements [b, e). */
+#define GELU_PART(T, SFX)                                                                          \
+void gelu_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {                      \
+    gelu_##SFX((const T *)p[0] + b, (T *)p[2] + b, e - b, (int)s[0]);                              \
+}                                                                                                  \
+void gelu_backward_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {             \
+    gelu_backward_##SFX((const T *)p[0] + b, (const T *)p[1] + b, (T *)p[2] + b, e - b, (int)s[0]); \
+}
+GELU_PART(float, f32)
+GELU_PART(double, f64)

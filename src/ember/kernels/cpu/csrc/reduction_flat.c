@@ -138,6 +138,25 @@ double sum_all_##SFX(const T *x, int64_t n, int nthreads, void *parallel_for) { 
     for (; count > 1; count /= 2)                                                                  \
         for (int64_t i = 0; i < count / 2; i++) sums[i] = sums[2 * i] + sums[2 * i + 1];           \
     return (double)((T)0 + sums[0]);                                                               \
+}                                                                                                  \
+/* Row sums: np.add.reduce(x, axis=-1) of a c-contiguous (rows, cols) array is 0 + pairwise(row) for each    \
+   row (numpy's inner loop gets one whole row); rows shared over the pool (p[0] x, p[2] out, s[0] cols) */ \
+static void rows_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {               \
+    const T *x = (const T *)p[0];                                                                  \
+    T *out = (T *)p[2];                                                                            \
+    const int64_t cols = (int64_t)s[0];                                                            \
+    for (int64_t r = b; r < e; r++) out[r] = (T)0 + pw_##SFX(x + r * cols, cols);                  \
+}                                                                                                  \
+void sum_rows_##SFX(const T *x, int64_t rows, int64_t cols, T *out, int nthreads, void *parallel_for) { \
+    void *p[3] = {(void *)x, 0, out};                                                              \
+    const double s[1] = {(double)cols};                                                            \
+    int64_t grain = LEAF_MIN / (cols > 0 ? cols : 1);                                              \
+    grain = grain < 1 ? 1 : grain;                                                                 \
+    if (parallel_for == 0 || nthreads < 2 || rows <= grain)                                        \
+        rows_part_##SFX(p, s, 0, rows);                                                            \
+    else                                                                                           \
+        ((ep_par)parallel_for)((void *)rows_part_##SFX, (void *)x, 0, out, 0, (double)cols, 0.0,     \
+                               rows, grain, nthreads);                                             \
 }
 
 PAIRWISE(float, f32)

@@ -131,6 +131,32 @@ def sum_all(a):
     return dt.type(r)
 
 
+_ROWS = {}
+
+
+def sum_rows(a):
+    """np.add.reduce(a, axis=-1) with numpy's exact bits (each row's pairwise sum, plus 0) as a flat array of
+    a.size // a.shape[-1] sums, for a big c-contiguous float32/64 array of 1+ dims, rows shared over the pool
+    (csrc/reduction_flat.c); None when C is off or the array does not fit."""
+    dt = a.dtype
+    fn = _ROWS.get(dt, 0)
+    if fn == 0:
+        sfx = _SFX.get(dt)
+        fn = clib.kernel("reduction_flat", f"sum_rows_{sfx}", "pllpip") if sfx is not None else None
+        _ROWS[dt] = fn
+    if fn is None or a.size < MIN_ELEMS_SUM or not a.ndim or not a.flags.c_contiguous:
+        return None
+    par = _PAR[0] or _parallel_for()
+    if par is None:
+        return None
+    cols = a.shape[-1]
+    rows = a.size // cols
+    out = np.empty(rows, dt)
+    k = get_num_threads()
+    fn(_address(a), rows, cols, _address(out), k, ctypes.cast(par, ctypes.c_void_p).value if k > 1 else None)
+    return out
+
+
 def last_threads():
     """How many threads took part in the last kernel run here (1: the caller alone)."""
     return _LAST[0]
