@@ -32,6 +32,15 @@ arrays ran at 2-4 GB/s; so a load's figure mostly says whether its destination p
 libraries allocate fresh storages on every load.) A quiet-machine figure of several GB/s for a load means
 the pages were reused; under load every figure here drops 2-5x for both libraries, so compare the
 ``ember/torch`` ratios of one run, not GB/s across runs.
+
+Fairness of the cold case (issue 18, checked): both files are written the same way and dropped the same way
+(fsync, then ``POSIX_FADV_DONTNEED``, which drops clean pages only), and neither file is fragmented (2-4 extents
+each by ``filefrag``). Two things were not symmetric and are now: the libraries alternated in a fixed order
+(ember, torch, ember, ...), so ember's load always followed the freeing of torch's 200 MB and the reverse
+never happened first; the order now flips every round. And a cold load's wall time on a shared machine is
+mostly CPU contention and fresh page faults, so ``load_cold_disk_requests`` gives the read requests the disk
+served per cold load (``/sys/dev/block/<dev>/stat``, medians; Linux only), which the machine's load does not
+move: ember made ~180 for the 210 MB file against torch's 62 until its loader read records in file order.
 """
 from __future__ import annotations
 
@@ -88,6 +97,16 @@ def _drop_cache(path):
         os.close(fd)
 
 
+def _disk_reads(path):
+    """Read requests completed so far by the block device holding ``path`` (None where unknown)."""
+    try:
+        st = os.stat(path)
+        with open(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}/stat") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
 def _loadavg():
     """The 1/5/15-minute load averages (a busy machine slows both libraries; say how busy it was)."""
     return [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
@@ -105,6 +124,7 @@ class _Cases:
     """Per library: name -> (callable, optional untimed setup)."""
 
     def __init__(self, lib_save, lib_load, path, sd, extra_sync):
+        self.path = path
         def save_file():
             with open(path, "wb") as f:
                 lib_save(sd, f)
@@ -159,15 +179,24 @@ def main():
             libs["torch"] = _Cases(torch.save, lambda p, **kw: torch.load(p, weights_only=True, **kw),
                                    os.path.join(d, "t", "model.pt"), torch_sd, True)
         times = {lib: {case: [] for case in c.cases} for lib, c in libs.items()}
+        requests = {lib: [] for lib in libs}
         case_names = list(libs["ember"].cases)
         for case in case_names:
             for c in libs.values():              # one untimed run each: first-touch of memory, files
                 fn, before = c.cases[case]
                 _timed(fn, before)
-            for _ in range(args.repeat):
-                for lib, c in libs.items():      # alternate, so that load bursts hit both
-                    fn, before = c.cases[case]
-                    times[lib][case].append(_timed(fn, before))
+            for rep in range(args.repeat):
+                order = list(libs.items())
+                for lib, c in (order if rep % 2 == 0 else order[::-1]):   # alternate, so that load
+                    fn, before = c.cases[case]                              # bursts hit both
+                    if case == "load_cold":
+                        r0 = _disk_reads(c.path)
+                        times[lib][case].append(_timed(fn, before))
+                        r1 = _disk_reads(c.path)
+                        if r0 is not None and r1 is not None:
+                            requests[lib].append(r1 - r0)
+                    else:
+                        times[lib][case].append(_timed(fn, before))
         for lib, c in libs.items():           # mmap load's own cpu time: what a busy machine does not inflate
             fn, _ = c.cases["mmap_load"]
             cpu = []
@@ -184,6 +213,9 @@ def main():
                 else:
                     result[f"{lib}_{case}"] = round(gb / statistics.median(ts), 3)
                     result[f"{lib}_{case}_best"] = round(gb / min(ts), 3)
+        for lib, reqs in requests.items():
+            if reqs:
+                result[f"{lib}_load_cold_disk_requests"] = statistics.median(reqs)
         if "torch" in libs:
             result["ember/torch"] = {case: round(result[f"ember_{case}"] / result[f"torch_{case}"], 2)
                                      for case in case_names if case != "mmap_load"}
