@@ -8,7 +8,7 @@ import numpy as np
 from .._core.tls import state
 from .._core.tensor_impl import TensorImpl as Tensor
 from ._kernel import edge, set_history
-from .forward_ad import _FW, _attach
+from .forward_ad import _FW, _attach, _level as _FW_LEVEL
 from .graph import Node
 from .._core.strides import same_shape
 from .._core.dispatch_keys import CPU_BIT, INPLACE_OR_VIEW_BIT
@@ -42,7 +42,13 @@ def _record(out, node, inputs):
 def _fw_linear(out, g, fn):
     """Forward-mode tangent for a helper that is a linear map of g computed in numpy (sum_to,
     view_scatter, ...): the same map applied to g's tangent. Without it forward-over-reverse
-    (jvp of a gradient) would silently lose the tangent."""
+    (jvp of a gradient) would silently lose the tangent.
+
+    Tangents exist only inside a dual level (exit_dual_level removes them all), so outside one no tensor's
+    `__dict__` is read: on CPython 3.11 reading it turns the instance's inline attribute values into a dict for
+    good, and every later attribute read of that tensor takes the slower dict lookup."""
+    if _FW_LEVEL[0] is None:
+        return out
     t = g.__dict__.get("_fw_tangent")
     if t is not None:
         if _FW[0]:
@@ -72,7 +78,8 @@ def sum_to(g, shape):
     shape = tuple(shape)
     if same_shape(g._size, shape):
         return g
-    if g._ks == _PLAIN_CPU and not state.grad_enabled and not state.mode_stack and "_fw_tangent" not in g.__dict__:
+    if g._ks == _PLAIN_CPU and not state.grad_enabled and not state.mode_stack and (
+            _FW_LEVEL[0] is None or "_fw_tangent" not in g.__dict__):
         r = _sum_to_plain(g, shape)
         if r is not None:
             return r
@@ -91,7 +98,7 @@ def sum_to(g, shape):
             out = _const(arr.reshape(shape), g.dtype)
     if state.grad_enabled and g._requires_grad:
         _record(out, SumToSizeBackward0(g._size), (g,))
-    if "_fw_tangent" in g.__dict__:
+    if _FW_LEVEL[0] is not None and "_fw_tangent" in g.__dict__:
         return _fw_linear(out, g, lambda t: sum_to(t, shape))
     return out
 
@@ -138,7 +145,7 @@ def expand_to(g, shape):
         out = Tensor._wrap_fresh(arr, g.dtype) if a.dtype == g.dtype._np else _const(arr, g.dtype)
     if state.grad_enabled and g._requires_grad:
         _record(out, ExpandBackward0(g._size), (g,))
-    if "_fw_tangent" in g.__dict__:
+    if _FW_LEVEL[0] is not None and "_fw_tangent" in g.__dict__:
         return _fw_linear(out, g, lambda t: expand_to(t, shape))
     return out
 

@@ -15,6 +15,7 @@ from . import anomaly_mode
 from ._shape_dtype import _PLAIN_CPU, _sum_to_plain, sum_to, to_dtype
 from .graph import AccumulateGrad, _clone_detached
 from .input_buffer import accumulate as _accumulate
+from .forward_ad import _level as _FW_LEVEL
 from .._core.strides import same_shape
 
 class _TaskState:
@@ -262,7 +263,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                                     # validate_outputs), here when that is one numpy reduction
                                     r = _sum_to_plain(g, ms) if (
                                         g._ks == _PLAIN_CPU and not create_graph and not state.mode_stack
-                                        and "_fw_tangent" not in g.__dict__) else None
+                                        and (_FW_LEVEL[0] is None or "_fw_tangent" not in g.__dict__)
+                                    ) else None
                                     if r is None:
                                         valid = False
                                         break

@@ -13,6 +13,8 @@ import numpy as np
 
 from .._core.dispatch_keys import CPU_BIT, INPLACE_OR_VIEW_BIT
 from .._core.tls import KEYS_ACTIVE, state
+from .forward_ad import _level as _FW_LEVEL     # tangents exist only inside a dual level: outside one, no
+                                                # tensor's __dict__ is read (see _shape_dtype._fw_linear)
 
 _PLAIN_CPU = CPU_BIT | INPLACE_OR_VIEW_BIT
 _getrefcount = sys.getrefcount
@@ -26,13 +28,13 @@ _OWNED_ARRAY_REFS = 3
 
 def accumulate(old, g):
     """old + g, written into `old` when only the engine's buffer holds `old` (torch's can_accumulate_inplace)."""
-    a = old.__dict__.get("_np")
+    a = getattr(old, "_np", None)
     if (not state.grad_enabled and not KEYS_ACTIVE[0] and not state.mode_stack and a is not None
             and old._ks == _PLAIN_CPU and g._ks == _PLAIN_CPU and old.__class__ is g.__class__
             and old.dtype is g.dtype and old._size == g._size
             and old._base is None and old._storage is None and old._vc is None
             and a.base is None and a.flags.c_contiguous and a.flags.writeable
-            and "_fw_tangent" not in old.__dict__ and "_fw_tangent" not in g.__dict__
+            and (_FW_LEVEL[0] is None or "_fw_tangent" not in old.__dict__ and "_fw_tangent" not in g.__dict__)
             and _getrefcount(old) == _OWNED_REFS and _getrefcount(a) == _OWNED_ARRAY_REFS):
         b = g._np
         if b is not None:

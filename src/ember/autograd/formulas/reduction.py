@@ -7,6 +7,7 @@ from ..._core import dtype as _dt
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.tls import state as _state
 from ..._core.dispatch_keys import MATH_BITS
+from .._shape_dtype import _FW_LEVEL
 from ._common import (_const, const_zeros_like, const_ones_like, const_sgn, masked_grad, expand_to, _aten, _zeros,
                       _dims, _dim_index, _needs_history)
 
@@ -95,8 +96,8 @@ def evenly_distribute_backward(grad, self, result):
     if (s is not None and g is not None and r is not None and not (self._ks | grad._ks) & MATH_BITS
             and g.ndim == 0 and s.dtype in _REAL_FLOAT and g.dtype == s.dtype and not _state.mode_stack
             and (not _state.grad_enabled or not _needs_history(grad, self, result))
-            and "_fw_tangent" not in grad.__dict__ and "_fw_tangent" not in self.__dict__
-            and "_fw_tangent" not in result.__dict__):
+            and (_FW_LEVEL[0] is None or "_fw_tangent" not in grad.__dict__ and "_fw_tangent" not in self.__dict__
+                 and "_fw_tangent" not in result.__dict__)):
         rv = float(r)
         mask = s == r if rv == rv else np.isnan(s)
         c = np.count_nonzero(mask)

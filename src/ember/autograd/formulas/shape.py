@@ -4,7 +4,7 @@ import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.tls import state as _state
-from .._shape_dtype import _PLAIN_CPU, _needs_history
+from .._shape_dtype import _FW_LEVEL, _PLAIN_CPU, _needs_history
 from ._common import _zeros
 
 _COPY_MAX = 4096        # stack_backward copies pieces of grads up to this many elements (else unbind's views)
@@ -38,7 +38,7 @@ def stack_backward(grad, dim):
     engine's buffers, where a fresh tensor may even be accumulated into in place)."""
     a = grad._np
     if (a is not None and grad._ks == _PLAIN_CPU and a.ndim and a.size <= _COPY_MAX and not _state.mode_stack
-            and not _needs_history(grad) and "_fw_tangent" not in grad.__dict__):
+            and not _needs_history(grad) and (_FW_LEVEL[0] is None or "_fw_tangent" not in grad.__dict__)):
         d = dim % a.ndim
         if d:
             a = np.moveaxis(a, d, 0)
