@@ -42,7 +42,8 @@ def workloads(mod):
            "x.sum()": "a.sum()" if hasattr(a, "sum") else None, "a + b (requires_grad)": "ag + b",
            # views (issue 18: t(), view, slicing at or below 1.5x torch, forward and backward)
            "t()": "m.t()", "view": "m.view(64)", "x[2]": "m[2]", "x[1:3]": "m[1:3]",
-           "t() (requires_grad)": "mg.t()", "x[2] (requires_grad)": "mg[2]",
+           "t() (requires_grad)": "mg.t()", "view (requires_grad)": "mg.view(64)", "x[2] (requires_grad)": "mg[2]",
+           "x[1:3] (requires_grad)": "mg[1:3]",
            # backward: a view's share is the difference from the plain sum row
            "sum().backward()": "mg.sum().backward()", "t().sum().backward()": "mg.t().sum().backward()",
            "x[2].sum().backward()": "mg[2].sum().backward()", "view(64).sum().backward()": "mg.view(64).sum().backward()"}

@@ -291,21 +291,41 @@ def _argtuple(fn):
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-def _kernel_below(fn, op, indent="    ", rg=None):
+def _is_view_op(e, fn, inplace):
+    """A view op (view, t, select, slice, permute, expand, ...): one Tensor output aliasing `self` unwritten
+    (`Tensor(a) self -> Tensor(a)`), `self` its one differentiable input. Its kernel is emitted with the int-list
+    arguments in the inlined key computation (`_kernel_below`) and without the per-input tests a single input
+    makes redundant: the view ops are the cheapest ops a model calls with grad, so their fixed cost shows."""
+    rets = fn.func.returns
+    if inplace or len(rets) != 1 or e.output_mask is not None or e.is_list_return():
+        return False
+    ann = rets[0].annotation
+    first = e.all_args[0] if e.all_args else None
+    return (ann is not None and not ann.is_write and first is not None and first.name == "self"
+            and first.annotation is not None and first.annotation.alias_set == ann.alias_set
+            and [a.name for a in e.inputs] == ["self"])
+
+
+def _kernel_below(fn, op, indent="    ", rg=None, int_lists=False):
     """Lines binding `_k` to the kernel below Autograd for this call: the key set of the tensor arguments (those
     a tensor can bind to: Tensor, Scalar, int, float) minus Autograd and above, then the op's dispatch cache,
     inlined (what `op.redispatch(below_ks(args), ...)` does). A list argument, a thread with dispatch keys
     included or excluded, or no backend key takes below_ks's general computation. `rg` maps an argument to
     the variable that gets its requires_grad in the same test (a plain attribute read where it is a tensor:
-    getattr with a default costs several times more)."""
+    getattr with a default costs several times more). `int_lists` (the view ops): an int/SymInt list argument
+    (view's size, permute's dims) adds the keys of any tensor in it inline, as below_ks's loop does."""
     a = fn.func.arguments
-    names = []
+    names, lists = [], []
     for x in list(a.flat_positional) + list(a.flat_kwarg_only):
         b = x.type.elem if isinstance(x.type, OptionalType) else x.type
         if not isinstance(b, BaseType):
             if isinstance(b, ListType) and isinstance(b.elem, BaseType) and b.elem.name in (
                     BaseTy.bool, BaseTy.float, BaseTy.str):
                 continue          # lists no tensor binds to
+            if int_lists and isinstance(b, ListType) and isinstance(b.elem, BaseType) and b.elem.name in (
+                    BaseTy.int, BaseTy.SymInt):
+                lists.append(_py(x.name))
+                continue
             return None
         if b.name in (BaseTy.Tensor, BaseTy.Scalar, BaseTy.int, BaseTy.SymInt, BaseTy.float):
             names.append(_py(x.name))
@@ -327,6 +347,11 @@ def _kernel_below(fn, op, indent="    ", rg=None):
         else:
             lines.append(f"if {v}.__class__ in _TENSOR_TYPES:")
             lines.append(f"    _ks |= {v}._ks")
+    for v in lists:     # (a list or tuple; a Size or an int holds no tensor)
+        lines.append(f"if {v}.__class__ is tuple or {v}.__class__ is list:")
+        lines.append(f"    for _a in {v}:")
+        lines.append("        if _a.__class__ in _TENSOR_TYPES:")
+        lines.append("            _ks |= _a._ks")
     lines += ["if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:",
               f"    _ks = _below_ks({_argtuple(fn)})",
               "else:",
@@ -379,6 +404,8 @@ def emit_node(w, e, cls):
     saved = sorted({n for v in uses.values() for n in v})
     w.w(f"class {cls}(_Node):")
     w.w(f"    _op_name = {('aten::' + str(e.fn.func.name))!r}")
+    if _is_view_op(e, e.fn, False):
+        w.w("    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)")
     if e.complex_mode is not None:
         w.w(f"    _complex = {e.complex_mode!r}")
     if cls == "CopyBackwards":          # hand-written in torch: name() reports the C++ class
@@ -666,7 +693,8 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     for i, a in enumerate(e.inputs):
         rg_of[a.name] = f"_g{i}"
     fused = {_py(a.name): rg_of[a.name] for a in e.inputs if not e.is_list(a)}
-    below = _kernel_below(fn, op, rg=fused)
+    view_op = _is_view_op(e, fn, inplace)
+    below = _kernel_below(fn, op, rg=fused, int_lists=view_op)
     if not below:
         fused = {}
     for i, a in enumerate(e.inputs):
@@ -699,9 +727,22 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             edges.append(f"*[_edge(_t) for _t in {a.name}]")
         else:
             # a non-leaf, non-view input's edge is (grad_fn, output_nr): inline; anything else via gradient_edge
-            edges.append(f"((_gedge({a.name}) if {a.name}._base is not None else (_f, {a.name}._output_nr) "
-                         f"if (_f := {a.name}.grad_fn) is not None else _leaf_edge({a.name})) if {rg_of[a.name]} else None)")
-    w.w("    _n.next_edges = (" + "".join(f"{x}, " for x in edges) + ")")
+            edge = (f"(_gedge({a.name}) if {a.name}._base is not None else (_f, {a.name}._output_nr) "
+                    f"if (_f := {a.name}.grad_fn) is not None else _leaf_edge({a.name}))")
+            edges.append(edge if view_op else f"({edge} if {rg_of[a.name]} else None)")
+    if view_op:
+        # a leaf's AccumulateGrad is made when the edge is first read (backward, next_functions), not here: a
+        # forward without backward (inference with parameters needing grad) never makes it (graph.LeafEdges)
+        w.w("    if self._base is not None:")
+        w.w("        _n.next_edges = (_gedge(self), )")
+        w.w("    elif (_f := self.grad_fn) is not None:")
+        w.w("        _n.next_edges = ((_f, self._output_nr), )")
+        w.w("    elif _ANOMALY[0]:")
+        w.w("        _n.next_edges = (_leaf_edge(self), )")
+        w.w("    else:")
+        w.w("        _n._leaf = self")
+    else:
+        w.w("    _n.next_edges = (" + "".join(f"{x}, " for x in edges) + ")")
     # an argument the op writes besides self (rrelu_with_noise's noise) is saved after the call: the formula
     # reads what the op wrote, and saving it before would trip the version check (torch saves it after too)
     written = {a.name for a in e.all_args if a.annotation is not None and a.annotation.is_write and a.name != "self"}
@@ -716,6 +757,9 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             val = "_SV(_saved_clone(self))" if (inplace and n == "self") else f"_SV({n})"
         else:
             val = expr
+        if view_op and users:      # self, the one input, requires grad here (`_need`)
+            (after if n in written else w.lines).append(f"    _n.s_{n} = {val}")
+            continue
         (after if n in written else w.lines).extend([f"    if {cond}:", f"        _n.s_{n} = {val}"])
     w.w(f"    _res = _k({_call(fn)})" if below else f"    _res = {op}.redispatch(_below_ks({args}), {_call(fn)})")
     for line in after:
@@ -860,7 +904,7 @@ PRELUDE = [
     "from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT",
     "from ember._core.device import CPU as _CPU, META as _META",
     "from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,",
-    "                                  record_anomaly as _record_anomaly)",
+    "                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)",
     "_getattr = _bi.getattr",
 ]
 

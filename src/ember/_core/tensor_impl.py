@@ -145,6 +145,10 @@ class TensorImpl:
     _post_acc_hooks = None
     _output_nr = 0
     _vc = None
+    # a view's creation flags (set_view_creation_meta), absent on almost every tensor: read as class defaults
+    # (about 250 instructions fewer per view than `src.__dict__.get(...)`, which also builds src's dict)
+    _no_grad_view = None
+    _multi_view_meta = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -226,10 +230,9 @@ class TensorImpl:
         if src._requires_grad:
             # set_view_creation_meta leaves the view unmarked when grad mode is on everywhere (tls.GRAD_OFF empty)
             # and src is neither a flagged view nor an output of a node: skip its frame then
-            d = src.__dict__
-            if _GRAD_OFF or "_no_grad_view" in d or "_multi_view_meta" in d or src.grad_fn is not None:
+            if _GRAD_OFF or src.grad_fn is not None or src._no_grad_view or src._multi_view_meta:
                 set_view_creation_meta(self, src)
-        elif src.__dict__.get("_no_grad_view"):
+        elif src._no_grad_view:
             set_view_creation_meta(self, src)
         return self
 

@@ -224,6 +224,30 @@ def grad_accumulator(t):
     return acc
 
 
+class LeafEdges:
+    """`next_edges` of a view op's node (the generated TBackward0, SelectBackward0, ...) whose input is a leaf
+    needing grad: the kernel stores the leaf as `_leaf` and this (non-data) descriptor builds the edge to its
+    AccumulateGrad when the edge is first read (the engine, next_functions, rebase), then stores it on the
+    node, whose own attribute wins from then on; a node given its edges by the kernel never comes here.
+    The AccumulateGrad torch makes at the forward op (held by the node, weakly by the leaf) is made here
+    later: a view taken with grad and never differentiated (a parameter's weight.t() at inference) makes
+    none, about 6k instructions of its ~25k. The edge is the same object torch's would be while any node
+    holds the leaf's AccumulateGrad; its input metadata is the leaf's when the edge is first read. In anomaly
+    mode the kernels make the edge at once (the AccumulateGrad's trace is the forward's)."""
+    __slots__ = ()
+
+    def __get__(self, node, cls=None):
+        if node is None:
+            return ()
+        leaf = _getattr(node, "_leaf", None)
+        edges = ((grad_accumulator(leaf), 0), ) if leaf is not None else ()
+        node.next_edges = edges
+        return edges
+
+
+LEAF_EDGES = LeafEdges()
+
+
 def gradient_edge(t):
     """Where the gradient of t goes: (its grad_fn, output_nr), its leaf's AccumulateGrad, or None.
     A view whose base was written in place since its grad_fn was set gets a new one first."""

@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.complex import angle_backward, angle_jvp, polar_backward, sgn_backward
@@ -162,6 +162,7 @@ _self_conj_physical_ = conj_physical_   # the kernel, for its forward-AD re-entr
 
 class ConjBackward0(_Node):
     _op_name = 'aten::_conj'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -215,7 +216,14 @@ def _conj(self):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -237,6 +245,7 @@ _self__conj = _conj   # the kernel, for its forward-AD re-entry (an argument may
 
 class NegViewBackward0(_Node):
     _op_name = 'aten::_neg_view'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -290,7 +299,14 @@ def _neg_view(self):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -312,6 +328,7 @@ _self__neg_view = _neg_view   # the kernel, for its forward-AD re-entry (an argu
 
 class ViewAsRealBackward0(_Node):
     _op_name = 'aten::view_as_real'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -365,7 +382,14 @@ def view_as_real(self):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -387,6 +411,7 @@ _self_view_as_real = view_as_real   # the kernel, for its forward-AD re-entry (a
 
 class ViewAsComplexBackward0(_Node):
     _op_name = 'aten::view_as_complex'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -440,7 +465,14 @@ def view_as_complex(self):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:

@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to, to_dtype
 from ember.autograd.formulas.reduction import value_selecting_backward

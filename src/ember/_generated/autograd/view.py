@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.view import (as_strided_backward, axis_select, axis_slice,
@@ -43,6 +43,7 @@ def detach(*args, **kwargs):
 
 class AliasBackward0(_Node):
     _op_name = 'aten::alias'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -96,7 +97,14 @@ def alias(self):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -118,6 +126,7 @@ _self_alias = alias   # the kernel, for its forward-AD re-entry (an argument may
 
 class ViewBackward0(_Node):
     _op_name = 'aten::view'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -151,18 +160,41 @@ def view(self, size):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if size.__class__ is tuple or size.__class__ is list:
+        for _a in size:
+            if _a.__class__ in _TENSOR_TYPES:
+                _ks |= _a._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, size))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_view._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_view._resolve(_ks)
     _need = _g0
     if not _need:
-        return _OP_view.redispatch(_below_ks((self, size)), self, size)
+        return _k(self, size)
     _n = _new(ViewBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_self_sym_sizes = self._size
-    _res = _OP_view.redispatch(_below_ks((self, size)), self, size)
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_self_sym_sizes = self._size
+    _res = _k(self, size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
@@ -183,6 +215,7 @@ _self_view = view   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ExpandBackward0(_Node):
     _op_name = 'aten::expand'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -216,18 +249,41 @@ def expand(self, size, *, implicit=False):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if size.__class__ is tuple or size.__class__ is list:
+        for _a in size:
+            if _a.__class__ in _TENSOR_TYPES:
+                _ks |= _a._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, size, implicit))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_expand._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_expand._resolve(_ks)
     _need = _g0
     if not _need:
-        return _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
+        return _k(self, size, implicit=implicit)
     _n = _new(ExpandBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_self_sym_sizes = self._size
-    _res = _OP_expand.redispatch(_below_ks((self, size, implicit)), self, size, implicit=implicit)
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_self_sym_sizes = self._size
+    _res = _k(self, size, implicit=implicit)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
@@ -248,6 +304,7 @@ _self_expand = expand   # the kernel, for its forward-AD re-entry (an argument m
 
 class TransposeBackward0(_Node):
     _op_name = 'aten::transpose.int'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -307,11 +364,16 @@ def transpose_int(self, dim0, dim1):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_dim0 = dim0
-    if _g0:
-        _n.s_dim1 = dim1
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_dim0 = dim0
+    _n.s_dim1 = dim1
     _res = _k(self, dim0, dim1)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -333,6 +395,7 @@ _self_transpose_int = transpose_int   # the kernel, for its forward-AD re-entry 
 
 class PermuteBackward0(_Node):
     _op_name = 'aten::permute'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -366,18 +429,41 @@ def permute(self, dims):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if dims.__class__ is tuple or dims.__class__ is list:
+        for _a in dims:
+            if _a.__class__ in _TENSOR_TYPES:
+                _ks |= _a._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dims))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_permute._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_permute._resolve(_ks)
     _need = _g0
     if not _need:
-        return _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
+        return _k(self, dims)
     _n = _new(PermuteBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_dims = dims
-    _res = _OP_permute.redispatch(_below_ks((self, dims)), self, dims)
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_dims = dims
+    _res = _k(self, dims)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
@@ -398,6 +484,7 @@ _self_permute = permute   # the kernel, for its forward-AD re-entry (an argument
 
 class TBackward0(_Node):
     _op_name = 'aten::t'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -451,7 +538,14 @@ def t(self):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -473,6 +567,7 @@ _self_t = t   # the kernel, for its forward-AD re-entry (an argument may shadow 
 
 class UnsqueezeBackward0(_Node):
     _op_name = 'aten::unsqueeze'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -529,9 +624,15 @@ def unsqueeze(self, dim):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_dim = dim
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_dim = dim
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -553,6 +654,7 @@ _self_unsqueeze = unsqueeze   # the kernel, for its forward-AD re-entry (an argu
 
 class SqueezeBackward0(_Node):
     _op_name = 'aten::squeeze'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -607,9 +709,15 @@ def squeeze(self):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_self_sym_sizes = self._size
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_self_sym_sizes = self._size
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -631,6 +739,7 @@ _self_squeeze = squeeze   # the kernel, for its forward-AD re-entry (an argument
 
 class SqueezeBackward1(_Node):
     _op_name = 'aten::squeeze.dim'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -687,9 +796,15 @@ def squeeze_dim(self, dim):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_self_sym_sizes = self._size
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -711,6 +826,7 @@ _self_squeeze_dim = squeeze_dim   # the kernel, for its forward-AD re-entry (an 
 
 class SqueezeBackward2(_Node):
     _op_name = 'aten::squeeze.dims'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -744,18 +860,41 @@ def squeeze_dims(self, dim):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if dim.__class__ is tuple or dim.__class__ is list:
+        for _a in dim:
+            if _a.__class__ in _TENSOR_TYPES:
+                _ks |= _a._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, dim))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_squeeze_dims._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_squeeze_dims._resolve(_ks)
     _need = _g0
     if not _need:
-        return _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
+        return _k(self, dim)
     _n = _new(SqueezeBackward2)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_self_sym_sizes = self._size
-    _res = _OP_squeeze_dims.redispatch(_below_ks((self, dim)), self, dim)
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_self_sym_sizes = self._size
+    _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
@@ -1210,6 +1349,7 @@ def view_dtype(*args, **kwargs):
 
 class SelectBackward0(_Node):
     _op_name = 'aten::select.int'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1270,13 +1410,17 @@ def select_int(self, dim, index):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_dim = dim
-    if _g0:
-        _n.s_index = index
-    if _g0:
-        _n.s_self_sym_sizes = self._size
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_dim = dim
+    _n.s_index = index
+    _n.s_self_sym_sizes = self._size
     _res = _k(self, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1298,6 +1442,7 @@ _self_select_int = select_int   # the kernel, for its forward-AD re-entry (an ar
 
 class SliceBackward0(_Node):
     _op_name = 'aten::slice.Tensor'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1364,17 +1509,19 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_dim = dim
-    if _g0:
-        _n.s_end = end
-    if _g0:
-        _n.s_self_sym_sizes = self._size
-    if _g0:
-        _n.s_start = start
-    if _g0:
-        _n.s_step = step
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_dim = dim
+    _n.s_end = end
+    _n.s_self_sym_sizes = self._size
+    _n.s_start = start
+    _n.s_step = step
     _res = _k(self, dim, start, end, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1396,6 +1543,7 @@ _self_slice_Tensor = slice_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class DiagonalBackward0(_Node):
     _op_name = 'aten::diagonal'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1459,15 +1607,18 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_dim1 = dim1
-    if _g0:
-        _n.s_dim2 = dim2
-    if _g0:
-        _n.s_offset = offset
-    if _g0:
-        _n.s_self_sym_sizes = self._size
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_dim1 = dim1
+    _n.s_dim2 = dim2
+    _n.s_offset = offset
+    _n.s_self_sym_sizes = self._size
     _res = _k(self, offset, dim1, dim2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1489,6 +1640,7 @@ _self_diagonal = diagonal   # the kernel, for its forward-AD re-entry (an argume
 
 class AsStridedBackward0(_Node):
     _op_name = 'aten::as_strided'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1527,28 +1679,52 @@ def as_strided(self, size, stride, storage_offset=None):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if storage_offset.__class__ in _TENSOR_TYPES:
+        _ks |= storage_offset._ks
+    if size.__class__ is tuple or size.__class__ is list:
+        for _a in size:
+            if _a.__class__ in _TENSOR_TYPES:
+                _ks |= _a._ks
+    if stride.__class__ is tuple or stride.__class__ is list:
+        for _a in stride:
+            if _a.__class__ in _TENSOR_TYPES:
+                _ks |= _a._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, size, stride, storage_offset))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP_as_strided._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP_as_strided._resolve(_ks)
     _need = _g0
     if not _need:
-        return _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
+        return _k(self, size, stride, storage_offset)
     _n = _new(AsStridedBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_self_sym_sizes = self._size
-    if _g0:
-        _n.s_self_sym_storage_offset = self._offset
-    if _g0:
-        _n.s_self_sym_strides = self.stride()
-    if _g0:
-        _n.s_size = size
-    if _g0:
-        _n.s_storage_offset = storage_offset
-    if _g0:
-        _n.s_stride = stride
-    _res = _OP_as_strided.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_self_sym_sizes = self._size
+    _n.s_self_sym_storage_offset = self._offset
+    _n.s_self_sym_strides = self.stride()
+    _n.s_size = size
+    _n.s_storage_offset = storage_offset
+    _n.s_stride = stride
+    _res = _k(self, size, stride, storage_offset)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
@@ -1899,6 +2075,7 @@ _self__unsafe_view = _unsafe_view   # the kernel, for its forward-AD re-entry (a
 
 class ReshapeAliasBackward0(_Node):
     _op_name = 'aten::_reshape_alias'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1933,18 +2110,45 @@ def _reshape_alias(self, size, stride):
         finally:
             _fw_restore()
         return _fw_attach(_res, _t)
-    _g0 = _getattr(self, '_requires_grad', False)
+    if self.__class__ in _TENSOR_TYPES:
+        _ks = self._ks
+        _g0 = self._requires_grad
+    else:
+        _ks = 0
+        _g0 = False
+    if size.__class__ is tuple or size.__class__ is list:
+        for _a in size:
+            if _a.__class__ in _TENSOR_TYPES:
+                _ks |= _a._ks
+    if stride.__class__ is tuple or stride.__class__ is list:
+        for _a in stride:
+            if _a.__class__ in _TENSOR_TYPES:
+                _ks |= _a._ks
+    if _KEYS_ACTIVE[0] or not _ks & _BACKEND_BITS:
+        _ks = _below_ks((self, size, stride))
+    else:
+        _ks &= _BELOW_AUTOGRAD_OR_PYTHON
+    try:
+        _k = _OP__reshape_alias._dispatch_cache[_ks]
+    except KeyError:
+        _k = _OP__reshape_alias._resolve(_ks)
     _need = _g0
     if not _need:
-        return _OP__reshape_alias.redispatch(_below_ks((self, size, stride)), self, size, stride)
+        return _k(self, size, stride)
     _n = _new(ReshapeAliasBackward0)
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_self_sym_sizes = self._size
-    _res = _OP__reshape_alias.redispatch(_below_ks((self, size, stride)), self, size, stride)
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_self_sym_sizes = self._size
+    _res = _k(self, size, stride)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
@@ -1965,6 +2169,7 @@ _self__reshape_alias = _reshape_alias   # the kernel, for its forward-AD re-entr
 
 class UnfoldBackward0(_Node):
     _op_name = 'aten::unfold'
+    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2040,17 +2245,19 @@ def unfold(self, dimension, size, step):
     _n._sequence_nr = _next_seq()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
-    if _g0:
-        _n.s_dimension = dimension
-    if _g0:
-        _n.s_self = _SV(self)
-    if _g0:
-        _n.s_self_sym_sizes = self._size
-    if _g0:
-        _n.s_size = size
-    if _g0:
-        _n.s_step = step
+    if self._base is not None:
+        _n.next_edges = (_gedge(self), )
+    elif (_f := self.grad_fn) is not None:
+        _n.next_edges = ((_f, self._output_nr), )
+    elif _ANOMALY[0]:
+        _n.next_edges = (_leaf_edge(self), )
+    else:
+        _n._leaf = self
+    _n.s_dimension = dimension
+    _n.s_self = _SV(self)
+    _n.s_self_sym_sizes = self._size
+    _n.s_size = size
+    _n.s_step = step
     _res = _k(self, dimension, size, step)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
