@@ -96,3 +96,57 @@ def test_max_pool_backward_bad_index_still_declines(calls):
         assert pool_planes.max_pool_backward(go, idx, (64, 8, 28, 28)) is None
     finally:
         ember.set_num_threads(old)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_matrices_over_the_c_pool_are_the_numpy_chunks_bit_for_bit(dtype, causal, monkeypatch):
+    """scaled_dot_product_attention of q, k, v viewed out of one (B, T, 3C) projection (read in place): at 2
+    threads every (batch, head) matrix goes through csrc/attention.c's parts, the same bits as one thread."""
+    torch = pytest.importorskip("torch")
+    from ember.kernels.cpu import attention
+    taken = []
+    real = attention._parts
+    monkeypatch.setattr(attention, "_parts", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    rng = np.random.default_rng(2)
+    B, T, H, E = 8, 64, 4, 32
+    xa = rng.standard_normal((B, T, 3 * H * E)).astype(dtype)
+    got = {}
+    for t in (1, 2):
+        old = ember.get_num_threads()
+        ember.set_num_threads(t)
+        try:
+            x = ember.tensor(xa, requires_grad=True)
+            q, k, v = (u.view(B, T, H, E).transpose(1, 2) for u in x.split(H * E, dim=2))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            (y * y).sum().backward()
+            got[t] = (y.detach().numpy(), x.grad.numpy())
+        finally:
+            ember.set_num_threads(old)
+    assert taken == [False, False, True, True]
+    for a, b in zip(got[1], got[2]):
+        np.testing.assert_array_equal(a, b)
+    tx = torch.tensor(xa, requires_grad=True)
+    tq, tk, tv = (u.view(B, T, H, E).transpose(1, 2) for u in tx.split(H * E, dim=2))
+    ty = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=causal)
+    (ty * ty).sum().backward()
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(got[2][0], ty.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(got[2][1], tx.grad.numpy(), rtol=tol * 10, atol=tol * 10)
+
+
+def test_attention_of_one_buffer_as_query_and_key_stays_numpy(monkeypatch):
+    """q and k the same array: numpy's matmul may take syrk for q @ q^T, so the C parts decline."""
+    from ember.kernels.cpu import attention
+    taken = []
+    real = attention._parts
+    monkeypatch.setattr(attention, "_parts", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        x = ember.randn(8, 4, 64, 32)
+        F.scaled_dot_product_attention(x, x, x)
+    finally:
+        ember.set_num_threads(old)
+    assert taken == [False]
