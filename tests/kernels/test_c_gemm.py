@@ -212,3 +212,21 @@ def test_split_addmm_adds_the_bias_as_numpy_does(m, k, n, full, threads):
         np.testing.assert_array_equal(r.numpy(), want)
     assert gemm.mm(a, b, bias.astype(np.float64)) is None
     assert gemm.mm(a, b, np.ones((1, n), np.float32)) is None
+
+
+def test_linear_without_grad_splits_too(threads, monkeypatch):
+    """F.linear's direct path (nothing for autograd to record: inference) runs the split product with the bias
+    fused, the bits of the general addmm path."""
+    rng = np.random.default_rng(8)
+    x = ember.tensor(rng.standard_normal((4, 64, 128)).astype(np.float32))
+    w = ember.tensor(rng.standard_normal((512, 128)).astype(np.float32))
+    b = ember.tensor(rng.standard_normal(512).astype(np.float32))
+    threads(1)
+    want = ember.addmm(b, x.view(256, 128), w.t()).view(4, 64, 512).numpy()
+    seen = []
+    real = gemm.mm
+    monkeypatch.setattr(gemm, "mm", lambda *a: seen.append(len(a)) or real(*a))
+    threads(2)
+    got = ember.nn.functional.linear(x, w, b).numpy()
+    assert seen == [3]
+    np.testing.assert_array_equal(got, want)

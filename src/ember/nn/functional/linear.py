@@ -12,12 +12,14 @@ from ..._core.tensor_impl import TensorImpl
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ...kernels.common import _tname
 from ...kernels.cpu import linalg_matmul as _cpu
+from ...kernels.cpu.runtime import gemm as _gemm
 
 _AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _wrap_fresh = TensorImpl._wrap_fresh
 _addmm_cache = ember.ops.aten.addmm.default._dispatch_cache
 _mm_cache = ember.ops.aten.mm.default._dispatch_cache
+_SERIAL = _gemm.OPENBLAS_SERIAL
 
 
 def _direct(input, weight, bias):
@@ -50,9 +52,12 @@ def _direct(input, weight, bias):
     if k != w.shape[1] or not x.flags.c_contiguous:
         return None
     lead = x.shape[:-1]
-    r = np.matmul(x.reshape(-1, k) if x.ndim > 2 else x, w.T)
-    if bias is not None:
-        np.add(r, b, out=r)
+    x2 = x.reshape(-1, k) if x.ndim > 2 else x
+    r = _gemm.mm(x2, w.T, b) if x2.shape[0] * k * w.shape[0] > _SERIAL else None    # split over the pool
+    if r is None:
+        r = np.matmul(x2, w.T)
+        if bias is not None:
+            np.add(r, b, out=r)
     return _wrap_fresh(r.reshape(lead + (w.shape[0],)) if x.ndim > 2 else r, input.dtype)
 
 __all__ = ["bilinear", "linear"]
