@@ -193,3 +193,40 @@ def test_batched_matmul_and_bmm_match_torch(threads):
     np.testing.assert_allclose(outs[2][3], tk.grad.numpy(), rtol=1e-4, atol=1e-3)
     for a1, a2 in zip(outs[1], outs[2]):
         np.testing.assert_array_equal(a1, a2)
+
+
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("m,k,n", [(1024, 128, 512), (128, 512, 784), (130, 129, 131)])
+def test_split_addmm_adds_the_bias_as_numpy_does(m, k, n, full, threads):
+    rng = np.random.default_rng(7)
+    a, b = _operand(rng, m, k, np.float32, False), _operand(rng, k, n, np.float32, True)
+    bias = rng.standard_normal((m, n) if full else (n,)).astype(np.float32)
+    want = a.dot(b)
+    np.add(want, bias, out=want)
+    for t in (2, 3):
+        threads(t)
+        got = gemm.mm(a, b, bias)
+        assert got is not None
+        np.testing.assert_array_equal(got, want)
+        r = ember.addmm(ember.tensor(bias), ember.tensor(a), ember.tensor(b))
+        np.testing.assert_array_equal(r.numpy(), want)
+    assert gemm.mm(a, b, bias.astype(np.float64)) is None
+    assert gemm.mm(a, b, np.ones((1, n), np.float32)) is None
+
+
+def test_linear_without_grad_splits_too(threads, monkeypatch):
+    """F.linear's direct path (nothing for autograd to record: inference) runs the split product with the bias
+    fused, the bits of the general addmm path."""
+    rng = np.random.default_rng(8)
+    x = ember.tensor(rng.standard_normal((4, 64, 128)).astype(np.float32))
+    w = ember.tensor(rng.standard_normal((512, 128)).astype(np.float32))
+    b = ember.tensor(rng.standard_normal(512).astype(np.float32))
+    threads(1)
+    want = ember.addmm(b, x.view(256, 128), w.t()).view(4, 64, 512).numpy()
+    seen = []
+    real = gemm.mm
+    monkeypatch.setattr(gemm, "mm", lambda *a: seen.append(len(a)) or real(*a))
+    threads(2)
+    got = ember.nn.functional.linear(x, w, b).numpy()
+    assert seen == [3]
+    np.testing.assert_array_equal(got, want)

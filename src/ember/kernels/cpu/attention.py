@@ -21,9 +21,10 @@ import numpy as np
 
 from ..meta import attention as M
 from .runtime.arrays import acc
-from .runtime.pool import split_run
+from .runtime.flat import _parallel_for
+from .runtime.pool import get_num_threads, split_run
 from ..common import empty_tensor
-from .runtime import clib
+from .runtime import blas, clib, cparts, gemm
 from .runtime.clib import c_suffix
 
 
@@ -120,6 +121,53 @@ def _arrays(*ts):
     return [acc(t) for t in ts]
 
 
+# multiply-adds of the products (B*H*L*S*E) from which the matrices are shared out over the C pool
+_MIN_PARTS = 1 << 20
+
+
+def _strided(a, E):
+    """(batch, head, row) element strides of a (B, H, T, E) float array that cblas reads in place (unit inner
+    stride, rows at least E apart), or None."""
+    isz = a.itemsize
+    st = a.strides
+    if st[3] != isz or any(x % isz or x < 0 for x in st[:3]) or st[2] // isz < E:
+        return None
+    return tuple(x // isz for x in st[:3])
+
+
+def _parts(name, arrays, B, H, L, S, E, sc, causal, lse, d=None):
+    """Every (batch, head) matrix by csrc/attention.c's attn_<name>_part over the C pool (one matrix's products
+    and row kernels per item, the bits of the numpy chunks): True when done, False (nothing written) when it
+    does not apply (C, numpy's cblas or the pool unavailable, one thread, small, unreadable strides, q and k
+    one buffer: numpy may take syrk there). arrays: q, k, v, g (out / grad_out), then gq, gk, gv."""
+    q = arrays[0]
+    sfx = c_suffix(lse)
+    t = get_num_threads()
+    if (sfx is None or min(L, S, E) < 2 or B * H * L * S * E < _MIN_PARTS or t < 2
+            or any(a.dtype != q.dtype for a in arrays) or not gemm.available()):
+        return False
+    fn = cparts.entry("attention", f"attn_{name}_part_{sfx}")
+    fns = blas.cblas_gemm()
+    strides = [_strided(a, E) for a in arrays]
+    if not fn or fns is None or None in strides or clib.address(q) == clib.address(arrays[1]):
+        return False
+    blas.hold_single()
+    desc = [fns[1] if q.dtype == np.float64 else fns[0], fns[2], H, L, S, E]
+    for a, st in zip(arrays[:4], strides[:4]):
+        desc += [clib.address(a), *st]
+    failed = np.zeros(1, np.int64)
+    desc += [clib.address(lse), 0 if d is None else clib.address(d)]
+    for a, st in zip(arrays[4:], strides[4:]):
+        desc += [clib.address(a), *st]
+    desc += [0] * (36 - len(desc)) + [clib.address(failed)]
+    dd = np.array(desc, np.int64)
+    _parallel_for()(fn, clib.address(dd), None, None, None, float(sc), float(bool(causal)), B * H,
+                    cparts.grain(B * H, t), t)
+    if failed[0]:
+        raise MemoryError("ember: attention could not allocate its scratch buffers")
+    return True
+
+
 def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *,
                                                  attn_mask=None, scale=None):
     B, H, L, S, E = M.flash_spec(query, key, value, dropout_p, attn_mask)
@@ -130,7 +178,9 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
     bias = _bias(attn_mask, q.dtype)
     kt = k.swapaxes(-1, -2)
     slices, scratch = _chunks(B, H, L, S, q.itemsize)
-    buf = np.empty(scratch, q.dtype)
+    if bias is None and _parts("fwd", [q, k, v, out._np], B, H, L, S, E, sc, is_causal, lse):
+        slices = ()
+    buf = np.empty(scratch, q.dtype) if slices else None
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):   # inf/NaN inputs: NaN results, as torch
         for sl in slices:
             s = np.matmul(q[sl], kt[sl], out=buf[:sl.stop - sl.start])
@@ -160,9 +210,11 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     gqn, gkn, gvn = gq._np, gk._np, gv._np
     kt, vt = k.swapaxes(-1, -2), v.swapaxes(-1, -2)
     slices, scratch = _chunks(B, H, L, S, q.itemsize)
-    pbuf, dpbuf = np.empty(scratch, q.dtype), np.empty(scratch, q.dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         d = np.ascontiguousarray(np.vecdot(go, o))             # (B, H, L) = rowsum(p * dp)
+        if bias is None and _parts("bwd", [q, k, v, go, gqn, gkn, gvn], B, H, L, S, E, sc, is_causal, lse, d):
+            slices = ()
+        pbuf, dpbuf = (np.empty(scratch, q.dtype), np.empty(scratch, q.dtype)) if slices else (None, None)
         for sl in slices:
             n = sl.stop - sl.start
             p = np.matmul(q[sl], kt[sl], out=pbuf[:n])             # raw scores -> probabilities, in place

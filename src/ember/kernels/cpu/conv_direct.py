@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .runtime.pool import run_parts
-from .runtime import clib
+from .runtime import clib, cparts
 from .conv_im2col import geometry, workers
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -92,6 +92,16 @@ def _run_fwd(x, wt, bias, geo, c, groups, m, mpad, mb, y):
     n = x.shape[0]
     bp = 0 if bias is None else bias.ctypes.data
     xs, ys = x.strides[0], y.strides[0]
+    part = cparts.entry("dconv", f"dconv_fwd_part_{_SUFFIX[x.dtype]}")
+    if part:                    # images in chunks over the C pool (runtime/cparts.py)
+        t = cparts.threads_for(n * y[0].size * wt.shape[1], _MIN_WORK)
+        g = cparts.grain(n, t)
+        status = np.zeros(-(-n // g) if n else 1, np.int64)
+        d = np.array([x.ctypes.data, y.ctypes.data, wt.ctypes.data, bp, geo.ctypes.data, c, groups, m, mpad, mb,
+                      xs // x.itemsize, ys // y.itemsize, g, status.ctypes.data], np.int64)
+        cparts.run(part, n, t, g, d.ctypes.data)
+        _check(int(status.min()) if n else 0)
+        return y
 
     def run(lo, hi, _):
         if hi > lo:
@@ -167,8 +177,24 @@ def weight_grad(x, go, wshape, pd, dl, groups):
     mpad, kpad = -(-m // 3) * 3, -(-k // 3) * 3       # multiples of dconv.c's WM, WK
     x, go = np.ascontiguousarray(x), np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, (1,) * len(kern), pd, dl)
-    parts = np.zeros((min(workers(), max(n, 1)), groups, mpad, kpad), dt)
     xs, gs = x.strides[0], go.strides[0]
+    part = cparts.entry("dconv", f"dconv_wgrad_part_{_SUFFIX[dt]}")
+    if part:                    # images in chunks over the C pool, one partial sum per chunk added in order
+        t = cparts.threads_for(n * int(np.prod(out)) * m * groups * k, _MIN_WORK)
+        g = cparts.grain(n, t)
+        chunks = -(-n // g) if n else 1
+        parts = np.zeros((chunks, groups, mpad, kpad), dt)
+        status = np.zeros(chunks, np.int64)
+        d = np.array([x.ctypes.data, go.ctypes.data, parts.ctypes.data, geo.ctypes.data, c, groups, m, mpad, kpad,
+                      xs // x.itemsize, gs // go.itemsize, groups * mpad * kpad, g, status.ctypes.data], np.int64)
+        cparts.run(part, n, t, g, d.ctypes.data)
+        if (status != 0).any():
+            if (status < 0).any():
+                _check(-1)
+            return None
+        gw = parts[0] if chunks == 1 else parts.sum(0)
+        return np.ascontiguousarray(gw[:, :m, :k]).reshape(wshape)
+    parts = np.zeros((min(workers(), max(n, 1)), groups, mpad, kpad), dt)
     declined = []
 
     def run(lo, hi, j):

@@ -116,8 +116,26 @@ def matmul(self, other):
     return _result(np.matmul(a, b), shape, dt)
 
 
+def _addmm_split(self, mat1, mat2):
+    """bias + mat1 @ mat2 (beta = alpha = 1) of one float dtype split over ember's pool, the bias added by each
+    block as it is computed (runtime/gemm.py; the same bits as the product then np.add), or None."""
+    dt = self.dtype
+    if dt is mat1.dtype and dt is mat2.dtype and (dt is _F32 or dt is _F64):
+        sa, sb = mat1._size, mat2._size
+        if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0] and sa[0] * sa[1] * sb[1] > _SERIAL:
+            a, b, c = mat1._np, mat2._np, self._np
+            if a is not None and b is not None and c is not None:
+                r = _gemm.mm(a, b, c)
+                if r is not None:
+                    return _wrap_fresh(r, dt)
+    return None
+
+
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+        r = _addmm_split(self, mat1, mat2)
+        if r is not None:
+            return r
         r = _mm_fast(mat1, mat2)       # a Linear's forward: bias + x @ w^T, all of one float dtype
         if r is not None:
             c = self._np

@@ -4,12 +4,17 @@ the dtype is not float32/float64 (the caller then takes the numpy path of pool.p
 import numpy as np
 
 from .runtime.pool import split_run
-from .runtime import clib
+from .runtime import clib, cparts
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 # The max pool's loops are bound by memory: on this 2-core machine a layer of a small CNN (~10^5
-# outputs, ~0.1 ms) runs faster on one thread than split, whose hand-off costs as much as the work.
+# outputs, ~0.1 ms) ran faster on one thread than split over the Python pool, whose hand-off cost as much
+# as the work; so the Python pool splits from _MAX_SPLIT elements only. The C pool (runtime/cparts.py:
+# no GIL, workers spinning between jobs, chunks to whichever thread is free) splits from _C_SPLIT input
+# elements: the CNN step's max pools of (64, 6, 28, 28) and (64, 16, 10, 10), 0.54 and 0.39 ms per step
+# on one thread, where torch's halve at 2 threads.
 _MAX_SPLIT = 1 << 21
+_C_SPLIT = 1 << 15
 
 
 def _fn(name, dtype, sig, restype=None):
@@ -40,6 +45,12 @@ def max_pool(x, d, k, s, p, dl, o):
     idx = np.empty(y.shape, np.int64)
     geo = geometry(sp, k, s, p, dl, o)
 
+    part = cparts.entry("pool", f"max_pool2d_part_{_SUFFIX[x.dtype]}")
+    if part and n and osz:
+        t = cparts.threads_for(x.size, _C_SPLIT)
+        cparts.run(part, n, t, cparts.grain(n, t), x.ctypes.data, y.ctypes.data, idx.ctypes.data, geo.ctypes.data)
+        return y, idx
+
     def run(xc, yc, ic):
         if len(xc):
             f(xc.ctypes.data, yc.ctypes.data, ic.ctypes.data, geo.ctypes.data, len(xc))
@@ -62,6 +73,14 @@ def max_pool_backward(go, indices, in_shape):
         return None
     o = go.size // n
     gi = np.empty((n, hw), go.dtype)
+    part = cparts.entry("pool", f"max_pool2d_backward_part_{_SUFFIX[go.dtype]}")
+    if part:
+        t = cparts.threads_for(n * hw, _C_SPLIT)
+        g = cparts.grain(n, t)
+        status = np.empty(-(-n // g), np.int64)
+        d = np.array([o, hw, g, status.ctypes.data], np.int64)
+        cparts.run(part, n, t, g, go.ctypes.data, idx.ctypes.data, gi.ctypes.data, d.ctypes.data)
+        return None if (status >= 0).any() else gi.reshape(in_shape)
     bad = []
 
     def run(gc, ic, oc):

@@ -12,6 +12,7 @@ from ..._core.tensor_impl import TensorImpl
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ...kernels.common import _tname
 from ...kernels.cpu import linalg_matmul as _cpu
+from ...kernels.cpu.runtime import gemm as _gemm
 
 _AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -30,6 +31,7 @@ _mm_cache = ember.ops.aten.mm.default._dispatch_cache
 # threads); tests/nn/test_linear_direct_path.py checks the shapes used here against the general addmm path.
 _SWAP_MAX_ROWS = 48
 _SWAP_MIN_WORK = 150_000
+_SERIAL = _gemm.OPENBLAS_SERIAL
 
 
 def _direct(input, weight, bias):
@@ -46,6 +48,7 @@ def _direct(input, weight, bias):
     if x is None or w is None or x.dtype not in _FLOATS or w.dtype != x.dtype or x.ndim < 2 or w.ndim != 2:
         return None
     ks = input._ks | weight._ks
+    b = None
     if bias is not None:
         b = bias._np
         if b is None or b.dtype != x.dtype or b.shape != (w.shape[0],):
@@ -64,7 +67,8 @@ def _direct(input, weight, bias):
     lead = x.shape[:-1]
     x2 = x.reshape(-1, k) if x.ndim > 2 else x
     m, n = x2.shape[0], w.shape[0]
-    if 2 <= m <= _SWAP_MAX_ROWS and m * n * k > _SWAP_MIN_WORK and w.flags.c_contiguous:
+    r = _gemm.mm(x2, w.T, b) if m * k * n > _SERIAL else None    # split over the pool
+    if r is None and 2 <= m <= _SWAP_MAX_ROWS and m * n * k > _SWAP_MIN_WORK and w.flags.c_contiguous:
         # (w @ x^T)^T: the same products summed in the same order (bit for bit x @ w^T, tests), on a path of
         # OpenBLAS's that is up to 3x faster at these shapes; the transpose is undone while adding the bias
         p = w.dot(x2.T).T
@@ -73,7 +77,7 @@ def _direct(input, weight, bias):
             np.add(p, b, out=r)
         else:
             np.copyto(r, p)
-    else:
+    elif r is None:
         r = np.matmul(x2, w.T)
         if bias is not None:
             np.add(r, b, out=r)

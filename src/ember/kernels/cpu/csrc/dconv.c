@@ -224,3 +224,31 @@ WGRAD_BLOCK(float, vf32, f32)
 WGRAD_BLOCK(double, vf64, f64)
 DCONV(float, vf32, f32)
 DCONV(double, vf64, f64)
+
+/* Entry points for csrc/parallel.c's pool (runtime/cparts.py; the counterpart of at::parallel_for over the
+   batch): images [b, e) of one convolution, whose arguments come in the int64 descriptor d = p[0]. Chunks of
+   `grain` images are claimed by whichever thread is free, so a worker whose core is busy never holds the caller
+   up (the Python pool's static halves waited for it). A chunk's status (dconv_*'s return value) goes to
+   status[b / grain]. fwd: d = {x, y, wt, bias, g, c, groups, m, mpad, mb, image stride of x, of y, grain,
+   status}; wgrad: d = {x, go, parts, g, c, groups, m, mpad, kpad, image stride of x, of go, part size,
+   grain, status}, chunk b / grain summing into part b / grain (the caller adds the parts in order). */
+#define DCONV_PARTS(T, SFX)                                                                      \
+void dconv_fwd_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {               \
+    const int64_t *d = (const int64_t *)p[0];                                                    \
+    (void)s;                                                                                     \
+    int rc = dconv_fwd_##SFX((const T *)(intptr_t)d[0] + b * d[10], (T *)(intptr_t)d[1] + b * d[11], \
+                             (const T *)(intptr_t)d[2], (const T *)(intptr_t)d[3],               \
+                             (const int64_t *)(intptr_t)d[4], d[5], d[6], d[7], d[8], e - b, d[9]); \
+    ((int64_t *)(intptr_t)d[13])[b / d[12]] = rc;                                                \
+}                                                                                                \
+void dconv_wgrad_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {             \
+    const int64_t *d = (const int64_t *)p[0];                                                    \
+    (void)s;                                                                                     \
+    int rc = dconv_wgrad_##SFX((const T *)(intptr_t)d[0] + b * d[9], (const T *)(intptr_t)d[1] + b * d[10], \
+                               (T *)(intptr_t)d[2] + (b / d[12]) * d[11], (const int64_t *)(intptr_t)d[3], \
+                               d[4], d[5], d[6], d[7], d[8], e - b);                             \
+    ((int64_t *)(intptr_t)d[13])[b / d[12]] = rc;                                                \
+}
+
+DCONV_PARTS(float, f32)
+DCONV_PARTS(double, f64)

@@ -21,7 +21,9 @@
    Item i is block i % d[16] of matrix j = i / d[16], at outer index j / d[17] and inner index j % d[17]; block
    q of nblk covers rows (columns) from (span * q / nblk) rounded down to a multiple of the unit up to where the
    next block starts (the last: to the end), so blocks differ by at most one unit.
-   p = {d, A, B, C}, s = {alpha, beta}. */
+   [21] the address of a bias added to each block once computed (0: none; addmm's bias, as numpy's
+   `np.add(c, bias, out=c)` after the product: the same one rounding per element), [22] its row stride in elements
+   (0: one row broadcast over the rows of C). p = {d, A, B, C}, s = {alpha, beta}. */
 #include <stdint.h>
 
 typedef void (*sgemm64_t)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
@@ -60,6 +62,7 @@ void gemm_part(void *const *p, const double *s, int64_t begin, int64_t end) {
         }
         const char *a = (const char *)p[1] + offa * size, *b = (const char *)p[2] + offb * size;
         char *c = (char *)p[3] + offc * size;
+        const int64_t r0 = cols ? 0 : lo, c0 = cols ? lo : 0;
         if (d[1] == 64) {
             if (dbl)
                 ((dgemm64_t)(intptr_t)d[0])(ROW_MAJOR, ta, tb, m, n, K, s[0], (const double *)a, lda,
@@ -75,6 +78,20 @@ void gemm_part(void *const *p, const double *s, int64_t begin, int64_t end) {
                 ((sgemm32_t)(intptr_t)d[0])(ROW_MAJOR, ta, tb, (int)m, (int)n, (int)K, (float)s[0],
                                             (const float *)a, (int)lda, (const float *)b, (int)ldb, (float)s[1],
                                             (float *)c, (int)ldc);
+        }
+        if (d[21]) {
+            const int64_t bst = d[22];
+            for (int64_t r = 0; r < m; r++) {
+                if (dbl) {
+                    double *cr = (double *)p[3] + offc + r * ldc;
+                    const double *br = (const double *)(intptr_t)d[21] + (r0 + r) * bst + c0;
+                    for (int64_t j = 0; j < n; j++) cr[j] = cr[j] + br[j];
+                } else {
+                    float *cr = (float *)p[3] + offc + r * ldc;
+                    const float *br = (const float *)(intptr_t)d[21] + (r0 + r) * bst + c0;
+                    for (int64_t j = 0; j < n; j++) cr[j] = cr[j] + br[j];
+                }
+            }
         }
     }
 }

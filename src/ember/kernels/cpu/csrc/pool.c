@@ -220,3 +220,26 @@ AVG_FWD(float, avg_pool2d_f32)
 AVG_FWD(double, avg_pool2d_f64)
 AVG_BWD(float, avg_pool2d_backward_f32)
 AVG_BWD(double, avg_pool2d_backward_f64)
+
+/* Entry points for csrc/parallel.c's pool (runtime/cparts.py): planes [b, e) of one max pool, p = {x, y, idx,
+   g} (forward; g the geometry above, planes of H*W inputs and OH*OW outputs) or p = {go, idx, gi, d} with d =
+   {o, hw, grain, status} (backward; status[b / grain] = the chunk's return value). Chunks go to whichever
+   thread is free (the counterpart of at::parallel_for over the planes). */
+#define MAX_PARTS(T, SFX)                                                                        \
+void max_pool2d_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {              \
+    const int64_t *g = (const int64_t *)p[3];                                                    \
+    const int64_t in = g[0] * g[1], out = g[10] * g[11];                                         \
+    (void)s;                                                                                     \
+    max_pool2d_##SFX((const T *)p[0] + b * in, (T *)p[1] + b * out, (int64_t *)p[2] + b * out, g, e - b); \
+}                                                                                                \
+void max_pool2d_backward_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {     \
+    const int64_t *d = (const int64_t *)p[3];                                                    \
+    const int64_t o = d[0], hw = d[1];                                                           \
+    (void)s;                                                                                     \
+    int64_t r = max_pool2d_backward_##SFX((const T *)p[0] + b * o, (const int64_t *)p[1] + b * o,  \
+                                          (T *)p[2] + b * hw, e - b, o, hw);                     \
+    ((int64_t *)(intptr_t)d[3])[b / d[2]] = r < 0 ? r : r + b * o;                              \
+}
+
+MAX_PARTS(float, f32)
+MAX_PARTS(double, f64)

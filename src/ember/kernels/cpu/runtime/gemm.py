@@ -104,14 +104,16 @@ def _plan(m, n, k, count, threads, dt, force=False):
     return None
 
 
-def _run(st, a, b, c, la, lb, m, n, k, batch, sa, sb, sc, plan, threads):
+def _run(st, a, b, c, la, lb, m, n, k, batch, sa, sb, sc, plan, threads, bias=None):
     """C = A @ B over the pool by `plan` (_plan's): the products of (m, k) by (k, n) matrices over `batch`
-    (outer, inner) batch sizes, at element strides sa, sb, sc (outer, inner)."""
+    (outer, inner) batch sizes, at element strides sa, sb, sc (outer, inner); then C += bias (a c-contiguous
+    (n,) or (m, n) array, 2-d products only) block by block."""
     cols, unit, nblk, items, grain = plan
     dbl = a.dtype == _F64
-    d = np.array([st[2] if dbl else st[1], st[3], int(dbl), la[0], lb[0], m, n, k, la[1], lb[1], n, sa[0], sb[0],
-                  sc[0], cols, unit, nblk, batch[1], sa[1], sb[1], sc[1]], np.int64)
     addr = clib.address
+    d = np.array([st[2] if dbl else st[1], st[3], int(dbl), la[0], lb[0], m, n, k, la[1], lb[1], n, sa[0], sb[0],
+                  sc[0], cols, unit, nblk, batch[1], sa[1], sb[1], sc[1], 0 if bias is None else addr(bias),
+                  n if bias is not None and bias.ndim == 2 else 0], np.int64)
     _parallel_for()(st[0], addr(d), addr(a), addr(b), addr(c), 1.0, 0.0, items, grain, threads)
 
 
@@ -154,9 +156,11 @@ def _blas_ready(macs):
     return st
 
 
-def mm(a, b):
+def mm(a, b, bias=None):
     """a.dot(b) for 2-d float32/float64 arrays of one dtype, split over the pool: a fresh c-contiguous array,
-    or None (the caller runs numpy)."""
+    or None (the caller runs numpy). `bias`: a c-contiguous (n,) or (m, n) array of the dtype added to the
+    product (addmm's `np.add(a.dot(b), bias)`, the same bits), each block right after its product while in
+    cache and on its thread."""
     dt = a.dtype
     if (dt is not _F32 and dt is not _F64) or b.dtype is not dt or a.ndim != 2 or b.ndim != 2:
         return None
@@ -174,8 +178,12 @@ def mm(a, b):
     la, lb = _layout(a, m, k), _layout(b, k, n)
     if la is None or lb is None or _syrk(a, b, m, n):
         return None
+    if bias is not None and (bias.dtype is not dt or not bias.flags.c_contiguous
+                             or bias.shape not in ((n,), (m, n)) or np.may_share_memory(bias, a)
+                             or np.may_share_memory(bias, b)):
+        return None
     c = np.empty((m, n), dt)
-    _run(st, a, b, c, la, lb, m, n, k, (1, 1), (0, 0), (0, 0), (0, 0), plan, threads)
+    _run(st, a, b, c, la, lb, m, n, k, (1, 1), (0, 0), (0, 0), (0, 0), plan, threads, bias)
     return c
 
 
