@@ -1,7 +1,8 @@
 /* Full sums of big contiguous float arrays (ATen's sum kernel over a flat range, run by at::parallel_for)
    with numpy's exact bits: `sum_all_<f32|f64>(x, n, nthreads, parallel_for)` returns numpy's
    np.add.reduce(x, axis=None) for a c-contiguous x of n elements, computed over csrc/parallel.c's pool
-   (`parallel_for` is ember_parallel_for's address, so this library needs no link to that one).
+   (`parallel_for` is ember_parallel_for's address, so this library needs no link to that one); `*joined`
+   gets how many threads took part (runtime/flat.py's last_threads).
 
    numpy sums a contiguous float array by pairwise summation (loops_utils.h.src, `pairwise_sum`): below 8
    elements one by one from 0; up to 128 elements in 8 accumulators (element i into accumulator i % 8) then
@@ -110,9 +111,10 @@ static void pw_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e)
     (void)s;                                                                                       \
     for (int64_t i = b; i < e; i++) sums[i] = pw_##SFX(x + bounds[i], bounds[i + 1] - bounds[i]);  \
 }                                                                                                  \
-double sum_all_##SFX(const T *x, int64_t n, int nthreads, void *parallel_for) {                    \
+double sum_all_##SFX(const T *x, int64_t n, int nthreads, void *parallel_for, int *joined) {       \
     int depth = 0;                                                                                 \
     while (depth < MAX_DEPTH && (n >> (depth + 1)) >= LEAF_MIN) depth++;                           \
+    *joined = 1;                                                                                   \
     if (depth == 0 || parallel_for == 0 || nthreads < 2)                                           \
         return (double)((T)0 + pw_##SFX(x, n));                                                    \
     /* the tree's nodes at `depth` (every node above has more than 2 * LEAF_MIN > 128 elements, so   \
@@ -133,8 +135,8 @@ double sum_all_##SFX(const T *x, int64_t n, int nthreads, void *parallel_for) { 
         }                                                                                          \
         count *= 2;                                                                                \
     }                                                                                              \
-    ((ep_par)parallel_for)((void *)pw_part_##SFX, (void *)x, bounds, sums, 0, 0.0, 0.0, count, 1,  \
-                           nthreads);                                                              \
+    *joined = ((ep_par)parallel_for)((void *)pw_part_##SFX, (void *)x, bounds, sums, 0, 0.0, 0.0,  \
+                                     count, 1, nthreads);                                          \
     for (; count > 1; count /= 2)                                                                  \
         for (int64_t i = 0; i < count / 2; i++) sums[i] = sums[2 * i] + sums[2 * i + 1];           \
     return (double)((T)0 + sums[0]);                                                               \
@@ -147,16 +149,18 @@ static void rows_part_##SFX(void *const *p, const double *s, int64_t b, int64_t 
     const int64_t cols = (int64_t)s[0];                                                            \
     for (int64_t r = b; r < e; r++) out[r] = (T)0 + pw_##SFX(x + r * cols, cols);                  \
 }                                                                                                  \
-void sum_rows_##SFX(const T *x, int64_t rows, int64_t cols, T *out, int nthreads, void *parallel_for) { \
+void sum_rows_##SFX(const T *x, int64_t rows, int64_t cols, T *out, int nthreads, void *parallel_for,     \
+                    int *joined) {                                                                 \
     void *p[3] = {(void *)x, 0, out};                                                              \
     const double s[1] = {(double)cols};                                                            \
     int64_t grain = LEAF_MIN / (cols > 0 ? cols : 1);                                              \
     grain = grain < 1 ? 1 : grain;                                                                 \
+    *joined = 1;                                                                                   \
     if (parallel_for == 0 || nthreads < 2 || rows <= grain)                                        \
         rows_part_##SFX(p, s, 0, rows);                                                            \
     else                                                                                           \
-        ((ep_par)parallel_for)((void *)rows_part_##SFX, (void *)x, 0, out, 0, (double)cols, 0.0,     \
-                               rows, grain, nthreads);                                             \
+        *joined = ((ep_par)parallel_for)((void *)rows_part_##SFX, (void *)x, 0, out, 0, (double)cols, \
+                                         0.0, rows, grain, nthreads);                              \
 }
 
 PAIRWISE(float, f32)

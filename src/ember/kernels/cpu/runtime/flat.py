@@ -107,6 +107,8 @@ def run_address(fn, arrays, n, s0=0.0, s1=0.0):
 
 
 _SUMS = {}              # dtype -> csrc/reduction_flat.c's sum_all_<sfx> (ctypes), or None
+_JOINED = np.zeros(1, np.intc)              # where the sum kernels write how many threads took part
+_JOINED_AT = _JOINED.ctypes.data
 MIN_ELEMS_SUM = 2 * 16384   # from here a full sum runs csrc/reduction_flat.c (its tree's top subtrees, LEAF_MIN)
 
 
@@ -119,7 +121,7 @@ def sum_all(a):
     fn = _SUMS.get(dt, 0)
     if fn == 0:
         sfx = _SFX.get(dt)
-        fn = clib.kernel("reduction_flat", f"sum_all_{sfx}", "plip", "d") if sfx is not None else None
+        fn = clib.kernel("reduction_flat", f"sum_all_{sfx}", "plipp", "d") if sfx is not None else None
         _SUMS[dt] = fn
     if fn is None or a.size < MIN_ELEMS_SUM or not a.flags.c_contiguous:
         return None
@@ -127,7 +129,8 @@ def sum_all(a):
     if par is None:
         return None
     k = get_num_threads()
-    r = fn(_address(a), a.size, k, ctypes.cast(par, ctypes.c_void_p).value if k > 1 else None)
+    r = fn(_address(a), a.size, k, ctypes.cast(par, ctypes.c_void_p).value if k > 1 else None, _JOINED_AT)
+    _LAST[0] = int(_JOINED[0])
     return dt.type(r)
 
 
@@ -142,7 +145,7 @@ def sum_rows(a):
     fn = _ROWS.get(dt, 0)
     if fn == 0:
         sfx = _SFX.get(dt)
-        fn = clib.kernel("reduction_flat", f"sum_rows_{sfx}", "pllpip") if sfx is not None else None
+        fn = clib.kernel("reduction_flat", f"sum_rows_{sfx}", "pllpipp") if sfx is not None else None
         _ROWS[dt] = fn
     if fn is None or a.size < MIN_ELEMS_SUM or not a.ndim or not a.flags.c_contiguous:
         return None
@@ -153,7 +156,9 @@ def sum_rows(a):
     rows = a.size // cols
     out = np.empty(rows, dt)
     k = get_num_threads()
-    fn(_address(a), rows, cols, _address(out), k, ctypes.cast(par, ctypes.c_void_p).value if k > 1 else None)
+    fn(_address(a), rows, cols, _address(out), k, ctypes.cast(par, ctypes.c_void_p).value if k > 1 else None,
+       _JOINED_AT)
+    _LAST[0] = int(_JOINED[0])
     return out
 
 
