@@ -135,3 +135,32 @@ def test_view_bad_shape_errors_match_torch():
     with pytest.raises(RuntimeError) as et:
         xt.t().view(24)
     assert str(ee.value) == str(et.value)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", ["t", "view", "select", "slice"])
+def test_view_of_no_grad_view_keeps_its_flag(name):
+    torch, xe, xt = _pair()
+    f = VIEWS[name]
+    msgs = []
+    for mod, x in ((ember, xe), (torch, xt)):
+        with mod.no_grad():
+            v = x[0:3]
+        w = f(v)                  # made with grad mode on, of a view made in no_grad mode
+        with pytest.raises(RuntimeError) as err:
+            w.mul_(2)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parity
+def test_view_of_multi_output_view_refuses_inplace():
+    torch, xe, xt = _pair()
+    msgs = []
+    for x in (xe, xt):
+        a = (x * 1).unbind(0)[1]
+        w = a.view(2, 4)
+        with pytest.raises(RuntimeError) as err:
+            w.mul_(2)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
