@@ -135,3 +135,52 @@ def test_view_bad_shape_errors_match_torch():
     with pytest.raises(RuntimeError) as et:
         xt.t().view(24)
     assert str(ee.value) == str(et.value)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", ["t", "view", "select", "slice"])
+def test_view_of_no_grad_view_keeps_its_flag(name):
+    torch, xe, xt = _pair()
+    f = VIEWS[name]
+    msgs = []
+    for mod, x in ((ember, xe), (torch, xt)):
+        with mod.no_grad():
+            v = x[0:3]
+        w = f(v)                  # made with grad mode on, of a view made in no_grad mode
+        with pytest.raises(RuntimeError) as err:
+            w.mul_(2)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parity
+def test_view_of_multi_output_view_refuses_inplace():
+    torch, xe, xt = _pair()
+    msgs = []
+    for x in (xe, xt):
+        a = (x * 1).unbind(0)[1]
+        w = a.view(2, 4)
+        with pytest.raises(RuntimeError) as err:
+            w.mul_(2)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("make", [
+    lambda m: m.zeros(3, 4),
+    lambda m: m.zeros(5, 3, 4)[2],                 # an offset into the storage
+    lambda m: m.zeros(3, 4).unsqueeze(1),          # a size-1 dim
+    lambda m: m.zeros(4, 3).t().t(),
+    lambda m: m.zeros(1, 6).expand(1, 6),
+], ids=["plain", "offset", "unsqueezed", "tt", "size1_expand"])
+def test_flattening_view_shares_storage(make):
+    torch = pytest.importorskip("torch")
+    xe, xt = make(ember), make(torch)
+    ve, vt = xe.view(-1), xt.view(-1)
+    assert ve.stride() == vt.stride() and ve.storage_offset() == vt.storage_offset() and ve._base is not None
+    ve[1] = 7.0
+    vt[1] = 7.0
+    np.testing.assert_array_equal(xe.numpy(), xt.numpy())
+    xe.fill_(2.0)
+    assert ve.numpy().tolist() == [2.0] * ve.numel()

@@ -796,7 +796,11 @@ def _emit_group(pyname, defname, ovs, lines, method):
     # torch's print_error: when the number of arguments fits one overload only, that overload's own argument
     # error ("argument 'x' (position n) must be T, not U"), else the list of signatures
     lines.append(f"    _n = len(args) + len(kwargs){' - 1' if method else ''}")
-    lines.append(f"    _p = [e for lo, hi, e in _{defname}_errs if lo <= _n <= hi]")
+    # (a loop, not a comprehension: a comprehension reading _n makes it a closure cell, built on every call)
+    lines.append("    _p = []")
+    lines.append(f"    for lo, hi, e in _{defname}_errs:")
+    lines.append("        if lo <= _n <= hi:")
+    lines.append("            _p.append(e)")
     lines.append("    if len(_p) == 1 and _p[0] is not None:")
     lines.append("        try:")
     lines.append("            _p[0](*args, **kwargs)")

@@ -227,13 +227,16 @@ class TensorImpl:
         self._vc = vc
         root = src._base
         self._base = src if root is None else root
-        if src._requires_grad:
-            # set_view_creation_meta leaves the view unmarked when grad mode is on everywhere (tls.GRAD_OFF empty)
-            # and src is neither a flagged view nor an output of a node: skip its frame then
-            if _GRAD_OFF or src.grad_fn is not None or src._no_grad_view or src._multi_view_meta:
+        if src._ks & AUTOGRAD_BIT:
+            # (a tensor needing grad has the Autograd key, and so has a flagged view: set_view_creation_meta sets
+            # it; a plain tensor skips the two flag reads, class defaults read through the generic lookup)
+            if src._requires_grad:
+                # set_view_creation_meta leaves the view unmarked when grad mode is on everywhere (tls.GRAD_OFF
+                # empty) and src is neither a flagged view nor an output of a node: skip its frame then
+                if _GRAD_OFF or src.grad_fn is not None or src._no_grad_view or src._multi_view_meta:
+                    set_view_creation_meta(self, src)
+            elif src._no_grad_view:
                 set_view_creation_meta(self, src)
-        elif src._no_grad_view:
-            set_view_creation_meta(self, src)
         return self
 
     @classmethod

@@ -1481,7 +1481,10 @@ def conv1d(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _conv1d_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _conv1d_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -1586,7 +1589,10 @@ def conv2d(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _conv2d_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _conv2d_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -1691,7 +1697,10 @@ def conv3d(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _conv3d_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _conv3d_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -1873,7 +1882,10 @@ def fill_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _fill__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _fill__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -1953,7 +1965,10 @@ def fill(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _fill_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _fill_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2221,7 +2236,10 @@ def arange(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _arange_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _arange_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2332,7 +2350,10 @@ def eye(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _eye_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _eye_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2415,7 +2436,10 @@ def hann_window(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _hann_window_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _hann_window_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2568,7 +2592,10 @@ def hamming_window(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _hamming_window_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _hamming_window_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2651,7 +2678,10 @@ def blackman_window(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _blackman_window_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _blackman_window_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2734,7 +2764,10 @@ def bartlett_window(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _bartlett_window_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _bartlett_window_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2850,7 +2883,10 @@ def kaiser_window(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _kaiser_window_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _kaiser_window_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -3071,7 +3107,10 @@ def logspace(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _logspace_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _logspace_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -3455,7 +3494,10 @@ def div(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _div_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _div_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -3551,7 +3593,10 @@ def rsub(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _rsub_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _rsub_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4285,7 +4330,10 @@ def clamp(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _clamp_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _clamp_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4380,7 +4428,10 @@ def clamp_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _clamp__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _clamp__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4468,7 +4519,10 @@ def clamp_min(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _clamp_min_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _clamp_min_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4556,7 +4610,10 @@ def clamp_max(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _clamp_max_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _clamp_max_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4652,7 +4709,10 @@ def where(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _where_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _where_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4968,7 +5028,10 @@ def round(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _round_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _round_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -5034,7 +5097,10 @@ def round_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _round__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _round__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -5620,7 +5686,10 @@ def lerp(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _lerp_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _lerp_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -5891,7 +5960,10 @@ def isin(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _isin_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _isin_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -6059,7 +6131,10 @@ def clamp_min_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _clamp_min__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _clamp_min__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -6139,7 +6214,10 @@ def clamp_max_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _clamp_max__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _clamp_max__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -6788,7 +6866,10 @@ def clip(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _clip_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _clip_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -6883,7 +6964,10 @@ def clip_(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _clip__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _clip__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -6988,7 +7072,10 @@ def subtract(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _subtract_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _subtract_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7118,7 +7205,10 @@ def divide(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _divide_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _divide_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7567,7 +7657,10 @@ def embedding_bag(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _embedding_bag_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _embedding_bag_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7910,7 +8003,10 @@ def scatter(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _scatter_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _scatter_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8139,7 +8235,10 @@ def index_fill(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _index_fill_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _index_fill_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8229,7 +8328,10 @@ def masked_fill(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _masked_fill_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _masked_fill_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8930,7 +9032,10 @@ def mm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _mm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _mm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -9019,7 +9124,10 @@ def bmm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _bmm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _bmm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -9197,7 +9305,10 @@ def addmm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _addmm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _addmm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -9324,7 +9435,10 @@ def baddbmm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _baddbmm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _baddbmm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -9747,7 +9861,10 @@ def _ctc_loss(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in __ctc_loss_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __ctc_loss_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10038,7 +10155,10 @@ def ctc_loss(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _ctc_loss_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _ctc_loss_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10576,7 +10696,10 @@ def rand(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _rand_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _rand_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10723,7 +10846,10 @@ def randn(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _randn_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _randn_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10892,7 +11018,10 @@ def randint(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _randint_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _randint_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10979,7 +11108,10 @@ def randperm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _randperm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _randperm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11058,7 +11190,10 @@ def rand_like(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _rand_like_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _rand_like_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11137,7 +11272,10 @@ def randn_like(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _randn_like_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _randn_like_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11290,7 +11428,10 @@ def randint_like(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _randint_like_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _randint_like_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11371,7 +11512,10 @@ def bernoulli(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _bernoulli_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _bernoulli_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11528,7 +11672,10 @@ def normal(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _normal_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _normal_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11666,7 +11813,10 @@ def sum(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _sum_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _sum_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11756,7 +11906,10 @@ def mean(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _mean_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _mean_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11849,7 +12002,10 @@ def prod(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _prod_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _prod_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -12027,7 +12183,10 @@ def max(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _max_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _max_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -12138,7 +12297,10 @@ def min(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _min_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _min_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -12289,7 +12451,10 @@ def all(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _all_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _all_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -12400,7 +12565,10 @@ def any(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _any_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _any_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -12516,7 +12684,10 @@ def var(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _var_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _var_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -12632,7 +12803,10 @@ def std(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _std_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _std_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -12740,7 +12914,10 @@ def var_mean(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _var_mean_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _var_mean_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -12848,7 +13025,10 @@ def std_mean(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _std_mean_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _std_mean_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13009,7 +13189,10 @@ def norm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _norm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _norm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13081,7 +13264,10 @@ def count_nonzero(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _count_nonzero_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _count_nonzero_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13160,7 +13346,10 @@ def median(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _median_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _median_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13239,7 +13428,10 @@ def nanmedian(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _nanmedian_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _nanmedian_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13396,7 +13588,10 @@ def nuclear_norm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _nuclear_norm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _nuclear_norm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13524,7 +13719,10 @@ def histogram(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _histogram_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _histogram_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13653,7 +13851,10 @@ def trapezoid(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _trapezoid_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _trapezoid_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13734,7 +13935,10 @@ def trapz(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _trapz_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _trapz_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13895,7 +14099,10 @@ def quantile(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _quantile_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _quantile_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -13992,7 +14199,10 @@ def nanquantile(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _nanquantile_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _nanquantile_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -14272,7 +14482,10 @@ def lstm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _lstm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _lstm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -14393,7 +14606,10 @@ def gru(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _gru_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _gru_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -14514,7 +14730,10 @@ def rnn_tanh(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _rnn_tanh_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _rnn_tanh_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -14635,7 +14854,10 @@ def rnn_relu(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _rnn_relu_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _rnn_relu_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -14819,7 +15041,10 @@ def cumulative_trapezoid(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _cumulative_trapezoid_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _cumulative_trapezoid_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -14946,7 +15171,10 @@ def repeat_interleave(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _repeat_interleave_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _repeat_interleave_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -15163,7 +15391,10 @@ def meshgrid(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _meshgrid_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _meshgrid_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -15524,7 +15755,10 @@ def sort(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _sort_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _sort_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -15612,7 +15846,10 @@ def argsort(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _argsort_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _argsort_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -15991,7 +16228,10 @@ def squeeze(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _squeeze_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _squeeze_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -16192,7 +16432,10 @@ def movedim(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _movedim_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _movedim_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -16274,7 +16517,10 @@ def moveaxis(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _moveaxis_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _moveaxis_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -16432,7 +16678,10 @@ def tensor_split(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _tensor_split_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _tensor_split_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -16504,7 +16753,10 @@ def hsplit(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _hsplit_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _hsplit_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -16576,7 +16828,10 @@ def vsplit(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _vsplit_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _vsplit_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -16648,7 +16903,10 @@ def dsplit(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _dsplit_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _dsplit_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -17111,7 +17369,10 @@ def squeeze_copy(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _squeeze_copy_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _squeeze_copy_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -17261,7 +17522,10 @@ def view_copy(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _view_copy_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _view_copy_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)

@@ -501,7 +501,10 @@ def linalg_pinv(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _linalg_pinv_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _linalg_pinv_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -669,7 +672,10 @@ def linalg_matrix_rank(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _linalg_matrix_rank_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _linalg_matrix_rank_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -871,7 +877,10 @@ def linalg_cond(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _linalg_cond_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _linalg_cond_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -1231,7 +1240,10 @@ def linalg_matrix_norm(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in _linalg_matrix_norm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in _linalg_matrix_norm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)

@@ -594,7 +594,10 @@ def _upsample_bilinear2d_aa(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in __upsample_bilinear2d_aa_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __upsample_bilinear2d_aa_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -675,7 +678,10 @@ def _upsample_bicubic2d_aa(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in __upsample_bicubic2d_aa_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __upsample_bicubic2d_aa_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -756,7 +762,10 @@ def _upsample_lanczos2d_aa(*args, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs)
-    _p = [e for lo, hi, e in __upsample_lanczos2d_aa_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __upsample_lanczos2d_aa_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)

@@ -1055,7 +1055,10 @@ def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_fill__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_fill__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -1367,7 +1370,10 @@ def _m_div(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_div_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_div_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -1439,7 +1445,10 @@ def _m_div_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_div__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_div__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -1593,7 +1602,10 @@ def _m_float_power_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_float_power__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_float_power__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -1685,7 +1697,10 @@ def _m_pow_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_pow__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_pow__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2415,7 +2430,10 @@ def _m_clamp(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_clamp_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_clamp_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2504,7 +2522,10 @@ def _m_clamp_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_clamp__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_clamp__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2584,7 +2605,10 @@ def _m_clamp_min(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_clamp_min_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_clamp_min_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2664,7 +2688,10 @@ def _m_clamp_max(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_clamp_max_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_clamp_max_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -2984,7 +3011,10 @@ def _m_round(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_round_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_round_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -3050,7 +3080,10 @@ def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_round__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_round__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -3584,7 +3617,10 @@ def _m_lerp(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_lerp_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_lerp_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -3666,7 +3702,10 @@ def _m_lerp_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_lerp__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_lerp__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -3964,7 +4003,10 @@ def _m_clamp_min_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_clamp_min__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_clamp_min__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4036,7 +4078,10 @@ def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_clamp_max__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_clamp_max__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4675,7 +4720,10 @@ def _m_clip(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_clip_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_clip_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4764,7 +4812,10 @@ def _m_clip_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_clip__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_clip__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4857,7 +4908,10 @@ def _m_subtract(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_subtract_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_subtract_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -4948,7 +5002,10 @@ def _m_subtract_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_subtract__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_subtract__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -5060,7 +5117,10 @@ def _m_divide(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_divide_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_divide_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -5599,7 +5659,10 @@ def _m_scatter(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_scatter_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_scatter_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -5747,7 +5810,10 @@ def _m_scatter_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_scatter__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_scatter__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -6040,7 +6106,10 @@ def _m_index_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_index_fill_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_index_fill_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -6134,7 +6203,10 @@ def _m_index_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_index_fill__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_index_fill__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -6216,7 +6288,10 @@ def _m_masked_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_masked_fill_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_masked_fill_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -6298,7 +6373,10 @@ def _m_masked_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_masked_fill__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_masked_fill__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7255,7 +7333,10 @@ def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_random__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_random__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7350,7 +7431,10 @@ def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_bernoulli_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_bernoulli_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7520,7 +7604,10 @@ def _m_sum(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_sum_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_sum_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7610,7 +7697,10 @@ def _m_mean(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_mean_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_mean_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7703,7 +7793,10 @@ def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_prod_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_prod_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7869,7 +7962,10 @@ def _m_max(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_max_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_max_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -7976,7 +8072,10 @@ def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_min_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_min_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8119,7 +8218,10 @@ def _m_all(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_all_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_all_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8226,7 +8328,10 @@ def _m_any(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_any_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_any_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8332,7 +8437,10 @@ def _m_var(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_var_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_var_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8438,7 +8546,10 @@ def _m_std(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_std_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_std_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8583,7 +8694,10 @@ def _m_norm(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_norm_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_norm_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8698,7 +8812,10 @@ def _m_count_nonzero(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_count_nonzero_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_count_nonzero_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8777,7 +8894,10 @@ def _m_median(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_median_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_median_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -8856,7 +8976,10 @@ def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_nanmedian_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_nanmedian_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -9052,7 +9175,10 @@ def _m_histogram(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_histogram_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_histogram_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -9199,7 +9325,10 @@ def _m_quantile(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_quantile_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_quantile_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -9288,7 +9417,10 @@ def _m_nanquantile(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_nanquantile_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_nanquantile_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -9547,7 +9679,10 @@ def _m_repeat_interleave(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_repeat_interleave_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_repeat_interleave_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -9920,7 +10055,10 @@ def _m_sort(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_sort_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_sort_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10002,7 +10140,10 @@ def _m_argsort(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_argsort_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_argsort_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10169,7 +10310,10 @@ def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_view_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_view_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10474,7 +10618,10 @@ def _m_squeeze(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_squeeze_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_squeeze_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10601,7 +10748,10 @@ def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_squeeze__errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_squeeze__errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10846,7 +10996,10 @@ def _m_movedim(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_movedim_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_movedim_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -10920,7 +11073,10 @@ def _m_moveaxis(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_moveaxis_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_moveaxis_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11060,7 +11216,10 @@ def _m_tensor_split(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_tensor_split_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_tensor_split_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11164,7 +11323,10 @@ def _m_hsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_hsplit_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_hsplit_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11268,7 +11430,10 @@ def _m_vsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_vsplit_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_vsplit_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
@@ -11372,7 +11537,10 @@ def _m_dsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
     if best is not None:
         return best(*args, **kwargs)
     _n = len(args) + len(kwargs) - 1
-    _p = [e for lo, hi, e in __m_dsplit_errs if lo <= _n <= hi]
+    _p = []
+    for lo, hi, e in __m_dsplit_errs:
+        if lo <= _n <= hi:
+            _p.append(e)
     if len(_p) == 1 and _p[0] is not None:
         try:
             _p[0](*args, **kwargs)
