@@ -230,3 +230,20 @@ def test_linear_without_grad_splits_too(threads, monkeypatch):
     got = ember.nn.functional.linear(x, w, b).numpy()
     assert seen == [3]
     np.testing.assert_array_equal(got, want)
+
+
+def test_compiled_entries_get_openblas_threads_back_while_held(threads):
+    """A compiled graph's C entry calls cblas itself (no split over ember's pool): blas.native_threads gives
+    OpenBLAS the count ember was asked for during the call, one thread again after."""
+    if blas.get_num_threads() is None:
+        pytest.skip("numpy's OpenBLAS not found")
+    threads(2)
+    a = np.ones((512, 512), np.float32)
+    gemm.mm(a, a)
+    assert blas.held() and blas.get_num_threads() == 1
+    with blas.native_threads():
+        assert blas.get_num_threads() == 2
+    assert blas.get_num_threads() == 1
+    threads(1)
+    with blas.native_threads():
+        assert blas.get_num_threads() == 1
