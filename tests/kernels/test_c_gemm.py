@@ -149,8 +149,12 @@ def test_concurrent_callers_each_get_their_product(threads):
 
 
 @pytest.mark.parity
-def test_linear_mlp_step_matches_torch_at_any_thread_count(threads):
+def test_linear_mlp_step_matches_torch_at_any_thread_count(threads, monkeypatch):
+    """Forward and backward products (the mm formulas' direct path too) go through the split at 2 threads."""
     torch = pytest.importorskip("torch")
+    seen = []
+    real = gemm.mm
+    monkeypatch.setattr(gemm, "mm", lambda *a: seen.append(a[0].shape) or real(*a))
     rng = np.random.default_rng(5)
     x = rng.standard_normal((256, 784)).astype(np.float32)
     w1 = (rng.standard_normal((512, 784)) * 0.05).astype(np.float32)
@@ -166,6 +170,8 @@ def test_linear_mlp_step_matches_torch_at_any_thread_count(threads):
         grads[t] = [g.grad.numpy() for g in (ex, ew1, ew2)] + [y.detach().numpy()]
         for g, tg in zip(grads[t][:3], (tx, tw1, tw2)):
             np.testing.assert_allclose(g, tg.grad.numpy(), rtol=1e-4, atol=1e-3)
+        if t == 2:
+            assert len(seen) >= 6          # 2 forward products, 2 x 2 gradients
     for g1, g2 in zip(grads[1], grads[2]):
         np.testing.assert_array_equal(g1, g2)            # the thread count does not change a bit
 
@@ -230,3 +236,20 @@ def test_linear_without_grad_splits_too(threads, monkeypatch):
     got = ember.nn.functional.linear(x, w, b).numpy()
     assert seen == [3]
     np.testing.assert_array_equal(got, want)
+
+
+def test_compiled_entries_get_openblas_threads_back_while_held(threads):
+    """A compiled graph's C entry calls cblas itself (no split over ember's pool): blas.native_threads gives
+    OpenBLAS the count ember was asked for during the call, one thread again after."""
+    if blas.get_num_threads() is None:
+        pytest.skip("numpy's OpenBLAS not found")
+    threads(2)
+    a = np.ones((512, 512), np.float32)
+    gemm.mm(a, a)
+    assert blas.held() and blas.get_num_threads() == 1
+    with blas.native_threads():
+        assert blas.get_num_threads() == 2
+    assert blas.get_num_threads() == 1
+    threads(1)
+    with blas.native_threads():
+        assert blas.get_num_threads() == 1

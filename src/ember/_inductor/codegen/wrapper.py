@@ -72,10 +72,24 @@ class CompiledModule:
             fn = lib[name]
             fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
             fn.restype = ctypes.c_int64
+            if self.blas_bits is not None:
+                fn = _with_blas_threads(fn)
             ns["_" + name] = fn
             ns["_" + name + "_raw"] = fn
         exec(compile(self.py_source, "<ember._inductor wrapper>", "exec"), ns)
         return ns["call"]
+
+
+def _with_blas_threads(fn):
+    """The C entry fn run with OpenBLAS at the thread count ember was asked for: eager holds OpenBLAS at one
+    thread once it splits its own gemms over its pool (kernels/cpu/runtime/gemm.py), while a compiled graph's
+    gemms are single cblas calls that rely on OpenBLAS's threads."""
+    from ember.kernels.cpu.runtime import blas
+
+    def entry(p):
+        with blas.native_threads():
+            return fn(p)
+    return entry
 
 
 def _wrap(arena, offset, npdtype, dtype, size, stride=None):

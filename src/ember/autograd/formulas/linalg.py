@@ -11,6 +11,7 @@ from ..._generated import functions as at, linalg_functions as at_linalg  # embe
 from ..._grad_mode import enable_grad
 from ._common import _vjp_composite, maybe_multiply, _needs_history, sum_to, _mH
 from ..._core.strides import same_shape
+from ...kernels.cpu.runtime import gemm as _gemm
 
 __all__ = ["cholesky_backward", "householder_product_backward", "ormqr_backward", "cholesky_solve_backward", "eig_backward", "eigh_backward", "inv_backward", "lstsq_backward",
            "mm_mat1_backward", "mm_mat2_backward", "pinv_backward",
@@ -56,10 +57,13 @@ def _mm_direct(grad, other, col, first):
             or "_fw_tangent" in other.__dict__):
         return None
     if first:
-        r = np.matmul(o, g.T).T if col else np.matmul(g, o.T)
+        a, b = (o, g.T) if col else (g, o.T)
     else:
-        r = np.matmul(g.T, o).T if col else np.matmul(o.T, g)
-    return Tensor._wrap_np(r, grad.dtype)
+        a, b = (g.T, o) if col else (o.T, g)
+    r = _gemm.mm(a, b) if a.shape[0] * a.shape[1] * b.shape[1] > _gemm.OPENBLAS_SERIAL else None   # over the pool
+    if r is None:
+        r = np.matmul(a, b)
+    return Tensor._wrap_np(r.T if col else r, grad.dtype)
 
 
 def _to(g, shape):

@@ -20,6 +20,7 @@ _FNS = []
 _LOCK = threading.Lock()
 _STATE = [0, None]          # users inside, saved thread count
 _HELD = [False]             # hold_single() was called: OpenBLAS stays at one thread
+_WANT = [None]              # the count set_num_threads asked for (or OpenBLAS's own when it was held)
 
 
 def _openblas_libs():
@@ -100,6 +101,7 @@ def set_num_threads(n):
     fns = _fns()
     if fns is not None:
         with _LOCK:
+            _WANT[0] = n
             if _HELD[0]:
                 n = 1
             if _STATE[0] == 0:
@@ -118,9 +120,14 @@ def hold_single():
         _HELD[0] = True
         if fns is not None:
             if _STATE[0] == 0:
-                if fns[1]() != 1:
+                now = fns[1]()
+                if _WANT[0] is None:
+                    _WANT[0] = now
+                if now != 1:
                     fns[0](1)
             else:
+                if _WANT[0] is None:
+                    _WANT[0] = _STATE[1]
                 _STATE[1] = 1
 
 
@@ -155,3 +162,30 @@ class single_blas:
                 _STATE[0] -= 1
                 if _STATE[0] == 0 and _STATE[1] != 1:
                     fns[0](_STATE[1])
+
+
+class native_threads:
+    """`with native_threads(): ...` gives OpenBLAS back the thread count set_num_threads asked for while
+    hold_single() holds it at one (and one again after): for code that calls cblas itself and does not split
+    its products over ember's pool (the C entries of compiled graphs, _inductor/codegen/blas_calls.py). A no-op
+    when OpenBLAS is not held, wanted one thread, or a single_blas user is inside."""
+
+    def __enter__(self):
+        self._on = False
+        if _HELD[0] and (_WANT[0] or 1) > 1:
+            fns = _fns()
+            if fns is not None:
+                with _LOCK:
+                    if _STATE[0] == 0:
+                        fns[0](_WANT[0])
+                        self._on = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._on:
+            fns = _fns()
+            with _LOCK:
+                if _STATE[0] == 0:
+                    fns[0](1)
+                else:
+                    _STATE[1] = 1
