@@ -320,7 +320,20 @@ index_fill__int_Tensor = index_fill__int_Scalar
 
 
 # ------------------------------------------------------------------ masked_*
+_FLOAT_KINDS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def masked_fill_Scalar(self, mask, value):
+    # A causal mask on attention scores: a Python number into a float32/float64 input by a bool mask whose
+    # shape is the input's trailing dims (the result has the input's shape, no broadcast check needed): the
+    # same np.where call without the checks' shape arithmetic ((1, 4, 28, 28) by (28, 28): ~7.8 -> ~5.5 us)
+    a, m = self._np, mask._np
+    if ((value.__class__ is float or value.__class__ is int) and mask.dtype is D.bool_ and a is not None
+            and m is not None and a.dtype in _FLOAT_KINDS and 0 < m.ndim <= a.ndim
+            and m.shape == a.shape[a.ndim - m.ndim:]):
+        r = np.where(m, value, a)
+        if r.dtype == a.dtype and r.flags.c_contiguous:
+            return Tensor._wrap_fresh(r, self.dtype)
     shape = M.masked_fill_check(self, mask, value, False)
     r = np.where(mask._np, _np(value), self._np)
     if r.ndim and r.shape == shape and r.dtype == self.dtype._np and r.flags.c_contiguous:
