@@ -10,14 +10,15 @@ RNG = np.random.default_rng(11)
 
 @pytest.mark.parity
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int64])
-@pytest.mark.parametrize("value", [float("-inf"), 3, "tensor64", "tensor32"])
-@pytest.mark.parametrize("shapes", [((1, 4, 5, 5), (5, 5)), ((3, 4), (3, 4)), ((4,), (2, 4)), ((2, 3), ())])
+@pytest.mark.parametrize("value", [float("-inf"), float("nan"), 3, "tensor64", "tensor32"])
+@pytest.mark.parametrize("shapes", [((1, 4, 5, 5), (5, 5)), ((3, 4), (3, 4)), ((4,), (2, 4)), ((2, 3), ()),
+                                    ((2, 3, 4), (4,)), ((2, 3, 4), (1, 4))])
 def test_masked_fill_matches_torch(dt, value, shapes):
     torch = pytest.importorskip("torch")
     xs, ms = shapes
     x = (RNG.standard_normal(xs) * 5).astype(dt)
     m = np.asarray(RNG.standard_normal(ms) > 0)
-    if dt == np.int64 and value == float("-inf"):
+    if dt == np.int64 and isinstance(value, float):
         value = -7
     if isinstance(value, str):
         v = np.array(2.5, np.float64 if value == "tensor64" else np.float32)

@@ -341,7 +341,25 @@ def _c_masked_fill(self, mask, value, out):
     return _c_run("masked_fill", [m, a, out], v)
 
 
+_FLOAT_KINDS = (np.dtype(np.float32), np.dtype(np.float64))
+_INF = float("inf")
+
+
 def masked_fill_Scalar(self, mask, value):
+    # A causal mask on attention scores: a Python number into a float32/float64 input by a bool mask whose
+    # shape is the input's trailing dims (the result has the input's shape, no broadcast check needed): the
+    # same np.where call without the checks' shape arithmetic ((1, 4, 28, 28) by (28, 28): ~7.8 -> ~5.5 us).
+    # A mask of the input's own shape takes the one-pass C kernel below instead.
+    # Values the dtype cannot hold (1e300 into float32, a huge int) take the general path.
+    a, m = self._np, mask._np
+    vc = value.__class__
+    if (a is not None and m is not None and a.dtype in _FLOAT_KINDS and mask.dtype is D.bool_
+            and (vc is float and not _FILL_MAX[a.dtype] < abs(value) < _INF
+                 or vc is int and -(1 << 53) <= value <= 1 << 53)
+            and 0 < m.ndim < a.ndim and m.shape == a.shape[a.ndim - m.ndim:]):
+        r = np.where(m, value, a)
+        if r.dtype == a.dtype and r.flags.c_contiguous:
+            return Tensor._wrap_fresh(r, self.dtype)
     shape = M.masked_fill_check(self, mask, value, False)
     if self._size == shape:
         a = self._np

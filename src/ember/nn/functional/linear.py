@@ -16,6 +16,7 @@ from ...kernels.cpu.runtime import gemm as _gemm
 
 _AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_F32 = np.dtype(np.float32)
 _wrap_fresh = TensorImpl._wrap_fresh
 _addmm_cache = ember.ops.aten.addmm.default._dispatch_cache
 _mm_cache = ember.ops.aten.mm.default._dispatch_cache
@@ -26,9 +27,12 @@ _mm_cache = ember.ops.aten.mm.default._dispatch_cache
 # rows 54.9 / 34.3, 32 rows 90.8 / 65.6; k=784 n=512 at 3 rows 291 / 139, 16 rows 405 / 183; k=256 n=1024 at 2
 # rows 177 / 57. Below ~150k multiply-adds NT stays in the small kernels and the swap only adds the copy
 # (k=128 n=128 at 8 rows 4.0 / 4.9, k=512 n=128 at 3-8 rows ~1 us slower); from ~64 rows the swap stops
-# paying (k=128 n=384 at 64 rows 85.5 / 102.8). The swap's result equals x @ w^T bit for bit: every element is
-# the same k-long sum in the same order (17,280 shapes checked, float32/float64, 1-200 rows, one and two
-# threads); tests/nn/test_linear_direct_path.py checks the shapes used here against the general addmm path.
+# paying (k=128 n=384 at 64 rows 85.5 / 102.8). For float32 the swap's result equals x @ w^T bit for bit:
+# every element is the same k-long sum in the same order (17,280 shapes with one BLAS thread, float32 and
+# float64, 1-200 rows; 1,000 float32 shapes of 2-48 rows with two threads). float64 is left out: with two
+# threads dgemm splits some of these shapes (33-48 rows, 33-100 outputs, k >= 128) into parts whose sums
+# differ in the last bit between the two orders. tests/nn/test_linear_direct_path.py checks the shapes used
+# here against the general addmm path.
 _SWAP_MAX_ROWS = 48
 _SWAP_MIN_WORK = 150_000
 _SERIAL = _gemm.OPENBLAS_SERIAL
@@ -68,7 +72,7 @@ def _direct(input, weight, bias):
     x2 = x.reshape(-1, k) if x.ndim > 2 else x
     m, n = x2.shape[0], w.shape[0]
     r = _gemm.mm(x2, w.T, b) if m * k * n > _SERIAL else None    # split over the pool
-    if r is None and 2 <= m <= _SWAP_MAX_ROWS and m * n * k > _SWAP_MIN_WORK and w.flags.c_contiguous:
+    if r is None and 2 <= m <= _SWAP_MAX_ROWS and m * n * k > _SWAP_MIN_WORK and x.dtype is _F32 and w.flags.c_contiguous:
         # (w @ x^T)^T: the same products summed in the same order (bit for bit x @ w^T, tests), on a path of
         # OpenBLAS's that is up to 3x faster at these shapes; the transpose is undone while adding the bias
         p = w.dot(x2.T).T
