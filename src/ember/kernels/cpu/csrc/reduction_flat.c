@@ -14,8 +14,13 @@
 
    Speed: one 128-element leaf is 16 dependent vector adds, latency bound (numpy's version runs ~26 GB/s on
    one core here); a node of up to 512 elements whose children (or grandchildren) are all leaves sums them
-   in one loop, 2 or 4 independent chains. The 8 accumulators are one GCC vector (lane-wise IEEE adds, no
-   fast-math, nothing reassociated). */
+   in one loop, 2 or 4 independent chains. A node of exactly 1024 elements (each one of a power-of-two-sized
+   array: 1M, 1024 x 1024, ...) runs its 8 leaves in one loop at fixed offsets and folds them with lane-wise
+   adds of even and odd lanes (the scalar fold's ~120 extracts and adds cost more than the loads), and
+   power-of-two nodes up to 65536 run their 1024-nodes in a row without recursion. The 8 accumulators
+   are one GCC vector (lane-wise IEEE adds, left operand first, no fast-math: nothing reassociated).
+   1M float32 on one thread, minimum over calls: numpy 156 us, the recursion alone 81, with the 1024-node
+   form 54.5 (a plain 6-accumulator loop, other bits: 42; torch 46). */
 #include <stdint.h>
 
 typedef int (*ep_par)(void *fn, void *p0, void *p1, void *p2, void *p3, double s0, double s1, int64_t n,
@@ -30,6 +35,8 @@ typedef float v8f32 __attribute__((vector_size(32)));
 typedef float v8f32u __attribute__((vector_size(32), aligned(4)));
 typedef double v8f64 __attribute__((vector_size(64)));
 typedef double v8f64u __attribute__((vector_size(64), aligned(8)));
+typedef int32_t m8f32 __attribute__((vector_size(32)));     /* shuffle masks of the same lane count */
+typedef int64_t m8f64 __attribute__((vector_size(64)));
 
 #define PAIRWISE(T, SFX)                                                                           \
 static T pw_small_##SFX(const T *a, int64_t n) {                                                   \
@@ -76,7 +83,43 @@ static void pw_leaves_##SFX(const T *const *a, const int64_t *n, int k, T *out) 
 }                                                                                                  \
 static inline int64_t half_##SFX(int64_t n) { int64_t h = n / 2; return h - h % 8; }               \
 static inline int is_leaf_##SFX(int64_t n) { return n >= 8 && n <= 128; }                          \
+/* a node of exactly 1024 elements (every node of a power-of-two-sized tree at that level): its 8 leaves \
+   of 128 in one loop with fixed offsets, joined in the tree's order */                             \
+static T pw_1024_##SFX(const T *a) {                                                               \
+    v8##SFX r0 = ld_##SFX(a), r1 = ld_##SFX(a + 128), r2 = ld_##SFX(a + 256), r3 = ld_##SFX(a + 384); \
+    v8##SFX r4 = ld_##SFX(a + 512), r5 = ld_##SFX(a + 640), r6 = ld_##SFX(a + 768), r7 = ld_##SFX(a + 896); \
+    for (int i = 8; i < 128; i += 8) {                                                             \
+        r0 += ld_##SFX(a + i); r1 += ld_##SFX(a + 128 + i);                                        \
+        r2 += ld_##SFX(a + 256 + i); r3 += ld_##SFX(a + 384 + i);                                  \
+        r4 += ld_##SFX(a + 512 + i); r5 += ld_##SFX(a + 640 + i);                                  \
+        r6 += ld_##SFX(a + 768 + i); r7 += ld_##SFX(a + 896 + i);                                  \
+    }                                                                                              \
+    /* each leaf's ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the leaves' tree, as lane-wise  \
+       adds of even and odd lanes (left operand first, as the scalar tree: the same bits) */       \
+    const m8##SFX ev = {0, 2, 4, 6, 8, 10, 12, 14}, od = {1, 3, 5, 7, 9, 11, 13, 15};              \
+    const v8##SFX w01 = __builtin_shuffle(r0, r1, ev) + __builtin_shuffle(r0, r1, od);             \
+    const v8##SFX w23 = __builtin_shuffle(r2, r3, ev) + __builtin_shuffle(r2, r3, od);             \
+    const v8##SFX w45 = __builtin_shuffle(r4, r5, ev) + __builtin_shuffle(r4, r5, od);             \
+    const v8##SFX w67 = __builtin_shuffle(r6, r7, ev) + __builtin_shuffle(r6, r7, od);             \
+    const v8##SFX x03 = __builtin_shuffle(w01, w23, ev) + __builtin_shuffle(w01, w23, od);         \
+    const v8##SFX x47 = __builtin_shuffle(w45, w67, ev) + __builtin_shuffle(w45, w67, od);         \
+    const v8##SFX l = __builtin_shuffle(x03, x47, ev) + __builtin_shuffle(x03, x47, od);           \
+    const v8##SFX l2 = __builtin_shuffle(l, l, ev) + __builtin_shuffle(l, l, od);                  \
+    const v8##SFX l4 = __builtin_shuffle(l2, l2, ev) + __builtin_shuffle(l2, l2, od);              \
+    return l4[0] + l4[1];                                                                          \
+}                                                                                                  \
+/* a node of 1024 2^k <= 65536 elements: its 1024-element nodes in a row, then joined level by level */ \
+static T pw_pow2_##SFX(const T *a, int64_t n) {                                                    \
+    T s[64];                                                                                       \
+    int64_t m = n / 1024;                                                                          \
+    for (int64_t j = 0; j < m; j++) s[j] = pw_1024_##SFX(a + 1024 * j);                            \
+    for (; m > 1; m /= 2)                                                                          \
+        for (int64_t j = 0; j < m / 2; j++) s[j] = s[2 * j] + s[2 * j + 1];                        \
+    return s[0];                                                                                   \
+}                                                                                                  \
 static T pw_##SFX(const T *a, int64_t n) {                                                         \
+    if (n >= 1024 && n <= 65536 && (n & (n - 1)) == 0)                                             \
+        return pw_pow2_##SFX(a, n);                                                                \
     if (n < 8)                                                                                     \
         return pw_small_##SFX(a, n);                                                               \
     if (n <= 128)                                                                                  \
