@@ -164,6 +164,34 @@ def test_cell_errors_match_torch():
         assert str(ee.value) == str(te.value)
 
 
+@pytest.mark.parity
+def test_cell_errors_on_each_size_match_torch():
+    """Every size the cells check, for lstm_cell's cell state and gru_cell too (the cells read plain 2-D sizes
+    first and run the checks only when one does not fit)."""
+    torch = pytest.importorskip("torch")
+    x, h = np.zeros((3, 4)), np.zeros((3, 5))
+    lstm = [(x, [h, np.zeros((3, 6))]), (x, [h, np.zeros((2, 5))]), (np.zeros((3, 3)), [h, h]),
+            (np.zeros(4), [h, h])]
+    for a, hx in lstm:
+        with pytest.raises(Exception) as te:
+            torch.lstm_cell(torch.tensor(a), [torch.tensor(v) for v in hx], torch.zeros(20, 4, dtype=torch.float64),
+                            torch.zeros(20, 5, dtype=torch.float64))
+        with pytest.raises(Exception) as ee:
+            ember.lstm_cell(ember.tensor(a), [ember.tensor(v) for v in hx], ember.zeros(20, 4, dtype=ember.float64),
+                            ember.zeros(20, 5, dtype=ember.float64))
+        assert type(ee.value).__name__ == type(te.value).__name__ and str(ee.value) == str(te.value)
+    # (the one-state cells name their state "hidden0", as torch does)
+    for name, g in (("gru_cell", 15), ("rnn_tanh_cell", 5), ("rnn_relu_cell", 5)):
+        for a, hx in [(x, np.zeros((3, 6))), (x, np.zeros((2, 5))), (np.zeros((3, 3)), h)]:
+            with pytest.raises(Exception) as te:
+                getattr(torch, name)(torch.tensor(a), torch.tensor(hx), torch.zeros(g, 4, dtype=torch.float64),
+                                     torch.zeros(g, 5, dtype=torch.float64))
+            with pytest.raises(Exception) as ee:
+                getattr(ember, name)(ember.tensor(a), ember.tensor(hx), ember.zeros(g, 4, dtype=ember.float64),
+                                     ember.zeros(g, 5, dtype=ember.float64))
+            assert type(ee.value).__name__ == type(te.value).__name__ and str(ee.value) == str(te.value)
+
+
 def test_fused_cell_meta_shapes_and_bad_sizes():
     ig = ember.empty(2, 12, device="meta")
     hy, cy, ws = aten._thnn_fused_lstm_cell.default(ig, ig, ember.empty(2, 3, device="meta"))
