@@ -25,7 +25,10 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly)
+                                  record_anomaly as _record_anomaly, META_CACHE as _META_CACHE,
+                                  cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU, HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 
 _aten = _ops_ns.aten
@@ -74,7 +77,10 @@ def special_chebyshev_polynomial_t(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -131,7 +137,10 @@ def special_chebyshev_polynomial_t_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -188,7 +197,10 @@ def special_chebyshev_polynomial_t_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -245,7 +257,10 @@ def special_chebyshev_polynomial_u(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -302,7 +317,10 @@ def special_chebyshev_polynomial_u_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -359,7 +377,10 @@ def special_chebyshev_polynomial_u_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -416,7 +437,10 @@ def special_chebyshev_polynomial_v(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -473,7 +497,10 @@ def special_chebyshev_polynomial_v_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -530,7 +557,10 @@ def special_chebyshev_polynomial_v_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -587,7 +617,10 @@ def special_chebyshev_polynomial_w(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -644,7 +677,10 @@ def special_chebyshev_polynomial_w_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -701,7 +737,10 @@ def special_chebyshev_polynomial_w_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -758,7 +797,10 @@ def special_hermite_polynomial_h(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -815,7 +857,10 @@ def special_hermite_polynomial_h_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -872,7 +917,10 @@ def special_hermite_polynomial_h_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -929,7 +977,10 @@ def special_hermite_polynomial_he(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -986,7 +1037,10 @@ def special_hermite_polynomial_he_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1043,7 +1097,10 @@ def special_hermite_polynomial_he_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1100,7 +1157,10 @@ def special_laguerre_polynomial_l(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1157,7 +1217,10 @@ def special_laguerre_polynomial_l_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1214,7 +1277,10 @@ def special_laguerre_polynomial_l_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1271,7 +1337,10 @@ def special_legendre_polynomial_p(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1328,7 +1397,10 @@ def special_legendre_polynomial_p_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1385,7 +1457,10 @@ def special_legendre_polynomial_p_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1442,7 +1517,10 @@ def special_shifted_chebyshev_polynomial_t(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1499,7 +1577,10 @@ def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1556,7 +1637,10 @@ def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1613,7 +1697,10 @@ def special_shifted_chebyshev_polynomial_u(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1670,7 +1757,10 @@ def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1727,7 +1817,10 @@ def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1784,7 +1877,10 @@ def special_shifted_chebyshev_polynomial_v(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1841,7 +1937,10 @@ def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1898,7 +1997,10 @@ def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1955,7 +2057,10 @@ def special_shifted_chebyshev_polynomial_w(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2012,7 +2117,10 @@ def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2069,7 +2177,10 @@ def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
